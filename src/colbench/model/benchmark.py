@@ -1,0 +1,173 @@
+"""The Benchmark definition: a grid of params plus the per-process life cycle the worker drives.
+
+The orchestrator only calls the declarative side (`grid`, `valid`, `inputs`, `runtime`); the worker process
+calls `setup`, `before_each`, `run` (the only timed part), `after_each` and `teardown`.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from colbench.model.params import Grid, Param, ParamValue, positive
+
+Params = dict[str, ParamValue]
+
+ALLOCATORS = ("default", "jemalloc", "mimalloc", "system")
+CACHE_STATES = ("warm", "cold")
+
+
+def default_threads() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def framework_params() -> tuple[Param, ...]:
+    """Params every case carries, whether or not the benchmark cares: they change how the worker is started."""
+    return (
+        Param("threads", default=(default_threads(),), type=int, check=positive,
+              help="threads for every engine in the worker; the worker is pinned to this many CPUs"),
+        Param("allocator", default=("default",), choices=ALLOCATORS,
+              help="Arrow memory pool (ARROW_DEFAULT_MEMORY_POOL); 'default' leaves Arrow's choice"),
+        Param("cache", default=("warm",), choices=CACHE_STATES,
+              help="page-cache state of input files before each iteration"),
+    )
+
+
+@dataclass(frozen=True)
+class DataRequest:
+    """A data set in a given format, as a benchmark asks for it; the data cache turns it into a file."""
+
+    dataset: str
+    format: str
+    codec: str | None = None
+    rows: int | None = None
+    seed: int = 0
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"dataset": self.dataset, "format": self.format, "codec": self.codec, "rows": self.rows,
+                "seed": self.seed, "options": dict(self.options)}
+
+    @classmethod
+    def from_json(cls, doc: dict[str, Any]) -> DataRequest:
+        return cls(doc["dataset"], doc["format"], doc.get("codec"), doc.get("rows"), doc.get("seed", 0),
+                   dict(doc.get("options") or {}))
+
+
+@dataclass
+class OutputCheck:
+    """What `after_each` saw of the output: its shape, and a checksum where one is cheap."""
+
+    rows: int | None = None
+    columns: int | None = None
+    checksum: str | None = None
+
+
+@dataclass
+class Work:
+    """Units of work one iteration processes, for throughput."""
+
+    bytes: int | None = None
+    rows: int | None = None
+
+
+@dataclass
+class Context:
+    """Everything a benchmark's life-cycle methods see inside the worker."""
+
+    params: Params
+    inputs: dict[str, Path]
+    threads: int
+    seed: int
+    scratch: Path
+    state: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    output_file_size: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def warn(self, message: str) -> None:
+        if message not in self.warnings:
+            self.warnings.append(message)
+
+
+class CheckFailed(AssertionError):
+    """The output of `run` is not what the benchmark expects: the result is an error, not a timing."""
+
+
+class Benchmark:
+    """Subclass and set `name`, `grid`; override the life-cycle methods you need."""
+
+    name: ClassVar[str] = ""
+    description: ClassVar[str] = ""
+    grid: ClassVar[Grid] = Grid()
+    #: what the benchmark measures through; `engine_for` can refine it per case
+    engine: ClassVar[str] = "python"
+    #: "bytes" or "rows": the unit throughput is reported in
+    work_unit: ClassVar[str] = "bytes"
+    #: modules whose versions are recorded (besides everything already imported that reports one)
+    libraries: ClassVar[tuple[str, ...]] = ()
+
+    # --- declarative side (orchestrator) ---
+    def full_grid(self) -> Grid:
+        own = {p.name for p in self.grid.params}
+        return Grid(self.grid.params + tuple(p for p in framework_params() if p.name not in own))
+
+    def valid(self, params: Params) -> str | None:
+        """Return a reason when this combination makes no sense; None keeps it."""
+        return None
+
+    def inputs(self, params: Params) -> dict[str, DataRequest]:
+        return {}
+
+    def runtime(self, params: Params) -> str:
+        """Which worker runs the case: 'python', 'r', 'java' …"""
+        return "python"
+
+    def engine_for(self, params: Params) -> str:
+        return self.engine
+
+    # --- life cycle (worker) ---
+    def setup(self, ctx: Context) -> None:
+        """Untimed, once per process."""
+
+    def before_each(self, ctx: Context) -> None:
+        """Untimed, before every iteration (warm-ups included)."""
+
+    def run(self, ctx: Context) -> Any:
+        """The timed part."""
+        raise NotImplementedError
+
+    def after_each(self, ctx: Context, output: Any) -> OutputCheck | None:
+        """Untimed: check the output (raise CheckFailed when wrong) and describe it."""
+        return None
+
+    def teardown(self, ctx: Context) -> None:
+        """Untimed, once per process."""
+
+    def work(self, ctx: Context) -> Work:
+        """Units one iteration processes; by default the total size of the input files."""
+        size = sum(p.stat().st_size for p in ctx.inputs.values() if p.exists())
+        return Work(bytes=size or None)
+
+
+@dataclass(frozen=True)
+class SuiteEntry:
+    benchmark: str
+    params: dict[str, list[ParamValue]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A named list of benchmarks with chosen params."""
+
+    name: str
+    description: str
+    entries: tuple[SuiteEntry, ...]
+    iterations: int | None = None
+    warmup: int | None = None
+    processes: int | None = None
