@@ -131,6 +131,10 @@ class Benchmark:
     def engine_for(self, params: Params) -> str:
         return self.engine
 
+    def estimate_seconds(self, params: Params) -> float | None:
+        """A rough time of one iteration, for `--dry-run` when the store has no history of the case."""
+        return None
+
     # --- life cycle (worker) ---
     def setup(self, ctx: Context) -> None:
         """Untimed, once per process."""

@@ -1,0 +1,87 @@
+"""Per-case views of stored results: the processes of one case (and environment) pooled together."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from colbench.model.result import summary_stats
+
+
+@dataclass
+class CaseSummary:
+    benchmark: str
+    case_id: str
+    env_name: str
+    params: dict[str, Any]
+    engine: str
+    processes: int
+    errors: list[dict[str, Any]]
+    wall: dict[str, Any]                   # summary of all timed iterations pooled
+    process_medians: list[float]           # one location per process: the unit for comparisons
+    first_iteration: dict[str, Any]        # summary over processes of each one's first run
+    metrics: dict[str, dict[str, Any]] = field(default_factory=dict)  # other sample series (cpu, gbps …)
+    units: dict[str, str] = field(default_factory=dict)
+    bytes_per_s: float | None = None
+    rows_per_s: float | None = None
+    peak_rss_bytes: int | None = None
+    engine_peak_bytes: int | None = None
+    output: dict[str, Any] | None = None
+    file_size_bytes: int | None = None
+    warnings: list[str] = field(default_factory=list)
+    versions: dict[str, str] = field(default_factory=dict)
+    results: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors and self.wall.get("n", 0) > 0
+
+    @property
+    def error_kinds(self) -> list[str]:
+        return sorted({(e.get("kind") or "error") for e in self.errors})
+
+
+def _max(values: Iterable[Any]) -> Any:
+    present = [v for v in values if v is not None]
+    return max(present) if present else None
+
+
+def summarize_cases(results: Iterable[dict[str, Any]]) -> list[CaseSummary]:
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for result in results:
+        groups[(result["case_id"], result.get("env_name", "default"))].append(result)
+    summaries = []
+    for (case, env_name), members in groups.items():
+        members.sort(key=lambda r: r["process_index"])
+        ok = [r for r in members if r["status"] == "ok"]
+        pooled: dict[str, list[float]] = defaultdict(list)
+        for r in ok:
+            for metric, values in (r.get("samples") or {}).items():
+                pooled[metric].extend(v for v in values if v is not None)
+        wall = summary_stats(pooled.get("wall_s", []))
+        firsts = [(r.get("first_iteration") or {}).get("wall_s") for r in ok]
+        medians = [((r.get("summary") or {}).get("wall_s") or {}).get("median") for r in ok]
+        work = next((r.get("work") for r in ok if r.get("work")), None) or {}
+        median = wall.get("median")
+        output = next((r.get("output") for r in reversed(ok) if r.get("output")), None)
+        warnings = list(dict.fromkeys(w for r in members for w in (r.get("warnings") or [])))
+        first = members[0]
+        summaries.append(CaseSummary(
+            benchmark=first["benchmark"], case_id=case, env_name=env_name, params=first["params"],
+            engine=first.get("engine", ""), processes=len(members),
+            errors=[{**(r.get("error") or {}), "process_index": r["process_index"]} for r in members
+                    if r["status"] != "ok"],
+            wall=wall, process_medians=[m for m in medians if m is not None],
+            first_iteration=summary_stats([f for f in firsts if f is not None]),
+            metrics={m: summary_stats(v) for m, v in pooled.items() if m != "wall_s"},
+            units={k: v for r in ok for k, v in (r.get("units") or {}).items()},
+            bytes_per_s=(work["bytes"] / median) if work.get("bytes") and median else None,
+            rows_per_s=(work["rows"] / median) if work.get("rows") and median else None,
+            peak_rss_bytes=_max((r.get("memory") or {}).get("peak_rss_bytes") for r in members),
+            engine_peak_bytes=_max((r.get("memory") or {}).get("engine_peak_bytes") for r in members),
+            output=output, file_size_bytes=(output or {}).get("file_size_bytes"),
+            warnings=warnings, versions=first.get("versions") or {}, results=members,
+        ))
+    return summaries

@@ -1,0 +1,114 @@
+"""Descriptive statistics of one set of samples.
+
+These are for *showing* noise (tables, reports, calibration), not for verdicts: a verdict is made in
+`compare.py` over processes, never over pooled iterations.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+#: Multiply a MAD by this to estimate the standard deviation of normal data.
+MAD_TO_SIGMA = 1.482602218505602
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Location and spread of a set of samples.
+
+    `stdev` uses ddof=1 and is NaN for n=1 (a single sample says nothing about spread); `cv` is
+    stdev/mean. `mad` is the raw median absolute deviation (multiply by `MAD_TO_SIGMA` for a
+    robust sigma); `iqr` is q3 - q1 with linear interpolation.
+    """
+
+    n: int
+    min: float
+    max: float
+    median: float
+    mean: float
+    stdev: float
+    q1: float
+    q3: float
+    iqr: float
+    cv: float
+    mad: float
+
+    def to_dict(self) -> dict[str, float | int]:
+        return asdict(self)
+
+
+def _as_array(samples: Iterable[float]) -> np.ndarray:
+    arr = np.asarray(list(samples) if not isinstance(samples, np.ndarray) else samples, dtype=float).ravel()
+    if arr.size == 0:
+        raise ValueError("cannot summarize an empty set of samples")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError("samples contain NaN or infinite values")
+    return arr
+
+
+def summarize(samples: Iterable[float]) -> Summary:
+    """Summarize samples (n, min, max, median, mean, stdev, quartiles, IQR, CV, MAD)."""
+    arr = _as_array(samples)
+    n = int(arr.size)
+    mean = float(arr.mean())
+    median = float(np.median(arr))
+    stdev = float(arr.std(ddof=1)) if n > 1 else math.nan
+    q1, q3 = (float(q) for q in np.percentile(arr, [25.0, 75.0]))
+    cv = stdev / mean if n > 1 and mean != 0 else math.nan
+    mad = float(np.median(np.abs(arr - median)))
+    return Summary(
+        n=n,
+        min=float(arr.min()),
+        max=float(arr.max()),
+        median=median,
+        mean=mean,
+        stdev=stdev,
+        q1=q1,
+        q3=q3,
+        iqr=q3 - q1,
+        cv=cv,
+        mad=mad,
+    )
+
+
+def process_locations(processes: Sequence[Sequence[float]]) -> np.ndarray:
+    """One robust location (the median of its iterations) per process; empty processes are skipped.
+
+    Iterations inside one process share its memory layout, its CPU placement and its caches, so they
+    are correlated; processes are the independent replicates, and inference is done over these
+    per-process medians.
+    """
+    locs = [float(np.median(np.asarray(p, dtype=float))) for p in processes if len(p) > 0]
+    arr = np.asarray(locs, dtype=float)
+    if arr.size and not np.all(np.isfinite(arr)):
+        raise ValueError("samples contain NaN or infinite values")
+    return arr
+
+
+def within_process_cv(processes: Sequence[Sequence[float]]) -> float:
+    """Median over processes of the iteration-level CV (NaN when no process has 2+ iterations)."""
+    cvs = []
+    for p in processes:
+        arr = np.asarray(p, dtype=float)
+        if arr.size > 1 and arr.mean() != 0:
+            cvs.append(float(arr.std(ddof=1) / arr.mean()))
+    return float(np.median(cvs)) if cvs else math.nan
+
+
+def robust_log_sigma(values: Sequence[float] | np.ndarray) -> float:
+    """Robust standard deviation of log(values): MAD-based, so one odd process does not inflate it.
+
+    On the log scale a sigma is a relative spread (0.02 ~ 2 %), which is what thresholds are in.
+    Falls back to the ordinary stdev when more than half the values are equal (MAD = 0).
+    """
+    logs = np.log(np.asarray(values, dtype=float))
+    if logs.size < 2:
+        return math.nan
+    mad = float(np.median(np.abs(logs - np.median(logs)))) * MAD_TO_SIGMA
+    if mad > 0:
+        return mad
+    return float(logs.std(ddof=1))

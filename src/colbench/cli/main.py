@@ -1,0 +1,317 @@
+"""The `colbench` command: parses, calls the layers, prints. Bad input: one line on stderr, exit code 2."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Callable
+from functools import wraps
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from colbench.paths import default_store_url
+
+app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+                  help="colbench: how fast data gets into and out of columnar memory.")
+# Wide enough for the results table when the output is a file or a CI log rather than a terminal.
+console = Console(width=None if sys.stdout.isatty() else 160)
+err_console = Console(stderr=True)
+
+StoreOption = Annotated[str | None, typer.Option("--store", help="DuckDB file or postgresql:// URL "
+                                                 "(default $COLBENCH_STORE or ~/.colbench/results.duckdb)")]
+
+
+class UsageError(ValueError):
+    """Bad command-line input detected by the CLI itself."""
+
+
+def _user_errors() -> tuple[type[BaseException], ...]:
+    from colbench.model.params import ParamError
+    from colbench.runner.plan import PlanError
+    from colbench.store.base import StoreError
+    from colbench.suites.registry import UnknownTarget
+
+    errors: list[type[BaseException]] = [UsageError, ParamError, PlanError, StoreError, UnknownTarget]
+    try:
+        from colbench.data.errors import DataError
+
+        errors.append(DataError)
+    except ImportError:
+        pass
+    return tuple(errors)
+
+
+def friendly(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn colbench's user-facing errors into one line and exit code 2."""
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except _user_errors() as exc:
+            err_console.print(f"[red]colbench: error:[/red] {exc}", highlight=False, soft_wrap=True)
+            raise typer.Exit(2) from None
+    return wrapper
+
+
+def parse_size(text: str) -> int:
+    match = re.fullmatch(r"\s*([\d.]+)\s*([kKmMgGtT]?)(i?[bB])?\s*", text)
+    if not match:
+        raise UsageError(f"cannot read size {text!r}: write e.g. 512MB or 4GiB")
+    number, prefix = float(match.group(1)), match.group(2).upper()
+    return int(number * {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}[prefix])
+
+
+def _store(url: str | None, create: bool = True) -> Any:
+    from colbench.store.base import open_store
+
+    return open_store(url or default_store_url(), create=create)
+
+
+@app.command()
+@friendly
+def run(
+    targets: Annotated[list[str] | None, typer.Argument(help="benchmarks or suites")] = None,
+    param: Annotated[list[str] | None, typer.Option("--param", "-p", help="NAME=V1,V2 (repeatable)")] = None,
+    iterations: Annotated[int | None, typer.Option(min=1, help="timed iterations per process")] = None,
+    warmup: Annotated[int | None, typer.Option(min=0, help="untimed warm-up iterations per process")] = None,
+    processes: Annotated[int | None, typer.Option(min=1, help="fresh worker processes per case")] = None,
+    threads: Annotated[str | None, typer.Option(help="thread counts, e.g. 1,2 (same as --param threads=)")] = None,
+    cache: Annotated[str | None, typer.Option(help="warm or cold page cache (same as --param cache=)")] = None,
+    timeout: Annotated[float, typer.Option(min=0.1, help="seconds before a worker is killed")] = 600.0,
+    memory_limit: Annotated[str | None, typer.Option(help="kill a worker past this RSS, e.g. 4GiB "
+                                                     "(default 80% of RAM)")] = None,
+    store: StoreOption = None,
+    run_name: Annotated[str | None, typer.Option(help="a name to find this run by")] = None,
+    resume: Annotated[str | None, typer.Option(help="RUN_ID: run only what that run is missing")] = None,
+    commit: Annotated[str | None, typer.Option(help="git commit of the project under test")] = None,
+    repo: Annotated[Path | None, typer.Option(help="read the commit of the project under test from this repo")] = None,
+    machine: Annotated[str | None, typer.Option(help="a name for this machine (part of its fingerprint)")] = None,
+    seed: Annotated[int, typer.Option(help="seed for data and scheduling")] = 42,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="print the plan and its time estimate only")] = False,
+) -> None:
+    """Run benchmarks, each case in fresh worker processes, storing every result as it completes."""
+    from colbench.model.params import parse_param_option
+    from colbench.runner.execute import EnvChoice, RunConfig, config_from_run, execute_run, git_commit, start_run
+    from colbench.runner.plan import make_plan
+    from colbench.store.base import resolve_run_id
+
+    if resume:
+        db = _store(store, create=False)
+        run_doc = db.get_run(resolve_run_id(db, resume))
+        config = config_from_run(run_doc)
+    else:
+        overrides: dict[str, list[str]] = {}
+        for option in param or []:
+            name, values = parse_param_option(option)
+            overrides[name] = values
+        if threads:
+            overrides["threads"] = [t for t in threads.split(",") if t]
+        if cache:
+            overrides["cache"] = [c for c in cache.split(",") if c]
+        commit_info = git_commit(repo) if repo else ({"sha": commit} if commit else None)
+        config = RunConfig(targets=list(targets or []), overrides=overrides, iterations=iterations, warmup=warmup,
+                           processes=processes, timeout_s=timeout,
+                           memory_limit_bytes=parse_size(memory_limit) if memory_limit else None,
+                           run_name=run_name, seed=seed, commit=commit_info, machine_name=machine)
+    plan = make_plan(config.targets, config.overrides)
+    envs = [EnvChoice()]
+    if dry_run:
+        _print_plan(plan, config, store)
+        return
+    from colbench.cli.progress import RichProgress
+
+    db = _store(store)
+    if resume:
+        finished = execute_run(db, run_doc, plan, envs, config, RichProgress(console))
+    else:
+        run_doc = start_run(db, config, plan, envs, sys.argv)
+        finished = execute_run(db, run_doc, plan, envs, config, RichProgress(console))
+    _show_run(db, finished["run_id"], "table")
+
+
+def _print_plan(plan: Any, config: Any, store_url: str | None) -> None:
+    from colbench.report.terminal import fmt_seconds
+    from colbench.runner.execute import estimate_plan
+
+    iterations, warmup, processes = config.resolved(plan)
+    history = _history_estimates(store_url, [c.case_id for c in plan.cases])
+    table = Table(title=f"plan: {len(plan.cases)} cases × {processes} processes × ({warmup} warm-up + "
+                  f"{iterations} timed iterations)")
+    for column in ("benchmark", "params", "runtime", "est. per iteration"):
+        table.add_column(column)
+    for case in plan.cases:
+        estimate = history.get(case.case_id, case.benchmark.estimate_seconds(case.params))
+        table.add_row(case.benchmark.name, " ".join(f"{k}={v}" for k, v in case.params.items()), case.runtime,
+                      fmt_seconds(estimate) if estimate is not None else "unknown")
+    console.print(table)
+    for bench, params, reason in plan.dropped:
+        console.print(f"[dim]dropped {bench} {params}: {reason}[/dim]")
+    total, unknown = estimate_plan(plan, config, history)
+    console.print(f"estimated time: {fmt_seconds(total)}"
+                  + (f" plus {unknown} cases with no estimate (no history on this machine)" if unknown else ""))
+
+
+def _history_estimates(store_url: str | None, case_ids: list[str]) -> dict[str, float]:
+    """Median iteration time of each case from earlier runs on this machine, when the store has them."""
+    from colbench.runner.machine import machine_info
+    from colbench.store.base import ResultQuery, StoreError
+
+    try:
+        db = _store(store_url, create=False)
+    except StoreError:
+        return {}
+    machine_id = machine_info()["machine_id"]
+    estimates: dict[str, float] = {}
+    for case in case_ids:
+        medians = [((r.get("summary") or {}).get("wall_s") or {}).get("median")
+                   for r in db.results(ResultQuery(case_id=case, machine_id=machine_id, status="ok"))]
+        medians = [m for m in medians if m is not None]
+        if medians:
+            estimates[case] = sorted(medians)[len(medians) // 2]
+    return estimates
+
+
+def _show_run(db: Any, run_id: str, fmt: str) -> None:
+    from colbench.analysis.aggregate import summarize_cases
+    from colbench.report.terminal import render_text, results_table
+    from colbench.store.base import ResultQuery
+
+    run_doc = db.get_run(run_id)
+    summaries = summarize_cases(db.results(ResultQuery(run_ids=(run_id,))))
+    if fmt == "table":
+        title = f"run {run_id}" + (f" ({run_doc['name']})" if run_doc.get("name") else "") + \
+            f" on {run_doc['machine']['name']} — {run_doc.get('status')}"
+        console.print(results_table(summaries, title=title))
+        for check in run_doc.get("checks") or []:
+            if not check["ok"]:
+                console.print(f"[yellow]warning:[/yellow] {check['message']}")
+    else:
+        typer.echo(render_text(summaries, fmt))
+
+
+@app.command()
+@friendly
+def show(
+    run_id: Annotated[str, typer.Argument(help="run id, a prefix, a run name, or 'latest'")] = "latest",
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table, json, csv or markdown")] = "table",
+    store: StoreOption = None,
+    runs: Annotated[bool, typer.Option("--runs", help="list the runs in the store instead")] = False,
+) -> None:
+    """Show a run's results, one row per case (processes pooled), or list the runs."""
+    from colbench.store.base import resolve_run_id
+
+    if fmt not in ("table", "json", "csv", "markdown"):
+        raise UsageError(f"--format {fmt!r}: choose table, json, csv or markdown")
+    db = _store(store, create=False)
+    if runs:
+        table = Table(title=f"runs in {db.url}")
+        for column in ("run id", "name", "started", "status", "cases", "machine"):
+            table.add_column(column)
+        for r in db.list_runs():
+            table.add_row(r["run_id"], r.get("name") or "", r["started_at"][:19], r.get("status") or "",
+                          str(r.get("cases", "")), r["machine"]["name"])
+        console.print(table)
+        return
+    _show_run(db, resolve_run_id(db, run_id), fmt)
+
+
+@app.command()
+@friendly
+def export(
+    run_ids: Annotated[list[str] | None, typer.Argument(help="runs to export (default: all)")] = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="parquet, csv or jsonl")] = "parquet",
+    output: Annotated[Path, typer.Option("--output", "-o", help="file to write")] = Path("colbench-results.parquet"),
+    store: StoreOption = None,
+) -> None:
+    """Export results (raw samples included) for other tools."""
+    from colbench.store.base import ResultQuery, resolve_run_id
+    from colbench.store.export import FORMATS, export_results
+
+    if fmt not in FORMATS:
+        raise UsageError(f"--format {fmt!r}: choose from {', '.join(FORMATS)}")
+    db = _store(store, create=False)
+    ids = tuple(resolve_run_id(db, r) for r in run_ids) if run_ids else None
+    count = export_results(db.results(ResultQuery(run_ids=ids)), fmt, output)
+    console.print(f"wrote {count} rows to {output}")
+
+
+@app.command("list")
+@friendly
+def list_benchmarks(
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table or json")] = "table",
+) -> None:
+    """Benchmarks with their params and defaults, and the suites."""
+    from colbench.suites.registry import all_benchmarks, all_suites
+
+    benches = all_benchmarks()
+    suites = all_suites()
+    if fmt == "json":
+        typer.echo(json.dumps({
+            "benchmarks": {n: {"description": b.description, "params": {
+                p.name: {"default": list(p.default), "choices": list(p.choices) if p.choices else None,
+                         "help": p.help} for p in b.full_grid().params}} for n, b in benches.items()},
+            "suites": {n: {"description": s.description, "benchmarks": [e.benchmark for e in s.entries]}
+                       for n, s in suites.items()},
+        }, indent=2, default=str))
+        return
+    table = Table(title="benchmarks", show_lines=True)
+    for column in ("name", "description", "params (default; choices)"):
+        table.add_column(column)
+    for name, bench in benches.items():
+        lines = []
+        for p in bench.full_grid().params:
+            default = ",".join(map(str, p.default))
+            choices = f"; {p.describe_choices()}" if p.choices else ""
+            lines.append(f"{p.name} = {default}{choices}")
+        table.add_row(name, bench.description, "\n".join(lines))
+    console.print(table)
+    if suites:
+        suite_table = Table(title="suites")
+        for column in ("name", "description", "benchmarks"):
+            suite_table.add_column(column)
+        for name, suite in suites.items():
+            suite_table.add_row(name, suite.description, ", ".join(dict.fromkeys(e.benchmark for e in suite.entries)))
+        console.print(suite_table)
+
+
+@app.command()
+@friendly
+def machine(
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table or json")] = "table",
+    name: Annotated[str | None, typer.Option(help="machine name (part of the fingerprint)")] = None,
+) -> None:
+    """Machine info and the checks that tell how noisy timings will be here."""
+    from colbench.runner.machine import checks_as_json, environment_checks, machine_info
+
+    info = machine_info(name)
+    checks = environment_checks(info)
+    if fmt == "json":
+        typer.echo(json.dumps({"machine": info, "checks": checks_as_json(checks)}, indent=2))
+        return
+    table = Table(title=f"machine {info['name']} ({info['machine_id']})", show_header=False)
+    for key, value in info.items():
+        table.add_row(key, ", ".join(f"{k} {v}" for k, v in value.items()) if isinstance(value, dict) else str(value))
+    console.print(table)
+    for check in checks:
+        mark = "[green]ok[/green]" if check.ok else "[yellow]warning[/yellow]"
+        console.print(f"{mark}  {check.message}")
+
+
+def _mount_optional_apps() -> None:
+    """Sub-commands that live in their own modules (data, env, setup …)."""
+    import importlib
+
+    for module, attr, name in (("colbench.cli.data_cmd", "data_app", "data"),):
+        try:
+            sub = getattr(importlib.import_module(module), attr)
+        except (ImportError, AttributeError):
+            continue
+        app.add_typer(sub, name=name)
+
+
+_mount_optional_apps()

@@ -1,0 +1,56 @@
+"""The live view of a run: a progress bar over cases with ETA, and a line per finished case."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from colbench.analysis.aggregate import summarize_cases
+from colbench.report.terminal import fmt_bytes, fmt_rate, fmt_seconds, spread
+from colbench.runner.execute import Execution, PlannedCase, RunObserver
+
+
+def _label(case: PlannedCase) -> str:
+    shown = {k: v for k, v in case.params.items() if k not in ("allocator", "cache") or v not in ("default", "warm")}
+    return f"{case.benchmark.name} " + " ".join(f"{k}={v}" for k, v in shown.items())
+
+
+class RichProgress(RunObserver):
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.progress = Progress(
+            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("cases"),
+            TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), console=console, transient=True,
+        )
+        self.task: Any = None
+
+    def start(self, run: dict[str, Any], cases: int, executions: int) -> None:
+        self.console.print(f"run [bold]{run['run_id']}[/bold]: {cases} cases, {executions} worker processes")
+        self.progress.start()
+        self.task = self.progress.add_task("running", total=cases)
+
+    def case_started(self, case: PlannedCase) -> None:
+        self.progress.update(self.task, description=_label(case)[:60])
+
+    def execution_done(self, execution: Execution, result: dict[str, Any]) -> None:
+        pass
+
+    def case_done(self, case: PlannedCase, results: list[dict[str, Any]]) -> None:
+        for summary in summarize_cases(results):
+            env = f" [{summary.env_name}]" if summary.env_name != "default" else ""
+            if summary.ok:
+                rate = f"  {fmt_rate(summary.bytes_per_s)}" if summary.bytes_per_s else ""
+                self.console.print(
+                    f"[green]✓[/green] {_label(case)}{env}: {fmt_seconds(summary.wall['median'])} "
+                    f"{spread(summary)} (n={summary.wall['n']}){rate}  peak {fmt_bytes(summary.peak_rss_bytes)}"
+                )
+            else:
+                error = summary.errors[0]
+                self.console.print(f"[red]✗[/red] {_label(case)}{env}: {error.get('kind')}: "
+                                   f"{(error.get('message') or '').splitlines()[0][:140]}")
+        self.progress.advance(self.task)
+
+    def finish(self, run: dict[str, Any]) -> None:
+        self.progress.stop()

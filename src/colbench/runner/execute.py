@@ -1,0 +1,302 @@
+"""The run loop: prepare inputs, schedule executions, isolate each in a worker, store each result at once."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import secrets
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+import colbench
+from colbench.model.result import SCHEMA_VERSION
+from colbench.runner.collect import build_result
+from colbench.runner.isolate import Execution as WorkerOutcome
+from colbench.runner.isolate import WorkerLaunch, choose_cpus, error_document, run_worker, thread_env
+from colbench.runner.machine import checks_as_json, environment_checks, machine_info
+from colbench.runner.plan import Plan, PlanError, PlannedCase
+from colbench.store.base import Store
+
+PYTHON_SPAWN_OVERHEAD_S = 0.25
+
+
+@dataclass
+class EnvChoice:
+    """Where a worker runs: the default interpreter, or a uv environment (see runner/environments.py)."""
+
+    name: str = "default"
+    python: str = sys.executable
+    spec: str | None = None
+    key: str | None = None
+    resolved: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class RunConfig:
+    targets: list[str]
+    overrides: dict[str, list[str]] = field(default_factory=dict)
+    iterations: int | None = None
+    warmup: int | None = None
+    processes: int | None = None
+    timeout_s: float = 600.0
+    memory_limit_bytes: int | None = None
+    run_name: str | None = None
+    seed: int = 42
+    commit: dict[str, Any] | None = None
+    machine_name: str | None = None
+
+    def resolved(self, plan: Plan) -> tuple[int, int, int]:
+        suite = plan.suite
+        pick = lambda mine, suites, default: mine if mine is not None else (suites if suites is not None else default)  # noqa: E731
+        return (pick(self.iterations, suite and suite.iterations, 5), pick(self.warmup, suite and suite.warmup, 1),
+                pick(self.processes, suite and suite.processes, 3))
+
+
+@dataclass
+class Execution:
+    case: PlannedCase
+    env: EnvChoice
+    process_index: int
+    block: int
+
+
+class RunObserver:
+    """Hooks for a live view; the CLI's Rich progress implements them."""
+
+    def start(self, run: dict[str, Any], cases: int, executions: int) -> None: ...
+    def case_started(self, case: PlannedCase) -> None: ...
+    def execution_done(self, execution: Execution, result: dict[str, Any]) -> None: ...
+    def case_done(self, case: PlannedCase, results: list[dict[str, Any]]) -> None: ...
+    def finish(self, run: dict[str, Any]) -> None: ...
+
+
+def new_run_id() -> str:
+    """Sortable by time, unique enough for many machines writing to one store."""
+    return datetime.now(UTC).strftime("%Y%m%dT%H%M%S") + "-" + secrets.token_hex(3)
+
+
+def git_commit(repo: str | Path) -> dict[str, Any]:
+    """The commit of the project under test, and whether its work tree had changes."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True).stdout.strip()
+
+    try:
+        sha = git("rev-parse", "HEAD")
+        dirty = bool(git("status", "--porcelain"))
+        when = git("log", "-1", "--format=%cI")
+    except (OSError, subprocess.CalledProcessError) as exc:
+        raise PlanError(f"cannot read a git commit from {repo}: {exc}") from None
+    return {"sha": sha, "repository": str(Path(repo).resolve()), "dirty": dirty, "timestamp": when}
+
+
+def schedule(cases: Sequence[PlannedCase], envs: Sequence[EnvChoice], processes: int, seed: int) -> list[Execution]:
+    """All processes of a case run back to back; across environments they interleave in randomized blocks
+    (A B, B A, …), so drift during a case hits every environment alike."""
+    rng = random.Random(seed)
+    plan: list[Execution] = []
+    for case in cases:
+        for block in range(processes):
+            order = list(envs)
+            rng.shuffle(order)
+            plan.extend(Execution(case, env, block, block) for env in order)
+    return plan
+
+
+def workers_dir() -> Path:
+    configured = os.environ.get("COLBENCH_WORKERS_DIR")
+    return Path(configured) if configured else Path(colbench.__file__).resolve().parents[2] / "workers"
+
+
+def worker_command(runtime: str, env: EnvChoice) -> list[str]:
+    if runtime == "python":
+        return [env.python, "-m", "colbench.worker"]
+    if runtime == "r":
+        script = workers_dir() / "r" / "worker.R"
+        rscript = shutil.which("Rscript")
+        if not rscript or not script.exists():
+            raise PlanError("the R worker needs R and workers/r: run `colbench setup r` first")
+        return [rscript, "--vanilla", str(script)]
+    if runtime == "java":
+        jar = workers_dir() / "java" / "target" / "colbench-worker.jar"
+        java = shutil.which("java")
+        if not java or not jar.exists():
+            raise PlanError("the Java worker needs a JDK and its jar: run `colbench setup java` first")
+        options = workers_dir() / "java" / "jvm.options"
+        flags = [line.strip() for line in options.read_text().splitlines()
+                 if line.strip() and not line.startswith("#")] if options.exists() else []
+        return [java, *flags, "-jar", str(jar)]
+    raise PlanError(f"no worker for runtime {runtime!r}")
+
+
+def prepare_inputs(cases: Sequence[PlannedCase]) -> dict[str, dict[str, Any]]:
+    """Materialise every input file once (generate, download or reuse); returns case_id → input docs."""
+    prepared: dict[str, dict[str, Any]] = {}
+    if not any(case.inputs for case in cases):
+        return {case.case_id: {} for case in cases}
+    from colbench.data.cache import materialize
+    from colbench.data.errors import DataError
+
+    memo: dict[str, dict[str, Any]] = {}
+    for case in cases:
+        docs: dict[str, Any] = {}
+        for name, request in case.inputs.items():
+            key = json.dumps(request.to_json(), sort_keys=True)
+            if key not in memo:
+                try:
+                    cached = materialize(request)
+                except DataError as exc:
+                    raise PlanError(str(exc)) from None
+                memo[key] = {**_jsonable(cached), "request": request.to_json()}
+            docs[name] = memo[key]
+        prepared[case.case_id] = docs
+    return prepared
+
+
+def _jsonable(cached: Any) -> dict[str, Any]:
+    doc = asdict(cached) if hasattr(cached, "__dataclass_fields__") else dict(cached)
+    return {k: (str(v) if isinstance(v, Path) else v) for k, v in doc.items()}
+
+
+def case_spec(case: PlannedCase, inputs: dict[str, Any], iterations: int, warmup: int, seed: int) -> dict[str, Any]:
+    params = case.params
+    return {
+        "protocol": 1, "benchmark": case.benchmark.name, "case_id": case.case_id, "params": params,
+        "inputs": inputs, "iterations": iterations, "warmup": warmup, "threads": int(params["threads"]),
+        "allocator": params.get("allocator", "default"), "cache": params.get("cache", "warm"), "seed": seed,
+    }
+
+
+def launch_for(case: PlannedCase, env: EnvChoice, config: RunConfig) -> tuple[WorkerLaunch, str | None]:
+    threads = int(case.params["threads"])
+    cpus, warning = choose_cpus(threads)
+    child_env = {**os.environ, **thread_env(threads)}
+    allocator = case.params.get("allocator", "default")
+    if allocator != "default":
+        child_env["ARROW_DEFAULT_MEMORY_POOL"] = allocator
+    else:
+        child_env.pop("ARROW_DEFAULT_MEMORY_POOL", None)
+    limit = config.memory_limit_bytes or int(psutil.virtual_memory().total * 0.8)
+    return WorkerLaunch(command=worker_command(case.runtime, env), env=child_env, cpus=cpus,
+                        timeout_s=config.timeout_s, memory_limit_bytes=limit), warning
+
+
+def start_run(store: Store, config: RunConfig, plan: Plan, envs: Sequence[EnvChoice], argv: list[str]) -> dict[str, Any]:
+    iterations, warmup, processes = config.resolved(plan)
+    info = machine_info(config.machine_name)
+    run = {
+        "schema_version": SCHEMA_VERSION,
+        "run_id": new_run_id(),
+        "name": config.run_name,
+        "started_at": datetime.now(UTC).isoformat(),
+        "finished_at": None,
+        "status": "running",
+        "argv": argv,
+        "colbench_version": colbench.__version__,
+        "machine_id": info["machine_id"],
+        "machine": info,
+        "checks": checks_as_json(environment_checks(info)),
+        "commit": config.commit,
+        "config": {"targets": config.targets, "overrides": config.overrides, "iterations": iterations,
+                   "warmup": warmup, "processes": processes, "timeout_s": config.timeout_s,
+                   "memory_limit_bytes": config.memory_limit_bytes, "seed": config.seed,
+                   "suite": plan.suite.name if plan.suite else None},
+        "envs": [asdict(e) for e in envs],
+        "cases": len(plan.cases),
+    }
+    store.create_run(run)
+    return run
+
+
+def config_from_run(run: dict[str, Any]) -> RunConfig:
+    saved = run["config"]
+    return RunConfig(targets=list(saved["targets"]), overrides=dict(saved["overrides"]),
+                     iterations=saved["iterations"], warmup=saved["warmup"], processes=saved["processes"],
+                     timeout_s=saved["timeout_s"], memory_limit_bytes=saved.get("memory_limit_bytes"),
+                     run_name=run.get("name"), seed=saved.get("seed", 42), commit=run.get("commit"))
+
+
+def execute_run(store: Store, run: dict[str, Any], plan: Plan, envs: Sequence[EnvChoice], config: RunConfig,
+                observer: RunObserver | None = None,
+                only_cases: Callable[[PlannedCase], bool] | None = None) -> dict[str, Any]:
+    """Run every execution of the plan that the store does not have yet; returns the finished run record."""
+    observer = observer or RunObserver()
+    iterations, warmup, processes = config.resolved(plan)
+    inputs = prepare_inputs(plan.cases)
+    done = store.completed(run["run_id"])
+    executions = [e for e in schedule(plan.cases, envs, processes, config.seed)
+                  if (e.case.case_id, e.env.name, e.process_index) not in done
+                  and (only_cases is None or only_cases(e.case))]
+    case_order = list(dict.fromkeys(e.case.case_id for e in executions))
+    observer.start(run, len(case_order), len(executions))
+    by_case: dict[str, list[dict[str, Any]]] = {}
+    current: str | None = None
+    try:
+        for execution in executions:
+            case = execution.case
+            if case.case_id != current:
+                if current is not None:
+                    observer.case_done(_case(plan, current), by_case[current])
+                current = case.case_id
+                by_case[current] = []
+                observer.case_started(case)
+            result = _execute_one(run, execution, inputs[case.case_id], iterations, warmup, config)
+            store.add_result(result)
+            by_case[current].append(result)
+            observer.execution_done(execution, result)
+        if current is not None:
+            observer.case_done(_case(plan, current), by_case[current])
+        run["status"] = "finished"
+    except KeyboardInterrupt:
+        run["status"] = "interrupted"
+        raise
+    finally:
+        run["finished_at"] = datetime.now(UTC).isoformat()
+        store.update_run(run)
+        observer.finish(run)
+    return run
+
+
+def _case(plan: Plan, case_id: str) -> PlannedCase:
+    return next(c for c in plan.cases if c.case_id == case_id)
+
+
+def _execute_one(run: dict[str, Any], execution: Execution, inputs: dict[str, Any], iterations: int, warmup: int,
+                 config: RunConfig) -> dict[str, Any]:
+    case, env = execution.case, execution.env
+    spec = case_spec(case, inputs, iterations, warmup, config.seed + execution.process_index)
+    try:
+        launch, warning = launch_for(case, env, config)
+    except PlanError as exc:
+        done, warning = WorkerOutcome(error_document("invalid", str(exc)), {}), None
+    else:
+        done = run_worker(spec, launch)
+    if warning:
+        done.document.setdefault("warnings", []).append(warning)
+    return build_result(run=run, case_id=case.case_id, benchmark=case.benchmark.name, params=case.params,
+                        engine=case.engine, runtime=case.runtime, env=asdict(env),
+                        process_index=execution.process_index, block=execution.block, iterations=iterations,
+                        warmup=warmup, inputs=inputs, document=done.document, process=done.process)
+
+
+def estimate_plan(plan: Plan, config: RunConfig, history: dict[str, float], envs: int = 1) -> tuple[float, int]:
+    """Seconds the plan should take, and how many cases had nothing to estimate from."""
+    iterations, warmup, processes = config.resolved(plan)
+    total, unknown = 0.0, 0
+    for case in plan.cases:
+        per_iteration = history.get(case.case_id)
+        if per_iteration is None:
+            per_iteration = case.benchmark.estimate_seconds(case.params)
+        if per_iteration is None:
+            unknown += 1
+            per_iteration = 0.0
+        total += processes * envs * (PYTHON_SPAWN_OVERHEAD_S + (iterations + warmup) * per_iteration)
+    return total, unknown

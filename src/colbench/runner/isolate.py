@@ -1,0 +1,216 @@
+"""Run one execution in a fresh worker process and turn whatever happens into a result document.
+
+Crashes, signals, hangs past the timeout, memory past the limit and missing or unreadable result files all
+become error results with their cause; the caller never sees an exception for a failing case.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import random
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+from colbench.runner.machine import read_steal_seconds
+
+STDERR_TAIL_LINES = 30
+_POLL_S = 0.02
+
+
+@dataclass
+class WorkerLaunch:
+    """How to start one worker: its command (the case and result paths are appended), env and CPUs."""
+
+    command: list[str]
+    env: dict[str, str]
+    cpus: list[int] | None = None
+    timeout_s: float = 900.0
+    memory_limit_bytes: int | None = None
+    cwd: Path | None = None
+
+
+@dataclass
+class Execution:
+    """What one worker process produced, plus what the orchestrator saw from outside."""
+
+    document: dict[str, Any]
+    process: dict[str, Any] = field(default_factory=dict)
+
+
+def thread_env(threads: int) -> dict[str, str]:
+    """Environment variables that set thread pools of engines that read them at import time."""
+    value = str(threads)
+    return {var: value for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                                   "POLARS_MAX_THREADS", "RAYON_NUM_THREADS", "ARROW_NUM_THREADS",
+                                   "ARROW_IO_THREADS", "NUMEXPR_NUM_THREADS", "COLBENCH_THREADS")}
+
+
+def choose_cpus(threads: int) -> tuple[list[int] | None, str | None]:
+    """The first `threads` CPUs this process may use; a warning when there are fewer than asked."""
+    try:
+        allowed = sorted(os.sched_getaffinity(0))
+    except AttributeError:
+        return None, "CPU pinning is not available on this OS"
+    if threads > len(allowed):
+        return allowed, f"{threads} threads requested on {len(allowed)} CPUs: oversubscribed, not pinned tighter"
+    return allowed[:threads], None
+
+
+def _tail(path: Path, lines: int = STDERR_TAIL_LINES) -> str:
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            size = handle.tell()
+            handle.seek(max(0, size - 16384))
+            text = handle.read().decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+    return "\n".join(text.splitlines()[-lines:])
+
+
+def _tree_rss(proc: psutil.Process) -> int:
+    try:
+        total = proc.memory_info().rss
+        for child in proc.children(recursive=True):
+            with contextlib.suppress(psutil.Error):
+                total += child.memory_info().rss
+        return total
+    except psutil.Error:
+        return 0
+
+
+def error_document(kind: str, message: str, **extra: Any) -> dict[str, Any]:
+    return {"protocol": 1, "status": "error", "samples": {}, "warmup_samples": {}, "first_iteration": None,
+            "output": None, "work": None, "memory": {}, "versions": {}, "warnings": [],
+            "error": {"kind": kind, "message": message, **extra}}
+
+
+def run_worker(case_spec: dict[str, Any], launch: WorkerLaunch) -> Execution:
+    """Start the worker, watch it (timeout, memory), reap it with wait4, and read its result file."""
+    with tempfile.TemporaryDirectory(prefix="colbench-exec-") as tmp:
+        tmpdir = Path(tmp)
+        case_path, result_path = tmpdir / "case.json", tmpdir / "result.json"
+        scratch = tmpdir / "scratch"
+        scratch.mkdir()
+        spec = {**case_spec, "scratch_dir": str(scratch)}
+        case_path.write_text(json.dumps(spec, default=str))
+        stdout_path, stderr_path = tmpdir / "stdout.log", tmpdir / "stderr.log"
+
+        env = dict(launch.env)
+        # A random-size variable shifts the stack and environment layout per process, so layout luck
+        # averages out across processes instead of biasing one case (pyperf does the same).
+        env["COLBENCH_ENV_OFFSET"] = "x" * random.randrange(0, 4096)
+        cpus = launch.cpus
+
+        def pin() -> None:
+            if cpus:
+                os.sched_setaffinity(0, cpus)
+
+        steal_before = read_steal_seconds()
+        started = time.perf_counter()
+        wall_started = time.time()
+        with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
+            try:
+                popen = subprocess.Popen(
+                    [*launch.command, str(case_path), str(result_path)],
+                    stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env, cwd=launch.cwd,
+                    start_new_session=True, preexec_fn=pin if cpus else None,
+                )
+            except OSError as exc:
+                doc = error_document("crash", f"cannot start worker {launch.command[0]!r}: {exc}")
+                return Execution(doc, {"spawn_to_result_s": time.perf_counter() - started})
+
+        reaped: dict[str, Any] = {}
+
+        def reap() -> None:
+            _, status, usage = os.wait4(popen.pid, 0)
+            reaped["status"], reaped["usage"] = status, usage
+
+        reaper = threading.Thread(target=reap, daemon=True)
+        reaper.start()
+        watched = psutil.Process(popen.pid)
+        killed_for: str | None = None
+        peak_tree_rss = 0
+        while reaper.is_alive():
+            reaper.join(_POLL_S)
+            if not reaper.is_alive():
+                break
+            elapsed = time.perf_counter() - started
+            if launch.memory_limit_bytes:
+                rss = _tree_rss(watched)
+                peak_tree_rss = max(peak_tree_rss, rss)
+                if rss > launch.memory_limit_bytes:
+                    killed_for = "oom"
+            if killed_for is None and elapsed > launch.timeout_s:
+                killed_for = "timeout"
+            if killed_for:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(popen.pid, signal.SIGKILL)
+                reaper.join()
+                break
+        popen.returncode = -1  # reaped by wait4 above; stop Popen from waiting again
+        status, usage = reaped["status"], reaped["usage"]
+        elapsed = time.perf_counter() - started
+        steal_after = read_steal_seconds()
+        process = {
+            "spawn_to_result_s": elapsed,
+            "started_at": wall_started,
+            "exit_code": os.waitstatus_to_exitcode(status),
+            "child_user_s": usage.ru_utime,
+            "child_sys_s": usage.ru_stime,
+            "child_maxrss_bytes": usage.ru_maxrss * 1024,
+            "env_offset_bytes": len(env["COLBENCH_ENV_OFFSET"]),
+            "cpus": cpus,
+            "steal_s": (steal_after - steal_before) if steal_before is not None and steal_after is not None else None,
+        }
+        stderr_tail = _tail(stderr_path)
+        exit_code = process["exit_code"]
+        if killed_for == "timeout":
+            doc = error_document("timeout", f"no result after {launch.timeout_s:g} s: killed (raise --timeout "
+                                  "if the case is just slow)", stderr_tail=stderr_tail)
+        elif killed_for == "oom":
+            doc = error_document("oom", f"memory {peak_tree_rss / 2**20:.0f} MiB passed the limit of "
+                                  f"{launch.memory_limit_bytes / 2**20:.0f} MiB: killed (--memory-limit)",
+                                  stderr_tail=stderr_tail)
+        elif exit_code < 0:
+            sig = signal.Signals(-exit_code).name
+            hint = " (the kernel's OOM killer uses SIGKILL)" if sig == "SIGKILL" else ""
+            doc = error_document("crash", f"worker killed by {sig}{hint}", signal=sig, stderr_tail=stderr_tail,
+                                  traceback=_python_fault(stderr_tail))
+        else:
+            doc = _read_result(result_path, exit_code, stderr_tail)
+        if doc.get("status") == "error" and doc.get("error") is not None:
+            doc["error"].setdefault("stderr_tail", stderr_tail)
+            doc["error"].setdefault("exit_code", exit_code)
+        return Execution(doc, process)
+
+
+def _python_fault(stderr_tail: str) -> str | None:
+    marker = "Fatal Python error"
+    index = stderr_tail.find(marker)
+    return stderr_tail[index:] if index >= 0 else None
+
+
+def _read_result(path: Path, exit_code: int, stderr_tail: str) -> dict[str, Any]:
+    if not path.exists():
+        return error_document("no-result", f"worker exited with code {exit_code} and wrote no result",
+                               stderr_tail=stderr_tail)
+    try:
+        doc = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        return error_document("no-result", f"worker wrote an unreadable result file: {exc}",
+                               stderr_tail=stderr_tail)
+    if not isinstance(doc, dict) or doc.get("status") not in ("ok", "error"):
+        return error_document("no-result", "worker's result file does not follow the protocol",
+                               stderr_tail=stderr_tail)
+    return doc

@@ -1,0 +1,105 @@
+"""Plan: turn targets (benchmarks or suites) and CLI overrides into the list of cases to run."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from colbench.model.benchmark import Benchmark, DataRequest, Params, Suite
+from colbench.model.params import ParamError, ParamValue
+from colbench.model.result import canonical_json, case_id
+from colbench.suites.registry import UnknownTarget, all_suites, get_benchmark
+
+
+class PlanError(ValueError):
+    """Targets or params that cannot make a plan."""
+
+
+@dataclass
+class PlannedCase:
+    benchmark: Benchmark
+    params: Params
+    case_id: str
+    inputs: dict[str, DataRequest]
+    runtime: str
+    engine: str
+
+
+@dataclass
+class Plan:
+    cases: list[PlannedCase]
+    dropped: list[tuple[str, Params, str]] = field(default_factory=list)
+    suite: Suite | None = None
+
+
+@dataclass(frozen=True)
+class Target:
+    benchmark: Benchmark
+    params: dict[str, list[ParamValue]]
+    suite: Suite | None = None
+
+
+def resolve_targets(names: Sequence[str]) -> list[Target]:
+    if not names:
+        raise PlanError("name at least one benchmark or suite; `colbench list` shows them")
+    targets: list[Target] = []
+    suites = all_suites()
+    for name in names:
+        if name in suites:
+            suite = suites[name]
+            for entry in suite.entries:
+                targets.append(Target(get_benchmark(entry.benchmark), dict(entry.params), suite))
+            continue
+        try:
+            targets.append(Target(get_benchmark(name), {}))
+        except UnknownTarget as exc:
+            raise PlanError(str(exc)) from None
+    return targets
+
+
+def make_plan(names: Sequence[str], overrides: Mapping[str, Sequence[Any]] | None = None) -> Plan:
+    """Expand every target's grid with suite params, then CLI overrides (which win), and drop invalid cases."""
+    overrides = dict(overrides or {})
+    targets = resolve_targets(names)
+    known = {n for t in targets for n in t.benchmark.full_grid().names}
+    unknown = sorted(set(overrides) - known)
+    if unknown:
+        raise PlanError(f"unknown param {', '.join(map(repr, unknown))} for {', '.join(names)}; "
+                        f"params here: {', '.join(sorted(known))}")
+    plan = Plan(cases=[], suite=next((t.suite for t in targets if t.suite), None))
+    seen: set[str] = set()
+    for target in targets:
+        grid = target.benchmark.full_grid()
+        chosen_text = {**target.params, **{k: v for k, v in overrides.items() if k in grid.names}}
+        try:
+            chosen = grid.choose(chosen_text)
+        except ParamError as exc:
+            raise PlanError(f"{target.benchmark.name}: {exc}") from None
+        for params in grid.expand(chosen):
+            reason = target.benchmark.valid(params)
+            if reason:
+                plan.dropped.append((target.benchmark.name, params, reason))
+                continue
+            cid = case_id(target.benchmark.name, params)
+            if cid in seen:
+                continue
+            seen.add(cid)
+            plan.cases.append(PlannedCase(
+                benchmark=target.benchmark, params=params, case_id=cid,
+                inputs=target.benchmark.inputs(params), runtime=target.benchmark.runtime(params),
+                engine=target.benchmark.engine_for(params),
+            ))
+    if not plan.cases:
+        detail = "; ".join(f"{b} {p}: {r}" for b, p, r in plan.dropped[:3])
+        raise PlanError("no valid case in this plan" + (f" (dropped: {detail})" if detail else ""))
+    return plan
+
+
+def data_requests_for(targets: Sequence[str], overrides: Mapping[str, Sequence[Any]] | None = None) -> list[DataRequest]:
+    """Every distinct input the planned cases will ask the data cache for."""
+    requests: dict[str, DataRequest] = {}
+    for case in make_plan(targets, overrides).cases:
+        for request in case.inputs.values():
+            requests.setdefault(canonical_json(request.to_json()), request)
+    return list(requests.values())

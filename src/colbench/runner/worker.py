@@ -1,0 +1,248 @@
+"""The Python worker: `python -m colbench.worker case.json result.json`.
+
+Runs one case in this (fresh) process as docs/protocol.md describes. It imports as little as possible
+before the benchmark does, so start-up cost stays small and the libraries under test load on the
+benchmark's terms. Everything it learns goes into result.json; stdout and stderr are left to the
+libraries.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import faulthandler
+import json
+import os
+import resource
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+from colbench.model.benchmark import Benchmark, CheckFailed, Context, OutputCheck
+from colbench.runner.pagecache import evict, read_through
+
+PROTOCOL = 1
+
+# Top-level modules whose versions are always interesting when loaded; everything else imported
+# that carries a __version__ is recorded too.
+_VERSION_MODULES = ("pyarrow", "pandas", "polars", "duckdb", "numpy", "fastparquet", "scipy")
+
+
+class InvalidCase(ValueError):
+    """The case spec asks for something this worker cannot do."""
+
+
+def _cpu_times() -> tuple[float, float]:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime, usage.ru_stime
+
+
+def _timed(bench: Benchmark, ctx: Context) -> tuple[dict[str, float], Any]:
+    bench.before_each(ctx)
+    user0, sys0 = _cpu_times()
+    t0 = time.perf_counter_ns()
+    output = bench.run(ctx)
+    t1 = time.perf_counter_ns()
+    user1, sys1 = _cpu_times()
+    sample = {"wall_s": (t1 - t0) / 1e9, "cpu_user_s": user1 - user0, "cpu_sys_s": sys1 - sys0}
+    for name, value in ctx.extra.pop("iteration_metrics", {}).items():
+        sample[name] = value
+    return sample, output
+
+
+def _append(samples: dict[str, list[float]], sample: dict[str, float]) -> None:
+    for name, value in sample.items():
+        samples.setdefault(name, []).append(value)
+
+
+def _check_output(bench: Benchmark, ctx: Context, output: Any) -> OutputCheck | None:
+    check = bench.after_each(ctx, output)
+    if check is not None and not isinstance(check, OutputCheck):
+        raise CheckFailed(f"after_each must return OutputCheck or None, not {type(check).__name__}")
+    return check
+
+
+def apply_threads(threads: int) -> dict[str, Any]:
+    """Apply the thread count to every engine already loaded and report what each one now uses.
+
+    Environment variables set by the orchestrator cover engines that read them at import (polars, OpenMP,
+    Arrow); this makes Arrow's pools explicit and reads back what actually took effect.
+    """
+    applied: dict[str, Any] = {}
+    if "pyarrow" in sys.modules:
+        pa = sys.modules["pyarrow"]
+        pa.set_cpu_count(threads)
+        pa.set_io_thread_count(max(threads, 1))
+        applied["arrow_cpu"] = pa.cpu_count()
+        applied["arrow_io"] = pa.io_thread_count()
+    if "polars" in sys.modules:
+        pl = sys.modules["polars"]
+        size = getattr(pl, "thread_pool_size", None)
+        applied["polars"] = size() if callable(size) else None
+    with contextlib.suppress(AttributeError):
+        applied["cpu_affinity"] = sorted(os.sched_getaffinity(0))
+    for var in ("OMP_NUM_THREADS", "POLARS_MAX_THREADS"):
+        if var in os.environ:
+            applied[var] = os.environ[var]
+    return applied
+
+
+def _allocator_state(requested: str) -> dict[str, Any]:
+    state: dict[str, Any] = {"requested": requested, "actual": None}
+    if "pyarrow" in sys.modules:
+        state["actual"] = sys.modules["pyarrow"].default_memory_pool().backend_name
+    return state
+
+
+def _engine_memory() -> dict[str, Any]:
+    if "pyarrow" in sys.modules:
+        pool = sys.modules["pyarrow"].default_memory_pool()
+        return {"engine_peak_bytes": int(pool.max_memory()), "engine_memory": f"arrow_pool:{pool.backend_name}"}
+    return {"engine_peak_bytes": None, "engine_memory": None}
+
+
+def loaded_versions() -> dict[str, str]:
+    versions = {"python": sys.version.split()[0]}
+    for name, module in list(sys.modules.items()):
+        if "." in name or name.startswith("_") or module is None:
+            continue
+        version = getattr(module, "__version__", None)
+        if isinstance(version, str) and (name in _VERSION_MODULES or not name.startswith("colbench")):
+            versions[name] = version
+    import colbench
+
+    versions["colbench"] = colbench.__version__
+    return dict(sorted(versions.items()))
+
+
+def _process_usage() -> dict[str, Any]:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return {
+        "peak_rss_bytes": usage.ru_maxrss * 1024,  # Linux reports KiB
+        "page_faults_minor": usage.ru_minflt,
+        "page_faults_major": usage.ru_majflt,
+        "ctx_switches_voluntary": usage.ru_nvcsw,
+        "ctx_switches_involuntary": usage.ru_nivcsw,
+    }
+
+
+def run_case(spec: dict[str, Any]) -> dict[str, Any]:
+    """Run the case in this process and return the result document (never raises for benchmark errors)."""
+    from colbench.suites.registry import get_benchmark
+
+    result: dict[str, Any] = {
+        "protocol": PROTOCOL, "status": "ok", "samples": {}, "warmup_samples": {}, "first_iteration": None,
+        "output": None, "work": None, "memory": {}, "threads": {"requested": spec.get("threads")},
+        "allocator": {"requested": spec.get("allocator", "default"), "actual": None},
+        "cache": {"requested": spec.get("cache", "warm"), "achieved": None},
+        "versions": {}, "runtime": {"name": "python", "version": sys.version.split()[0],
+                                    "executable": sys.executable},
+        "units": {}, "warnings": [], "error": None,
+    }
+    ctx: Context | None = None
+    bench: Benchmark | None = None
+    set_up = False
+    try:
+        if spec.get("protocol") != PROTOCOL:
+            raise InvalidCase(f"case protocol {spec.get('protocol')!r}; this worker speaks {PROTOCOL}")
+        bench = get_benchmark(spec["benchmark"])
+        params = dict(spec["params"])
+        known = set(bench.full_grid().names)
+        unknown = sorted(set(params) - known)
+        if unknown:
+            raise InvalidCase(f"params {unknown} are not params of {bench.name}")
+        scratch = Path(spec.get("scratch_dir") or tempfile.mkdtemp(prefix="colbench-scratch-"))
+        scratch.mkdir(parents=True, exist_ok=True)
+        inputs = {name: Path(doc["path"]) for name, doc in (spec.get("inputs") or {}).items()}
+        ctx = Context(params=params, inputs=inputs, threads=int(spec["threads"]), seed=int(spec.get("seed", 0)),
+                      scratch=scratch, extra={"input_info": spec.get("inputs") or {}})
+        bench.setup(ctx)
+        set_up = True
+        result["threads"]["applied"] = apply_threads(ctx.threads)
+        result["allocator"] = _allocator_state(result["allocator"]["requested"])
+        if result["allocator"]["requested"] != "default" and result["allocator"]["actual"] not in (
+            None, result["allocator"]["requested"]
+        ):
+            raise InvalidCase(
+                f"allocator {result['allocator']['requested']} requested but Arrow uses "
+                f"{result['allocator']['actual']}: this pyarrow build lacks it"
+            )
+        cache_mode = result["cache"]["requested"]
+        paths = list(inputs.values())
+        if cache_mode == "warm":
+            read_through(paths)
+            result["cache"]["achieved"] = "warm"
+        first = True
+        for index in range(int(spec.get("warmup", 0)) + int(spec["iterations"])):
+            if cache_mode == "cold":
+                result["cache"]["achieved"] = evict(paths, ctx.warn)
+            sample, output = _timed(bench, ctx)
+            if first:
+                result["first_iteration"] = dict(sample)
+                first = False
+            target = result["warmup_samples"] if index < int(spec.get("warmup", 0)) else result["samples"]
+            _append(target, sample)
+            check = _check_output(bench, ctx, output)
+            if check is not None:
+                result["output"] = {"rows": check.rows, "columns": check.columns, "checksum": check.checksum,
+                                    "file_size_bytes": ctx.output_file_size}
+            del output
+        if result["output"] is None and ctx.output_file_size is not None:
+            result["output"] = {"rows": None, "columns": None, "checksum": None,
+                                "file_size_bytes": ctx.output_file_size}
+        work = bench.work(ctx)
+        result["work"] = {"bytes": work.bytes, "rows": work.rows}
+        result["units"] = dict(ctx.extra.get("units", {}))
+    except MemoryError as exc:
+        _fail(result, "oom", f"MemoryError: {exc}")
+    except CheckFailed as exc:
+        _fail(result, "check", str(exc) or "output check failed")
+    except InvalidCase as exc:
+        _fail(result, "invalid", str(exc))
+    except Exception as exc:  # the benchmark's own failure: record it, don't crash the worker
+        _fail(result, "exception", f"{type(exc).__name__}: {exc}")
+    finally:
+        if bench is not None and ctx is not None and set_up:
+            try:
+                bench.teardown(ctx)
+            except Exception as exc:
+                result["warnings"].append(f"teardown failed: {type(exc).__name__}: {exc}")
+    if ctx is not None:
+        result["warnings"].extend(w for w in ctx.warnings if w not in result["warnings"])
+    result["memory"] = {**_process_usage(), **_engine_memory()}
+    if "applied" not in result["threads"]:
+        result["threads"]["applied"] = apply_threads(int(spec.get("threads") or 1))
+    result["versions"] = loaded_versions()
+    return result
+
+
+def _fail(result: dict[str, Any], kind: str, message: str) -> None:
+    result["status"] = "error"
+    result["error"] = {"kind": kind, "message": message, "traceback": traceback.format_exc()}
+
+
+def write_atomically(path: Path, document: dict[str, Any]) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w") as handle:
+        json.dump(document, handle, default=str)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) != 2:
+        print("usage: python -m colbench.worker CASE_JSON RESULT_JSON", file=sys.stderr)
+        return 2
+    faulthandler.enable()  # a segfault leaves a Python traceback on stderr for the error result
+    case_path, result_path = Path(argv[0]), Path(argv[1])
+    try:
+        spec = json.loads(case_path.read_text())
+    except (OSError, ValueError) as exc:
+        print(f"colbench worker: cannot read case file {case_path}: {exc}", file=sys.stderr)
+        return 2
+    write_atomically(result_path, run_case(spec))
+    return 0

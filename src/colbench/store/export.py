@@ -1,0 +1,71 @@
+"""Export results out of the store: Parquet (one row per result, raw samples as lists), CSV (one row per
+timed iteration, ready for a spreadsheet or R) and JSON Lines (the whole record)."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+FORMATS = ("parquet", "csv", "jsonl")
+
+
+def _flat(result: dict[str, Any]) -> dict[str, Any]:
+    wall = (result.get("summary") or {}).get("wall_s") or {}
+    error = result.get("error") or {}
+    return {
+        "result_id": result["result_id"], "run_id": result["run_id"], "run_name": result.get("run_name"),
+        "timestamp": result["timestamp"], "benchmark": result["benchmark"], "case_id": result["case_id"],
+        "env_name": result.get("env_name"), "process_index": result["process_index"], "status": result["status"],
+        "params": json.dumps(result["params"], sort_keys=True), "engine": result.get("engine"),
+        "machine_id": result.get("machine_id"), "commit": (result.get("commit") or {}).get("sha"),
+        "median_s": wall.get("median"), "cv": wall.get("cv"),
+        "first_iteration_s": (result.get("first_iteration") or {}).get("wall_s"),
+        "peak_rss_bytes": (result.get("memory") or {}).get("peak_rss_bytes"),
+        "error_kind": error.get("kind"), "error_message": error.get("message"),
+    }
+
+
+def export_results(results: Sequence[dict[str, Any]], fmt: str, output: Path) -> int:
+    """Write `results` to `output`; returns the number of rows written."""
+    output.parent.mkdir(parents=True, exist_ok=True)
+    if fmt == "jsonl":
+        with open(output, "w") as handle:
+            for result in results:
+                handle.write(json.dumps(result, default=str) + "\n")
+        return len(results)
+    if fmt == "csv":
+        rows = []
+        for result in results:
+            base = _flat(result)
+            samples = result.get("samples") or {}
+            count = len(samples.get("wall_s") or [])
+            if count == 0:
+                rows.append({**base, "iteration": None})
+            for i in range(count):
+                rows.append({**base, "iteration": i, **{m: v[i] for m, v in samples.items() if i < len(v)}})
+        columns = list(dict.fromkeys(k for r in rows for k in r)) or list(_flat_columns())
+        with open(output, "w", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=columns)
+            writer.writeheader()
+            writer.writerows(rows)
+        return len(rows)
+    if fmt == "parquet":
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        rows = []
+        for result in results:
+            samples = result.get("samples") or {}
+            rows.append({**_flat(result), "wall_s": samples.get("wall_s") or [],
+                         "cpu_user_s": samples.get("cpu_user_s") or [], "cpu_sys_s": samples.get("cpu_sys_s") or [],
+                         "doc": json.dumps(result, default=str)})
+        pq.write_table(pa.Table.from_pylist(rows), output)
+        return len(rows)
+    raise ValueError(f"unknown export format {fmt!r}; choose from {', '.join(FORMATS)}")
+
+
+def _flat_columns() -> list[str]:
+    return ["result_id", "run_id", "benchmark", "status"]

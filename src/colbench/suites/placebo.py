@@ -1,0 +1,68 @@
+"""The placebo: busy work of a chosen length, or a chosen way to fail. It tests the runner itself."""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import sys
+import time
+from typing import Any, ClassVar
+
+from colbench.model.benchmark import Benchmark, Context, OutputCheck, Work
+from colbench.model.params import Grid, Param, non_negative
+
+ERRORS = ("none", "exception", "segfault", "oom", "hang", "junk")
+
+
+def spin(seconds: float) -> int:
+    """Busy-wait (not sleep) so the time is CPU work, as a real benchmark's would be."""
+    deadline = time.perf_counter_ns() + int(seconds * 1e9)
+    count = 0
+    while time.perf_counter_ns() < deadline:
+        count += 1
+    return count
+
+
+class Placebo(Benchmark):
+    name = "placebo"
+    description = "Busy work for `duration` seconds, or fail on purpose (`error`): tests the runner."
+    engine = "python"
+    work_unit = "rows"
+    grid: ClassVar[Grid] = Grid((
+        Param("duration", default=(0.01,), type=float, check=non_negative, help="seconds of busy work"),
+        Param("error", default=("none",), choices=ERRORS, help="how to fail: exception, segfault, oom "
+              "(allocate until the memory limit), hang (past the timeout), junk (garbage on stdout/stderr)"),
+        Param("threads", default=(1,), type=int, check=lambda v: None if v > 0 else "must be > 0"),
+    ))
+
+    def estimate_seconds(self, params: dict[str, Any]) -> float | None:
+        return float(params["duration"])
+
+    def setup(self, ctx: Context) -> None:
+        ctx.state["hoard"] = []
+
+    def run(self, ctx: Context) -> Any:
+        error = ctx.params["error"]
+        if error == "exception":
+            raise RuntimeError("placebo raised on purpose")
+        if error == "segfault":
+            ctypes.string_at(0)
+        if error == "oom":
+            while True:  # touch every page so RSS really grows
+                ctx.state["hoard"].append(bytearray(os.urandom(1)) * (64 << 20))
+        if error == "hang":
+            while True:
+                time.sleep(3600)
+        if error == "junk":
+            sys.stdout.write('{"status": "ok", "samples": {"wall_s": [0]}}\n\x00\xff garbage \x1b[31m\n')
+            sys.stdout.flush()
+            sys.stderr.buffer.write(os.urandom(256) + b"\n")
+            sys.stderr.flush()
+        return spin(float(ctx.params["duration"]))
+
+    def after_each(self, ctx: Context, output: Any) -> OutputCheck:
+        return OutputCheck(rows=1, columns=1, checksum=hashlib.sha1(b"placebo").hexdigest()[:8])
+
+    def work(self, ctx: Context) -> Work:
+        return Work(rows=1)

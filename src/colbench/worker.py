@@ -1,0 +1,8 @@
+"""Entry point of the Python worker process: `python -m colbench.worker case.json result.json`."""
+
+import sys
+
+from colbench.runner.worker import main
+
+if __name__ == "__main__":
+    sys.exit(main())
