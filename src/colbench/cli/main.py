@@ -62,8 +62,10 @@ def parse_size(text: str) -> int:
     match = re.fullmatch(r"\s*([\d.]+)\s*([kKmMgGtT]?)(i?[bB])?\s*", text)
     if not match:
         raise UsageError(f"cannot read size {text!r}: write e.g. 512MB or 4GiB")
-    number, prefix = float(match.group(1)), match.group(2).upper()
-    return int(number * {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}[prefix])
+    number, prefix, suffix = float(match.group(1)), match.group(2).upper(), (match.group(3) or "")
+    # 4GiB and 4G are binary; 4GB is decimal, as on a disk label
+    base = 1000 if suffix.upper() == "B" and prefix else 1024
+    return int(number * base ** " KMGT".index(prefix or " "))
 
 
 def _store(url: str | None, create: bool = True) -> Any:

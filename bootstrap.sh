@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Runs a command in colbench's environment on a machine that has only Python 3.11+ and git:
+# installs uv when it is missing, syncs the locked dependencies, then runs the command with `uv run`.
+#   ./bootstrap.sh colbench run quick
+#   ./bootstrap.sh pytest
+set -euo pipefail
+cd "$(dirname "$0")"
+
+find_uv() {
+  if command -v uv >/dev/null 2>&1; then command -v uv; return; fi
+  for candidate in "$HOME/.local/bin/uv" ".tools/uv/bin/uv"; do
+    if [ -x "$candidate" ]; then echo "$candidate"; return; fi
+  done
+  return 1
+}
+
+if ! UV=$(find_uv); then
+  echo "bootstrap: uv not found, installing it from PyPI" >&2
+  python3 -m pip install --quiet --user uv 2>/dev/null \
+    || python3 -m pip install --quiet --user --break-system-packages uv 2>/dev/null \
+    || { python3 -m venv .tools/uv && .tools/uv/bin/pip install --quiet uv; }
+  UV=$(find_uv) || { echo "bootstrap: could not install uv; see https://docs.astral.sh/uv/" >&2; exit 1; }
+fi
+
+"$UV" sync --frozen --all-extras --quiet
+exec "$UV" run --frozen --all-extras "$@"

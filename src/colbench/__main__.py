@@ -1,0 +1,3 @@
+from colbench.cli.main import app
+
+app()

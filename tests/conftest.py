@@ -1,0 +1,36 @@
+"""Shared fixtures: an isolated COLBENCH_HOME per test and a way to run the real `colbench` command."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("COLBENCH_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("COLBENCH_STORE", raising=False)
+    return tmp_path / "home"
+
+
+def colbench(*args: str, home: Path, check: bool = False, timeout: float = 300, env: dict | None = None,
+             ) -> subprocess.CompletedProcess[str]:
+    """Run the real CLI in a subprocess, as a user would."""
+    environment = {**os.environ, "COLBENCH_HOME": str(home), **(env or {})}
+    environment.pop("COLBENCH_STORE", None)
+    proc = subprocess.run([sys.executable, "-m", "colbench", *args], capture_output=True, text=True,
+                          env=environment, timeout=timeout)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"colbench {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+@pytest.fixture
+def cli(home: Path):
+    def run(*args: str, **kwargs):
+        return colbench(*args, home=home, **kwargs)
+    return run
