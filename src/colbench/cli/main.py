@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 import sys
 from collections.abc import Callable
 from functools import wraps
@@ -94,6 +95,8 @@ def run(
     repo: Annotated[Path | None, typer.Option(help="read the commit of the project under test from this repo")] = None,
     machine: Annotated[str | None, typer.Option(help="a name for this machine (part of its fingerprint)")] = None,
     seed: Annotated[int, typer.Option(help="seed for data and scheduling")] = 42,
+    scale: Annotated[float, typer.Option(min=0.0001, help="multiply every `rows` param (toward the posts' sizes "
+                                         "on a bigger machine)")] = 1.0,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="print the plan and its time estimate only")] = False,
 ) -> None:
     """Run benchmarks, each case in fresh worker processes, storing every result as it completes."""
@@ -119,8 +122,10 @@ def run(
         config = RunConfig(targets=list(targets or []), overrides=overrides, iterations=iterations, warmup=warmup,
                            processes=processes, timeout_s=timeout,
                            memory_limit_bytes=parse_size(memory_limit) if memory_limit else None,
-                           run_name=run_name, seed=seed, commit=commit_info, machine_name=machine)
-    plan = make_plan(config.targets, config.overrides)
+                           run_name=run_name, seed=seed, scale=scale, commit=commit_info, machine_name=machine)
+    plan = make_plan(config.targets, config.overrides, config.scale)
+    for bench, params, reason in plan.skipped:
+        err_console.print(f"[yellow]skipped[/yellow] {bench} {_short(params)}: {reason}", highlight=False)
     envs = [EnvChoice()]
     if dry_run:
         _print_plan(plan, config, store)
@@ -134,6 +139,10 @@ def run(
         run_doc = start_run(db, config, plan, envs, sys.argv)
         finished = execute_run(db, run_doc, plan, envs, config, RichProgress(console))
     _show_run(db, finished["run_id"], "table")
+
+
+def _short(params: dict[str, Any]) -> str:
+    return " ".join(f"{k}={v}" for k, v in params.items() if (k, v) not in (("allocator", "default"), ("cache", "warm")))
 
 
 def _print_plan(plan: Any, config: Any, store_url: str | None) -> None:
@@ -151,8 +160,9 @@ def _print_plan(plan: Any, config: Any, store_url: str | None) -> None:
         table.add_row(case.benchmark.name, " ".join(f"{k}={v}" for k, v in case.params.items()), case.runtime,
                       fmt_seconds(estimate) if estimate is not None else "unknown")
     console.print(table)
-    for bench, params, reason in plan.dropped:
-        console.print(f"[dim]dropped {bench} {params}: {reason}[/dim]")
+    reasons = Counter(f"{bench}: {reason}" for bench, _, reason in plan.dropped)
+    for reason, count in reasons.items():
+        console.print(f"[dim]dropped {count} invalid combination(s) of {reason}[/dim]", highlight=False)
     total, unknown = estimate_plan(plan, config, history)
     console.print(f"estimated time: {fmt_seconds(total)}"
                   + (f" plus {unknown} cases with no estimate (no history on this machine)" if unknown else ""))
@@ -180,6 +190,7 @@ def _history_estimates(store_url: str | None, case_ids: list[str]) -> dict[str, 
 
 def _show_run(db: Any, run_id: str, fmt: str) -> None:
     from colbench.analysis.aggregate import summarize_cases
+    from colbench.report.experiments import experiment_tables
     from colbench.report.terminal import render_text, results_table
     from colbench.store.base import ResultQuery
 
@@ -188,7 +199,9 @@ def _show_run(db: Any, run_id: str, fmt: str) -> None:
     if fmt == "table":
         title = f"run {run_id}" + (f" ({run_doc['name']})" if run_doc.get("name") else "") + \
             f" on {run_doc['machine']['name']} — {run_doc.get('status')}"
-        console.print(results_table(summaries, title=title))
+        console.print(results_table(summaries, title=title, calibration=run_doc.get("calibration")))
+        for table in experiment_tables(summaries, run_doc):
+            console.print(table)
         for check in run_doc.get("checks") or []:
             if not check["ok"]:
                 console.print(f"[yellow]warning:[/yellow] {check['message']}")

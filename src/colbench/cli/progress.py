@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from colbench.analysis.aggregate import summarize_cases
-from colbench.report.terminal import fmt_bytes, fmt_rate, fmt_seconds, spread
+from colbench.report.terminal import fmt_bytes, fmt_seconds, spread, throughput_cell
 from colbench.runner.execute import Execution, PlannedCase, RunObserver
 
 
@@ -25,8 +25,10 @@ class RichProgress(RunObserver):
             TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), console=console, transient=True,
         )
         self.task: Any = None
+        self.calibration: dict[str, Any] | None = None
 
     def start(self, run: dict[str, Any], cases: int, executions: int) -> None:
+        self.calibration = run.get("calibration")
         self.console.print(f"run [bold]{run['run_id']}[/bold]: {cases} cases, {executions} worker processes")
         self.progress.start()
         self.task = self.progress.add_task("running", total=cases)
@@ -41,7 +43,8 @@ class RichProgress(RunObserver):
         for summary in summarize_cases(results):
             env = f" [{summary.env_name}]" if summary.env_name != "default" else ""
             if summary.ok:
-                rate = f"  {fmt_rate(summary.bytes_per_s)}" if summary.bytes_per_s else ""
+                rate = throughput_cell(summary, self.calibration)
+                rate = f"  {rate}" if rate != "-" else ""
                 self.console.print(
                     f"[green]✓[/green] {_label(case)}{env}: {fmt_seconds(summary.wall['median'])} "
                     f"{spread(summary)} (n={summary.wall['n']}){rate}  peak {fmt_bytes(summary.peak_rss_bytes)}"

@@ -111,6 +111,8 @@ class Benchmark:
     work_unit: ClassVar[str] = "bytes"
     #: modules whose versions are recorded (besides everything already imported that reports one)
     libraries: ClassVar[tuple[str, ...]] = ()
+    #: machine figures the run measures once to judge this benchmark's results ("memcpy")
+    calibrations: ClassVar[tuple[str, ...]] = ()
 
     # --- declarative side (orchestrator) ---
     def full_grid(self) -> Grid:
@@ -119,6 +121,11 @@ class Benchmark:
 
     def valid(self, params: Params) -> str | None:
         """Return a reason when this combination makes no sense; None keeps it."""
+        return None
+
+    def unavailable(self, params: Params) -> str | None:
+        """Why this case cannot run on this machine (a library or runtime not installed); it is skipped with
+        that note, never crashed."""
         return None
 
     def inputs(self, params: Params) -> dict[str, DataRequest]:

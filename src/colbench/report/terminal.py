@@ -76,7 +76,20 @@ def row_dict(summary: CaseSummary) -> dict[str, Any]:
     }
 
 
-def results_table(summaries: Sequence[CaseSummary], title: str | None = None) -> Table:
+def throughput_cell(summary: CaseSummary, calibration: dict[str, Any] | None) -> str:
+    """MB/s of input processed, or Gbps against memcpy for benchmarks that report it."""
+    if "gbps" in summary.metrics:
+        from colbench.report.experiments import gbps_verdict
+
+        gbps, note = gbps_verdict(summary, calibration)
+        if note == "bytes not touched":
+            return "[yellow]bytes not touched[/yellow]"
+        return "-" if gbps is None else f"{gbps:.2f} Gbps" + (f" ({note})" if note else "")
+    return fmt_rate(summary.bytes_per_s)
+
+
+def results_table(summaries: Sequence[CaseSummary], title: str | None = None,
+                  calibration: dict[str, Any] | None = None) -> Table:
     varying = varying_params(summaries)
     envs = len({s.env_name for s in summaries}) > 1
     table = Table(title=title, show_lines=False, header_style="bold")
@@ -97,7 +110,7 @@ def results_table(summaries: Sequence[CaseSummary], title: str | None = None) ->
             continue
         table.add_row(*cells, fmt_seconds(s.wall.get("median")), spread(s),
                       f"{s.wall.get('n')} ({s.processes}p)",
-                      fmt_seconds(s.first_iteration.get("median")), fmt_rate(s.bytes_per_s),
+                      fmt_seconds(s.first_iteration.get("median")), throughput_cell(s, calibration),
                       fmt_bytes(s.peak_rss_bytes), fmt_bytes(s.file_size_bytes))
     return table
 

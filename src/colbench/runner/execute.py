@@ -51,6 +51,7 @@ class RunConfig:
     memory_limit_bytes: int | None = None
     run_name: str | None = None
     seed: int = 42
+    scale: float = 1.0
     commit: dict[str, Any] | None = None
     machine_name: str | None = None
 
@@ -87,7 +88,8 @@ def new_run_id() -> str:
 def git_commit(repo: str | Path) -> dict[str, Any]:
     """The commit of the project under test, and whether its work tree had changes."""
     def git(*args: str) -> str:
-        return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True).stdout.strip()
+        done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True)
+        return done.stdout.strip()
 
     try:
         sha = git("rev-parse", "HEAD")
@@ -143,6 +145,7 @@ def prepare_inputs(cases: Sequence[PlannedCase]) -> dict[str, dict[str, Any]]:
     if not any(case.inputs for case in cases):
         return {case.case_id: {} for case in cases}
     from colbench.data.cache import materialize
+
     from colbench.data.errors import DataError
 
     memo: dict[str, dict[str, Any]] = {}
@@ -189,7 +192,8 @@ def launch_for(case: PlannedCase, env: EnvChoice, config: RunConfig) -> tuple[Wo
                         timeout_s=config.timeout_s, memory_limit_bytes=limit), warning
 
 
-def start_run(store: Store, config: RunConfig, plan: Plan, envs: Sequence[EnvChoice], argv: list[str]) -> dict[str, Any]:
+def start_run(store: Store, config: RunConfig, plan: Plan, envs: Sequence[EnvChoice],
+              argv: list[str]) -> dict[str, Any]:
     iterations, warmup, processes = config.resolved(plan)
     info = machine_info(config.machine_name)
     run = {
@@ -207,11 +211,16 @@ def start_run(store: Store, config: RunConfig, plan: Plan, envs: Sequence[EnvCho
         "commit": config.commit,
         "config": {"targets": config.targets, "overrides": config.overrides, "iterations": iterations,
                    "warmup": warmup, "processes": processes, "timeout_s": config.timeout_s,
-                   "memory_limit_bytes": config.memory_limit_bytes, "seed": config.seed,
+                   "memory_limit_bytes": config.memory_limit_bytes, "seed": config.seed, "scale": config.scale,
                    "suite": plan.suite.name if plan.suite else None},
         "envs": [asdict(e) for e in envs],
         "cases": len(plan.cases),
     }
+    memcpy_threads = [int(c.params["threads"]) for c in plan.cases if "memcpy" in c.benchmark.calibrations]
+    if memcpy_threads:
+        from colbench.runner.calibration import measure
+
+        run["calibration"] = measure(memcpy_threads)
     store.create_run(run)
     return run
 
@@ -221,7 +230,8 @@ def config_from_run(run: dict[str, Any]) -> RunConfig:
     return RunConfig(targets=list(saved["targets"]), overrides=dict(saved["overrides"]),
                      iterations=saved["iterations"], warmup=saved["warmup"], processes=saved["processes"],
                      timeout_s=saved["timeout_s"], memory_limit_bytes=saved.get("memory_limit_bytes"),
-                     run_name=run.get("name"), seed=saved.get("seed", 42), commit=run.get("commit"))
+                     run_name=run.get("name"), seed=saved.get("seed", 42), scale=saved.get("scale", 1.0),
+                     commit=run.get("commit"))
 
 
 def execute_run(store: Store, run: dict[str, Any], plan: Plan, envs: Sequence[EnvChoice], config: RunConfig,

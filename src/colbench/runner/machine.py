@@ -129,8 +129,8 @@ def environment_checks(info: dict[str, Any]) -> list[Check]:
     governors = info.get("cpu_governors") or []
     if governors:
         ok = governors == ["performance"]
-        checks.append(Check("cpu_governor", ok, f"CPU governor {', '.join(governors)}"
-                            + ("" if ok else ": set 'performance' for stable clocks (cpupower frequency-set -g performance)")))
+        advice = ": set 'performance' for stable clocks (cpupower frequency-set -g performance)"
+        checks.append(Check("cpu_governor", ok, f"CPU governor {', '.join(governors)}" + ("" if ok else advice)))
     else:
         checks.append(Check("cpu_governor", True, "CPU governor not readable (virtual machine?)"))
     turbo = info.get("cpu_turbo")

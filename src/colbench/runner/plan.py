@@ -30,6 +30,7 @@ class PlannedCase:
 class Plan:
     cases: list[PlannedCase]
     dropped: list[tuple[str, Params, str]] = field(default_factory=list)
+    skipped: list[tuple[str, Params, str]] = field(default_factory=list)
     suite: Suite | None = None
 
 
@@ -58,8 +59,10 @@ def resolve_targets(names: Sequence[str]) -> list[Target]:
     return targets
 
 
-def make_plan(names: Sequence[str], overrides: Mapping[str, Sequence[Any]] | None = None) -> Plan:
-    """Expand every target's grid with suite params, then CLI overrides (which win), and drop invalid cases."""
+def make_plan(names: Sequence[str], overrides: Mapping[str, Sequence[Any]] | None = None, scale: float = 1.0) -> Plan:
+    """Expand every target's grid with suite params, then CLI overrides (which win), and drop invalid cases.
+
+    `scale` multiplies every `rows` value, to move a suite made for this machine toward the original sizes."""
     overrides = dict(overrides or {})
     targets = resolve_targets(names)
     known = {n for t in targets for n in t.benchmark.full_grid().names}
@@ -76,6 +79,8 @@ def make_plan(names: Sequence[str], overrides: Mapping[str, Sequence[Any]] | Non
             chosen = grid.choose(chosen_text)
         except ParamError as exc:
             raise PlanError(f"{target.benchmark.name}: {exc}") from None
+        if scale != 1.0 and "rows" in chosen:
+            chosen["rows"] = list(dict.fromkeys(max(1, round(int(v) * scale)) for v in chosen["rows"]))
         for params in grid.expand(chosen):
             reason = target.benchmark.valid(params)
             if reason:
@@ -84,6 +89,10 @@ def make_plan(names: Sequence[str], overrides: Mapping[str, Sequence[Any]] | Non
             cid = case_id(target.benchmark.name, params)
             if cid in seen:
                 continue
+            missing = target.benchmark.unavailable(params)
+            if missing:
+                plan.skipped.append((target.benchmark.name, params, missing))
+                continue
             seen.add(cid)
             plan.cases.append(PlannedCase(
                 benchmark=target.benchmark, params=params, case_id=cid,
@@ -91,15 +100,16 @@ def make_plan(names: Sequence[str], overrides: Mapping[str, Sequence[Any]] | Non
                 engine=target.benchmark.engine_for(params),
             ))
     if not plan.cases:
-        detail = "; ".join(f"{b} {p}: {r}" for b, p, r in plan.dropped[:3])
+        detail = "; ".join(f"{b} {p}: {r}" for b, p, r in (plan.skipped + plan.dropped)[:3])
         raise PlanError("no valid case in this plan" + (f" (dropped: {detail})" if detail else ""))
     return plan
 
 
-def data_requests_for(targets: Sequence[str], overrides: Mapping[str, Sequence[Any]] | None = None) -> list[DataRequest]:
+def data_requests_for(targets: Sequence[str], overrides: Mapping[str, Sequence[Any]] | None = None,
+                      scale: float = 1.0) -> list[DataRequest]:
     """Every distinct input the planned cases will ask the data cache for."""
     requests: dict[str, DataRequest] = {}
-    for case in make_plan(targets, overrides).cases:
+    for case in make_plan(targets, overrides, scale).cases:
         for request in case.inputs.values():
             requests.setdefault(canonical_json(request.to_json()), request)
     return list(requests.values())

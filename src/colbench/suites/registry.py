@@ -16,6 +16,13 @@ from colbench.model.benchmark import Benchmark, Suite
 
 BUILTIN_BENCHMARKS: dict[str, str] = {
     "placebo": "colbench.suites.placebo:Placebo",
+    "csv-read": "colbench.suites.csv_read:CsvRead",
+    "file-read": "colbench.suites.file_io:FileRead",
+    "file-write": "colbench.suites.file_io:FileWrite",
+    "dataframe-conversion": "colbench.suites.conversion:DataFrameConversion",
+    "dsib": "colbench.suites.dsib:Dsib",
+    "ipc-bandwidth": "colbench.suites.ipc_bandwidth:IpcBandwidth",
+    "mmap-read": "colbench.suites.mmap_read:MmapRead",
 }
 
 BUILTIN_SUITES_MODULE = "colbench.suites.builtin_suites"

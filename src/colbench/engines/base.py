@@ -1,0 +1,91 @@
+"""What an engine adapter knows: which formats it reads and writes, into and out of which native form.
+
+Native forms: `arrow_table` (a pyarrow.Table) and `dataframe` (the library's own data frame: pandas for
+pyarrow/pandas/duckdb/fastparquet, polars.DataFrame for polars).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+OUTPUTS = ("arrow_table", "dataframe")
+FILE_FORMATS = ("parquet", "feather", "feather_v1", "ipc_stream")
+
+
+@dataclass(frozen=True)
+class CsvLayout:
+    """How a CSV file is laid out; readers are given only this, and infer types as the experiments did."""
+
+    delimiter: str = ","
+    header: bool = True
+
+
+class Engine:
+    name: ClassVar[str]
+    module: ClassVar[str]
+    csv_outputs: ClassVar[tuple[str, ...]] = ()
+    read_formats: ClassVar[dict[str, tuple[str, ...]]] = {}  # format → outputs
+    write_formats: ClassVar[dict[str, tuple[str, ...]]] = {}  # format → codecs
+
+    def unavailable(self) -> str | None:
+        """Why this engine cannot run here (not installed), or None."""
+        if importlib.util.find_spec(self.module) is None:
+            return f"{self.module} is not installed (uv add {self.module})"
+        return None
+
+    def version(self) -> str:
+        return importlib.import_module(self.module).__version__
+
+    def configure(self, threads: int) -> dict[str, Any]:
+        """Apply the thread count; return what the library reports it now uses."""
+        return {}
+
+    # --- capabilities, for validity filters ---
+    def can_read_csv(self, output: str) -> str | None:
+        return None if output in self.csv_outputs else f"{self.name} does not read CSV into {output}"
+
+    def can_read(self, fmt: str, output: str) -> str | None:
+        if fmt not in self.read_formats:
+            return f"{self.name} does not read {fmt}"
+        if output not in self.read_formats[fmt]:
+            return f"{self.name} does not read {fmt} into {output}"
+        return None
+
+    def can_write(self, fmt: str, codec: str) -> str | None:
+        if fmt not in self.write_formats:
+            return f"{self.name} does not write {fmt}"
+        if codec not in self.write_formats[fmt]:
+            return f"{self.name} does not write {fmt} with {codec}"
+        return None
+
+    # --- work ---
+    def read_csv(self, path: Path, layout: CsvLayout, output: str) -> Any:
+        raise NotImplementedError
+
+    def read(self, path: Path, fmt: str, output: str, memory_map: bool = False) -> Any:
+        raise NotImplementedError
+
+    def load_for_write(self, path: Path, fmt: str) -> Any:
+        """Untimed: the data to write, in this engine's data frame form, read from a cached file."""
+        raise NotImplementedError
+
+    def write(self, data: Any, path: Path, fmt: str, codec: str) -> None:
+        raise NotImplementedError
+
+
+def shape(obj: Any) -> tuple[int, int]:
+    """(rows, columns) of any native output."""
+    if hasattr(obj, "num_rows") and hasattr(obj, "num_columns"):
+        return int(obj.num_rows), int(obj.num_columns)
+    if hasattr(obj, "shape"):
+        rows, cols = obj.shape
+        return int(rows), int(cols)
+    raise TypeError(f"cannot tell the shape of {type(obj).__name__}")
+
+
+def codec_or_none(codec: str) -> str | None:
+    return None if codec in ("uncompressed", "none") else codec

@@ -1,0 +1,57 @@
+"""pandas: its own C CSV parser, `engine="pyarrow"`, and the pyarrow-backed Parquet/Feather functions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from colbench.engines.base import CsvLayout, Engine, codec_or_none
+from colbench.engines.pyarrow_engine import FEATHER_CODECS, PARQUET_CODECS
+
+
+class PandasEngine(Engine):
+    name = "pandas"
+    module = "pandas"
+    csv_parser = "c"
+    csv_outputs = ("dataframe",)
+    read_formats = {"parquet": ("dataframe",), "feather": ("dataframe",), "feather_v1": ("dataframe",)}
+    write_formats = {"parquet": PARQUET_CODECS, "feather": FEATHER_CODECS}
+
+    def configure(self, threads: int) -> dict[str, Any]:
+        import pyarrow as pa  # pandas' Parquet/Feather and engine="pyarrow" run on Arrow's pools
+
+        pa.set_cpu_count(threads)
+        pa.set_io_thread_count(threads)
+        return {"arrow_cpu": pa.cpu_count(), "pandas_csv_parser": self.csv_parser}
+
+    def read_csv(self, path: Path, layout: CsvLayout, output: str) -> Any:
+        import pandas as pd
+
+        return pd.read_csv(path, sep=layout.delimiter, header=0 if layout.header else None, engine=self.csv_parser)
+
+    def read(self, path: Path, fmt: str, output: str, memory_map: bool = False) -> Any:
+        import pandas as pd
+
+        if fmt == "parquet":
+            return pd.read_parquet(path, engine="pyarrow", memory_map=memory_map)
+        return pd.read_feather(path)
+
+    def load_for_write(self, path: Path, fmt: str) -> Any:
+        from colbench.engines.pyarrow_engine import read_arrow_table
+
+        return read_arrow_table(path, fmt, False).to_pandas()
+
+    def write(self, data: Any, path: Path, fmt: str, codec: str) -> None:
+        if fmt == "parquet":
+            data.to_parquet(path, engine="pyarrow", compression=codec_or_none(codec), index=False)
+        else:
+            data.to_feather(path, compression=codec)
+
+
+class PandasPyArrowEngine(PandasEngine):
+    """pandas.read_csv(engine="pyarrow"): Arrow's multithreaded parser behind the pandas API."""
+
+    name = "pandas-pyarrow"
+    csv_parser = "pyarrow"
+    read_formats = {}
+    write_formats = {}

@@ -1,0 +1,504 @@
+"""uv-managed environments for library-version comparisons (`colbench run --env NAME=SPEC`).
+
+An environment is colbench's own dependencies with the spec's requirements taking the place of the
+project's requirement on the same packages, resolved by `uv pip compile`, installed with `uv pip sync`,
+plus colbench itself (editable, `--no-deps`) so `python -m colbench.worker` runs the current worker
+code. It lives in `envs_dir()/<key>`, where the key hashes what was *resolved* (the compiled lock), the
+interpreter, the project checkout and the content of local wheels/source trees: two specs that resolve
+to the same versions share one environment, and a new upstream release makes a new one.
+
+Creation is atomic: the environment is built (relocatable) in a temporary directory next to the
+final one, a marker file with its metadata is written last, then the directory is renamed into place.
+A directory without the marker is never used.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import tomllib
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from colbench.paths import envs_dir
+
+MARKER = "colbench-env.json"
+LOCK_FILE = "requirements.lock"
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_SOURCE_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
+
+
+class EnvError(Exception):
+    """A bad --env option or an environment that cannot be resolved or built."""
+
+
+@dataclass(frozen=True)
+class EnvSpec:
+    """What the user asked for: `name` and its requirements (PEP 508 strings, absolute paths of local
+    wheels or source directories, or git URLs), in the order given."""
+
+    name: str
+    requirements: tuple[str, ...]
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.requirements)
+
+
+@dataclass(frozen=True)
+class Environment:
+    """A ready environment. `python` is the interpreter the worker runs with; `resolved` maps each
+    installed distribution (canonical name) to its version, colbench included."""
+
+    name: str
+    key: str
+    path: Path
+    python: Path
+    resolved: dict[str, str]
+    requirements: tuple[str, ...] = ()
+    python_version: str = ""
+    created: str = ""
+    extra: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def lock_file(self) -> Path:
+        return self.path / LOCK_FILE
+
+
+# ---------------------------------------------------------------------------------------------- parse
+
+
+def canonical_name(name: str) -> str:
+    """PEP 503 normalised distribution name."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _looks_like_path(token: str) -> bool:
+    return token.startswith(("/", "./", "../", "~")) or token.endswith(".whl") or os.sep in token
+
+
+def _is_git(token: str) -> bool:
+    return token.startswith("git+") or "@git+" in token.replace(" ", "")
+
+
+def _parse_token(name: str, token: str, cwd: Path) -> str:
+    if _is_git(token):
+        url = token.split("@", 1)[1].strip() if not token.startswith("git+") else token
+        if "://" not in url:
+            raise EnvError(f"--env {name}: not a git URL: {token!r} (expected git+https://host/repo@ref)")
+        return token
+    if _looks_like_path(token) and not re.match(r"^[A-Za-z0-9._-]+\s*(@|\[)", token):
+        path = Path(token).expanduser()
+        path = (cwd / path).resolve() if not path.is_absolute() else path.resolve()
+        if not path.exists():
+            raise EnvError(f"--env {name}: no such file or directory: {token}")
+        if path.is_file() and path.suffix != ".whl":
+            raise EnvError(f"--env {name}: {token} is a file but not a wheel (.whl)")
+        if path.is_dir() and not any((path / f).exists() for f in _SOURCE_FILES):
+            raise EnvError(f"--env {name}: {token} is not a Python source tree (no pyproject.toml or setup.py)")
+        return str(path)
+    try:
+        from packaging.requirements import InvalidRequirement, Requirement
+    except ImportError:  # pragma: no cover - packaging ships with pip/matplotlib; fall back to a name check
+        if not re.match(r"^[A-Za-z0-9][A-Za-z0-9._-]*", token):
+            raise EnvError(f"--env {name}: not a requirement, wheel, directory or git URL: {token!r}") from None
+        return token
+    try:
+        Requirement(token)
+    except InvalidRequirement:
+        raise EnvError(f"--env {name}: not a requirement, wheel, directory or git URL: {token!r}") from None
+    return token
+
+
+def parse_env_option(option: str, cwd: Path | None = None) -> EnvSpec:
+    """Parse `NAME=SPEC`; SPEC is requirements separated by spaces (`pyarrow==26.0.1 pandas<3`), a local
+    wheel or source directory, or a git URL (`git+https://host/repo@ref`, `pkg@git+...`), or a mix.
+
+    Relative paths are taken from `cwd` (default: the current directory). Raises `EnvError` with a
+    one-line message on bad input.
+    """
+    cwd = cwd or Path.cwd()
+    name, sep, spec = option.partition("=")
+    name = name.strip()
+    if not sep or not name or spec.startswith("="):
+        raise EnvError(f"--env expects NAME=SPEC (e.g. old=pyarrow==15.0.2), got {option!r}")
+    if not _NAME_RE.match(name):
+        raise EnvError(f"--env name {name!r}: use letters, digits, '.', '_' or '-' (at most 64)")
+    try:
+        tokens = shlex.split(spec)
+    except ValueError as exc:
+        raise EnvError(f"--env {name}: cannot split {spec!r}: {exc}") from None
+    # Re-join "pkg @ url" written with spaces.
+    joined: list[str] = []
+    i = 0
+    while i < len(tokens):
+        if i + 2 < len(tokens) and tokens[i + 1] == "@":
+            joined.append(f"{tokens[i]} @ {tokens[i + 2]}")
+            i += 3
+        else:
+            joined.append(tokens[i])
+            i += 1
+    if not joined:
+        raise EnvError(f"--env {name}: empty spec (give requirements, a wheel, a source directory or a git URL)")
+    return EnvSpec(name=name, requirements=tuple(_parse_token(name, t, cwd) for t in joined))
+
+
+def _spec_package_names(requirements: Iterable[str]) -> set[str]:
+    """Distribution names the spec pins, so the project's own requirement on them is dropped.
+
+    Unnamed git URLs and source trees without a readable name are skipped (uv still resolves them;
+    name them as `pkg@git+...` if the project's requirement gets in the way).
+    """
+    names: set[str] = set()
+    for req in requirements:
+        if req.startswith("git+"):
+            match = re.search(r"#.*egg=([A-Za-z0-9._-]+)", req)
+            if match:
+                names.add(canonical_name(match.group(1)))
+            continue
+        match = re.match(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*(@|==|!=|<|>|~|=|;|$)", req)
+        if match and not req.startswith("/"):
+            names.add(canonical_name(match.group(1)))
+            continue
+        path = Path(req)
+        if path.suffix == ".whl":
+            names.add(canonical_name(path.name.split("-")[0]))
+        elif path.is_dir() and (path / "pyproject.toml").exists():
+            try:
+                project = tomllib.loads((path / "pyproject.toml").read_text()).get("project", {})
+            except (OSError, tomllib.TOMLDecodeError):
+                project = {}
+            if isinstance(project.get("name"), str):
+                names.add(canonical_name(project["name"]))
+    return names
+
+
+# ------------------------------------------------------------------------------------------------ uv
+
+
+def _uv() -> list[str]:
+    exe = shutil.which("uv")
+    if exe:
+        return [exe]
+    try:
+        import uv  # type: ignore[import-not-found]  # noqa: F401
+    except ImportError:
+        raise EnvError("uv not found: install it (pip install uv) or put it on PATH") from None
+    return [sys.executable, "-m", "uv"]
+
+
+def _run(cmd: Sequence[str], what: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    env.pop("VIRTUAL_ENV", None)  # uv must use the --python given, never an activated environment
+    proc = subprocess.run(list(cmd), capture_output=True, text=True, cwd=cwd, env=env)
+    if proc.returncode != 0:
+        detail = (proc.stderr or proc.stdout).strip()
+        raise EnvError(f"{what} failed:\n{detail[-3000:]}")
+    return proc
+
+
+def _interpreter_info(python: str) -> dict[str, str]:
+    code = (
+        "import json, platform, sys, sysconfig;"
+        "print(json.dumps({'version': platform.python_version(),"
+        " 'implementation': sys.implementation.name, 'platform': sysconfig.get_platform(),"
+        " 'base_prefix': sys.base_prefix}))"
+    )
+    proc = _run([python, "-c", code], f"querying interpreter {python}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def _project_requirements(project_root: Path) -> list[str]:
+    pyproject = project_root / "pyproject.toml"
+    try:
+        data = tomllib.loads(pyproject.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise EnvError(f"cannot read {pyproject}: {exc}") from None
+    return list(data.get("project", {}).get("dependencies", []))
+
+
+def _local_fingerprint(req: str) -> str:
+    """Content identity of a local wheel (sha256) or source tree (git HEAD + status, else newest mtime)."""
+    path = Path(req)
+    if not path.is_absolute() or not path.exists():
+        return ""
+    if path.is_file():
+        digest = hashlib.sha256()
+        with path.open("rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(chunk)
+        return f"{path}:{digest.hexdigest()}"
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(path), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        status = subprocess.run(
+            ["git", "-C", str(path), "status", "--porcelain"], capture_output=True, text=True, check=True
+        ).stdout
+        return f"{path}:{head}:{hashlib.sha256(status.encode()).hexdigest()}"
+    except (OSError, subprocess.CalledProcessError):
+        newest = max((p.stat().st_mtime_ns for p in path.rglob("*") if p.is_file()), default=0)
+        return f"{path}:{newest}"
+
+
+def resolve_requirements(spec: EnvSpec, project_root: Path, python: str | None = None) -> tuple[str, list[str]]:
+    """Compile the full, pinned requirement set of an environment; returns (lock text, requirements.in)."""
+    python = python or sys.executable
+    pinned = _spec_package_names(spec.requirements)
+    project = [
+        r
+        for r in _project_requirements(project_root)
+        if canonical_name(re.split(r"[\s\[<>=!~;@]", r, maxsplit=1)[0]) not in pinned
+    ]
+    requirements = [*project, *spec.requirements]
+    work = envs_dir() / f".resolve-{uuid.uuid4().hex[:8]}"
+    work.mkdir(parents=True)
+    try:
+        (work / "requirements.in").write_text("\n".join(requirements) + "\n")
+        _run(
+            [
+                *_uv(),
+                "pip",
+                "compile",
+                str(work / "requirements.in"),
+                "--python",
+                python,
+                "--no-header",
+                "--no-annotate",
+                "--quiet",
+                "-o",
+                str(work / LOCK_FILE),
+            ],
+            f"resolving environment {spec.name!r} ({spec.text})",
+            cwd=project_root,
+        )
+        lock = (work / LOCK_FILE).read_text()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return lock, requirements
+
+
+def _environment_key(lock: str, interp: dict[str, str], project_root: Path, spec: EnvSpec) -> str:
+    material = {
+        "lock": lock,
+        "python": interp,
+        "project_root": str(project_root.resolve()),
+        "local": [_local_fingerprint(r) for r in spec.requirements],
+    }
+    return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()[:16]
+
+
+# --------------------------------------------------------------------------------------------- build
+
+
+def _python_in(env_dir: Path) -> Path:
+    return env_dir / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+
+
+def _load(env_dir: Path, name: str | None = None) -> Environment | None:
+    marker = env_dir / MARKER
+    if not marker.is_file():
+        return None
+    try:
+        meta = json.loads(marker.read_text())
+    except (OSError, json.JSONDecodeError):
+        return None
+    python = _python_in(env_dir)
+    if not python.exists():
+        return None
+    return Environment(
+        name=name or meta.get("name", ""),
+        key=meta["key"],
+        path=env_dir,
+        python=python,
+        resolved=dict(meta.get("resolved", {})),
+        requirements=tuple(meta.get("requirements", ())),
+        python_version=meta.get("python_version", ""),
+        created=meta.get("created", ""),
+        extra={k: v for k, v in meta.items() if k in ("project_root", "first_name")},
+    )
+
+
+def _installed(python: Path) -> dict[str, str]:
+    proc = _run([*_uv(), "pip", "list", "--python", str(python), "--format", "json"], "listing packages")
+    return {canonical_name(p["name"]): p["version"] for p in json.loads(proc.stdout or "[]")}
+
+
+_SMOKE = r"""
+import importlib, importlib.metadata as md, json, sys
+failures = {}
+for dist in json.loads(sys.argv[1]):
+    try:
+        d = md.distribution(dist)
+    except md.PackageNotFoundError:
+        failures[dist] = "not installed"
+        continue
+    tops = (d.read_text("top_level.txt") or "").split()
+    if not tops:
+        for f in d.files or ():
+            first = f.parts[0]
+            if first.endswith((".dist-info", ".data")) or first == "..":
+                continue
+            if len(f.parts) > 1 or first.endswith(".py"):
+                tops.append(first.removesuffix(".py"))
+    for mod in sorted(set(tops)):
+        if not mod.isidentifier() or mod.startswith("_"):
+            continue
+        try:
+            importlib.import_module(mod)
+        except BaseException as exc:
+            failures[dist] = f"{type(exc).__name__}: {exc}"
+            break
+print(json.dumps(failures))
+"""
+
+
+def _smoke_test(python: str, spec: EnvSpec) -> None:
+    """Import every package the spec names: uv resolves by metadata, and metadata can lie (pyarrow < 16
+    declares numpy>=1.16 but its wheels only work with NumPy 1.x). A broken environment is refused here
+    rather than turning every benchmark into an error result."""
+    dists = sorted(_spec_package_names(spec.requirements) | {"colbench"})
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    proc = subprocess.run([python, "-c", _SMOKE, json.dumps(dists)], capture_output=True, text=True, env=env)
+    try:
+        failures = json.loads(proc.stdout.strip().splitlines()[-1])
+    except (IndexError, json.JSONDecodeError):
+        raise EnvError(f"environment {spec.name!r}: import check failed: {proc.stderr.strip()[-500:]}") from None
+    if failures:
+        detail = "; ".join(
+            f"{dist} does not import ({msg.splitlines()[0] if msg else ''})" for dist, msg in failures.items()
+        )
+        hint = ""
+        if "NumPy 1.x" in proc.stderr or "_ARRAY_API" in proc.stderr:
+            hint = " -- built against NumPy 1.x: add numpy<2 to the spec"
+        raise EnvError(f"environment {spec.name!r} ({spec.text}): {detail}{hint}")
+
+
+def ensure_environment(spec: EnvSpec, project_root: Path, *, python: str | None = None) -> Environment:
+    """Return the environment for `spec`, building it if no complete one with the same key exists.
+
+    `python` is the base interpreter (default: the one running colbench). Resolution runs every time
+    (it is what the key hashes; uv answers from its cache in about a second); building only when the
+    key is new.
+    """
+    project_root = Path(project_root).resolve()
+    python = python or sys.executable
+    interp = _interpreter_info(python)
+    lock, _ = resolve_requirements(spec, project_root, python)
+    key = _environment_key(lock, interp, project_root, spec)
+    root = envs_dir()
+    dest = root / key
+    existing = _load(dest, spec.name)
+    if existing is not None:
+        return existing
+    root.mkdir(parents=True, exist_ok=True)
+    tmp = root / f".tmp-{key}-{uuid.uuid4().hex[:8]}"
+    uv = _uv()
+    try:
+        _run(
+            [*uv, "venv", str(tmp), "--python", python, "--relocatable", "--quiet"], f"creating venv for {spec.name!r}"
+        )
+        (tmp / LOCK_FILE).write_text(lock)
+        env_python = str(_python_in(tmp))
+        _run(
+            [*uv, "pip", "sync", str(tmp / LOCK_FILE), "--python", env_python, "--quiet"],
+            f"installing environment {spec.name!r} ({spec.text})",
+            cwd=project_root,
+        )
+        _run(
+            [*uv, "pip", "install", "--python", env_python, "--no-deps", "--quiet", "-e", str(project_root)],
+            f"installing colbench into environment {spec.name!r}",
+            cwd=project_root,
+        )
+        _smoke_test(env_python, spec)
+        meta = {
+            "key": key,
+            "name": spec.name,
+            "first_name": spec.name,
+            "requirements": list(spec.requirements),
+            "resolved": _installed(Path(env_python)),
+            "python_version": interp["version"],
+            "project_root": str(project_root),
+            "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        }
+        marker_tmp = tmp / f"{MARKER}.tmp"
+        marker_tmp.write_text(json.dumps(meta, indent=2, sort_keys=True))
+        marker_tmp.rename(tmp / MARKER)
+        try:
+            tmp.rename(dest)
+        except OSError:
+            # Someone else finished the same key first (or a broken leftover is in the way).
+            if _load(dest) is None:
+                shutil.rmtree(dest, ignore_errors=True)
+                tmp.rename(dest)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+    env = _load(dest, spec.name)
+    if env is None:  # pragma: no cover - only if the directory vanished under us
+        raise EnvError(f"environment {key} disappeared while being created")
+    return env
+
+
+# ------------------------------------------------------------------------------------------- list/clean
+
+
+def list_environments() -> list[Environment]:
+    """Complete environments under `envs_dir()`, oldest first (name = the name it was created with)."""
+    root = envs_dir()
+    if not root.is_dir():
+        return []
+    envs = [env for d in sorted(root.iterdir()) if not d.name.startswith(".") and (env := _load(d)) is not None]
+    return sorted(envs, key=lambda e: e.created)
+
+
+def environment_size(env: Environment) -> int:
+    """Bytes on disk (files counted once even if hard-linked from uv's cache)."""
+    seen: set[tuple[int, int]] = set()
+    total = 0
+    for p in env.path.rglob("*"):
+        try:
+            st = p.lstat()
+        except OSError:
+            continue
+        if p.is_file() and (st.st_dev, st.st_ino) not in seen:
+            seen.add((st.st_dev, st.st_ino))
+            total += st.st_size
+    return total
+
+
+def clean_environments(keys: Iterable[str] | None = None) -> list[str]:
+    """Remove environments by key (or unique key prefix); all of them, plus leftovers, when `keys` is None.
+
+    Returns the names of the removed directories.
+    """
+    root = envs_dir()
+    if not root.is_dir():
+        if keys:
+            raise EnvError(f"no environments under {root}")
+        return []
+    dirs = [d for d in root.iterdir() if d.is_dir()]
+    if keys is None:
+        targets = dirs
+    else:
+        targets = []
+        for k in keys:
+            matches = [d for d in dirs if not d.name.startswith(".") and d.name.startswith(k)]
+            if len(matches) != 1:
+                what = "no environment" if not matches else f"{len(matches)} environments"
+                raise EnvError(f"{what} match {k!r}")
+            targets.append(matches[0])
+    removed = []
+    for d in targets:
+        shutil.rmtree(d, ignore_errors=True)
+        removed.append(d.name)
+    return removed
