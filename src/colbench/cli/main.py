@@ -321,7 +321,8 @@ def _mount_optional_apps() -> None:
     """Sub-commands that live in their own modules (data, env, setup …)."""
     import importlib
 
-    for module, attr, name in (("colbench.cli.data_cmd", "data_app", "data"),):
+    for module, attr, name in (("colbench.cli.data_cmd", "data_app", "data"),
+                               ("colbench.cli.setup_cmd", "setup_app", "setup")):
         try:
             sub = getattr(importlib.import_module(module), attr)
         except (ImportError, AttributeError):

@@ -30,4 +30,6 @@ class FastparquetEngine(Engine):
     def write(self, data: Any, path: Path, fmt: str, codec: str) -> None:
         import fastparquet
 
-        fastparquet.write(str(path), data, compression=(codec_or_none(codec) or "UNCOMPRESSED").upper())
+        # "lz4" means LZ4_RAW, as pyarrow writes it; fastparquet's "LZ4" is the deprecated Hadoop framing
+        name = {"lz4": "LZ4_RAW"}.get(codec, (codec_or_none(codec) or "UNCOMPRESSED").upper())
+        fastparquet.write(str(path), data, compression=name)

@@ -7,12 +7,11 @@ the recorded cache state is what was observed, not what was asked for.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import mmap
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 _CHUNK = 8 << 20
 
@@ -40,7 +39,9 @@ def _drop_all_caches() -> bool:
         return False
 
 
-def _libc() -> ctypes.CDLL | None:
+def _libc() -> Any:
+    import ctypes.util  # only for cold-cache runs: find_library is slow to import and to call
+
     name = ctypes.util.find_library("c")
     return ctypes.CDLL(name, use_errno=True) if name else None
 
@@ -53,6 +54,8 @@ def resident_fraction(path: Path) -> float | None:
     libc = _libc()
     if libc is None:
         return None
+    import ctypes
+
     page = mmap.PAGESIZE
     pages = (size + page - 1) // page
     libc.mmap.restype = ctypes.c_void_p

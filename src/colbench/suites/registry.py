@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import importlib
 from functools import cache
-from importlib.metadata import entry_points
 
 from colbench.model.benchmark import Benchmark, Suite
 
@@ -49,6 +48,8 @@ def _load(ref: str) -> object:
 
 @cache
 def _third_party_benchmarks() -> dict[str, Benchmark]:
+    from importlib.metadata import entry_points  # costs ~25 ms: only when a name is not built in
+
     found: dict[str, Benchmark] = {}
     for ep in entry_points(group="colbench.benchmarks"):
         for bench in _instantiate(ep.load()):
@@ -85,6 +86,8 @@ def all_suites() -> dict[str, Suite]:
     except ModuleNotFoundError as exc:
         if exc.name != BUILTIN_SUITES_MODULE:
             raise
+    from importlib.metadata import entry_points
+
     for ep in entry_points(group="colbench.suites"):
         loaded = ep.load()
         for suite in loaded if isinstance(loaded, list | tuple) else [loaded]:
