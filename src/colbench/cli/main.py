@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections import Counter
 import sys
+from collections import Counter
 from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
@@ -98,13 +98,21 @@ def run(
     scale: Annotated[float, typer.Option(min=0.0001, help="multiply every `rows` param (toward the posts' sizes "
                                          "on a bigger machine)")] = 1.0,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="print the plan and its time estimate only")] = False,
+    env: Annotated[list[str] | None, typer.Option("--env", help="NAME=SPEC: run in a uv environment with these "
+                                                  "requirements (repeatable; SPEC '@current' = this one)")] = None,
+    until_decided: Annotated[bool, typer.Option("--until-decided", help="with several --env: add blocks of "
+                                                "processes to still-inconclusive cases")] = False,
+    max_looks: Annotated[int, typer.Option(min=2, help="--until-decided: most looks at the data")] = 4,
+    threshold: Annotated[str, typer.Option(help="with several --env: smallest change that matters")] = "3%",
+    alpha: Annotated[float, typer.Option(min=1e-6, max=0.5, help="with several --env: suite-wide error rate")] = 0.01,
 ) -> None:
     """Run benchmarks, each case in fresh worker processes, storing every result as it completes."""
     from colbench.model.params import parse_param_option
-    from colbench.runner.execute import EnvChoice, RunConfig, config_from_run, execute_run, git_commit, start_run
+    from colbench.runner.execute import RunConfig, config_from_run, git_commit
     from colbench.runner.plan import make_plan
     from colbench.store.base import resolve_run_id
 
+    run_doc = None
     if resume:
         db = _store(store, create=False)
         run_doc = db.get_run(resolve_run_id(db, resume))
@@ -126,26 +134,93 @@ def run(
     plan = make_plan(config.targets, config.overrides, config.scale)
     for bench, params, reason in plan.skipped:
         err_console.print(f"[yellow]skipped[/yellow] {bench} {_short(params)}: {reason}", highlight=False)
-    envs = [EnvChoice()]
     if dry_run:
-        _print_plan(plan, config, store)
+        _print_plan(plan, config, store, envs=max(1, len(env or [])))
         return
-    from colbench.cli.progress import RichProgress
-
+    envs = envs_from_run(run_doc) if run_doc else build_envs(env or [])
+    if len(envs) > 1 and config.processes is None:
+        config.processes = AB_DEFAULT_PROCESSES
+        console.print(f"{len(envs)} environments: {AB_DEFAULT_PROCESSES} interleaved blocks per case "
+                      "(enough for suite-wide verdicts; --processes to change)")
+    finished = run_and_store(_store(store), config, plan, envs, run_doc)
     db = _store(store)
-    if resume:
-        finished = execute_run(db, run_doc, plan, envs, config, RichProgress(console))
-    else:
-        run_doc = start_run(db, config, plan, envs, sys.argv)
-        finished = execute_run(db, run_doc, plan, envs, config, RichProgress(console))
     _show_run(db, finished["run_id"], "table")
+    if len(envs) > 1:
+        from colbench.cli.compare_cmd import compare_envs_of_run, parse_threshold
+
+        compare_envs_of_run(db, finished, plan, envs, config, threshold=parse_threshold(threshold), alpha=alpha,
+                            max_looks=max_looks if until_decided else 1)
+
+
+AB_DEFAULT_PROCESSES = 12
+
+
+def build_envs(options: list[str]) -> list[Any]:
+    """--env options → ready environments (built with uv and cached), in the order given."""
+    import colbench
+    from colbench.runner.environments import EnvError, ensure_environment, parse_env_option
+    from colbench.runner.execute import EnvChoice
+
+    if not options:
+        return [EnvChoice()]
+    envs = []
+    project_root = Path(colbench.__file__).resolve().parents[2]
+    for option in options:
+        name, _, spec_text = option.partition("=")
+        if spec_text.strip().startswith("@current"):
+            envs.append(current_env(name.strip(), spec_text.strip()))
+            continue
+        try:
+            spec = parse_env_option(option)
+            console.print(f"environment {spec.name}: {spec.text} (uv, cached)")
+            built = ensure_environment(spec, project_root)
+        except EnvError as exc:
+            raise UsageError(str(exc)) from None
+        envs.append(EnvChoice(name=built.name, python=str(built.python), spec=spec.text, key=built.key,
+                              resolved=dict(built.resolved)))
+    names = [e.name for e in envs]
+    if len(set(names)) != len(names):
+        raise UsageError(f"--env names must differ: {', '.join(names)}")
+    return envs
+
+
+def current_env(name: str, spec: str) -> Any:
+    """`@current [KEY=VALUE ...]`: this interpreter, with extra environment variables for its workers (an A/B
+    of a setting rather than of a library version)."""
+    from colbench.runner.execute import EnvChoice
+
+    variables = {}
+    for token in spec.split()[1:]:
+        key, sep, value = token.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--env {name}: after @current give KEY=VALUE variables, not {token!r}")
+        variables[key] = value
+    return EnvChoice(name=name, spec=spec, variables=variables)
+
+
+def envs_from_run(run_doc: dict[str, Any]) -> list[Any]:
+    from colbench.runner.execute import EnvChoice
+
+    return [EnvChoice(**e) for e in run_doc.get("envs") or [{}]]
+
+
+def run_and_store(db: Any, config: Any, plan: Any, envs: list[Any], run_doc: dict[str, Any] | None = None,
+                  only_cases: Any = None) -> dict[str, Any]:
+    """Start (or continue) a run and execute what it is missing, with the live view."""
+    from colbench.cli.progress import RichProgress
+    from colbench.runner.execute import execute_run, start_run
+
+    if run_doc is None:
+        run_doc = start_run(db, config, plan, envs, sys.argv)
+    return execute_run(db, run_doc, plan, envs, config, RichProgress(console), only_cases=only_cases)
 
 
 def _short(params: dict[str, Any]) -> str:
-    return " ".join(f"{k}={v}" for k, v in params.items() if (k, v) not in (("allocator", "default"), ("cache", "warm")))
+    hidden = (("allocator", "default"), ("cache", "warm"))
+    return " ".join(f"{k}={v}" for k, v in params.items() if (k, v) not in hidden)
 
 
-def _print_plan(plan: Any, config: Any, store_url: str | None) -> None:
+def _print_plan(plan: Any, config: Any, store_url: str | None, envs: int = 1) -> None:
     from colbench.report.terminal import fmt_seconds
     from colbench.runner.execute import estimate_plan
 
@@ -163,7 +238,7 @@ def _print_plan(plan: Any, config: Any, store_url: str | None) -> None:
     reasons = Counter(f"{bench}: {reason}" for bench, _, reason in plan.dropped)
     for reason, count in reasons.items():
         console.print(f"[dim]dropped {count} invalid combination(s) of {reason}[/dim]", highlight=False)
-    total, unknown = estimate_plan(plan, config, history)
+    total, unknown = estimate_plan(plan, config, history, envs=envs)
     console.print(f"estimated time: {fmt_seconds(total)}"
                   + (f" plus {unknown} cases with no estimate (no history on this machine)" if unknown else ""))
 
@@ -317,17 +392,29 @@ def machine(
         console.print(f"{mark}  {check.message}")
 
 
-def _mount_optional_apps() -> None:
-    """Sub-commands that live in their own modules (data, env, setup …)."""
+def _mount_sub_apps() -> None:
+    """Sub-commands that live in their own modules; one still being written (absent) is left out."""
     import importlib
 
     for module, attr, name in (("colbench.cli.data_cmd", "data_app", "data"),
-                               ("colbench.cli.setup_cmd", "setup_app", "setup")):
+                               ("colbench.cli.setup_cmd", "setup_app", "setup"),
+                               ("colbench.cli.compare_cmd", "env_app", "env")):
         try:
             sub = getattr(importlib.import_module(module), attr)
-        except (ImportError, AttributeError):
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
             continue
         app.add_typer(sub, name=name)
 
 
-_mount_optional_apps()
+def _register_commands() -> None:
+    from colbench.cli import compare_cmd
+
+    app.command("compare")(compare_cmd.compare)
+    app.command("history")(compare_cmd.history)
+    app.command("calibrate")(compare_cmd.calibrate)
+
+
+_mount_sub_apps()
+_register_commands()

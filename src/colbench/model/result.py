@@ -37,25 +37,14 @@ def result_id(run_id: str, case: str, env_name: str, process_index: int) -> str:
 
 
 def summary_stats(values: Sequence[float]) -> dict[str, float | int | None]:
-    """min, median, mean, stdev, IQR and CV of a sample; stdev and CV need two values."""
-    import numpy as np
+    """The stored summary of a sample (see the schema); JSON has no NaN, so undefined spread is null."""
+    from colbench.analysis.stats import summarize
 
     clean = [v for v in values if v is not None and math.isfinite(v)]
     if not clean:
         return {"n": 0, "min": None, "median": None, "mean": None, "stdev": None, "iqr": None, "cv": None}
-    arr = np.asarray(clean, dtype=float)
-    mean = float(arr.mean())
-    stdev = float(arr.std(ddof=1)) if arr.size > 1 else None
-    q1, q3 = np.percentile(arr, [25, 75])
-    return {
-        "n": int(arr.size),
-        "min": float(arr.min()),
-        "median": float(np.median(arr)),
-        "mean": mean,
-        "stdev": stdev,
-        "iqr": float(q3 - q1),
-        "cv": (stdev / mean) if stdev is not None and mean else None,
-    }
+    summary = summarize(clean).to_dict()
+    return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in summary.items()}
 
 
 def tags_for(benchmark: str, params: dict[str, Any]) -> dict[str, Any]:

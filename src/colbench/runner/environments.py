@@ -152,7 +152,7 @@ def parse_env_option(option: str, cwd: Path | None = None) -> EnvSpec:
     return EnvSpec(name=name, requirements=tuple(_parse_token(name, t, cwd) for t in joined))
 
 
-def _spec_package_names(requirements: Iterable[str]) -> set[str]:
+def spec_package_names(requirements: Iterable[str]) -> set[str]:
     """Distribution names the spec pins, so the project's own requirement on them is dropped.
 
     Unnamed git URLs and source trees without a readable name are skipped (uv still resolves them;
@@ -253,7 +253,7 @@ def _local_fingerprint(req: str) -> str:
 def resolve_requirements(spec: EnvSpec, project_root: Path, python: str | None = None) -> tuple[str, list[str]]:
     """Compile the full, pinned requirement set of an environment; returns (lock text, requirements.in)."""
     python = python or sys.executable
-    pinned = _spec_package_names(spec.requirements)
+    pinned = spec_package_names(spec.requirements)
     project = [
         r
         for r in _project_requirements(project_root)
@@ -366,7 +366,7 @@ def _smoke_test(python: str, spec: EnvSpec) -> None:
     """Import every package the spec names: uv resolves by metadata, and metadata can lie (pyarrow < 16
     declares numpy>=1.16 but its wheels only work with NumPy 1.x). A broken environment is refused here
     rather than turning every benchmark into an error result."""
-    dists = sorted(_spec_package_names(spec.requirements) | {"colbench"})
+    dists = sorted(spec_package_names(spec.requirements) | {"colbench"})
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     proc = subprocess.run([python, "-c", _SMOKE, json.dumps(dists)], capture_output=True, text=True, env=env)
     try:

@@ -38,6 +38,8 @@ class EnvChoice:
     spec: str | None = None
     key: str | None = None
     resolved: dict[str, str] = field(default_factory=dict)
+    #: extra environment variables for this side's workers (an A/B of a setting rather than a version)
+    variables: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -181,7 +183,7 @@ def case_spec(case: PlannedCase, inputs: dict[str, Any], iterations: int, warmup
 def launch_for(case: PlannedCase, env: EnvChoice, config: RunConfig) -> tuple[WorkerLaunch, str | None]:
     threads = int(case.params["threads"])
     cpus, warning = choose_cpus(threads)
-    child_env = {**os.environ, **thread_env(threads)}
+    child_env = {**os.environ, **env.variables, **thread_env(threads)}
     allocator = case.params.get("allocator", "default")
     if allocator != "default":
         child_env["ARROW_DEFAULT_MEMORY_POOL"] = allocator

@@ -41,6 +41,10 @@ class Placebo(Benchmark):
 
     def setup(self, ctx: Context) -> None:
         ctx.state["hoard"] = []
+        # A known slowdown for testing comparisons: `--env slow="@current COLBENCH_PLACEBO_FACTOR=1.06"`
+        ctx.state["factor"] = float(os.environ.get("COLBENCH_PLACEBO_FACTOR", "1"))
+        if ctx.state["factor"] != 1:
+            ctx.warn(f"placebo duration scaled by COLBENCH_PLACEBO_FACTOR={ctx.state['factor']}")
 
     def run(self, ctx: Context) -> Any:
         error = ctx.params["error"]
@@ -59,7 +63,7 @@ class Placebo(Benchmark):
             sys.stdout.flush()
             sys.stderr.buffer.write(os.urandom(256) + b"\n")
             sys.stderr.flush()
-        return spin(float(ctx.params["duration"]))
+        return spin(float(ctx.params["duration"]) * ctx.state["factor"])
 
     def after_each(self, ctx: Context, output: Any) -> OutputCheck:
         return OutputCheck(rows=1, columns=1, checksum=hashlib.sha1(b"placebo").hexdigest()[:8])

@@ -1,0 +1,437 @@
+"""A/B verdicts a maintainer can act on: regression, improvement, no change, or inconclusive.
+
+Statistical design (see also docs in the functions below):
+
+- **Unit of replication: the process.** Iterations inside one process share its memory layout, CPU
+  placement and caches, so they are correlated and do not count as independent evidence. Each process is
+  reduced to the median of its iterations; inference is over those per-process values.
+- **Scale: log.** The effect is the ratio contender / baseline; a log-ratio makes it symmetric and the
+  threshold a factor (``threshold=0.03`` means a factor of 1.03 either way: a lower-is-better metric
+  regresses above 1.03 and improves below 1/1.03 = 0.971).
+- **Estimate and interval: Hodges–Lehmann with exact rank intervals** (`rank_tests.py`). Paired by block
+  when both sides carry block indices (the runner interleaves A and B in randomized blocks, so slow
+  drift of the machine cancels in the per-block log-ratio); unpaired (Mann–Whitney) otherwise.
+- **Multiplicity.** p-values (of "ratio = 1") are adjusted across every comparison of the suite (Holm by
+  default, or Benjamini–Hochberg). Intervals are widened to match: with Holm every interval is a
+  Bonferroni interval at level 1 - alpha/m, so with probability >= 1 - alpha *all* intervals cover
+  their true ratios at once and no verdict in the suite is wrong. With BH the R selected (BH-significant)
+  comparisons get Benjamini–Yekutieli FCR intervals at level 1 - R*alpha/m; the others keep the
+  Bonferroni level, so "no change" claims stay family-wise protected under both methods.
+- **Verdicts** (on the interval at the adjusted level, in "worse" orientation for the metric):
+  regression if the interval lies entirely beyond the threshold on the bad side *and* the adjusted
+  p <= alpha; improvement likewise on the good side; no change if the interval lies entirely within
+  the band (an equivalence test); otherwise inconclusive, saying whether there were too few samples
+  to ever reach the level, the interval was wider than the band (too noisy), or it straddles a
+  threshold. A side with fewer than two processes never gets a verdict.
+- **Deterministic metrics** (e.g. file size: every process gives the identical value): when each side
+  has >= 2 processes and the differences have no spread at all, the interval is the point itself.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from enum import StrEnum
+from typing import Literal
+
+import numpy as np
+
+from colbench.analysis.rank_tests import (
+    ShiftAnalysis,
+    paired_shift,
+    pairs_needed,
+    processes_needed,
+    unpaired_shift,
+)
+from colbench.analysis.stats import process_locations
+
+Direction = Literal["lower_is_better", "higher_is_better"]
+Method = Literal["holm", "bh", "bonferroni", "none"]
+Samples = Sequence[Sequence[float]]
+
+#: Default direction of the metrics colbench records.
+METRIC_DIRECTIONS: dict[str, Direction] = {
+    "time": "lower_is_better",
+    "memory": "lower_is_better",
+    "file_size": "lower_is_better",
+    "throughput": "higher_is_better",
+}
+
+
+class Verdict(StrEnum):
+    REGRESSION = "regression"
+    IMPROVEMENT = "improvement"
+    NO_CHANGE = "no change"
+    INCONCLUSIVE = "inconclusive"
+
+
+@dataclass(frozen=True)
+class CaseInput:
+    """Raw samples of one comparison: per-process lists of per-iteration values for each side.
+
+    `baseline_blocks` / `contender_blocks` give the block index of each process (same order as the
+    process lists); when both are given the comparison is paired by block. `direction` defaults to the
+    metric's (see `METRIC_DIRECTIONS`).
+    """
+
+    baseline: Samples
+    contender: Samples
+    direction: Direction | None = None
+    metric: str = "time"
+    baseline_blocks: Sequence[int] | None = None
+    contender_blocks: Sequence[int] | None = None
+
+    @property
+    def resolved_direction(self) -> Direction:
+        if self.direction is not None:
+            return self.direction
+        return METRIC_DIRECTIONS.get(self.metric, "lower_is_better")
+
+
+@dataclass(frozen=True)
+class CaseComparison:
+    """The outcome of one comparison.
+
+    `ratio` is contender / baseline (Hodges–Lehmann); `ci_low`/`ci_high` bound it at `ci_level`, the
+    multiplicity-adjusted confidence (e.g. 0.9995 for 20 comparisons at alpha 0.01 with Holm).
+    `p_value` tests ratio == 1 before adjustment, `p_adjusted` after. `n_baseline`/`n_contender` count
+    processes; `n_blocks` is the number of blocks used when `paired`. Medians and CVs are over the
+    per-process medians (the CV is the between-process spread that inference works with).
+    """
+
+    key: Hashable
+    metric: str
+    direction: Direction
+    verdict: Verdict
+    reason: str
+    ratio: float
+    ci_low: float
+    ci_high: float
+    ci_level: float
+    p_value: float
+    p_adjusted: float
+    paired: bool
+    n_baseline: int
+    n_contender: int
+    n_blocks: int
+    baseline_median: float
+    contender_median: float
+    baseline_cv: float
+    contender_cv: float
+    threshold: float
+    alpha: float
+    method: str
+
+    @property
+    def label(self) -> str:
+        key = self.key
+        if isinstance(key, tuple):
+            return " ".join(str(k) for k in key)
+        return str(key)
+
+    @property
+    def change(self) -> float:
+        """Relative change contender vs baseline (ratio - 1)."""
+        return self.ratio - 1.0
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready dict (infinite bounds become None)."""
+        out = asdict(self)
+        out["key"] = self.label
+        out["verdict"] = str(self.verdict)
+        for name, value in list(out.items()):
+            if isinstance(value, float) and not math.isfinite(value):
+                out[name] = None
+        return out
+
+
+# ---------------------------------------------------------------------------------------------- input
+
+
+def _as_case(value: CaseInput | tuple) -> CaseInput:
+    if isinstance(value, CaseInput):
+        return value
+    if isinstance(value, tuple) and len(value) in (2, 3):
+        direction = value[2] if len(value) == 3 else None
+        return CaseInput(baseline=value[0], contender=value[1], direction=direction)
+    raise TypeError("a case is a CaseInput or a (baseline, contender[, direction]) tuple")
+
+
+def _locations(samples: Samples, side: str) -> np.ndarray:
+    locs = process_locations(samples)
+    if locs.size and np.any(locs <= 0):
+        raise ValueError(f"{side} samples must be positive (ratios are taken on the log scale)")
+    return locs
+
+
+def block_log_ratios(case: CaseInput) -> np.ndarray:
+    """Per block: mean log location of the contender's processes minus the baseline's.
+
+    Blocks missing one side (a crashed process) are dropped. A block may hold several processes per
+    side (A B B A); they are averaged on the log scale inside the block.
+    """
+    assert case.baseline_blocks is not None and case.contender_blocks is not None
+    if len(case.baseline_blocks) != len(case.baseline) or len(case.contender_blocks) != len(case.contender):
+        raise ValueError("one block index per process is needed on each side")
+    sides: list[dict[int, list[float]]] = [{}, {}]
+    for side, (samples, blocks) in enumerate(
+        [(case.baseline, case.baseline_blocks), (case.contender, case.contender_blocks)]
+    ):
+        for proc, block in zip(samples, blocks, strict=True):
+            if len(proc) == 0:
+                continue
+            value = float(np.median(np.asarray(proc, dtype=float)))
+            if not value > 0 or not math.isfinite(value):
+                raise ValueError("samples must be positive and finite (ratios are taken on the log scale)")
+            sides[side].setdefault(int(block), []).append(math.log(value))
+    common = sorted(set(sides[0]) & set(sides[1]))
+    return np.array([np.mean(sides[1][b]) - np.mean(sides[0][b]) for b in common], dtype=float)
+
+
+@dataclass
+class _Prepared:
+    key: Hashable
+    case: CaseInput
+    locs_b: np.ndarray
+    locs_c: np.ndarray
+    analysis: ShiftAnalysis | None
+    paired: bool
+    n_blocks: int
+    early_reason: str | None
+
+
+def _prepare(key: Hashable, case: CaseInput, paired: bool | None) -> _Prepared:
+    locs_b = _locations(case.baseline, "baseline")
+    locs_c = _locations(case.contender, "contender")
+    has_blocks = case.baseline_blocks is not None and case.contender_blocks is not None
+    if paired and not has_blocks:
+        raise ValueError(f"{key}: paired comparison requested but block indices are missing")
+    if locs_b.size < 2 or locs_c.size < 2:
+        reason = (
+            f"too few samples: {locs_b.size} baseline and {locs_c.size} contender processes"
+            " (never a verdict from fewer than 2 per side)"
+        )
+        return _Prepared(key, case, locs_b, locs_c, None, bool(paired), 0, reason)
+    use_paired = bool(has_blocks) and paired is not False
+    if use_paired:
+        d = block_log_ratios(case)
+        if d.size >= 2:
+            return _Prepared(key, case, locs_b, locs_c, paired_shift(d), True, int(d.size), None)
+        if paired:
+            reason = f"too few samples: {d.size} complete blocks (need at least 2 to pair)"
+            return _Prepared(key, case, locs_b, locs_c, None, True, int(d.size), reason)
+    analysis = unpaired_shift(np.log(locs_b), np.log(locs_c))
+    return _Prepared(key, case, locs_b, locs_c, analysis, False, 0, None)
+
+
+# ------------------------------------------------------------------------------------- multiplicity
+
+
+def adjust_pvalues(p_values: Sequence[float], method: Method = "holm", family_size: int | None = None) -> list[float]:
+    """Adjusted p-values (Holm step-down, Benjamini–Hochberg step-up, Bonferroni, or none).
+
+    `family_size` may exceed the number of p-values given: the missing members are taken as p = 1
+    (the conservative choice), which is how the adaptive mode keeps the whole suite as the family
+    while only re-testing the undecided cases.
+    """
+    p = np.asarray(p_values, dtype=float)
+    k = p.size
+    m = max(k, family_size or k)
+    if k == 0:
+        return []
+    if method == "none":
+        return [float(v) for v in p]
+    if method == "bonferroni":
+        return [float(v) for v in np.minimum(1.0, p * m)]
+    order = np.argsort(p, kind="stable")
+    ranked = p[order]
+    ranks = np.arange(1, k + 1)
+    if method == "holm":
+        adj = np.maximum.accumulate(np.minimum(1.0, ranked * (m - ranks + 1)))
+    elif method == "bh":
+        adj = np.minimum.accumulate(np.minimum(1.0, ranked * m / ranks)[::-1])[::-1]
+    else:
+        raise ValueError(f"unknown multiplicity method {method!r} (holm, bh, bonferroni, none)")
+    out = np.empty(k)
+    out[order] = adj
+    return [float(v) for v in out]
+
+
+def _interval_levels(p_adj: Sequence[float], alpha: float, method: Method, m: int) -> list[float]:
+    """Per-comparison two-sided error level of the interval (1 - confidence)."""
+    if method == "none":
+        return [alpha] * len(p_adj)
+    if method == "bh":
+        selected = [p <= alpha for p in p_adj]
+        r = sum(selected)
+        return [alpha * r / m if s else alpha / m for s in selected]
+    return [alpha / m] * len(p_adj)
+
+
+# -------------------------------------------------------------------------------------------- verdict
+
+
+_CHANGE_WORDS = {
+    "time": ("slower", "faster"),
+    "memory": ("larger", "smaller"),
+    "file_size": ("larger", "smaller"),
+}
+
+
+def _describe_change(log_ratio: float, metric: str) -> str:
+    """E.g. '6.1% slower' for a time ratio of 1.061."""
+    up, down = _CHANGE_WORDS.get(metric, ("higher", "lower"))
+    change = math.expm1(log_ratio)
+    return f"{abs(change) * 100:.1f}% {up if change > 0 else down}"
+
+
+def _verdict(
+    prep: _Prepared, level: float, p_adj: float, threshold: float, alpha: float
+) -> tuple[Verdict, str, float, float]:
+    """Verdict, reason and the log interval (contender/baseline) at the given error level."""
+    if prep.analysis is None:
+        return Verdict.INCONCLUSIVE, prep.early_reason or "too few samples", -math.inf, math.inf
+    analysis = prep.analysis
+    lo, hi = analysis.interval(level)
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        if prep.paired:
+            what, need = f"{analysis.n1} blocks", f"{pairs_needed(level)} blocks"
+        else:
+            what = f"{analysis.n1}+{analysis.n2} processes"
+            need = f"{processes_needed(level)} processes per side"
+        reason = f"too few samples: {what} can never reach p <= {level:.2g} (need >= {need})"
+        return Verdict.INCONCLUSIVE, reason, lo, hi
+    delta = math.log1p(threshold)
+    bad_lo, bad_hi = (lo, hi) if prep.case.resolved_direction == "lower_is_better" else (-hi, -lo)
+    significant = p_adj <= alpha
+    ci = f"CI {math.exp(lo):.3f}-{math.exp(hi):.3f}"
+    band = f"+/-{threshold * 100:g}%"
+    tag = " (deterministic)" if analysis.deterministic else ""
+    if (bad_lo > delta or bad_hi < -delta) and significant:
+        verdict = Verdict.REGRESSION if bad_lo > delta else Verdict.IMPROVEMENT
+        change = f"{_describe_change(analysis.estimate, prep.case.metric)}, {ci}"
+        return verdict, f"{change} entirely beyond {band}{tag}", lo, hi
+    if -delta <= bad_lo and bad_hi <= delta:
+        small = ", a real but smaller change" if significant and analysis.estimate != 0 else ""
+        return Verdict.NO_CHANGE, f"{ci} within {band}{small}{tag}", lo, hi
+    if bad_hi - bad_lo > 2 * delta:
+        reason = f"too noisy: {ci} is wider than the {band} band; more processes needed"
+    elif significant:
+        reason = f"changed, but {ci} straddles the {band} threshold"
+    else:
+        reason = f"{ci} crosses the {band} threshold"
+    return Verdict.INCONCLUSIVE, reason, lo, hi
+
+
+def _between_cv(locs: np.ndarray) -> float:
+    if locs.size < 2 or locs.mean() == 0:
+        return math.nan
+    return float(locs.std(ddof=1) / locs.mean())
+
+
+def compare_suite(
+    cases: Mapping[Hashable, CaseInput | tuple],
+    *,
+    threshold: float = 0.03,
+    alpha: float = 0.01,
+    method: Method = "holm",
+    paired: bool | None = None,
+    family_size: int | None = None,
+) -> list[CaseComparison]:
+    """Compare every case of a suite with the error rate controlled across all of them.
+
+    `cases` maps a key (anything hashable: a case id, or (case id, metric)) to a `CaseInput` or a
+    `(baseline, contender[, direction])` tuple. Every entry is one member of the family; put time,
+    memory and file size of all cases in one call to control the error rate over every verdict shown.
+    `paired=None` pairs by block whenever both sides carry block indices; False forces unpaired;
+    True requires blocks. `family_size` (>= number of cases) keeps a larger family, for adaptive looks.
+    Results come back in the order of `cases`.
+    """
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    if not threshold > 0:
+        raise ValueError(f"threshold must be > 0, got {threshold}")
+    prepared = [_prepare(key, _as_case(value), paired) for key, value in cases.items()]
+    if not prepared:
+        return []
+    m = max(len(prepared), family_size or 0)
+    raw_p = [p.analysis.p_value if p.analysis is not None else 1.0 for p in prepared]
+    p_adj = adjust_pvalues(raw_p, method, family_size=m)
+    levels = _interval_levels(p_adj, alpha, method, m)
+    out = []
+    for prep, p, pa, level in zip(prepared, raw_p, p_adj, levels, strict=True):
+        verdict, reason, lo, hi = _verdict(prep, level, pa, threshold, alpha)
+        estimate = prep.analysis.estimate if prep.analysis is not None else math.nan
+        if prep.analysis is None and prep.locs_b.size and prep.locs_c.size:
+            estimate = math.log(np.median(prep.locs_c) / np.median(prep.locs_b))
+        out.append(
+            CaseComparison(
+                key=prep.key,
+                metric=prep.case.metric,
+                direction=prep.case.resolved_direction,
+                verdict=verdict,
+                reason=reason,
+                ratio=math.exp(estimate) if math.isfinite(estimate) else math.nan,
+                ci_low=math.exp(lo),
+                ci_high=math.exp(hi),
+                ci_level=1.0 - level,
+                p_value=p,
+                p_adjusted=pa,
+                paired=prep.paired,
+                n_baseline=int(prep.locs_b.size),
+                n_contender=int(prep.locs_c.size),
+                n_blocks=prep.n_blocks,
+                baseline_median=float(np.median(prep.locs_b)) if prep.locs_b.size else math.nan,
+                contender_median=float(np.median(prep.locs_c)) if prep.locs_c.size else math.nan,
+                baseline_cv=_between_cv(prep.locs_b),
+                contender_cv=_between_cv(prep.locs_c),
+                threshold=threshold,
+                alpha=alpha,
+                method=method,
+            )
+        )
+    return out
+
+
+def compare_case(
+    baseline: Samples,
+    contender: Samples,
+    *,
+    direction: Direction | None = None,
+    metric: str = "time",
+    threshold: float = 0.03,
+    alpha: float = 0.01,
+    paired: bool | None = None,
+    baseline_blocks: Sequence[int] | None = None,
+    contender_blocks: Sequence[int] | None = None,
+    key: Hashable = "case",
+) -> CaseComparison:
+    """Compare one case on its own (a family of one: interval at 1 - alpha).
+
+    `baseline` and `contender` are per-process lists of per-iteration values. See `compare_suite` for
+    a whole suite, which is what a CI gate should use.
+    """
+    case = CaseInput(baseline, contender, direction, metric, baseline_blocks, contender_blocks)
+    return compare_suite({key: case}, threshold=threshold, alpha=alpha, method="holm", paired=paired)[0]
+
+
+def exit_code(comparisons: Sequence[CaseComparison], fail_on_inconclusive: bool = False) -> int:
+    """0 no regression, 1 a regression was found, 3 inconclusive results present (only when asked).
+
+    A regression wins over inconclusive results. Usage and tool errors (2) are the CLI's business.
+    """
+    verdicts = {c.verdict for c in comparisons}
+    if Verdict.REGRESSION in verdicts:
+        return 1
+    if fail_on_inconclusive and Verdict.INCONCLUSIVE in verdicts:
+        return 3
+    return 0
+
+
+def count_verdicts(comparisons: Sequence[CaseComparison]) -> dict[Verdict, int]:
+    """How many comparisons got each verdict (every verdict present as a key)."""
+    counts = {v: 0 for v in Verdict}
+    for c in comparisons:
+        counts[c.verdict] += 1
+    return counts

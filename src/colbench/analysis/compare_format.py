@@ -1,0 +1,164 @@
+"""Turn comparisons into text: table rows (the CLI renders them with Rich), a Markdown report for a
+pull-request comment, and JSON. No emoji: markers are plain ASCII so they survive every terminal,
+log and mail client.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+
+from colbench.analysis.compare import CaseComparison, Verdict, count_verdicts
+
+MARKERS: dict[Verdict, str] = {
+    Verdict.REGRESSION: "[!] regression",
+    Verdict.IMPROVEMENT: "[+] improvement",
+    Verdict.NO_CHANGE: "[=] no change",
+    Verdict.INCONCLUSIVE: "[?] inconclusive",
+}
+
+TABLE_COLUMNS: tuple[str, ...] = ("case", "metric", "baseline", "contender", "ratio", "CI", "n", "verdict", "reason")
+
+_METHOD_NAMES = {"holm": "Holm", "bh": "Benjamini-Hochberg", "bonferroni": "Bonferroni", "none": "no adjustment"}
+
+
+def format_value(value: float, metric: str = "time") -> str:
+    """A value with a readable unit: seconds for time, bytes for memory/file size, bytes/s for throughput."""
+    if value is None or not math.isfinite(value):
+        return "-"
+    if metric == "time":
+        for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
+            if abs(value) >= scale:
+                return f"{value / scale:.3g} {unit}"
+        return f"{value / 1e-9:.3g} ns"
+    if metric in ("memory", "file_size", "throughput"):
+        suffix = "/s" if metric == "throughput" else ""
+        for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+            if abs(value) >= scale:
+                return f"{value / scale:.3g} {unit}{suffix}"
+        return f"{value:.0f} B{suffix}"
+    return f"{value:.4g}"
+
+
+def format_ratio(c: CaseComparison) -> str:
+    return f"{c.ratio:.3f}" if math.isfinite(c.ratio) else "-"
+
+
+def format_ci(c: CaseComparison) -> str:
+    if not (math.isfinite(c.ci_low) and math.isfinite(c.ci_high)):
+        return "[-, -]"
+    return f"[{c.ci_low:.3f}, {c.ci_high:.3f}]"
+
+
+def _n(c: CaseComparison) -> str:
+    if c.paired:
+        return f"{c.n_blocks} blocks"
+    return f"{c.n_baseline}/{c.n_contender}"
+
+
+def table_rows(comparisons: Sequence[CaseComparison]) -> list[tuple[str, ...]]:
+    """One tuple of strings per comparison, in `TABLE_COLUMNS` order."""
+    return [
+        (
+            c.label,
+            c.metric,
+            format_value(c.baseline_median, c.metric),
+            format_value(c.contender_median, c.metric),
+            format_ratio(c),
+            format_ci(c),
+            _n(c),
+            str(c.verdict),
+            c.reason,
+        )
+        for c in comparisons
+    ]
+
+
+def summary_line(comparisons: Sequence[CaseComparison]) -> str:
+    """E.g. '1 regression, 2 improvements, 40 no change, 7 inconclusive (50 comparisons, ...)'."""
+    counts = count_verdicts(comparisons)
+    parts = [
+        f"{counts[Verdict.REGRESSION]} regression{'s' if counts[Verdict.REGRESSION] != 1 else ''}",
+        f"{counts[Verdict.IMPROVEMENT]} improvement{'s' if counts[Verdict.IMPROVEMENT] != 1 else ''}",
+        f"{counts[Verdict.NO_CHANGE]} no change",
+        f"{counts[Verdict.INCONCLUSIVE]} inconclusive",
+    ]
+    settings = ""
+    if comparisons:
+        first = comparisons[0]
+        settings = (
+            f"; threshold +/-{first.threshold * 100:g}%, alpha {first.alpha:g},"
+            f" {_METHOD_NAMES.get(first.method, first.method)} across the suite"
+        )
+    return f"{', '.join(parts)} of {len(comparisons)} comparisons{settings}"
+
+
+def _md_escape(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _md_table(comparisons: Sequence[CaseComparison], baseline_label: str, contender_label: str) -> list[str]:
+    lines = [
+        f"| case | metric | {_md_escape(baseline_label)} | {_md_escape(contender_label)} | ratio [CI] | verdict |",
+        "| --- | --- | ---: | ---: | --- | --- |",
+    ]
+    for c in comparisons:
+        marker = MARKERS[c.verdict]
+        if c.verdict == Verdict.REGRESSION:
+            marker = f"**{marker}**"
+        lines.append(
+            f"| {_md_escape(c.label)} | {c.metric} | {format_value(c.baseline_median, c.metric)} | "
+            f"{format_value(c.contender_median, c.metric)} | {format_ratio(c)} {format_ci(c)} | "
+            f"{marker}: {_md_escape(c.reason)} |"
+        )
+    return lines
+
+
+def markdown_report(
+    comparisons: Sequence[CaseComparison],
+    *,
+    baseline_label: str = "baseline",
+    contender_label: str = "contender",
+    title: str | None = None,
+) -> str:
+    """A report ready to paste into a pull-request comment.
+
+    Summary line first, then a table of what needs attention (regressions, inconclusive, improvements),
+    then the "no change" rows folded in a <details> block so a long suite stays readable.
+    """
+    title = title or f"colbench compare: `{baseline_label}` vs `{contender_label}`"
+    counts = count_verdicts(comparisons)
+    lines = [f"### {_md_escape(title)}", "", f"**{summary_line(comparisons)}**", ""]
+    if counts[Verdict.REGRESSION]:
+        lines += ["Regressions found.", ""]
+    order = (Verdict.REGRESSION, Verdict.INCONCLUSIVE, Verdict.IMPROVEMENT)
+    attention = [c for v in order for c in comparisons if c.verdict == v]
+    unchanged = [c for c in comparisons if c.verdict == Verdict.NO_CHANGE]
+    if attention:
+        lines += _md_table(attention, baseline_label, contender_label)
+        lines.append("")
+    if unchanged:
+        lines += [f"<details><summary>{len(unchanged)} with no change</summary>", ""]
+        lines += _md_table(unchanged, baseline_label, contender_label)
+        lines += ["", "</details>", ""]
+    if comparisons:
+        lines.append(
+            f"Ratio = {contender_label} / {baseline_label} of the per-process medians (Hodges-Lehmann), "
+            f"confidence intervals at {min(c.ci_level for c in comparisons) * 100:.4g}% or more, "
+            f"adjusted for {len(comparisons)} comparisons. "
+            "Regression or improvement: the whole interval beyond the threshold; no change: the whole interval "
+            "within it; anything else is inconclusive."
+        )
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def json_report(comparisons: Sequence[CaseComparison], **meta: object) -> str:
+    """JSON with the verdict counts, any extra metadata given, and every comparison."""
+    counts = count_verdicts(comparisons)
+    doc = {
+        **meta,
+        "summary": {str(v): n for v, n in counts.items()},
+        "comparisons": [c.to_dict() for c in comparisons],
+    }
+    return json.dumps(doc, indent=2, default=str)

@@ -1,0 +1,110 @@
+"""A case over time on one machine: one point per run (and environment), with change points."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from colbench.analysis.changepoint import ChangePoint, detect_change_points
+from colbench.analysis.sides import case_label
+from colbench.store.base import ResultQuery, Store, StoreError
+
+
+@dataclass
+class Point:
+    when: str
+    run_id: str
+    env_name: str
+    label: str          # commit, else the engine's version, else the date
+    median: float       # median over the run's process medians
+    cv: float           # between-process spread
+    processes: int
+
+
+@dataclass
+class History:
+    case_id: str
+    label: str
+    machine_id: str
+    machine_name: str
+    points: list[Point]
+    change_points: list[ChangePoint] = field(default_factory=list)
+    note: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"case_id": self.case_id, "label": self.label, "machine_id": self.machine_id,
+                "machine_name": self.machine_name, "points": [asdict(p) for p in self.points],
+                "change_points": [{**asdict(cp), "at": self.points[cp.index].label} for cp in self.change_points],
+                "note": self.note}
+
+
+def pick_machine(store: Store, benchmark: str, machine: str | None) -> str:
+    """The machine whose history to show: named (by name or id), else this one; never a mix."""
+    from colbench.runner.machine import machine_info
+
+    results = store.results(ResultQuery(benchmark=benchmark))
+    machines: dict[str, str] = {r["machine_id"]: r["machine"]["name"] for r in results}
+    if not machines:
+        raise StoreError(f"no results of {benchmark!r} in {store.url}")
+    if machine:
+        chosen = [mid for mid, name in machines.items() if machine in (mid, name)]
+        if not chosen:
+            raise StoreError(f"no results of {benchmark} on machine {machine!r}; machines with results: "
+                             + ", ".join(f"{n} ({m})" for m, n in machines.items()))
+        if len(chosen) > 1:
+            raise StoreError(f"machine name {machine!r} matches {len(chosen)} fingerprints: use the id "
+                             + ", ".join(chosen))
+        return chosen[0]
+    here = machine_info()["machine_id"]
+    if here in machines:
+        return here
+    if len(machines) == 1:
+        return next(iter(machines))
+    raise StoreError("results come from several machines and none is this one: choose with --machine "
+                     + ", ".join(f"{n} ({m})" for m, n in machines.items()))
+
+
+def _point_label(result: dict[str, Any]) -> str:
+    commit = (result.get("commit") or {}).get("sha")
+    if commit:
+        return commit[:10]
+    engine = result.get("engine") or ""
+    versions = result.get("versions") or {}
+    for name in (engine, engine.split("-")[0], "pyarrow"):
+        if name in versions:
+            return f"{name} {versions[name]}"
+    return result["timestamp"][:10]
+
+
+def case_histories(store: Store, benchmark: str, machine_id: str, filters: dict[str, str],
+                   min_size: int = 5, seed: int = 0) -> list[History]:
+    results = store.results(ResultQuery(benchmark=benchmark, machine_id=machine_id, status="ok"))
+    results = [r for r in results if all(str(r["params"].get(k)) == v for k, v in filters.items())]
+    by_case: dict[str, dict[tuple[str, str], list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
+    for r in results:
+        by_case[r["case_id"]][(r["run_id"], r["env_name"])].append(r)
+    histories = []
+    for case_id, runs in by_case.items():
+        points = []
+        for (run_id, env_name), members in runs.items():
+            medians = np.array([np.median(r["samples"]["wall_s"]) for r in members if r["samples"].get("wall_s")])
+            if medians.size == 0:
+                continue
+            first = min(members, key=lambda r: r["timestamp"])
+            cv = float(medians.std(ddof=1) / medians.mean()) if medians.size > 1 else float("nan")
+            points.append(Point(when=first["timestamp"], run_id=run_id, env_name=env_name,
+                                label=_point_label(first), median=float(np.median(medians)), cv=cv,
+                                processes=int(medians.size)))
+        points.sort(key=lambda p: p.when)
+        any_result = next(iter(runs.values()))[0]
+        history = History(case_id=case_id, label=case_label(any_result), machine_id=machine_id,
+                          machine_name=any_result["machine"]["name"], points=points)
+        if len(points) >= 2 * min_size:
+            history.change_points = detect_change_points([p.median for p in points], min_size=min_size, seed=seed)
+        else:
+            history.note = f"{len(points)} points: change points need at least {2 * min_size} (--min-size {min_size})"
+        histories.append(history)
+    return sorted(histories, key=lambda h: h.label)

@@ -1,0 +1,65 @@
+import json
+
+import numpy as np
+
+from colbench.analysis.compare import CaseInput, compare_suite
+from colbench.analysis.compare_format import (
+    MARKERS,
+    TABLE_COLUMNS,
+    format_value,
+    json_report,
+    markdown_report,
+    summary_line,
+    table_rows,
+)
+
+from .simulate import processes
+
+
+def _results():
+    rng = np.random.default_rng(40)
+    cases = {
+        ("csv-read", "reader=pyarrow"): CaseInput(processes(rng, 20), processes(rng, 20, ratio=1.2)),
+        ("csv-read", "reader=pandas|c"): CaseInput(processes(rng, 20), processes(rng, 20)),
+        ("parquet-write", "size"): CaseInput([[2.0e6]] * 3, [[1.8e6]] * 3, metric="file_size"),
+        ("feather-read", "tiny"): CaseInput(processes(rng, 2), processes(rng, 2)),
+    }
+    return compare_suite(cases)
+
+
+def test_table_rows_have_every_column():
+    rows = table_rows(_results())
+    assert len(rows) == 4 and all(len(r) == len(TABLE_COLUMNS) for r in rows)
+    assert rows[0][0] == "csv-read reader=pyarrow"
+    assert rows[0][7] == "regression"
+    assert rows[2][2] == "1.91 MiB"
+    assert rows[3][5] == "[-, -]"
+
+
+def test_markdown_report_for_a_pull_request():
+    md = markdown_report(_results(), baseline_label="main", contender_label="pr-123")
+    assert md.startswith("### colbench compare: `main` vs `pr-123`")
+    assert "1 regression, 1 improvement, 1 no change, 1 inconclusive of 4 comparisons; threshold +/-3%" in md
+    assert "| case | metric | main | pr-123 | ratio [CI] | verdict |" in md
+    assert f"**{MARKERS['regression']}**" in md
+    assert "reader=pandas\\|c" in md  # pipes escaped
+    assert "<details><summary>1 with no change</summary>" in md
+    assert md.index("[!] regression") < md.index("[?] inconclusive") < md.index("[+] improvement")
+    assert md.isascii()  # no emoji
+
+
+def test_summary_json_and_units():
+    results = _results()
+    assert summary_line(results).startswith("1 regression, 1 improvement")
+    doc = json.loads(json_report(results, baseline="main"))
+    assert doc["baseline"] == "main"
+    assert doc["summary"] == {"regression": 1, "improvement": 1, "no change": 1, "inconclusive": 1}
+    tiny = doc["comparisons"][3]
+    assert tiny["verdict"] == "inconclusive" and tiny["ci_high"] is None
+    assert format_value(0.000512) == "512 us"
+    assert format_value(1.5) == "1.5 s"
+    assert format_value(3e-9) == "3 ns"
+    assert format_value(3 * 2**30, "memory") == "3 GiB"
+    assert format_value(512, "file_size") == "512 B"
+    assert format_value(float("nan")) == "-"
+    assert format_value(2.5, "rows") == "2.5"
