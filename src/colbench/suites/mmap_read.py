@@ -59,13 +59,10 @@ class MmapRead(Benchmark):
         if op == "read_stream":  # into memory Arrow owns (immutable buffers)
             with pa.OSFile(path) as source:
                 return pa.ipc.open_file(source).read_all()
-        if op == "read_copy":  # fully owned, mutable numpy columns in a pandas frame
-            import pandas as pd
-
+        if op == "read_copy":  # fully owned, mutable numpy columns (Julia's copy to owned vectors)
             with pa.OSFile(path) as source:
                 table = pa.ipc.open_file(source).read_all()
-            return pd.DataFrame({name: col.to_numpy().copy() for name, col in zip(
-                table.column_names, table.columns, strict=True)}, copy=False)
+            return {name: col.to_numpy().copy() for name, col in zip(table.column_names, table.columns, strict=True)}
         return pacsv.read_csv(path)
 
     def after_each(self, ctx: Context, output: Any) -> OutputCheck:
@@ -80,8 +77,13 @@ class MmapRead(Benchmark):
             if back.num_rows != ctx.state["table"].num_rows:
                 raise CheckFailed(f"wrote {back.num_rows} rows, expected {ctx.state['table'].num_rows}")
             return OutputCheck(rows=back.num_rows, columns=back.num_columns)
-        if op == "read_copy" and not all(output[c].to_numpy().flags.writeable for c in output.columns):
-            raise CheckFailed("read_copy must give writable columns")
+        if op == "read_copy":
+            if not all(col.flags.writeable and col.flags.owndata for col in output.values()):
+                raise CheckFailed("read_copy must give owned, writable columns")
+            rows = {len(col) for col in output.values()}
+            if rows != {ctx.params["rows"]} or len(output) != 10:
+                raise CheckFailed(f"read_copy gave {len(output)} columns of {rows} rows")
+            return OutputCheck(rows=ctx.params["rows"], columns=len(output))
         return check_shape(ctx, output)
 
     def work(self, ctx: Context) -> Work:
