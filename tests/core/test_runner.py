@@ -65,7 +65,7 @@ def test_every_failure_mode_becomes_an_error_result_and_the_run_goes_on(cli, hom
     assert junk["status"] == "ok" and len(junk["samples"]["wall_s"]) == 3  # garbage on stdout is never parsed
 
     show = cli("show", "--format", "json", check=True)
-    rows = {json.loads(show.stdout)[i]["error"] for i in range(6)}
+    rows = {json.loads(show.stdout)[i]["error_message"] for i in range(6)}
     assert any("SIGSEGV" in (r or "") for r in rows)
 
 

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from colbench.cli.main import StoreOption, UsageError, _store, console, friendly
+from colbench.cli.common import StoreOption, UsageError, _store, console, friendly
 
 env_app = typer.Typer(help="uv environments for comparing library versions.", no_args_is_help=True)
 

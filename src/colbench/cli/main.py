@@ -3,76 +3,26 @@
 from __future__ import annotations
 
 import json
-import re
 import sys
 from collections import Counter
-from collections.abc import Callable
-from functools import wraps
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
-from colbench.paths import default_store_url
+from colbench.cli.common import (
+    StoreOption,
+    UsageError,
+    _store,
+    console,
+    err_console,
+    friendly,
+    parse_size,
+)
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
                   help="colbench: how fast data gets into and out of columnar memory.")
-# Wide enough for the results table when the output is a file or a CI log rather than a terminal.
-console = Console(width=None if sys.stdout.isatty() else 160)
-err_console = Console(stderr=True)
-
-StoreOption = Annotated[str | None, typer.Option("--store", help="DuckDB file or postgresql:// URL "
-                                                 "(default $COLBENCH_STORE or ~/.colbench/results.duckdb)")]
-
-
-class UsageError(ValueError):
-    """Bad command-line input detected by the CLI itself."""
-
-
-def _user_errors() -> tuple[type[BaseException], ...]:
-    from colbench.model.params import ParamError
-    from colbench.runner.plan import PlanError
-    from colbench.store.base import StoreError
-    from colbench.suites.registry import UnknownTarget
-
-    errors: list[type[BaseException]] = [UsageError, ParamError, PlanError, StoreError, UnknownTarget]
-    try:
-        from colbench.data.errors import DataError
-
-        errors.append(DataError)
-    except ImportError:
-        pass
-    return tuple(errors)
-
-
-def friendly(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn colbench's user-facing errors into one line and exit code 2."""
-    @wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return func(*args, **kwargs)
-        except _user_errors() as exc:
-            err_console.print(f"[red]colbench: error:[/red] {exc}", highlight=False, soft_wrap=True)
-            raise typer.Exit(2) from None
-    return wrapper
-
-
-def parse_size(text: str) -> int:
-    match = re.fullmatch(r"\s*([\d.]+)\s*([kKmMgGtT]?)(i?[bB])?\s*", text)
-    if not match:
-        raise UsageError(f"cannot read size {text!r}: write e.g. 512MB or 4GiB")
-    number, prefix, suffix = float(match.group(1)), match.group(2).upper(), (match.group(3) or "")
-    # 4GiB and 4G are binary; 4GB is decimal, as on a disk label
-    base = 1000 if suffix.upper() == "B" and prefix else 1024
-    return int(number * base ** " KMGT".index(prefix or " "))
-
-
-def _store(url: str | None, create: bool = True) -> Any:
-    from colbench.store.base import open_store
-
-    return open_store(url or default_store_url(), create=create)
 
 
 @app.command()
@@ -314,7 +264,7 @@ def show(
 @friendly
 def export(
     run_ids: Annotated[list[str] | None, typer.Argument(help="runs to export (default: all)")] = None,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="parquet, csv or jsonl")] = "parquet",
+    fmt: Annotated[str, typer.Option("--format", "-f", help="parquet, csv, jsonl or conbench")] = "parquet",
     output: Annotated[Path, typer.Option("--output", "-o", help="file to write")] = Path("colbench-results.parquet"),
     store: StoreOption = None,
 ) -> None:
@@ -322,11 +272,18 @@ def export(
     from colbench.store.base import ResultQuery, resolve_run_id
     from colbench.store.export import FORMATS, export_results
 
-    if fmt not in FORMATS:
-        raise UsageError(f"--format {fmt!r}: choose from {', '.join(FORMATS)}")
+    if fmt not in (*FORMATS, "conbench"):
+        raise UsageError(f"--format {fmt!r}: choose from {', '.join(FORMATS)}, conbench")
     db = _store(store, create=False)
     ids = tuple(resolve_run_id(db, r) for r in run_ids) if run_ids else None
-    count = export_results(db.results(ResultQuery(run_ids=ids)), fmt, output)
+    results = db.results(ResultQuery(run_ids=ids))
+    if fmt == "conbench":
+        from colbench.cli.store_cmd import export_conbench
+
+        runs = {run_id: db.get_run(run_id) for run_id in {r["run_id"] for r in results}}
+        count = export_conbench(results, runs, output)
+    else:
+        count = export_results(results, fmt, output)
     console.print(f"wrote {count} rows to {output}")
 
 
@@ -398,7 +355,8 @@ def _mount_sub_apps() -> None:
 
     for module, attr, name in (("colbench.cli.data_cmd", "data_app", "data"),
                                ("colbench.cli.setup_cmd", "setup_app", "setup"),
-                               ("colbench.cli.compare_cmd", "env_app", "env")):
+                               ("colbench.cli.compare_cmd", "env_app", "env"),
+                               ("colbench.cli.store_cmd", "store_app", "store")):
         try:
             sub = getattr(importlib.import_module(module), attr)
         except ModuleNotFoundError as exc:
@@ -414,6 +372,9 @@ def _register_commands() -> None:
     app.command("compare")(compare_cmd.compare)
     app.command("history")(compare_cmd.history)
     app.command("calibrate")(compare_cmd.calibrate)
+    from colbench.cli.store_cmd import publish_command
+
+    app.command("publish")(publish_command)
 
 
 _mount_sub_apps()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from colbench.analysis.aggregate import summarize_cases
@@ -41,7 +42,7 @@ class RichProgress(RunObserver):
 
     def case_done(self, case: PlannedCase, results: list[dict[str, Any]]) -> None:
         for summary in summarize_cases(results):
-            env = f" [{summary.env_name}]" if summary.env_name != "default" else ""
+            env = escape(f" [{summary.env_name}]") if summary.env_name != "default" else ""
             if summary.ok:
                 rate = throughput_cell(summary, self.calibration)
                 rate = f"  {rate}" if rate != "-" else ""

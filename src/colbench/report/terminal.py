@@ -72,7 +72,7 @@ def row_dict(summary: CaseSummary) -> dict[str, Any]:
         "min_s": summary.wall.get("min"), "first_iteration_s": summary.first_iteration.get("median"),
         "mb_per_s": summary.bytes_per_s / 1e6 if summary.bytes_per_s else None,
         "peak_rss_bytes": summary.peak_rss_bytes, "file_size_bytes": summary.file_size_bytes,
-        "error": "; ".join(e.get("message", "") for e in summary.errors[:1]) or None,
+        "error_message": "; ".join(e.get("message", "") for e in summary.errors[:1]) or None,
     }
 
 

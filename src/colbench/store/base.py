@@ -46,7 +46,7 @@ def open_store(url: str, *, create: bool = True) -> Store:
             from colbench.store.postgres_store import PostgresStore
         except ImportError as exc:
             raise StoreError(f"PostgreSQL store needs psycopg: `uv sync --extra postgres` ({exc})") from exc
-        return PostgresStore(url)
+        return PostgresStore(url, create=create)
     from colbench.store.duckdb_store import DuckDBStore
 
     return DuckDBStore(url, create=create)

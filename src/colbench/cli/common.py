@@ -1,0 +1,69 @@
+"""What every `colbench` sub-command shares: the consoles, the store option, and one-line user errors."""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable
+from functools import wraps
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+
+from colbench.paths import default_store_url
+
+# Wide enough for the results table when the output is a file or a CI log rather than a terminal.
+console = Console(width=None if sys.stdout.isatty() else 160)
+err_console = Console(stderr=True)
+
+StoreOption = Annotated[str | None, typer.Option("--store", help="DuckDB file or postgresql:// URL "
+                                                 "(default $COLBENCH_STORE or ~/.colbench/results.duckdb)")]
+
+
+class UsageError(ValueError):
+    """Bad command-line input detected by the CLI itself."""
+
+
+def _user_errors() -> tuple[type[BaseException], ...]:
+    from colbench.model.params import ParamError
+    from colbench.runner.plan import PlanError
+    from colbench.store.base import StoreError
+    from colbench.suites.registry import UnknownTarget
+
+    errors: list[type[BaseException]] = [UsageError, ParamError, PlanError, StoreError, UnknownTarget]
+    try:
+        from colbench.data.errors import DataError
+
+        errors.append(DataError)
+    except ImportError:
+        pass
+    return tuple(errors)
+
+
+def friendly(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn colbench's user-facing errors into one line and exit code 2."""
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except _user_errors() as exc:
+            err_console.print(f"[red]colbench: error:[/red] {exc}", highlight=False, soft_wrap=True)
+            raise typer.Exit(2) from None
+    return wrapper
+
+
+def parse_size(text: str) -> int:
+    match = re.fullmatch(r"\s*([\d.]+)\s*([kKmMgGtT]?)(i?[bB])?\s*", text)
+    if not match:
+        raise UsageError(f"cannot read size {text!r}: write e.g. 512MB or 4GiB")
+    number, prefix, suffix = float(match.group(1)), match.group(2).upper(), (match.group(3) or "")
+    # 4GiB and 4G are binary; 4GB is decimal, as on a disk label
+    base = 1000 if suffix.upper() == "B" and prefix else 1024
+    return int(number * base ** " KMGT".index(prefix or " "))
+
+
+def _store(url: str | None, create: bool = True) -> Any:
+    from colbench.store.base import open_store
+
+    return open_store(url or default_store_url(), create=create)

@@ -1,0 +1,160 @@
+"""`colbench store copy|sync|info`, `colbench publish --conbench URL` and the Conbench export.
+
+Wiring (in cli/main.py): `app.add_typer(store_app, name="store")`, `app.command("publish")(publish_command)`, and
+for `colbench export --format conbench`: `export_conbench(results, runs, output)`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from colbench.cli.common import StoreOption, UsageError, _store, console, friendly
+
+store_app = typer.Typer(help="Move results between stores, upload the local spool, describe a store.",
+                        no_args_is_help=True)
+
+RepositoryOption = Annotated[str | None, typer.Option(
+    "--github-repository", envvar="CONBENCH_PROJECT_REPOSITORY",
+    help="GitHub URL of the project under test (https://github.com/ORG/REPO), which Conbench requires")]
+
+
+@store_app.command("copy")
+@friendly
+def copy_command(
+    src: Annotated[str, typer.Argument(help="store to read: DuckDB file or postgresql:// URL")],
+    dst: Annotated[str, typer.Argument(help="store to write (created when missing)")],
+    run: Annotated[list[str] | None, typer.Option("--run", help="copy only this run (repeatable)")] = None,
+) -> None:
+    """Copy runs and results from SRC to DST (DuckDB ↔ PostgreSQL); copying again adds only what is new."""
+    from colbench.store.base import open_store, resolve_run_id
+    from colbench.store.copy import copy_store
+
+    source = open_store(src, create=False)
+    target = open_store(dst, create=True)
+    try:
+        ids = tuple(resolve_run_id(source, r) for r in run) if run else None
+        runs, results = copy_store(source, target, run_ids=ids)
+    finally:
+        source.close()
+        target.close()
+    console.print(f"copied {runs} run(s) and {results} result(s) from {source.url} to {target.url}", highlight=False)
+
+
+@store_app.command("sync")
+@friendly
+def sync_command(store: StoreOption = None) -> None:
+    """Upload results a PostgreSQL store kept in the local spool while its server was away."""
+    db = _store(store, create=False)
+    spool = getattr(db, "spool", None)
+    if spool is None:
+        console.print(f"nothing to sync: {db.url} is a local DuckDB file", highlight=False)
+        return
+    first = db.synced_on_open
+    later = db.sync_spool()
+    runs, results = first.runs + later.runs, first.results + later.results
+    left = sum(spool.pending())
+    if runs or results:
+        console.print(f"uploaded {runs} run record(s) and {results} result(s) from {spool.dir} to {db.url}",
+                      highlight=False)
+    else:
+        console.print(f"the local spool of {db.url} is empty", highlight=False)
+    if left:
+        console.print(f"[yellow]{left} record(s) are being uploaded by another colbench process[/yellow]")
+    db.close()
+
+
+def store_info(db: Any) -> dict[str, Any]:
+    """Backend, schema version, counts and machines of a store."""
+    if hasattr(db, "info"):
+        return db.info()
+    with db._connect() as con:  # the DuckDB store: read its tables directly
+        row = con.execute("SELECT value FROM colbench_meta WHERE key = 'schema_version'").fetchone()
+        machines = con.execute(
+            "SELECT r.machine_id, (SELECT max(json_extract_string(doc, '$.machine.name')) FROM runs "
+            "WHERE runs.machine_id = r.machine_id), r.n FROM (SELECT machine_id, count(*) AS n FROM results "
+            "GROUP BY machine_id) r ORDER BY r.n DESC, r.machine_id").fetchall()
+        return {
+            "url": db.url, "backend": "duckdb", "schema_version": int(row[0]) if row else 0,
+            "runs": con.execute("SELECT count(*) FROM runs").fetchone()[0],
+            "results": con.execute("SELECT count(*) FROM results").fetchone()[0],
+            "machines": [{"machine_id": m, "name": n, "results": c} for m, n, c in machines],
+        }
+
+
+@store_app.command("info")
+@friendly
+def info_command(
+    store: StoreOption = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table or json")] = "table",
+) -> None:
+    """Schema version, number of runs and results, machines, and what waits in the local spool."""
+    if fmt not in ("table", "json"):
+        raise UsageError(f"--format {fmt!r}: choose table or json")
+    db = _store(store, create=False)
+    found = store_info(db)
+    db.close()
+    if fmt == "json":
+        typer.echo(json.dumps(found, indent=2, default=str))
+        return
+    table = Table(title=f"{found['backend']} store {found['url']}", show_header=False)
+    table.add_row("schema version", str(found["schema_version"]))
+    if found.get("server"):
+        table.add_row("server version", str(found["server"]))
+    table.add_row("runs", f"{found['runs']:,}")
+    table.add_row("results", f"{found['results']:,}")
+    for machine in found["machines"]:
+        table.add_row(f"machine {machine['machine_id']}", f"{machine['name'] or '?'}: {machine['results']:,} results")
+    spool = found.get("spool")
+    if spool and (spool["runs"] or spool["results"]):
+        table.add_row("local spool", f"{spool['results']} result(s), {spool['runs']} run record(s) in {spool['dir']}: "
+                      "`colbench store sync` uploads them")
+    console.print(table)
+
+
+def _runs_by_id(runs: Mapping[str, Any] | Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    if isinstance(runs, Mapping):
+        return dict(runs)
+    return {r["run_id"]: r for r in runs}
+
+
+def export_conbench(results: Sequence[dict[str, Any]], runs: Mapping[str, Any] | Iterable[dict[str, Any]],
+                    output: Path, *, repository: str | None = None, run_reason: str | None = None) -> int:
+    """`colbench export --format conbench`: Conbench BenchmarkResult documents, a JSON array (JSON Lines when
+    `output` ends in .jsonl); returns the number written. `runs`: run records, a list or a run_id → record map."""
+    from colbench.store.conbench import export_documents
+
+    return export_documents(results, _runs_by_id(runs), output, repository=repository, run_reason=run_reason)
+
+
+@friendly
+def publish_command(
+    run_ids: Annotated[list[str] | None, typer.Argument(help="runs to publish (default: the latest)")] = None,
+    conbench: Annotated[str | None, typer.Option("--conbench", envvar="CONBENCH_URL",
+                                                 help="the Conbench server, e.g. https://conbench.example.org "
+                                                      "(login: $CONBENCH_EMAIL, $CONBENCH_PASSWORD)")] = None,
+    store: StoreOption = None,
+    github_repository: RepositoryOption = None,
+    run_reason: Annotated[str | None, typer.Option(help="Conbench run reason, e.g. commit or pull-request")] = None,
+    force: Annotated[bool, typer.Option("--force", help="post results this machine already posted there")] = False,
+) -> None:
+    """Post results to a Conbench server (one BenchmarkResult per worker process)."""
+    from colbench.store.base import ResultQuery, resolve_run_id
+    from colbench.store.conbench import publish
+
+    if not conbench:
+        raise UsageError("--conbench URL is required (or set CONBENCH_URL)")
+    db = _store(store, create=False)
+    ids = tuple(resolve_run_id(db, r) for r in (run_ids or ["latest"]))
+    results = db.results(ResultQuery(run_ids=ids))
+    runs = {i: db.get_run(i) for i in ids}
+    db.close()
+    report = publish(results, runs, conbench, repository=github_repository, run_reason=run_reason, force=force)
+    skipped = f" ({report.skipped} posted before: --force posts them again)" if report.skipped else ""
+    console.print(f"published {report.posted} result(s) of {len(ids)} run(s) to {conbench}{skipped}",
+                  highlight=False)

@@ -1,0 +1,456 @@
+"""The team store: one PostgreSQL database that every benchmark machine writes to.
+
+Same tables, columns and answers as the DuckDB store (`duckdb_store.py`), with what many writers need:
+
+- Idempotent writes: `result_id` is the primary key and every insert is `ON CONFLICT DO NOTHING`, so concurrent
+  runners, retries, resumes and store copies never duplicate a result.
+- Connection loss: an operation that fails with a connection error reconnects and retries with exponential backoff
+  for `COLBENCH_STORE_RETRY_S` seconds (default 60). A write that still cannot land goes to a local spool
+  (`spool.py`) and the run goes on; the spool is uploaded by the store's next successful write, by the next
+  `open_store` of the URL, or by `colbench store sync`. After a write was spooled, later writes try the server once
+  and spool at once while it is away, so a run does not stall for a full retry window per result.
+- Schema: created and migrated by colbench (never by hand) under an advisory lock, so runners starting together
+  on a fresh database do not race; `colbench_meta.schema_version` records the version and a newer version is refused.
+- Documents are stored as `json` (the text as written, like DuckDB's JSON type) rather than `jsonb`: jsonb reorders
+  object keys, and params/samples/metric order is visible in `show`, CSV exports and reports.
+- Text key columns use the "C" collation so ordering is bytewise, as in DuckDB, whatever the database's locale.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import psycopg
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+from colbench.model.result import SCHEMA_VERSION
+from colbench.store.base import ResultQuery, StoreError
+from colbench.store.spool import Spool, SyncReport, store_key
+
+log = logging.getLogger("colbench.store")
+T = TypeVar("T")
+
+DEFAULT_RETRY_S = 60.0
+CONNECT_TIMEOUT_S = 10
+_SCHEMA_LOCK = 7_303_258_741_126_404_161  # pg_advisory_xact_lock key: "colbench schema"
+_BATCH = 1000
+_C = 'COLLATE "C"'
+
+RESULT_COLUMNS = ("result_id", "run_id", "case_id", "benchmark", "env_name", "process_index", "block", "status",
+                  "machine_id", "commit_sha", "created_at", "wall_median", "doc")
+RUN_COLUMNS = ("run_id", "name", "started_at", "finished_at", "status", "machine_id", "commit_sha", "doc")
+
+DDL = [
+    "CREATE TABLE IF NOT EXISTS colbench_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    f"""CREATE TABLE IF NOT EXISTS runs (
+        run_id TEXT {_C} PRIMARY KEY, name TEXT, started_at TIMESTAMPTZ, finished_at TIMESTAMPTZ, status TEXT,
+        machine_id TEXT {_C}, commit_sha TEXT, doc JSON NOT NULL)""",
+    f"""CREATE TABLE IF NOT EXISTS results (
+        result_id TEXT {_C} PRIMARY KEY, run_id TEXT {_C} NOT NULL, case_id TEXT {_C} NOT NULL,
+        benchmark TEXT {_C} NOT NULL, env_name TEXT {_C} NOT NULL, process_index INTEGER NOT NULL, block INTEGER,
+        status TEXT {_C} NOT NULL, machine_id TEXT {_C}, commit_sha TEXT, created_at TIMESTAMPTZ NOT NULL,
+        wall_median DOUBLE PRECISION, doc JSON NOT NULL)""",
+    *[
+        # the queries behind show/compare (a run), history (benchmark × machine over time) and one case over time
+        "CREATE INDEX IF NOT EXISTS results_run ON results (run_id)",
+        "CREATE INDEX IF NOT EXISTS results_history ON results (benchmark, machine_id, created_at)",
+        "CREATE INDEX IF NOT EXISTS results_case ON results (case_id, machine_id, created_at)",
+        "CREATE INDEX IF NOT EXISTS runs_started ON runs (started_at DESC NULLS LAST, run_id)",
+    ],
+]
+INDEXES = [s for s in DDL if s.startswith("CREATE INDEX")]
+
+
+class StoreUnavailable(StoreError):
+    """The server did not answer within the retry window."""
+
+
+def redact(url: str) -> str:
+    """The URL without its password (in the user part or a `password=` parameter), for messages and spool labels."""
+    if "://" not in url:  # key=value conninfo
+        try:
+            params = conninfo_to_dict(url)
+        except psycopg.ProgrammingError:
+            return "(unreadable connection string)"
+        return make_conninfo(**{k: v for k, v in params.items() if k != "password"})
+    parts = urlsplit(url)
+    netloc = parts.netloc
+    if "@" in netloc:
+        userinfo, hosts = netloc.rsplit("@", 1)
+        netloc = f"{userinfo.split(':', 1)[0]}@{hosts}"
+    query = urlencode([(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "password"])
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def identity(url: str) -> str:
+    """What names one server and database, whatever the spelling of the URL and without the password."""
+    params = conninfo_to_dict(url)
+    return " ".join(f"{k}={params[k]}" for k in sorted(params) if k in ("host", "hostaddr", "port", "dbname", "user"))
+
+
+def _utc(value: Any) -> datetime | None:
+    if value is None:
+        return None
+    stamp = value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
+    return stamp.replace(tzinfo=UTC) if stamp.tzinfo is None else stamp.astimezone(UTC)
+
+
+def result_row(result: dict[str, Any]) -> tuple[Any, ...]:
+    wall = ((result.get("summary") or {}).get("wall_s") or {}).get("median")
+    return (
+        result["result_id"], result["run_id"], result["case_id"], result["benchmark"], result.get("env_name", ""),
+        result["process_index"], result.get("block"), result["status"], result.get("machine_id"),
+        (result.get("commit") or {}).get("sha"), _utc(result["timestamp"]), wall, json.dumps(result, default=str),
+    )
+
+
+def run_row(run: dict[str, Any]) -> tuple[Any, ...]:
+    return (run["run_id"], run.get("name"), _utc(run.get("started_at")), _utc(run.get("finished_at")),
+            run.get("status"), run.get("machine_id"), (run.get("commit") or {}).get("sha"),
+            json.dumps(run, default=str))
+
+
+_INSERT_RESULT = (f"INSERT INTO results ({', '.join(RESULT_COLUMNS)}) VALUES ({', '.join(['%s'] * 12)}, %s::json) "
+                  "ON CONFLICT (result_id) DO NOTHING")
+_INSERT_RUN = f"INSERT INTO runs ({', '.join(RUN_COLUMNS)}) VALUES ({', '.join(['%s'] * 7)}, %s::json)"
+_UPSERT_RUN = _INSERT_RUN + " ON CONFLICT (run_id) DO UPDATE SET " + ", ".join(
+    f"{c} = excluded.{c}" for c in RUN_COLUMNS[1:])
+
+
+def _is_permanent(exc: BaseException) -> bool:
+    """A refusal that waiting will not fix: bad password, unknown role or database, no pg_hba entry."""
+    text = str(exc)
+    transient = ("starting up", "shutting down", "in recovery", "too many clients", "terminating connection")
+    return "FATAL:" in text and not any(t in text for t in transient)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).replace("connection failed: ", "").strip()
+    return " ".join(line.strip() for line in text.splitlines()[:1]) or type(exc).__name__
+
+
+def _retry_window() -> float:
+    try:
+        return max(0.0, float(os.environ.get("COLBENCH_STORE_RETRY_S", DEFAULT_RETRY_S)))
+    except ValueError:
+        return DEFAULT_RETRY_S
+
+
+class PostgresStore:
+    def __init__(self, url: str, *, create: bool = True, retry_s: float | None = None) -> None:
+        self._conninfo = url
+        self.url = redact(url)
+        self.retry_s = _retry_window() if retry_s is None else retry_s
+        try:
+            self.spool = Spool(store_key(identity(url)), self.url)
+        except psycopg.ProgrammingError as exc:
+            raise StoreError(f"cannot read store URL {self.url}: {_first_line(exc)}") from None
+        self._conn: psycopg.Connection[Any] | None = None
+        self._lock = threading.RLock()  # one connection, shared safely by a threaded server (the dashboard)
+        self._offline = False
+        self._spool_dirty = False  # the spool has files this process could not upload yet
+        self._run(lambda con: self._check_schema(con, create), retry_s=min(self.retry_s, CONNECT_TIMEOUT_S),
+                  what="schema check")
+        self.synced_on_open = SyncReport()
+        if len(self.spool):
+            try:
+                self.synced_on_open = self.sync_spool()
+            except StoreError as exc:
+                self._spool_dirty = True
+                log.warning("could not upload the local spool of %s yet: %s", self.url, exc)
+            else:
+                if self.synced_on_open:
+                    log.warning("uploaded %d run record(s) and %d result(s) that waited in the local spool %s",
+                                self.synced_on_open.runs, self.synced_on_open.results, self.spool.dir)
+
+    # -- connection handling ---------------------------------------------------------------------------------
+
+    def _connection(self) -> psycopg.Connection[Any]:
+        if self._conn is None or self._conn.closed:
+            self._conn = psycopg.connect(self._conninfo, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S,
+                                         application_name="colbench", keepalives=1, keepalives_idle=10,
+                                         keepalives_interval=5, keepalives_count=3)
+        return self._conn
+
+    def _drop(self) -> None:
+        if self._conn is not None:
+            with contextlib.suppress(psycopg.Error):
+                self._conn.close()
+        self._conn = None
+
+    def _run(self, operation: Callable[[psycopg.Connection[Any]], T], *, retry_s: float | None = None,
+             what: str = "query") -> T:
+        """Run `operation` on a live connection; on a connection error reconnect and retry with exponential backoff
+        until `retry_s` has passed, then raise StoreUnavailable."""
+        window = self.retry_s if retry_s is None else retry_s
+        deadline = time.monotonic() + window
+        delay = 0.1
+        while True:
+            try:
+                with self._lock:
+                    return operation(self._connection())
+            except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
+                with self._lock:
+                    self._drop()
+                if _is_permanent(exc):
+                    raise StoreError(f"cannot open results store {self.url}: {_first_line(exc)}") from None
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    pending = len(self.spool)
+                    waiting = f"; {pending} record(s) wait in the local spool" if pending else ""
+                    raise StoreUnavailable(
+                        f"cannot reach PostgreSQL store {self.url} ({what}): {_first_line(exc)}{waiting} "
+                        "(is the server up? `colbench store sync` uploads the spool later)") from None
+                time.sleep(min(delay, left))
+                delay = min(delay * 2, 2.0)
+            except psycopg.Error as exc:  # refused for good: permissions, a damaged table …
+                raise StoreError(f"PostgreSQL store {self.url} refused the {what}: {_first_line(exc)}") from None
+
+    # -- schema ----------------------------------------------------------------------------------------------
+
+    def _version(self, con: psycopg.Connection[Any]) -> int | None:
+        """None: no colbench tables at all; 0: a colbench store from before versioning."""
+        tables = {r[0] for r in con.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() "
+            "AND table_name IN ('colbench_meta', 'runs', 'results')").fetchall()}
+        if "colbench_meta" not in tables:
+            if tables:
+                raise StoreError(f"{self.url} has tables named {', '.join(sorted(tables))} that colbench did not "
+                                 "create: not a colbench store; pass another --store (or another database)")
+            return None
+        row = con.execute("SELECT value FROM colbench_meta WHERE key = 'schema_version'").fetchone()
+        return int(row[0]) if row else 0
+
+    def _check_schema(self, con: psycopg.Connection[Any], create: bool) -> None:
+        version = self._version(con)
+        if version == SCHEMA_VERSION:
+            return  # the usual case: nothing to write, so read-only roles can open the store
+        if version is None and not create:
+            raise StoreError(f"no results store at {self.url}: `colbench run --store URL` creates it, "
+                             "or pass another --store")
+        with con.transaction():
+            con.execute("SELECT pg_advisory_xact_lock(%s)", [_SCHEMA_LOCK])
+            version = self._version(con)  # another runner may have done it while we waited
+            if version is not None and version > SCHEMA_VERSION:
+                raise StoreError(
+                    f"{self.url} was written by a newer colbench (schema {version}, this one knows "
+                    f"{SCHEMA_VERSION}): upgrade colbench, or use another --store"
+                )
+            if version is None:
+                for statement in DDL:
+                    con.execute(statement)
+            else:
+                for target in range(version + 1, SCHEMA_VERSION + 1):
+                    MIGRATIONS[target](con)
+                    log.warning("migrated %s to schema %d", self.url, target)
+            con.execute("INSERT INTO colbench_meta VALUES ('schema_version', %s) ON CONFLICT (key) DO UPDATE "
+                        "SET value = excluded.value", [str(SCHEMA_VERSION)])
+
+    def schema_version(self) -> int:
+        return self._run(lambda con: self._version(con) or 0)
+
+    # -- runs ------------------------------------------------------------------------------------------------
+
+    def create_run(self, run: dict[str, Any]) -> None:
+        self._write_run(run, "create")
+
+    def update_run(self, run: dict[str, Any]) -> None:
+        self._write_run(run, "update")
+
+    def _write_run(self, run: dict[str, Any], op: str) -> None:
+        sql = _UPSERT_RUN if op == "update" else _INSERT_RUN + " ON CONFLICT (run_id) DO NOTHING"
+        try:
+            self._run(lambda con: con.execute(sql, run_row(run)), retry_s=0.0 if self._offline else None,
+                      what="run write")
+        except StoreUnavailable as exc:
+            path = self.spool.put_run(run, op)
+            self._went_offline(f"run record {run['run_id']}", path, exc)
+            return
+        self._back_online()
+
+    def get_run(self, run_id: str) -> dict[str, Any]:
+        row = self._run(lambda con: con.execute("SELECT doc FROM runs WHERE run_id = %s", [run_id]).fetchone())
+        if row is None:
+            raise StoreError(f"no run {run_id!r} in {self.url}")
+        return row[0]
+
+    def list_runs(self, limit: int | None = None) -> list[dict[str, Any]]:
+        sql = "SELECT doc FROM runs ORDER BY started_at DESC NULLS LAST, run_id"
+        args: list[Any] = []
+        if limit:
+            sql += " LIMIT %s"
+            args.append(int(limit))
+        return [r[0] for r in self._run(lambda con: con.execute(sql, args).fetchall())]
+
+    # -- results ---------------------------------------------------------------------------------------------
+
+    def add_result(self, result: dict[str, Any]) -> bool:
+        """Write one result; False when it was already there (same result id). When the server stays away the
+        result goes to the local spool, a warning says so, and this returns True (it will be written)."""
+        row = result_row(result)
+        try:
+            inserted = self._run(lambda con: con.execute(_INSERT_RESULT + " RETURNING 1", row).fetchone(),
+                                 retry_s=0.0 if self._offline else None, what="result write")
+        except StoreUnavailable as exc:
+            path = self.spool.put_result(result)
+            self._went_offline(f"result {result['result_id']}", path, exc)
+            return True
+        self._back_online()
+        return inserted is not None
+
+    def add_results(self, results: Iterable[dict[str, Any]]) -> int:
+        """Write many results in batches; returns how many were new. Batches the server does not take in the retry
+        window go to the spool (and count as new)."""
+        docs = list(results)
+        added = 0
+        for start in range(0, len(docs), _BATCH):
+            chunk = docs[start:start + _BATCH]
+            try:
+                added += self._insert_results(chunk, retry_s=0.0 if self._offline else None)
+            except StoreUnavailable as exc:
+                for doc in chunk:
+                    path = self.spool.put_result(doc)
+                self._went_offline(f"{len(chunk)} results", path.parent, exc)
+                added += len(chunk)
+                continue
+            self._back_online()
+        return added
+
+    def _insert_results(self, docs: list[dict[str, Any]], retry_s: float | None = None) -> int:
+        rows = [result_row(r) for r in docs]
+
+        def insert(con: psycopg.Connection[Any]) -> int:
+            with con.transaction(), con.cursor() as cur:
+                cur.executemany(_INSERT_RESULT, rows)
+                return cur.rowcount
+
+        return self._run(insert, retry_s=retry_s, what="result write") if rows else 0
+
+    def _upsert_runs(self, spooled: list[dict[str, Any]]) -> None:
+        def write(con: psycopg.Connection[Any]) -> None:
+            with con.transaction():
+                for item in spooled:
+                    sql = _UPSERT_RUN if item["op"] == "update" else _INSERT_RUN + " ON CONFLICT (run_id) DO NOTHING"
+                    con.execute(sql, run_row(item["doc"]))
+
+        self._run(write, what="run write")
+
+    def results(self, query: ResultQuery | None = None) -> list[dict[str, Any]]:
+        query = query or ResultQuery()
+        where, args = [], []
+        if query.run_ids is not None:
+            if not query.run_ids:
+                return []
+            where.append("run_id = ANY(%s)")
+            args.append(list(query.run_ids))
+        for column in ("benchmark", "machine_id", "case_id", "env_name", "status"):
+            value = getattr(query, column)
+            if value is not None:
+                where.append(f"{column} = %s")
+                args.append(value)
+        sql = "SELECT doc FROM results" + (" WHERE " + " AND ".join(where) if where else "")
+        sql += " ORDER BY created_at, run_id, case_id, env_name, process_index"
+        return [r[0] for r in self._run(lambda con: con.execute(sql, args).fetchall())]
+
+    def completed(self, run_id: str) -> set[tuple[str, str, int]]:
+        rows = self._run(lambda con: con.execute(
+            "SELECT case_id, env_name, process_index FROM results WHERE run_id = %s", [run_id]).fetchall())
+        return {(r[0], r[1], int(r[2])) for r in rows}
+
+    # -- spool -----------------------------------------------------------------------------------------------
+
+    def _went_offline(self, what: str, path: Any, exc: StoreError) -> None:
+        first = not self._offline
+        self._offline = True
+        log.warning("%s kept in the local spool %s: %s%s", what, path, exc,
+                    "" if first else " (still away)")
+
+    def _back_online(self) -> None:
+        if self._offline or self._spool_dirty:
+            self._offline = self._spool_dirty = False
+            try:
+                report = self.sync_spool()
+            except StoreError as exc:
+                self._spool_dirty = True
+                log.warning("the server is back but the spool did not upload yet: %s", exc)
+                return
+            log.warning("%s is back: uploaded %d run record(s) and %d result(s) from the local spool",
+                        self.url, report.runs, report.results)
+
+    def sync_spool(self) -> SyncReport:
+        """Upload the local spool of this store; raises StoreUnavailable (keeping the files) if the server is away."""
+        return self.spool.drain(self._upsert_runs, self._insert_results)
+
+    # -- housekeeping ----------------------------------------------------------------------------------------
+
+    def info(self) -> dict[str, Any]:
+        def collect(con: psycopg.Connection[Any]) -> dict[str, Any]:
+            machines = con.execute(
+                "SELECT r.machine_id, (SELECT max(doc->'machine'->>'name') FROM runs WHERE runs.machine_id = "
+                "r.machine_id), r.n FROM (SELECT machine_id, count(*) AS n FROM results GROUP BY machine_id) r "
+                "ORDER BY r.n DESC, r.machine_id").fetchall()
+            return {
+                "url": self.url, "backend": "postgresql", "schema_version": self._version(con) or 0,
+                "runs": con.execute("SELECT count(*) FROM runs").fetchone()[0],
+                "results": con.execute("SELECT count(*) FROM results").fetchone()[0],
+                "machines": [{"machine_id": m, "name": n, "results": c} for m, n, c in machines],
+                "server": con.execute("SHOW server_version").fetchone()[0],
+            }
+
+        found = self._run(collect)
+        runs, results = self.spool.pending()
+        found["spool"] = {"dir": str(self.spool.dir), "runs": runs, "results": results}
+        return found
+
+    def close(self) -> None:
+        self._drop()
+
+
+# -- migrations --------------------------------------------------------------------------------------------------
+#
+# Schema 0 is the layout of colbench's first prototype: the same three tables, but an empty colbench_meta (no
+# schema_version row), no extracted `wall_median`/`commit_sha` columns, naive UTC `TIMESTAMP`s, text documents,
+# the database's default collation and no indexes. MIGRATIONS[n] takes a store from schema n-1 to n, inside the
+# schema transaction (and under the advisory lock).
+
+
+def _column_types(con: psycopg.Connection[Any], table: str) -> dict[str, str]:
+    rows = con.execute("SELECT column_name, data_type FROM information_schema.columns "
+                       "WHERE table_schema = current_schema() AND table_name = %s", [table]).fetchall()
+    return {name: kind for name, kind in rows}
+
+
+def _migrate_to_1(con: psycopg.Connection[Any]) -> None:
+    for table, keys in (("runs", ("run_id", "machine_id")),
+                        ("results", ("result_id", "run_id", "case_id", "benchmark", "env_name", "status",
+                                     "machine_id"))):
+        types = _column_types(con, table)
+        if types.get("doc") != "json":
+            con.execute(f"ALTER TABLE {table} ALTER COLUMN doc TYPE JSON USING doc::json")
+        for column in keys:
+            con.execute(f'ALTER TABLE {table} ALTER COLUMN {column} TYPE TEXT COLLATE "C"')
+        for column in ("started_at", "finished_at", "created_at"):
+            if types.get(column) == "timestamp without time zone":
+                con.execute(f"ALTER TABLE {table} ALTER COLUMN {column} TYPE TIMESTAMPTZ "
+                            f"USING {column} AT TIME ZONE 'UTC'")
+        con.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS commit_sha TEXT")
+        con.execute(f"UPDATE {table} SET commit_sha = doc #>> '{{commit,sha}}' WHERE commit_sha IS NULL")
+    con.execute("ALTER TABLE results ADD COLUMN IF NOT EXISTS wall_median DOUBLE PRECISION")
+    con.execute("UPDATE results SET wall_median = (doc #>> '{summary,wall_s,median}')::double precision "
+                "WHERE wall_median IS NULL")
+    for statement in INDEXES:
+        con.execute(statement)
+    con.execute("INSERT INTO colbench_meta VALUES ('migrated_to_1_at', %s) ON CONFLICT (key) DO NOTHING",
+                [datetime.now(UTC).isoformat()])
+
+
+MIGRATIONS: dict[int, Callable[[psycopg.Connection[Any]], None]] = {1: _migrate_to_1}

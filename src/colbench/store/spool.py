@@ -1,0 +1,186 @@
+"""A local, durable spool for writes a PostgreSQL store could not take.
+
+When the server stays away longer than the store's retry window, `PostgresStore` writes each result (and run
+record) here instead and the run goes on. Layout, under `$COLBENCH_HOME/spool/<store key>/`:
+
+    store.txt                 the store URL (password removed), for humans and `colbench store info`
+    results/<result_id>.json  one result record per file
+    runs/<run_id>.json        {"op": "create" | "update", "doc": run record}; a later update replaces the file
+
+Every file is written atomically (temporary file, fsync, rename, fsync of the directory), so a crash leaves either
+the whole record or nothing. Uploading claims a file by renaming it first (`<name>.claim-<pid>`), so several
+processes can sync the same spool at once; a claim whose process died is picked up again. Uploads are idempotent
+(result ids are deterministic, runs are upserts), so a file uploaded twice is harmless; a file is removed only after
+the server confirmed its row.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from colbench.paths import colbench_home
+
+log = logging.getLogger("colbench.store")
+
+_CLAIM = ".claim-"
+
+
+def store_key(identity: str) -> str:
+    """Directory name of a store's spool: a hash of its connection identity (never of its password)."""
+    return hashlib.sha256(identity.encode()).hexdigest()[:16]
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """`path` holds `data` or its old content, never a part: write aside, fsync, rename, fsync the directory."""
+    tmp = path.with_name(f".tmp-{os.getpid()}-{path.name}")
+    with open(tmp, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+    _fsync_dir(path.parent)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+@dataclass
+class SyncReport:
+    runs: int = 0
+    results: int = 0
+    failed: int = 0
+
+    def __bool__(self) -> bool:
+        return bool(self.runs or self.results)
+
+
+class Spool:
+    def __init__(self, key: str, label: str, root: Path | None = None) -> None:
+        self.dir = (root or colbench_home() / "spool") / key
+        self.label = label
+
+    def _ensure(self, sub: str) -> Path:
+        folder = self.dir / sub
+        if not folder.is_dir():
+            folder.mkdir(parents=True, exist_ok=True)
+            (self.dir / "store.txt").write_text(self.label + "\n")
+            _fsync_dir(self.dir)
+        return folder
+
+    def put_result(self, result: dict[str, Any]) -> Path:
+        path = self._ensure("results") / f"{result['result_id']}.json"
+        write_atomic(path, json.dumps(result, default=str).encode())
+        return path
+
+    def put_run(self, run: dict[str, Any], op: str) -> Path:
+        path = self._ensure("runs") / f"{run['run_id']}.json"
+        if op == "create" and path.exists():
+            return path  # an update of the same run is already waiting, and it wins
+        write_atomic(path, json.dumps({"op": op, "doc": run}, default=str).encode())
+        return path
+
+    def _files(self, sub: str) -> Iterator[Path]:
+        folder = self.dir / sub
+        if not folder.is_dir():
+            return
+        for path in sorted(folder.iterdir()):
+            name = path.name
+            if name.startswith(".tmp-"):
+                continue
+            if _CLAIM in name:
+                pid = name.rsplit(_CLAIM, 1)[1]
+                if pid.isdigit() and _pid_alive(int(pid)) and int(pid) != os.getpid():
+                    continue  # another process is uploading it right now
+            yield path
+
+    def pending(self) -> tuple[int, int]:
+        """(runs, results) waiting to be uploaded."""
+        return sum(1 for _ in self._files("runs")), sum(1 for _ in self._files("results"))
+
+    def __len__(self) -> int:
+        return sum(self.pending())
+
+    def _claim(self, path: Path) -> Path | None:
+        base = path.name.split(_CLAIM, 1)[0]
+        claimed = path.with_name(f"{base}{_CLAIM}{os.getpid()}")
+        try:
+            os.replace(path, claimed)
+        except FileNotFoundError:
+            return None  # someone else took it
+        return claimed
+
+    def _release(self, claimed: Path) -> None:
+        """Upload failed: put the file back unless a newer one took its place."""
+        original = claimed.with_name(claimed.name.split(_CLAIM, 1)[0])
+        if original.exists():
+            claimed.unlink(missing_ok=True)
+        else:
+            os.replace(claimed, original)
+
+    def drain(self, upload_runs: Callable[[list[dict[str, Any]]], None],
+              upload_results: Callable[[list[dict[str, Any]]], int], batch: int = 500) -> SyncReport:
+        """Upload everything waiting (runs first), removing each file once the store confirmed it.
+        An upload that raises puts its files back and re-raises: nothing is lost."""
+        report = SyncReport()
+        for sub in ("runs", "results"):
+            paths = list(self._files(sub))
+            for start in range(0, len(paths), batch):
+                claimed, docs = [], []
+                for path in paths[start:start + batch]:
+                    taken = self._claim(path)
+                    if taken is None:
+                        continue
+                    try:
+                        docs.append(json.loads(taken.read_bytes()))
+                    except (OSError, ValueError) as exc:
+                        bad = self._ensure("bad") / taken.name.split(_CLAIM, 1)[0]
+                        os.replace(taken, bad)
+                        log.warning("spool file %s is unreadable (%s): moved to %s", path, exc, bad)
+                        report.failed += 1
+                        continue
+                    claimed.append(taken)
+                if not claimed:
+                    continue
+                try:
+                    if sub == "runs":
+                        upload_runs(docs)
+                        report.runs += len(docs)
+                    else:
+                        upload_results(docs)
+                        report.results += len(docs)
+                except BaseException:
+                    for taken in claimed:
+                        self._release(taken)
+                    raise
+                for taken in claimed:
+                    taken.unlink(missing_ok=True)
+                _fsync_dir(taken.parent)
+        return report
+
+
+def sync_spool(store: Any) -> SyncReport:
+    """Upload what `store` (a PostgresStore) left in its spool; a store without a spool has nothing to sync."""
+    sync = getattr(store, "sync_spool", None)
+    return sync() if sync is not None else SyncReport()

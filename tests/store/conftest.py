@@ -1,0 +1,42 @@
+"""A PostgreSQL server for the whole test session, and a fresh database per test that asks for one."""
+
+from __future__ import annotations
+
+import itertools
+import os
+
+import pytest
+
+from tests.store.pgserver import PgServer, find_bindir
+
+_names = itertools.count()
+
+
+def _missing(reason: str) -> None:
+    if os.environ.get("COLBENCH_REQUIRE_ALL") == "1":
+        pytest.fail(f"{reason} (COLBENCH_REQUIRE_ALL=1: .ci/postgres.sh installs it)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        _missing("psycopg is not installed: `uv sync --all-extras`")
+    bindir = find_bindir()
+    if bindir is None:
+        _missing("PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb): apt-get install postgresql")
+    server = PgServer(bindir)
+    try:
+        server.start()
+        yield server
+    finally:
+        server.destroy()
+
+
+@pytest.fixture
+def pg_url(pg_server: PgServer) -> str:
+    """A new, empty database on the session's server."""
+    pg_server.wait_ready()
+    return pg_server.create_database(f"t{os.getpid()}_{next(_names)}")
