@@ -106,6 +106,8 @@ class DuckDBStore:
                     f"{self.path} was written by a newer colbench (schema {version}, this one knows "
                     f"{SCHEMA_VERSION}): upgrade colbench, or use another --store"
                 )
+            if version == SCHEMA_VERSION:
+                return  # up to date: reading commands leave the file untouched
         for statement in DDL:
             con.execute(statement)
         con.execute("INSERT INTO colbench_meta VALUES ('schema_version', ?) ON CONFLICT (key) DO UPDATE SET "
