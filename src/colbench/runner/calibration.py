@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -18,19 +19,18 @@ SIZE = 256 << 20
 REPEATS = 5
 
 
-def memcpy_gbps(threads: int = 1, size: int = SIZE) -> float:
-    src = np.ones(size, dtype=np.uint8)
-    dst = np.empty_like(src)
-    slices = [slice(i * size // threads, (i + 1) * size // threads) for i in range(threads)]
+def _best_seconds(threads: int, count: int, work: Callable[[slice], object]) -> float:
+    """Best wall time of `work` over `threads` equal slices of `count` items, threads started together."""
+    slices = [slice(i * count // threads, (i + 1) * count // threads) for i in range(threads)]
 
-    def copy(part: slice, barrier: threading.Barrier) -> None:
+    def run(part: slice, barrier: threading.Barrier) -> None:
         barrier.wait()
-        np.copyto(dst[part], src[part])
+        work(part)
 
     best = float("inf")
     for repeat in range(REPEATS + 1):
         barrier = threading.Barrier(threads + 1)
-        workers = [threading.Thread(target=copy, args=(part, barrier)) for part in slices]
+        workers = [threading.Thread(target=run, args=(part, barrier)) for part in slices]
         for worker in workers:
             worker.start()
         barrier.wait()
@@ -40,33 +40,19 @@ def memcpy_gbps(threads: int = 1, size: int = SIZE) -> float:
         elapsed = time.perf_counter() - started
         if repeat:  # the first pass faults the pages in
             best = min(best, elapsed)
-    return size * 8 / best / 1e9
+    return best
+
+
+def memcpy_gbps(threads: int = 1, size: int = SIZE) -> float:
+    src = np.ones(size, dtype=np.uint8)
+    dst = np.empty_like(src)
+    return size * 8 / _best_seconds(threads, size, lambda part: np.copyto(dst[part], src[part])) / 1e9
 
 
 def read_gbps(threads: int = 1, size: int = SIZE) -> float:
     """Read-only bandwidth: xor-fold a 256 MiB buffer in place (the scan kernel of ipc-bandwidth)."""
     data = np.ones(size // 8, dtype=np.uint64)
-    count = len(data)
-    slices = [slice(i * count // threads, (i + 1) * count // threads) for i in range(threads)]
-
-    def fold(part: slice, barrier: threading.Barrier) -> None:
-        barrier.wait()
-        np.bitwise_xor.reduce(data[part])
-
-    best = float("inf")
-    for repeat in range(REPEATS + 1):
-        barrier = threading.Barrier(threads + 1)
-        workers = [threading.Thread(target=fold, args=(part, barrier)) for part in slices]
-        for worker in workers:
-            worker.start()
-        barrier.wait()
-        started = time.perf_counter()
-        for worker in workers:
-            worker.join()
-        elapsed = time.perf_counter() - started
-        if repeat:
-            best = min(best, elapsed)
-    return size * 8 / best / 1e9
+    return size * 8 / _best_seconds(threads, len(data), lambda part: np.bitwise_xor.reduce(data[part])) / 1e9
 
 
 def measure(thread_counts: list[int]) -> dict[str, Any]:
