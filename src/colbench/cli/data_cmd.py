@@ -1,0 +1,281 @@
+"""``colbench data``: list, get, make, prepare and clean the data sets and the format cache.
+
+Thin: every command parses its arguments, calls :mod:`colbench.data` and prints. Errors from the data
+layer are one line on stderr and exit code 2, like the rest of the CLI.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import time
+from collections.abc import Callable, Sequence
+from functools import wraps
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from colbench.data.errors import DataError
+from colbench.model.benchmark import DataRequest
+from colbench.paths import data_dir
+
+data_app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+                       help="Data sets: real sources, synthetic twins and the format cache.")
+console = Console(width=None if sys.stdout.isatty() else 160)
+err_console = Console(stderr=True)
+
+RootOption = Annotated[Path | None, typer.Option("--root", help="data directory (default $COLBENCH_DATA or "
+                                                 "~/.colbench/data)")]
+
+
+def _friendly(func: Callable[..., Any]) -> Callable[..., Any]:
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except (DataError, ValueError, LookupError) as exc:
+            message = exc.args[0] if isinstance(exc, LookupError) and exc.args else exc
+            err_console.print(f"[red]colbench: error:[/red] {message}", highlight=False, soft_wrap=True)
+            raise typer.Exit(2) from None
+    return wrapper
+
+
+def fmt_bytes(n: float | None) -> str:
+    if n is None:
+        return "?"
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(n) < 1024 or unit == "TiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} TiB"
+
+
+def _root(root: Path | None) -> Path:
+    return root if root is not None else data_dir()
+
+
+# --- list -----------------------------------------------------------------------------------------------
+
+@data_app.command("list")
+@_friendly
+def list_cmd(
+    cached: Annotated[bool, typer.Option("--cached", help="list the materialised files and their sizes")] = False,
+    dataset: Annotated[str | None, typer.Option("--dataset", help="only this data set (with --cached)")] = None,
+    root: RootOption = None,
+) -> None:
+    """Every data set: whether it is here, its size and where it comes from."""
+    from colbench.data.cache import cached_files
+    from colbench.data.download import source_state
+    from colbench.data.sources import all_sources
+    from colbench.data.synth import GENERATORS
+
+    base = _root(root)
+    if cached:
+        files = cached_files(base, dataset)
+        table = Table(title=f"cached files in {base / 'cache'}")
+        for col in ("dataset", "rows", "format", "codec", "options", "size"):
+            table.add_column(col, justify="right" if col in ("rows", "size") else "left")
+        for f in sorted(files, key=lambda f: (f.dataset, f.rows, f.format, f.codec or "")):
+            opts = " ".join(f"{k}={v}" for k, v in sorted(f.options.items()))
+            scale = f"{f.rows:,}" + ("" if f.synthetic else " (real)")
+            table.add_row(f.dataset, scale, f.format, f.codec or "-", opts, fmt_bytes(f.size_bytes))
+        console.print(table)
+        console.print(f"{len(files)} files, {fmt_bytes(sum(f.size_bytes for f in files))}")
+        return
+    table = Table(title="data sets")
+    for col in ("name", "kind", "local", "size", "rows × cols", "from"):
+        table.add_column(col, overflow="fold")
+    for name, src in all_sources().items():
+        st = source_state(src, base)
+        local = ("[green]downloaded[/green], " + st.detail) if st.present else (st.detail or "not downloaded")
+        size = " / ".join(x for x in (fmt_bytes(src.compressed_size) + " gz" if src.compressed_size else "",
+                                     "≈" + fmt_bytes(src.size) if src.size else "") if x) or "?"
+        dims = f"{src.rows:,} × {src.columns}" if src.rows else (f"? × {src.columns}" if src.columns else "?")
+        kind = "user source" if src.user else ("source + twin" if src.twin else "source")
+        table.add_row(name, kind, local, size, dims, src.origin)
+    for name, gen in GENERATORS.items():
+        if name in all_sources():
+            continue
+        dims = f"{gen.full_rows:,} (default)" if gen.full_rows else "rows=N"
+        table.add_row(name, "synthetic", "generated on demand", "-", dims, gen.description)
+    console.print(table)
+
+
+# --- get ------------------------------------------------------------------------------------------------
+
+@data_app.command("get")
+@_friendly
+def get_cmd(
+    name: Annotated[str, typer.Argument(help="source name (see `colbench data list`)")],
+    decompress: Annotated[bool, typer.Option(help="also decompress it into the cache as CSV")] = True,
+    retries: Annotated[int, typer.Option(help="retries after a dropped connection")] = 3,
+    timeout: Annotated[float, typer.Option(help="seconds without data before giving up a try")] = 30.0,
+    progress: Annotated[bool, typer.Option(help="show a progress bar")] = True,
+    root: RootOption = None,
+) -> None:
+    """Download a source (resuming a partial download), verify its checksum and decompress it."""
+    from colbench.data.cache import materialize
+    from colbench.data.download import fetch_source
+    from colbench.data.sources import get_source
+
+    base = _root(root)
+    source = get_source(name)
+    if source is None:
+        from colbench.data.sources import all_sources
+
+        raise DataError(f"unknown source {name!r}; sources: {', '.join(all_sources())}")
+    state = fetch_source(source, base, progress=progress and sys.stderr.isatty(), retries=retries,
+                         timeout=timeout)
+    console.print(f"{name}: {state.archive} ({fmt_bytes(state.size)}, {state.detail})", highlight=False)
+    if decompress:
+        made = materialize(DataRequest(name, "csv"), base)
+        console.print(f"{name}: {made.path} ({fmt_bytes(made.size_bytes)}, {made.rows:,} rows × {made.columns})",
+                      highlight=False)
+
+
+# --- make -----------------------------------------------------------------------------------------------
+
+def _parse_options(pairs: Sequence[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise DataError(f"option {pair!r}: write key=value")
+        out[key.strip()] = _auto(value.strip())
+    return out
+
+
+def _auto(value: str) -> Any:
+    for cast in (int, float):
+        try:
+            return cast(value)
+        except ValueError:
+            pass
+    return {"tab": "\t", "pipe": "|", "comma": ","}.get(value, value)
+
+
+@data_app.command("make")
+@_friendly
+def make_cmd(
+    name: Annotated[str, typer.Argument(help="data set name")],
+    rows: Annotated[int, typer.Option("--rows", help="rows of the synthetic twin")],
+    seed: Annotated[int, typer.Option("--seed", help="random seed")] = 0,
+    fmt: Annotated[str, typer.Option("--format", help="csv, parquet, feather_v1, feather, ipc_file, "
+                                     "ipc_stream")] = "csv",
+    codec: Annotated[str | None, typer.Option("--codec", help="codec (default: the format's)")] = None,
+    option: Annotated[list[str] | None, typer.Option("--option", "-o", help="key=value (variant=str, "
+                                                     "row_group_size=…, type=int64 …)")] = None,
+    verify: Annotated[bool, typer.Option(help="re-hash the file if it is already cached")] = False,
+    root: RootOption = None,
+) -> None:
+    """Generate a synthetic data set (deterministic: same name, rows and seed give the same bytes)."""
+    from colbench.data.cache import materialize, resolve
+
+    request = DataRequest(name, fmt, codec, rows, seed, _parse_options(option or []))
+    plan = resolve(request, _root(root))
+    existed = plan.path.exists()
+    start = time.perf_counter()
+    made = materialize(request, _root(root), verify=verify)
+    took = time.perf_counter() - start
+    rate = made.size_bytes / 1e6 / max(took, 1e-9)
+    how = "already cached" if existed and took < 0.5 else f"made in {took:.2f} s, {rate:.3g} MB/s"
+    console.print(f"{made.path}\n{made.rows:,} rows × {made.columns} columns, {fmt_bytes(made.size_bytes)} "
+                  f"({how})", highlight=False)
+
+
+# --- prepare --------------------------------------------------------------------------------------------
+
+def prepare_requests(requests: Sequence[DataRequest], root: Path | None = None, *, dry_run: bool = False,
+                     force: bool = False, out: Console | None = None) -> int:
+    """Show what the requests need and how much disk it takes, then materialise them; returns new bytes."""
+    from colbench.data.cache import plan_prepare, prepare
+
+    out = out or console
+    base = _root(root)
+    pp = plan_prepare(requests, base)
+    table = Table(title=f"data for {len(pp.requests)} input(s)")
+    for col in ("file", "size", "state"):
+        table.add_column(col, justify="right" if col == "size" else "left", overflow="fold")
+    for f in pp.files:
+        size = fmt_bytes(f.size_bytes) if f.exact or f.present else "≈" + fmt_bytes(f.size_bytes)
+        table.add_row(f.label, size, "present" if f.present else "to make")
+    out.print(table)
+    base.mkdir(parents=True, exist_ok=True)
+    free = shutil.disk_usage(base).free
+    out.print(f"new: ≈{fmt_bytes(pp.new_bytes)}, already there: {fmt_bytes(pp.present_bytes)}, "
+              f"free on {base}: {fmt_bytes(free)}", highlight=False)
+    if dry_run:
+        return pp.new_bytes
+    start = time.perf_counter()
+    prepare(pp.requests, base, force=force,
+            on_file=lambda i, n, r: out.print(f"[{i + 1}/{n}] {r.dataset} {r.format} {r.codec or ''}",
+                                              highlight=False))
+    out.print(f"done in {time.perf_counter() - start:.1f} s", highlight=False)
+    return pp.new_bytes
+
+
+@data_app.command("prepare")
+@_friendly
+def prepare_cmd(
+    suite: Annotated[str, typer.Argument(help="suite or benchmark name")],
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="only show what would be made")] = False,
+    force: Annotated[bool, typer.Option("--force", help="go on even if the disk looks too small")] = False,
+    root: RootOption = None,
+) -> None:
+    """Materialise every file a suite will need, after showing how much disk it takes."""
+    from colbench.runner.plan import data_requests_for  # the runner owns how suites expand into inputs
+
+    prepare_requests(data_requests_for([suite]), root, dry_run=dry_run, force=force)
+
+
+# --- clean ----------------------------------------------------------------------------------------------
+
+@data_app.command("clean")
+@_friendly
+def clean_cmd(
+    dataset: Annotated[str | None, typer.Argument(help="only this data set")] = None,
+    downloads: Annotated[bool, typer.Option("--downloads", help="also delete downloaded sources")] = False,
+    stale: Annotated[bool, typer.Option("--stale", help="only files of old generator versions, unfinished "
+                                        "temporary files and files without manifest")] = False,
+    root: RootOption = None,
+) -> None:
+    """Free the disk used by the format cache (and downloads with --downloads)."""
+    from colbench.data.cache import clean
+
+    freed = clean(_root(root), dataset=dataset, downloads=downloads, stale_only=stale)
+    console.print(f"freed {fmt_bytes(freed)}", highlight=False)
+
+
+# --- user sources ---------------------------------------------------------------------------------------
+
+@data_app.command("register")
+@_friendly
+def register_cmd(
+    name: Annotated[str, typer.Argument(help="name for the new source")],
+    location: Annotated[str, typer.Argument(help="URL or local file")],
+    checksum: Annotated[str | None, typer.Option(help="md5:<hex> or sha256:<hex> (computed for local files "
+                                                 "when left out)")] = None,
+    delimiter: Annotated[str, typer.Option(help="field delimiter (tab, pipe or the character)")] = ",",
+    header: Annotated[bool, typer.Option(help="first line holds the column names")] = True,
+    replace: Annotated[bool, typer.Option("--replace", help="overwrite a user source of that name")] = False,
+) -> None:
+    """Register your own source (kept in $COLBENCH_HOME/sources.json)."""
+    from colbench.data.sources import register_source, user_registry_path
+
+    src = register_source(name, location, checksum, delimiter=_auto(delimiter) if len(delimiter) > 1 else delimiter,
+                          header=header, replace_existing=replace)
+    console.print(f"registered {src.name} ({src.origin}, {src.checksum or 'no checksum'}) in "
+                  f"{user_registry_path()}", highlight=False)
+
+
+@data_app.command("unregister")
+@_friendly
+def unregister_cmd(name: Annotated[str, typer.Argument(help="user source to forget")]) -> None:
+    """Remove a user source from the registry (its downloaded files stay until `data clean --downloads`)."""
+    from colbench.data.sources import unregister_source
+
+    unregister_source(name)
+    console.print(f"unregistered {name}")

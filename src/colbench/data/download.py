@@ -1,0 +1,278 @@
+"""Downloading sources: resumable HTTP, checksum verification, decompression.
+
+Only the standard library (``urllib``): a download resumes from the ``.part`` file with an HTTP ``Range``
+request, retries a dropped connection a few times, verifies the checksum, then renames the file into
+place. A checksum mismatch deletes the file, so the next attempt starts clean. Without network the error
+says how to carry on: the synthetic twin, or a file fetched by hand put where colbench looks for it.
+"""
+
+from __future__ import annotations
+
+import bz2
+import contextlib
+import gzip
+import http.client
+import lzma
+import os
+import shutil
+import socket
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, BinaryIO
+from urllib.error import HTTPError, URLError
+from urllib.parse import urlparse
+from urllib.request import Request, urlopen
+
+from colbench.data.atomic import atomic_path, write_json_atomic
+from colbench.data.errors import DataError
+from colbench.data.hashing import file_digest, matches, parse_checksum
+from colbench.data.sources import Source, SourceState
+
+BLOCK = 1 << 20
+# Dropped connections are retried; failures to connect at all (no route, DNS) are not: that is "no network".
+_TRANSIENT = (http.client.IncompleteRead, ConnectionError, TimeoutError, socket.timeout,
+              http.client.RemoteDisconnected)
+
+
+class _Incomplete(Exception):
+    pass
+
+
+def downloads_dir(root: Path) -> Path:
+    return root / "downloads"
+
+
+def archive_path(source: Source, root: Path) -> Path:
+    """Where the file of a source lives once downloaded (or where to put one fetched by hand)."""
+    return downloads_dir(root) / source.name / source.filename
+
+
+def _sidecar(archive: Path) -> Path:
+    return archive.with_name(archive.name + ".manifest.json")
+
+
+@contextlib.contextmanager
+def _progress(enabled: bool, label: str, total: int | None, done: int) -> Iterator[Any]:
+    """A rich progress bar (bytes, speed, ETA) on stderr, or a no-op."""
+    if not enabled:
+        yield lambda n: None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn, TransferSpeedColumn
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
+                  TimeRemainingColumn(), console=Console(stderr=True), transient=False) as bar:
+        task = bar.add_task(label, total=total, completed=done)
+        yield lambda n: bar.advance(task, n)
+
+
+def download(url: str, dest: Path, *, checksum: str | None = None, retries: int = 3, timeout: float = 30.0,
+             progress: bool | None = None, label: str | None = None, backoff: float = 1.0,
+             offline_hint: str = "") -> str:
+    """Fetch ``url`` to ``dest`` (resuming ``dest.part``), verify ``checksum``; returns ``algo:hex`` found.
+
+    Without a checksum the sha256 of the file is returned, for the caller to record.
+    """
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    part = dest.with_name(dest.name + ".part")
+    show = sys.stderr.isatty() if progress is None else progress
+    host = urlparse(url).netloc or url
+    failures = 0
+    while True:
+        offset = part.stat().st_size if part.exists() else 0
+        headers = {"User-Agent": "colbench", "Accept-Encoding": "identity"}
+        if offset:
+            headers["Range"] = f"bytes={offset}-"
+        try:
+            _fetch(Request(url, headers=headers), part, offset, timeout, show, label or dest.name)
+            break
+        except HTTPError as exc:
+            if exc.code == 416 and offset:  # nothing left past what we have: the .part is complete
+                break
+            raise DataError(f"download of {url} failed: HTTP {exc.code} {exc.reason}") from None
+        except URLError as exc:
+            reason = getattr(exc, "reason", exc)
+            if isinstance(reason, _TRANSIENT) and failures < retries:
+                failures += 1
+                time.sleep(backoff * 2 ** (failures - 1))
+                continue
+            raise DataError(f"cannot reach {host} ({reason}): no network?{offline_hint}") from None
+        except (_Incomplete, *_TRANSIENT) as exc:
+            failures += 1
+            have = part.stat().st_size if part.exists() else 0
+            if failures > retries:
+                raise DataError(f"download of {url} interrupted at {have:,} bytes ({exc or 'connection lost'}); "
+                                "run the same command again to resume") from None
+            time.sleep(backoff * 2 ** (failures - 1))
+    if checksum:
+        ok, actual = matches(part, checksum)
+        if not ok:
+            part.unlink()
+            raise DataError(f"checksum mismatch for {dest.name}: expected {checksum}, got {actual}; "
+                            "the file was deleted, run the same command again to download it afresh")
+    else:
+        actual = "sha256:" + file_digest(part)
+    os.replace(part, dest)
+    return actual
+
+
+def _fetch(req: Request, part: Path, offset: int, timeout: float, show: bool, label: str) -> None:
+    with urlopen(req, timeout=timeout) as resp:
+        status = getattr(resp, "status", 200)
+        if offset and status == 206:
+            content_range = resp.headers.get("Content-Range", "")
+            if not content_range.startswith(f"bytes {offset}-"):
+                raise DataError(f"server answered a resume at byte {offset} with {content_range!r}; "
+                                f"delete {part} and try again")
+            mode = "ab"
+        else:  # no range support: start again from zero
+            mode, offset = "wb", 0
+        length = resp.headers.get("Content-Length")
+        total = offset + int(length) if length is not None else None
+        with open(part, mode) as out, _progress(show, label, total, offset) as advance:
+            while True:
+                block = resp.read(BLOCK)
+                if not block:
+                    break
+                out.write(block)
+                advance(len(block))
+        if total is not None and part.stat().st_size < total:
+            raise _Incomplete(f"got {part.stat().st_size:,} of {total:,} bytes")
+
+
+# --- local state of a source ---------------------------------------------------------------------------
+
+def source_state(source: Source, root: Path) -> SourceState:
+    """Is the source here, and was it verified (cheap: trusts the sidecar when size and mtime match)?"""
+    archive = archive_path(source, root)
+    state = SourceState(source=source, archive=archive)
+    if not archive.exists():
+        part = archive.with_name(archive.name + ".part")
+        if part.exists():
+            state.detail = f"partial download ({part.stat().st_size:,} bytes)"
+        return state
+    st = archive.stat()
+    state.present, state.size = True, st.st_size
+    doc = _read_sidecar(archive)
+    if doc and doc.get("size") == st.st_size and doc.get("mtime_ns") == st.st_mtime_ns:
+        state.verified = bool(doc.get("verified"))
+        state.extra = doc
+        state.detail = "verified" if state.verified else "no published checksum (recorded on first use)"
+    else:
+        state.detail = "not verified yet"
+    return state
+
+
+def _read_sidecar(archive: Path) -> dict[str, Any] | None:
+    import json
+
+    try:
+        return json.loads(_sidecar(archive).read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def _record(archive: Path, source: Source, found: str, verified: bool) -> dict[str, Any]:
+    st = archive.stat()
+    doc = {"source": source.name, "origin": source.origin, "size": st.st_size, "mtime_ns": st.st_mtime_ns,
+           "checksum": source.checksum, "found": found, "verified": verified,
+           "sha256": found.split(":", 1)[1] if found.startswith("sha256:") else file_digest(archive)}
+    write_json_atomic(_sidecar(archive), doc)
+    return doc
+
+
+def verify_archive(source: Source, root: Path) -> SourceState:
+    """Check a present archive against the source's checksum (or the one recorded at first use)."""
+    state = source_state(source, root)
+    if not state.present or state.verified or (state.extra and source.checksum is None):
+        return state  # verified, or (no published checksum) unchanged since its sha256 was recorded
+    archive = state.archive
+    expected = source.checksum
+    if expected is None:
+        previous = _read_sidecar(archive)
+        expected = f"sha256:{previous['sha256']}" if previous and previous.get("sha256") else None
+    if expected is None:  # first use of a source without checksum: record what we have
+        _record(archive, source, "sha256:" + file_digest(archive), verified=False)
+        return source_state(source, root)
+    ok, actual = matches(archive, expected)
+    if not ok:
+        raise DataError(f"{archive} does not match {source.name}'s checksum (expected {expected}, got {actual}); "
+                        "delete it and run `colbench data get " + source.name + "`")
+    _record(archive, source, actual, verified=source.checksum is not None)
+    return source_state(source, root)
+
+
+def offline_hint(source: Source, root: Path) -> str:
+    twin = (f" Use the synthetic twin instead (`colbench data make {source.name} --rows N`, or rows=N in a "
+            "DataRequest), or" if source.twin else " Either")
+    return f"{twin} fetch {source.origin} by hand and put it at {archive_path(source, root)}"
+
+
+def fetch_source(source: Source, root: Path, *, progress: bool | None = None, retries: int = 3,
+                 timeout: float = 30.0, backoff: float = 1.0) -> SourceState:
+    """``colbench data get``: make the source's file present and verified (download or copy)."""
+    state = source_state(source, root)
+    if state.present:
+        return verify_archive(source, root)
+    archive = state.archive
+    archive.parent.mkdir(parents=True, exist_ok=True)
+    if source.path:  # a user source on a local disk: link (or copy) it in, then verify like a download
+        src = Path(source.path)
+        if not src.is_file():
+            raise DataError(f"{source.name}: {src} does not exist any more; register the source again")
+        with atomic_path(archive) as tmp:
+            try:
+                os.link(src, tmp)
+            except OSError:
+                shutil.copyfile(src, tmp)
+        return verify_archive(source, root)
+    if not source.url:
+        raise DataError(f"{source.name} has neither a URL nor a path; register it again")
+    found = download(source.url, archive, checksum=source.checksum, progress=progress, retries=retries,
+                     timeout=timeout, backoff=backoff, label=source.name, offline_hint=offline_hint(source, root))
+    _record(archive, source, found, verified=source.checksum is not None)
+    return source_state(source, root)
+
+
+def require_archive(source: Source, root: Path) -> Path:
+    """The verified archive of a source, or a DataError saying how to get it."""
+    state = verify_archive(source, root)
+    if not state.present:
+        twin = ", or pass rows=N (--rows N) to use the synthetic twin" if source.twin else ""
+        raise DataError(f"{source.name} is not downloaded: run `colbench data get {source.name}` "
+                        f"(or put {source.filename} at {state.archive}){twin}")
+    return state.archive
+
+
+def open_decompressed(path: Path, compression: str | None) -> BinaryIO:
+    if compression == "gzip":
+        return gzip.open(path, "rb")  # type: ignore[return-value]
+    if compression == "bz2":
+        return bz2.open(path, "rb")  # type: ignore[return-value]
+    if compression == "xz":
+        return lzma.open(path, "rb")  # type: ignore[return-value]
+    return open(path, "rb")
+
+
+def decompress(archive: Path, dest: Path, compression: str | None) -> tuple[int, int, bool]:
+    """Write the decompressed text atomically; returns (bytes, newline count, ends with a newline)."""
+    newlines, size, last = 0, 0, b"\n"
+    try:
+        with open_decompressed(archive, compression) as src, atomic_path(dest) as tmp, open(tmp, "wb") as out:
+            while True:
+                block = src.read(4 * BLOCK)
+                if not block:
+                    break
+                newlines += block.count(b"\n")
+                size += len(block)
+                last = block[-1:]
+                out.write(block)
+    except (OSError, EOFError, lzma.LZMAError) as exc:
+        raise DataError(f"{archive} is corrupt ({exc}); delete it and download it again") from None
+    return size, newlines, last == b"\n"
+
+
+__all__ = ["archive_path", "decompress", "download", "fetch_source", "offline_hint", "parse_checksum",
+           "require_archive", "source_state", "verify_archive"]

@@ -1,0 +1,198 @@
+"""The file formats of the cache and how each is written from typed Arrow batches.
+
+| format       | file                                   | codecs                                           |
+| ------------ | -------------------------------------- | ------------------------------------------------ |
+| ``csv``      | the source's own text layout           | None (uncompressed), ``gzip``                    |
+| ``parquet``  | ``pyarrow.parquet``                    | uncompressed, snappy (default), zstd, lz4, gzip, brotli |
+| ``feather_v1`` | ``write_feather(version=1)``         | uncompressed                                     |
+| ``feather``  | Feather V2 = Arrow IPC file, as ``write_feather`` | uncompressed, lz4 (default), zstd     |
+| ``ipc_file`` | Arrow IPC file format                  | uncompressed (default), lz4, zstd                |
+| ``ipc_stream`` | Arrow IPC stream format              | uncompressed (default), lz4, zstd                |
+
+Format options (``DataRequest.options``): ``row_group_size`` (Parquet rows per row group; 0 = one row
+group for the whole file, the 2019 default), ``chunk_size`` (rows per IPC record batch; Feather's default
+65 536), ``compression_level``.
+
+Everything except Feather V1 is written batch by batch (bounded memory); Feather V1 has no streaming
+writer, so that file is assembled in memory.
+"""
+
+from __future__ import annotations
+
+import gzip
+import shutil
+import warnings
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.feather as feather
+import pyarrow.ipc as ipc
+import pyarrow.parquet as pq
+
+from colbench.data.errors import DataError
+
+
+@dataclass(frozen=True)
+class FormatSpec:
+    name: str
+    extension: str
+    codecs: tuple[str | None, ...]
+    default_codec: str | None
+    text: bool = False
+
+
+FORMATS: dict[str, FormatSpec] = {
+    "csv": FormatSpec("csv", "csv", (None, "gzip"), None, text=True),
+    "parquet": FormatSpec("parquet", "parquet", ("uncompressed", "snappy", "zstd", "lz4", "gzip", "brotli"),
+                          "snappy"),
+    "feather_v1": FormatSpec("feather_v1", "feather", ("uncompressed",), "uncompressed"),
+    "feather": FormatSpec("feather", "feather", ("uncompressed", "lz4", "zstd"), "lz4"),
+    "ipc_file": FormatSpec("ipc_file", "arrow", ("uncompressed", "lz4", "zstd"), "uncompressed"),
+    "ipc_stream": FormatSpec("ipc_stream", "arrows", ("uncompressed", "lz4", "zstd"), "uncompressed"),
+}
+FORMAT_OPTIONS = ("row_group_size", "chunk_size", "compression_level")
+FEATHER_CHUNK = 64 * 1024  # pyarrow.feather.write_feather's default chunksize
+GZIP_LEVEL = 6  # what the gzip tool uses
+
+
+def normalize(fmt: str, codec: str | None) -> tuple[str, str | None]:
+    """Validated (format, codec) with the default codec filled in; CSV uncompressed is ``None``."""
+    spec = FORMATS.get(fmt)
+    if spec is None:
+        raise DataError(f"unknown format {fmt!r}; formats: {', '.join(FORMATS)}")
+    c = codec.lower() if isinstance(codec, str) else codec
+    if c in ("none", "uncompressed", "") and spec.text:
+        c = None
+    elif c in ("none", ""):
+        c = "uncompressed"
+    elif c is None:
+        c = spec.default_codec
+    elif c == "gz":
+        c = "gzip"
+    if c not in spec.codecs:
+        shown = ", ".join("uncompressed" if x is None else x for x in spec.codecs)
+        raise DataError(f"{fmt} has no codec {codec!r}; codecs: {shown}")
+    return fmt, c
+
+
+def file_name(fmt: str, codec: str | None, options: dict[str, Any]) -> str:
+    parts = [fmt] + ([codec] if codec else []) + [f"{k}={options[k]}" for k in sorted(options)]
+    ext = FORMATS[fmt].extension + (".gz" if fmt == "csv" and codec == "gzip" else "")
+    return "-".join(str(p) for p in parts) + "." + ext
+
+
+def format_options(fmt: str, options: dict[str, Any]) -> dict[str, Any]:
+    """The format options that apply to ``fmt`` (ints), validated."""
+    out: dict[str, Any] = {}
+    for key in FORMAT_OPTIONS:
+        if options.get(key) is None:
+            continue
+        try:
+            value = int(options[key])
+        except (TypeError, ValueError):
+            raise DataError(f"option {key} must be an integer, got {options[key]!r}") from None
+        if key == "row_group_size" and fmt != "parquet":
+            continue  # meaningless elsewhere; keep the cache key independent of it
+        if key == "chunk_size" and fmt not in ("feather", "ipc_file", "ipc_stream"):
+            continue
+        if key == "compression_level" and fmt == "feather_v1":
+            continue
+        if value < 0 or (value == 0 and key == "chunk_size"):
+            raise DataError(f"option {key} must be positive, got {value}")
+        out[key] = value
+    return out
+
+
+def rechunk(batches: Iterable[pa.RecordBatch], rows: int) -> Iterator[pa.RecordBatch]:
+    """Batches of exactly ``rows`` rows (the last one shorter), whatever came in."""
+    buf: list[pa.RecordBatch] = []
+    have = 0
+    for batch in batches:
+        buf.append(batch)
+        have += batch.num_rows
+        while have >= rows:
+            table = pa.Table.from_batches(buf)
+            head = table.slice(0, rows).combine_chunks()
+            yield from head.to_batches() or [pa.RecordBatch.from_pylist([], schema=table.schema)]
+            rest = table.slice(rows)
+            buf = rest.to_batches()
+            have = rest.num_rows
+    if have:
+        yield from pa.Table.from_batches(buf).combine_chunks().to_batches()
+
+
+@dataclass
+class Written:
+    rows: int
+    columns: int
+    schema: pa.Schema
+
+
+def write_batches(fmt: str, codec: str | None, options: dict[str, Any], schema: pa.Schema,
+                  batches: Iterable[pa.RecordBatch] | pa.Table, dest: Path) -> Written:
+    """Write typed data as ``fmt``/``codec`` to ``dest`` (a temporary path; the caller renames).
+
+    A whole ``pa.Table`` (small files) goes to Feather through ``write_feather`` itself; batches are
+    streamed through the IPC file writer, which makes the same file up to buffer padding.
+    """
+    level = options.get("compression_level")
+    rows = 0
+    if isinstance(batches, pa.Table) and fmt in ("feather", "feather_v1"):
+        table = batches.combine_chunks() if fmt == "feather_v1" else batches
+        if fmt == "feather_v1":
+            _write_feather_v1(table, dest)
+        else:
+            feather.write_feather(table, dest, compression=codec, compression_level=level,
+                                  chunksize=options.get("chunk_size") or FEATHER_CHUNK, version=2)
+        return Written(rows=table.num_rows, columns=table.num_columns, schema=table.schema)
+    if isinstance(batches, pa.Table):
+        batches = batches.to_batches()
+
+    def counted(it: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        nonlocal rows
+        for b in it:
+            rows += b.num_rows
+            yield b
+
+    if fmt == "parquet":
+        group = options.get("row_group_size")
+        with pq.ParquetWriter(dest, schema, compression="none" if codec == "uncompressed" else codec,
+                              compression_level=level) as writer:
+            if group == 0:  # one row group: the whole table at once
+                table = pa.Table.from_batches(list(counted(batches)), schema=schema)
+                writer.write_table(table, row_group_size=max(table.num_rows, 1))
+            else:
+                size = group or 1024 * 1024  # pyarrow's default maximum row group length
+                for b in rechunk(counted(batches), size):
+                    writer.write_batch(b, row_group_size=size)
+    elif fmt == "feather_v1":
+        table = pa.Table.from_batches(list(counted(batches)), schema=schema).combine_chunks()
+        _write_feather_v1(table, dest)
+    elif fmt in ("feather", "ipc_file", "ipc_stream"):
+        compression = None if codec == "uncompressed" else (pa.Codec(codec, level) if level else codec)
+        opts = ipc.IpcWriteOptions(compression=compression)
+        chunk = options.get("chunk_size") or FEATHER_CHUNK
+        make = ipc.new_stream if fmt == "ipc_stream" else ipc.new_file
+        with pa.OSFile(str(dest), "wb") as sink, make(sink, schema, options=opts) as writer:
+            for b in rechunk(counted(batches), chunk):
+                writer.write_batch(b)
+    else:
+        raise DataError(f"{fmt} is not a binary format")
+    return Written(rows=rows, columns=len(schema), schema=schema)
+
+
+def _write_feather_v1(table: pa.Table, dest: Path) -> None:
+    # pyarrow 25 deprecated writing V1; the Feather V2 post (E5) compares against it, so we still do
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=DeprecationWarning, message=".*Feather V1.*")
+        feather.write_feather(table, dest, version=1)
+
+
+def gzip_file(src: Path, dest: Path, level: int | None = None) -> None:
+    """gzip without a file name or time stamp in the header, so the bytes depend on the content only."""
+    with open(src, "rb") as fin, open(dest, "wb") as raw, \
+            gzip.GzipFile(filename="", mode="wb", fileobj=raw, compresslevel=level or GZIP_LEVEL, mtime=0) as out:
+        shutil.copyfileobj(fin, out, 4 * 2**20)

@@ -1,0 +1,246 @@
+"""The registry of real data sets: where they come from, how to check them, what they look like.
+
+Built-in sources are the files the reference experiments used (``shared/reference/experiments.md``).
+Users add their own (a URL or a local file, with a checksum) with :func:`register_source`; those are
+kept in ``$COLBENCH_HOME/sources.json`` and listed next to the built-in ones.
+
+``schema`` is what pyarrow's CSV reader *infers* on the real file when given only the delimiter and the
+header handling (as the experiments did), not a schema one would choose; the twins are tested against it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+from colbench.data.errors import DataError
+from colbench.data.hashing import file_digest, parse_checksum
+from colbench.paths import colbench_home
+
+COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz"}
+
+
+@dataclass(frozen=True)
+class Source:
+    """A real data set: a CSV-like file available at a URL (or a local path)."""
+
+    name: str
+    url: str | None = None
+    path: str | None = None
+    checksum: str | None = None  # "md5:<hex>" / "sha256:<hex>"; None = not published
+    compressed_size: int | None = None  # bytes of the file as downloaded, when compressed
+    size: int | None = None  # bytes of the uncompressed text (approximate when published as "2.54 GB")
+    rows: int | None = None
+    columns: int | None = None
+    delimiter: str = ","
+    header: bool = True
+    blank_line_after_header: bool = False
+    line_terminator: str = "\n"
+    column_names: tuple[str, ...] = ()
+    schema: tuple[tuple[str, str], ...] = ()
+    homepage: str | None = None
+    description: str = ""
+    notes: str = ""
+    twin: str | None = None  # name of the synthetic generator reproducing it
+    variants: tuple[str, ...] = ()  # derived variants (DSIB "str"/"cat")
+    user: bool = False
+
+    @property
+    def origin(self) -> str:
+        return self.url or self.path or "?"
+
+    @property
+    def filename(self) -> str:
+        """Name of the file as downloaded."""
+        loc = self.url or self.path or self.name
+        base = os.path.basename(urlparse(loc).path if self.url else loc)
+        return base or self.name
+
+    @property
+    def compression(self) -> str | None:
+        return COMPRESSIONS.get(Path(self.filename).suffix.lower())
+
+    def to_json(self) -> dict[str, Any]:
+        doc = asdict(self)
+        doc["column_names"] = list(self.column_names)
+        doc["schema"] = [list(x) for x in self.schema]
+        doc["variants"] = list(self.variants)
+        return doc
+
+    @classmethod
+    def from_json(cls, doc: dict[str, Any]) -> Source:
+        doc = dict(doc)
+        doc["column_names"] = tuple(doc.get("column_names") or ())
+        doc["schema"] = tuple(tuple(x) for x in doc.get("schema") or ())
+        doc["variants"] = tuple(doc.get("variants") or ())
+        known = set(cls.__dataclass_fields__)
+        return cls(**{k: v for k, v in doc.items() if k in known})
+
+
+TAXI_2010_COLUMNS = ("vendor_id", "pickup_datetime", "dropoff_datetime", "passenger_count", "trip_distance",
+                     "pickup_longitude", "pickup_latitude", "rate_code", "store_and_fwd_flag",
+                     "dropoff_longitude", "dropoff_latitude", "payment_type", "fare_amount", "surcharge",
+                     "mta_tax", "tip_amount", "tolls_amount", "total_amount")
+TAXI_2010_SCHEMA = tuple(zip(TAXI_2010_COLUMNS, (
+    "string", "timestamp[s]", "timestamp[s]", "int64", "double", "double", "double", "int64",
+    "string",  # empty, 0/1 for CMT, and the one "*" of the real file: string
+    "double", "double", "string", "double", "double", "double", "double", "double", "double"), strict=True))
+
+FANNIE_COLUMNS = (
+    "LOAN_ID", "ACT_PERIOD", "SERVICER", "ORIG_RATE", "CURRENT_UPB", "LOAN_AGE", "REM_MONTHS",
+    "ADJ_REM_MONTHS", "MATR_DT", "MSA", "DLQ_STATUS", "RELOCATION_MORTGAGE_INDICATOR", "Zero_Bal_Code",
+    "ZB_DTE", "LAST_PAID_INSTALLMENT_DATE", "FORECLOSURE_DATE", "DISPOSITION_DATE", "FORECLOSURE_COSTS",
+    "PROPERTY_PRESERVATION_AND_REPAIR_COSTS", "ASSET_RECOVERY_COSTS",
+    "MISCELLANEOUS_HOLDING_EXPENSES_AND_CREDITS", "ASSOCIATED_TAXES_FOR_HOLDING_PROPERTY",
+    "NET_SALES_PROCEEDS", "CREDIT_ENHANCEMENT_PROCEEDS", "REPURCHASES_MAKE_WHOLE_PROCEEDS",
+    "OTHER_FORECLOSURE_PROCEEDS", "NON_INTEREST_BEARING_UPB", "MI_CANCEL_FLAG", "RE_PROCS_FLAG",
+    "LOAN_HOLDBACK_INDICATOR", "SERV_IND",
+)
+FANNIE_SCHEMA = tuple(zip(FANNIE_COLUMNS, (
+    "int64",  # 12-digit ids: pyarrow infers integers
+    "string", "string", "double", "double", "int64", "int64", "int64", "string",
+    "int64",  # 5-digit MSA codes, "00000" included
+    "string",  # "0"/"1"/… and "X"
+    "string", "int64", "string", "string", "string", "string",
+    *("double",) * 10,
+    "null", "string", "null",  # MI_CANCEL_FLAG and LOAN_HOLDBACK_INDICATOR are empty in every row
+    "string"), strict=True))
+
+TAXI_2016_COLUMNS = ("VendorID", "tpep_pickup_datetime", "tpep_dropoff_datetime", "passenger_count",
+                     "trip_distance", "pickup_longitude", "pickup_latitude", "RatecodeID", "store_and_fwd_flag",
+                     "dropoff_longitude", "dropoff_latitude", "payment_type", "fare_amount", "extra", "mta_tax",
+                     "tip_amount", "tolls_amount", "improvement_surcharge", "total_amount")
+TAXI_2016_SCHEMA = tuple(zip(TAXI_2016_COLUMNS, (
+    "int64", "timestamp[s]", "timestamp[s]", "int64", "double", "double", "double", "int64", "string",
+    "double", "double", "int64", *("double",) * 7), strict=True))
+
+TLC_HOME = "https://www.nyc.gov/site/tlc/about/tlc-trip-record-data.page"
+
+BUILTIN: dict[str, Source] = {
+    "nyctaxi_2010-01": Source(
+        name="nyctaxi_2010-01",
+        url="https://ursa-qa.s3.amazonaws.com/nyctaxi/yellow_tripdata_2010-01.csv.gz",
+        checksum="md5:22bd86bf54da91faf26fa8a243644a9f", compressed_size=591_876_633, size=2_540_000_000,
+        rows=14_863_778, columns=18, delimiter=",", header=True, blank_line_after_header=True,
+        line_terminator="\r\n", column_names=TAXI_2010_COLUMNS, schema=TAXI_2010_SCHEMA, homepage=TLC_HOME,
+        description="NYC yellow taxi trips, January 2010 (E1 CSV readers, E5 Feather V2)",
+        notes="size as published (2.54 GB)", twin="nyctaxi_2010-01"),
+    "fanniemae_2016Q4": Source(
+        name="fanniemae_2016Q4",
+        url="https://ursa-qa.s3.amazonaws.com/fanniemae_loanperf/2016Q4.csv.gz",
+        checksum="md5:6e8ff7ae76033c452a9b72350461a4e6", compressed_size=262_125_134, size=1_520_000_000,
+        rows=22_180_168, columns=31, delimiter="|", header=False, line_terminator="\n",
+        column_names=FANNIE_COLUMNS, schema=FANNIE_SCHEMA,
+        homepage="https://capitalmarkets.fanniemae.com/credit-risk-transfer/single-family-credit-risk-transfer/"
+                 "fannie-mae-single-family-loan-performance-data",
+        description="Fannie Mae loan performance, 2016 Q4 acquisitions (E1 CSV readers, E5 Feather V2)",
+        notes="size as published (1.52 GB); no header: the column names are Fannie Mae's",
+        twin="fanniemae_2016Q4"),
+}
+for _m in range(1, 7):
+    _name = f"nyctaxi_2016-{_m:02d}"
+    BUILTIN[_name] = Source(
+        name=_name, url=f"https://s3.amazonaws.com/nyc-tlc/trip+data/yellow_tripdata_2016-{_m:02d}.csv",
+        rows=10_906_858 if _m == 1 else None, size=1_718_000_000 if _m == 1 else None, columns=19,
+        delimiter=",", header=True, line_terminator="\r\n", column_names=TAXI_2016_COLUMNS,
+        schema=TAXI_2016_SCHEMA, homepage=TLC_HOME,
+        description=f"NYC yellow taxi trips, 2016-{_m:02d} (E2 DSIB baseline"
+                    + (")" if _m == 1 else ", continuous read)"),
+        notes=("size ≈ 1.6 GiB as published; " if _m == 1 else "")
+        + "no published checksum: the first download's sha256 is recorded and checked afterwards; "
+          "the TLC now publishes Parquet, so the CSV URL may be gone",
+        twin=_name, variants=("plain", "str", "cat"))
+
+
+def user_registry_path() -> Path:
+    return colbench_home() / "sources.json"
+
+
+def load_user_sources() -> dict[str, Source]:
+    path = user_registry_path()
+    if not path.exists():
+        return {}
+    try:
+        doc = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise DataError(f"cannot read the user source registry {path}: {exc}; fix or delete it") from None
+    return {d["name"]: replace(Source.from_json(d), user=True) for d in doc.get("sources", [])}
+
+
+def all_sources() -> dict[str, Source]:
+    return {**BUILTIN, **load_user_sources()}
+
+
+def get_source(name: str) -> Source | None:
+    return all_sources().get(name)
+
+
+def register_source(name: str, location: str, checksum: str | None = None, *, delimiter: str = ",",
+                    header: bool = True, blank_line_after_header: bool = False, line_terminator: str = "\n",
+                    column_names: tuple[str, ...] = (), rows: int | None = None, columns: int | None = None,
+                    description: str = "", replace_existing: bool = False) -> Source:
+    """Add a user source (URL or local path) to ``$COLBENCH_HOME/sources.json`` and return it.
+
+    A local file without a checksum gets its sha256 recorded now, so later copies can be checked.
+    """
+    from colbench.data.synth import GENERATORS
+
+    if not name or any(c in name for c in "/\\ ") or name.startswith("."):
+        raise DataError(f"bad source name {name!r}: use letters, digits, '-', '_' and '.'")
+    if name in BUILTIN or name in GENERATORS:
+        raise DataError(f"{name!r} is a built-in data set; choose another name")
+    is_url = "://" in location
+    path = None
+    if not is_url:
+        p = Path(location).expanduser().resolve()
+        if not p.is_file():
+            raise DataError(f"{location} is not a file; give an existing path or a URL")
+        path = str(p)
+        if checksum is None:
+            checksum = "sha256:" + file_digest(p)
+    if checksum is not None:
+        algo, digest = parse_checksum(checksum)
+        checksum = f"{algo}:{digest}"
+    if len(delimiter) != 1:
+        raise DataError("the delimiter must be one character")
+    source = Source(name=name, url=location if is_url else None, path=path, checksum=checksum,
+                    rows=rows, columns=columns, delimiter=delimiter, header=header,
+                    blank_line_after_header=blank_line_after_header, line_terminator=line_terminator,
+                    column_names=tuple(column_names), description=description, user=True)
+    users = load_user_sources()
+    if name in users and not replace_existing:
+        raise DataError(f"user source {name!r} exists; pass replace_existing=True (--replace) to overwrite it")
+    users[name] = source
+    _save(users)
+    return source
+
+
+def unregister_source(name: str) -> None:
+    users = load_user_sources()
+    if name not in users:
+        raise DataError(f"no user source {name!r}; user sources: {', '.join(users) or 'none'}")
+    del users[name]
+    _save(users)
+
+
+def _save(users: dict[str, Source]) -> None:
+    from colbench.data.atomic import write_json_atomic
+
+    write_json_atomic(user_registry_path(), {"sources": [s.to_json() for s in users.values()]})
+
+
+@dataclass
+class SourceState:
+    """What is on this machine for a source."""
+
+    source: Source
+    archive: Path  # where the file as downloaded lives (or must be put by hand)
+    present: bool = False
+    verified: bool = False
+    size: int | None = None
+    detail: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)

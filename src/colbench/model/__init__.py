@@ -1,0 +1,1 @@
+"""The model: benchmarks, params and grids, the result record and its schema."""

@@ -1,0 +1,1 @@
+"""Reports: terminal tables, plots, the HTML report and the dashboard."""

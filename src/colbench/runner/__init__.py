@@ -1,0 +1,1 @@
+"""Plan, schedule, isolate: how cases become worker processes and results."""

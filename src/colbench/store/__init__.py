@@ -1,0 +1,1 @@
+"""Results stores (DuckDB by default, PostgreSQL for teams) and exports."""

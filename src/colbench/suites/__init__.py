@@ -1,0 +1,1 @@
+"""Built-in benchmarks (one module per experiment family), suites and the registry."""
