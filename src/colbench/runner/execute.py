@@ -147,7 +147,6 @@ def prepare_inputs(cases: Sequence[PlannedCase]) -> dict[str, dict[str, Any]]:
     if not any(case.inputs for case in cases):
         return {case.case_id: {} for case in cases}
     from colbench.data.cache import materialize
-
     from colbench.data.errors import DataError
 
     memo: dict[str, dict[str, Any]] = {}
