@@ -18,7 +18,7 @@ def compare_json(home, *args):
 @pytest.fixture(scope="module")
 def aa_home(tmp_path_factory):
     home = tmp_path_factory.mktemp("aa")
-    durations = ",".join(f"{0.001 + i * 0.0001:.4f}" for i in range(20))
+    durations = ",".join(f"{0.005 + i * 0.0005:.4f}" for i in range(20))
     colbench("run", "placebo", "--param", f"duration={durations}", "--env", "A=@current", "--env", "B=@current",
              "--iterations", "3", "--warmup", "0", "--processes", "12", home=home, check=True, timeout=600)
     return home
