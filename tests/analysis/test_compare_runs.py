@@ -43,7 +43,8 @@ def test_markdown_is_ready_for_a_pull_request(aa_home):
 def slow_home(tmp_path_factory):
     home = tmp_path_factory.mktemp("slow")
     colbench("run", "placebo", "--param", "duration=0.01", "--env", "base=@current",
-             "--env", "slow6=@current COLBENCH_PLACEBO_FACTOR=1.06", "--env", "slow1=@current COLBENCH_PLACEBO_FACTOR=1.01",
+             "--env", "slow6=@current COLBENCH_PLACEBO_FACTOR=1.06",
+             "--env", "slow1=@current COLBENCH_PLACEBO_FACTOR=1.01",
              "--iterations", "7", "--warmup", "1", "--processes", "16", home=home, check=True, timeout=600)
     return home
 

@@ -372,9 +372,12 @@ def _register_commands() -> None:
     app.command("compare")(compare_cmd.compare)
     app.command("history")(compare_cmd.history)
     app.command("calibrate")(compare_cmd.calibrate)
+    from colbench.cli import report_cmd
     from colbench.cli.store_cmd import publish_command
 
     app.command("publish")(publish_command)
+    app.command("report")(report_cmd.report)
+    app.command("serve")(report_cmd.serve)
 
 
 _mount_sub_apps()

@@ -1,0 +1,115 @@
+"""`colbench report` (plots, a self-contained HTML report, or Markdown) and `colbench serve` (a read-only
+dashboard over the store).
+
+The integrator registers the two functions on the main app:
+    app.command("report")(report_cmd.report)
+    app.command("serve")(report_cmd.serve)
+Until then (and for the tests) `python -m colbench.cli.report_cmd report|serve ...` runs the same commands.
+Nothing from `colbench.cli.main` is imported at module level, so either side may be imported first.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+StoreOption = Annotated[str | None, typer.Option("--store", help="DuckDB file or postgresql:// URL "
+                                                 "(default $COLBENCH_STORE or ~/.colbench/results.duckdb)")]
+
+
+def report(
+    run_ids: Annotated[list[str] | None, typer.Argument(help="runs: ids, unique prefixes, names or 'latest' "
+                                                        "(default: latest)")] = None,
+    output: Annotated[Path, typer.Option("--output", "-o", help="directory to write (created if needed); "
+                                         "with --format markdown, '-' prints to stdout")] = Path("colbench-report"),
+    fmt: Annotated[str, typer.Option("--format", "-f", help="html (index.html + PNG/SVG plots) or markdown "
+                                     "(text only)")] = "html",
+    compare: Annotated[str | None, typer.Option("--compare", help="a baseline run: compare every reported run "
+                                                "with it")] = None,
+    history: Annotated[bool, typer.Option("--history/--no-history", help="history and change points of every "
+                                          "case with 3+ runs on the machine")] = True,
+    store: StoreOption = None,
+) -> None:
+    """Write a report of runs: plots (PNG + SVG) and a self-contained index.html, or a Markdown summary."""
+    from colbench.cli.common import friendly
+
+    friendly(_report)(run_ids, output, fmt, compare, history, store)
+
+
+def _report(run_ids: list[str] | None, output: Path, fmt: str, compare: str | None, history: bool,
+            store: str | None) -> None:
+    from colbench.cli.common import UsageError, _store, console
+    from colbench.report.html import render_markdown, write_report
+    from colbench.store.base import resolve_run_id
+
+    if fmt not in ("html", "markdown"):
+        raise UsageError(f"--format {fmt!r}: choose html or markdown")
+    if str(output) == "-" and fmt != "markdown":
+        raise UsageError("--output - (stdout) works with --format markdown only")
+    if output.exists() and not output.is_dir():
+        raise UsageError(f"--output {output}: exists and is not a directory")
+    db = _store(store, create=False)
+    ids = list(dict.fromkeys(resolve_run_id(db, ref) for ref in (run_ids or ["latest"])))
+    baseline = resolve_run_id(db, compare) if compare else None
+    if str(output) == "-":
+        from colbench.report.html import build_run_view, cross_run_compares
+
+        views = [build_run_view(db, run_id, plots=False, history=history) for run_id in ids]
+        sys.stdout.write(render_markdown(views, cross_run_compares(db, ids, baseline, with_plot=False)))
+        return
+    written = write_report(db, ids, output, fmt=fmt, baseline_id=baseline, history=history)
+    plots = sum(1 for path in written if path.suffix == ".png")
+    console.print(f"wrote {written[0]}" + (f" and {plots} plots (PNG + SVG) in {output}" if plots else ""),
+                  highlight=False, soft_wrap=True)
+
+
+def serve(
+    store: StoreOption = None,
+    host: Annotated[str, typer.Option(help="address to listen on (loopback by default: only this machine)")]
+    = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=1, max=65535, help="TCP port")] = 8000,
+) -> None:
+    """A read-only dashboard over the store: runs, run pages, compare, history with change points."""
+    from colbench.cli.common import friendly
+
+    friendly(_serve)(store, host, port)
+
+
+def _serve(store: str | None, host: str, port: int) -> None:
+    from colbench.cli.common import UsageError, _store, err_console
+
+    try:
+        import uvicorn
+
+        from colbench.report.dashboard import create_app
+    except ImportError as exc:
+        raise UsageError(f"colbench serve needs the serve extra: `uv sync --extra serve` ({exc})") from None
+    db = _store(store, create=False)
+    if not _is_loopback(host):
+        err_console.print(f"[yellow]warning:[/yellow] listening on {host}: anyone who can reach this machine can "
+                          "read the results", highlight=False)
+    err_console.print(f"colbench dashboard over {db.url} at http://{host}:{port}/ (Ctrl-C stops)", highlight=False,
+                      soft_wrap=True)
+    uvicorn.run(create_app(db), host=host, port=port, log_level="warning", access_log=False)
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+                  help="colbench report and serve (registered on the main `colbench` command too).")
+app.command("report")(report)
+app.command("serve")(serve)
+
+if __name__ == "__main__":
+    app()

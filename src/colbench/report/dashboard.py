@@ -1,0 +1,194 @@
+"""`colbench serve`: a small read-only web app over the results store.
+
+Pages (server-rendered, charts inlined as PNG data URIs, no script at all):
+    /                                   runs, newest first, and a form to compare two of them
+    /runs/{run_id}                      one run: facts, checks, tables, plots, errors, its environments compared
+    /compare?baseline=R1&contender=R2   verdicts with intervals (optional baseline_env / contender_env)
+    /history?benchmark=B&case=C         a case over time with change points; &machine=M filters by machine
+
+Read-only: it only calls the store's query methods, whose SQL is fixed and parameterised. Request values are
+checked before use: run ids and machine ids against the store's own lists, environment names against the
+run's, benchmark and case ids against strict patterns. Unknown things are a 404, malformed ones a 400.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import threading
+from collections import defaultdict
+from collections.abc import Callable
+from statistics import median
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.routing import Route
+
+from colbench.report.html import (
+    HistoryView,
+    build_run_view,
+    case_history,
+    render,
+    run_compare,
+)
+from colbench.report.plots import Plot
+from colbench.report.plots_history import history_figure
+from colbench.store.base import ResultQuery, Store, open_store
+
+CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'"
+HEADERS = {"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
+           "Cache-Control": "no-store"}
+BENCHMARK = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,99}")
+CASE = re.compile(r"[0-9a-f]{4,64}")
+RECENT_RUNS = 30  # the history index lists benchmarks seen in this many recent runs
+
+
+def create_app(store: Store | str) -> Starlette:
+    """The dashboard over a store (or a store URL; the store must exist)."""
+    db = open_store(store, create=False) if isinstance(store, str) else store
+    threading.Thread(target=_warm_up, name="colbench-warm-up", daemon=True).start()
+    lock = threading.Lock()  # one request at a time renders: matplotlib text caches are not thread-safe
+
+    def page(template: str, status: int = 200, **context: Any) -> HTMLResponse:
+        html = render(template, csp=CSP, store_url=db.url, **context)
+        return HTMLResponse(html, status_code=status, headers=HEADERS)
+
+    def locked(handler: Callable[[Request], Response]) -> Callable[[Request], Response]:
+        def wrapper(request: Request) -> Response:
+            with lock:
+                return handler(request)
+        return wrapper
+
+    def runs_index(request: Request) -> Response:
+        runs = db.list_runs()
+        return page("dash_runs.html", runs=runs, choices=_run_choices(runs))
+
+    def run_page(request: Request) -> Response:
+        runs = db.list_runs()
+        run_id = _known_run(request.path_params["run_id"], runs)
+        view = build_run_view(db, run_id, history=False, dashboard=True)
+        return page("dash_run.html", view=view, choices=_run_choices(runs))
+
+    def compare_page(request: Request) -> Response:
+        runs = db.list_runs()
+        query = request.query_params
+        choices = _run_choices(runs)
+        if not query.get("baseline"):
+            return page("dash_compare.html", view=None, choices=choices, picked={}, envs={})
+        baseline = _known_run(query["baseline"], runs)
+        contender = _known_run(query.get("contender") or baseline, runs)
+        envs = {r["run_id"]: [e.get("name", "default") for e in r.get("envs") or []] for r in runs}
+        baseline_env = _known_env(query.get("baseline_env"), envs[baseline])
+        contender_env = _known_env(query.get("contender_env"), envs[contender])
+        if baseline == contender and baseline_env == contender_env:
+            if baseline_env is None and len(envs[baseline]) > 1:
+                baseline_env, contender_env = envs[baseline][0], envs[baseline][1]
+            else:
+                raise HTTPException(400, "pick two different runs, or two environments of one run")
+        view = run_compare(db, baseline, contender, baseline_env, contender_env)
+        picked = {"baseline": baseline, "contender": contender, "baseline_env": baseline_env or "",
+                  "contender_env": contender_env or ""}
+        return page("dash_compare.html", view=view, choices=choices, picked=picked, envs=envs)
+
+    def history_page(request: Request) -> Response:
+        runs = db.list_runs()
+        query = request.query_params
+        machines = {r["machine_id"]: (r.get("machine") or {}).get("name", r["machine_id"]) for r in runs}
+        machine = query.get("machine") or None
+        if machine is not None and machine not in machines:
+            raise HTTPException(404, f"no machine {machine!r} in this store")
+        benchmark = _pattern(query.get("benchmark"), BENCHMARK, "benchmark")
+        case = _pattern(query.get("case"), CASE, "case")
+        context = {"machines": machines, "machine": machine or "", "benchmark": benchmark or "", "case": case or ""}
+        if benchmark is None:
+            recent = tuple(r["run_id"] for r in runs[:RECENT_RUNS])
+            benchmarks = sorted({r["benchmark"] for r in db.results(ResultQuery(run_ids=recent))}) if recent else []
+            return page("dash_history.html", benchmarks=benchmarks, cases=None, series=None, **context)
+        if case is None:
+            cases = _case_index(db.results(ResultQuery(benchmark=benchmark, machine_id=machine, status="ok")))
+            if not cases:
+                raise HTTPException(404, f"no results of benchmark {benchmark!r}"
+                                    + (f" on machine {machine}" if machine else ""))
+            return page("dash_history.html", benchmarks=None, cases=cases, series=None, **context)
+        found = case_history(db, benchmark, case, machine)
+        if not found:
+            raise HTTPException(404, f"no results of case {case} of {benchmark!r}"
+                                + (f" on machine {machine}" if machine else ""))
+        views = []
+        for series in found:
+            figure = history_figure(series)
+            views.append(HistoryView(series, Plot(f"history-{series.case_id}", series.label, figure)
+                                     if figure is not None else None))
+        return page("dash_history.html", benchmarks=None, cases=None, series=views, **context)
+
+    def error_page(request: Request, exc: Exception) -> Response:
+        status = exc.status_code if isinstance(exc, HTTPException) else 500
+        detail = exc.detail if isinstance(exc, HTTPException) else "internal error"
+        return page("dash_error.html", status=status, code=status, message=detail)
+
+    routes = [
+        Route("/", locked(runs_index)),
+        Route("/runs/{run_id}", locked(run_page)),
+        Route("/compare", locked(compare_page)),
+        Route("/history", locked(history_page)),
+    ]
+    return Starlette(routes=routes, exception_handlers={HTTPException: error_page})
+
+
+def _warm_up() -> None:
+    """Import the statistics (scipy) in the background, so the first compare page does not wait for it."""
+    import importlib
+
+    for module in ("colbench.analysis.compare", "colbench.analysis.changepoint"):
+        with contextlib.suppress(ImportError):
+            importlib.import_module(module)
+
+
+def _known_run(value: str, runs: list[dict[str, Any]]) -> str:
+    """The run id if the store has exactly that run, else a 404 (never looked up by prefix or name here)."""
+    for run in runs:
+        if run["run_id"] == value:
+            return value
+    raise HTTPException(404, f"no run {value!r} in this store")
+
+
+def _known_env(value: str | None, envs: list[str]) -> str | None:
+    if not value:
+        return None
+    if value not in envs:
+        raise HTTPException(404, f"no environment {value!r} in that run")
+    return value
+
+
+def _pattern(value: str | None, pattern: re.Pattern[str], name: str) -> str | None:
+    if not value:
+        return None
+    if not pattern.fullmatch(value):
+        raise HTTPException(400, f"malformed {name} parameter")
+    return value
+
+
+def _run_choices(runs: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    return [(r["run_id"], f"{r['run_id']}" + (f" ({r['name']})" if r.get("name") else "")
+             + f" — {(r.get('machine') or {}).get('name', '')}") for r in runs]
+
+
+def _case_index(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per case of a benchmark: its params, how many runs, the latest median."""
+    by_case: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in results:
+        by_case[r["case_id"]].append(r)
+    rows = []
+    for case_id, members in by_case.items():
+        last_run = members[-1]["run_id"]
+        medians = [m for m in (((r.get("summary") or {}).get("wall_s") or {}).get("median")
+                               for r in members if r["run_id"] == last_run) if m is not None]
+        params = members[-1].get("params") or {}
+        rows.append({"case_id": case_id, "benchmark": members[-1]["benchmark"],
+                     "params": " ".join(f"{k}={v}" for k, v in params.items()
+                                        if (k, v) not in (("allocator", "default"), ("cache", "warm"))),
+                     "runs": len({r["run_id"] for r in members}), "last": median(medians) if medians else None})
+    return sorted(rows, key=lambda row: row["params"])

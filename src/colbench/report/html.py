@@ -1,0 +1,528 @@
+"""The report of one or more runs — a self-contained `index.html` with its plots, or Markdown — and the views
+(run, compare, history) that the dashboard pages share with it.
+
+Self-contained means: every plot inlined as a PNG data URI, CSS inline, no script, no font or other
+resource fetched; a Content-Security-Policy of `default-src 'none'` makes the browser refuse anything else.
+Every value from the store goes through Jinja2's autoescaping (error messages and stderr tails included).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import sys
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from rich.errors import MarkupError
+from rich.table import Table
+from rich.text import Text
+
+import colbench
+from colbench.analysis.aggregate import CaseSummary, summarize_cases
+from colbench.report.experiments import experiment_tables
+from colbench.report.plots import Plot, make_plots
+from colbench.report.plots_compare import (
+    NO_STATS,
+    VERDICT_CLASSES,
+    CompareRow,
+    compare_cases,
+    compare_figure,
+    pair_cases,
+    verdict_counts,
+)
+from colbench.report.plots_history import MIN_RUNS, HistorySeries, history_figure, series_from_results
+from colbench.report.terminal import case_label, fmt_bytes, fmt_seconds, results_table, varying_params
+from colbench.store.base import ResultQuery, Store
+
+TEMPLATES = Path(__file__).parent / "templates"
+REPORT_CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
+HISTORY_LIMIT = 24  # history plots in one report, the cases with change points first
+LIBRARY_ORDER = ("python", "colbench", "pyarrow", "pandas", "polars", "duckdb", "numpy", "fastparquet")
+STYLE_CLASSES = (("red", "bad"), ("yellow", "warn"), ("green", "good"), ("dim", "dim"))
+
+
+# -------------------------------------------------------------------------------------------------- views
+
+
+@dataclass
+class Column:
+    name: str
+    align: str = "left"
+
+
+@dataclass
+class Cell:
+    text: str
+    css: str = ""
+
+
+@dataclass
+class TableView:
+    title: str
+    columns: list[Column]
+    rows: list[list[Cell]]
+    links: list[str | None] = field(default_factory=list)  # per row, e.g. the case's history page
+
+
+@dataclass
+class ErrorView:
+    label: str
+    env: str
+    kind: str
+    message: str
+    processes: list[int]
+    traceback: str = ""
+    stderr_tail: str = ""
+    exit_code: int | None = None
+    signal: Any = None
+
+
+@dataclass
+class CompareView:
+    title: str
+    baseline: str
+    contender: str
+    rows: list[CompareRow]
+    note: str
+    plot: Plot | None = None
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return verdict_counts(self.rows)
+
+
+@dataclass
+class HistoryView:
+    series: HistorySeries
+    plot: Plot | None
+    link: str | None = None
+
+
+@dataclass
+class RunView:
+    run: dict[str, Any]
+    summaries: list[CaseSummary]
+    info: list[tuple[str, str]]
+    machine: list[tuple[str, str]]
+    checks: list[dict[str, Any]]
+    versions: list[tuple[str, str]]
+    tables: list[TableView]
+    plots: list[Plot]
+    errors: list[ErrorView]
+    warnings: list[tuple[str, str]]
+    compares: list[CompareView] = field(default_factory=list)
+    histories: list[HistoryView] = field(default_factory=list)
+
+    @property
+    def command(self) -> str:
+        argv = [str(a) for a in self.run.get("argv") or []]
+        return " ".join(["colbench", *argv[1:]]) if argv else ""
+
+
+# ------------------------------------------------------------------------------------------ Rich → tables
+
+
+def _css(style: Any) -> str:
+    text = str(style or "")
+    return " ".join(css for name, css in STYLE_CLASSES if name in text.split() or text == name)
+
+
+def _cell(renderable: Any, column_style: Any) -> Cell:
+    if isinstance(renderable, Text):
+        text = renderable
+    else:
+        try:
+            text = Text.from_markup(str(renderable))
+        except MarkupError:
+            text = Text(str(renderable))
+    classes = {_css(span.style) for span in text.spans} | {_css(column_style)}
+    return Cell(text.plain, " ".join(sorted(c for c in classes if c)))
+
+
+def table_view(table: Table, links: Sequence[str | None] = ()) -> TableView:
+    """The same rows and columns as a Rich table, colours turned into CSS classes."""
+    columns = [Column(str(c.header), "right" if c.justify == "right" else "left") for c in table.columns]
+    cells = [list(c.cells) for c in table.columns]
+    rows = [[_cell(cells[j][i], table.columns[j].style) for j in range(len(columns))] for i in range(table.row_count)]
+    return TableView(str(table.title or ""), columns, rows, list(links))
+
+
+def markdown_table(view: TableView) -> str:
+    def md(text: str) -> str:
+        return text.replace("|", "\\|").replace("\n", " ")
+
+    lines = [f"**{md(view.title)}**", ""] if view.title else []
+    lines.append("| " + " | ".join(md(c.name) for c in view.columns) + " |")
+    lines.append("|" + "|".join("---:" if c.align == "right" else "---" for c in view.columns) + "|")
+    lines += ["| " + " | ".join(md(cell.text) for cell in row) + " |" for row in view.rows]
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------- run metadata
+
+
+def _when(value: Any) -> str:
+    return str(value or "")[:19].replace("T", " ")
+
+
+def run_info(run: dict[str, Any], summaries: Sequence[CaseSummary]) -> list[tuple[str, str]]:
+    config = run.get("config") or {}
+    processes = sum(s.processes for s in summaries)
+    failed = sum(1 for s in summaries if not s.ok)
+    info = [
+        ("status", str(run.get("status") or "")),
+        ("started", _when(run.get("started_at")) + " UTC"),
+        ("finished", _when(run.get("finished_at")) + (" UTC" if run.get("finished_at") else "")),
+        ("machine", f"{(run.get('machine') or {}).get('name', '')} ({run.get('machine_id', '')})"),
+        ("suite / targets", config.get("suite") or ", ".join(config.get("targets") or []) or "-"),
+        ("cases", f"{len(summaries)} ({failed} with errors), {processes} worker processes"),
+        ("per process", f"{config.get('warmup', '-')} warm-up + {config.get('iterations', '-')} timed iterations, "
+                        f"{config.get('processes', '-')} processes per case"),
+        ("environments", ", ".join(e.get("name", "") for e in run.get("envs") or []) or "default"),
+        ("commit", ((run.get("commit") or {}).get("sha") or "-")),
+        ("colbench", str(run.get("colbench_version") or "")),
+    ]
+    memcpy = ((run.get("calibration") or {}).get("memcpy_gbps")) or {}
+    if memcpy:
+        info.append(("memcpy bandwidth", ", ".join(f"{t} thread(s) {g:g} Gbps" for t, g in memcpy.items())))
+    return info
+
+
+def machine_rows(machine: dict[str, Any]) -> list[tuple[str, str]]:
+    rows = []
+    for key, value in machine.items():
+        if key in ("memory_bytes", "swap_bytes") and isinstance(value, int | float):
+            shown = fmt_bytes(value)
+        elif isinstance(value, dict):
+            shown = ", ".join(f"{k} {v}" for k, v in value.items())
+        elif isinstance(value, list):
+            shown = ", ".join(f"{v:.2f}" if isinstance(v, float) else str(v) for v in value)
+        else:
+            shown = "-" if value is None else str(value)
+        rows.append((key.removesuffix("_bytes").replace("_", " "), shown))
+    return rows
+
+
+def versions_seen(summaries: Sequence[CaseSummary]) -> list[tuple[str, str]]:
+    """Library → every version the run's results report (third-party and runtimes; the stdlib left out)."""
+    seen: dict[str, set[str]] = defaultdict(set)
+    for s in summaries:
+        for result in s.results:
+            for name, version in (result.get("versions") or {}).items():
+                if name.startswith("_") or (name in sys.stdlib_module_names and name != "python"):
+                    continue
+                seen[name].add(str(version))
+            runtime = result.get("runtime") or {}
+            if runtime.get("name") and runtime.get("name") != "python" and runtime.get("version"):
+                seen[f"runtime {runtime['name']}"].add(str(runtime["version"]))
+    order = {name: i for i, name in enumerate(LIBRARY_ORDER)}
+    names = sorted(seen, key=lambda n: (order.get(n, len(order)), n))
+    return [(n, ", ".join(sorted(seen[n]))) for n in names]
+
+
+def error_views(summaries: Sequence[CaseSummary]) -> list[ErrorView]:
+    """Errors per case, the processes that failed the same way folded together."""
+    varying = varying_params(summaries)
+    views = []
+    for s in summaries:
+        grouped: dict[tuple[str, str], ErrorView] = {}
+        for error in s.errors:
+            key = (str(error.get("kind") or "error"), str(error.get("message") or ""))
+            if key in grouped:
+                grouped[key].processes.append(int(error.get("process_index", -1)))
+                continue
+            grouped[key] = ErrorView(
+                label=f"{s.benchmark} {case_label(s, varying.get(s.benchmark, []))}", env=s.env_name,
+                kind=key[0], message=key[1], processes=[int(error.get("process_index", -1))],
+                traceback=_tail(error.get("traceback"), 40), stderr_tail=_tail(error.get("stderr_tail"), 40),
+                exit_code=error.get("exit_code"), signal=error.get("signal"))
+        views.extend(grouped.values())
+    return views
+
+
+def _tail(text: Any, lines: int) -> str:
+    if not text:
+        return ""
+    return "\n".join(str(text).rstrip().splitlines()[-lines:])
+
+
+# ------------------------------------------------------------------------------------ compare and history
+
+
+def _env_names(run: dict[str, Any], summaries: Sequence[CaseSummary]) -> list[str]:
+    declared = [e.get("name", "default") for e in run.get("envs") or []]
+    present = list(dict.fromkeys(s.env_name for s in summaries))
+    return [e for e in declared if e in present] + [e for e in present if e not in declared]
+
+
+def compare_view(baseline: Sequence[CaseSummary], contender: Sequence[CaseSummary], *, title: str,
+                 baseline_label: str, contender_label: str, same_run: bool, with_plot: bool = True) -> CompareView:
+    rows = compare_cases(pair_cases(baseline, contender), paired=same_run)
+    if rows and all(r.verdict == NO_STATS for r in rows):
+        note = "Ratio of pooled medians only: the statistics module is not available, so no interval or verdict."
+    else:
+        pairing = "paired by interleaving block (same run)" if same_run else "unpaired (separate runs)"
+        note = ("Ratio = contender / baseline of the per-process medians (Hodges–Lehmann), interval adjusted for "
+                f"{len(rows)} comparison{'s' if len(rows) != 1 else ''} (Holm), {pairing}. Regression or "
+                "improvement: the whole interval beyond ±3%; no change: the whole interval within.")
+    plot = None
+    if with_plot and rows:
+        figure = compare_figure(rows, f"{contender_label} vs {baseline_label}")
+        if figure is not None:
+            plot = Plot(f"compare-{_slug(baseline_label)}-vs-{_slug(contender_label)}", title, figure,
+                        "Ratio per case with its interval, coloured by verdict; the grey band is ±3%.")
+    return CompareView(title, baseline_label, contender_label, rows, note, plot)
+
+
+def env_compares(run: dict[str, Any], summaries: Sequence[CaseSummary], with_plot: bool = True) -> list[CompareView]:
+    """A run with several environments: each one against the first (same run, interleaved blocks)."""
+    envs = _env_names(run, summaries)
+    views = []
+    for env in envs[1:]:
+        views.append(compare_view([s for s in summaries if s.env_name == envs[0]],
+                                  [s for s in summaries if s.env_name == env],
+                                  title=f"environment {env} vs {envs[0]}", baseline_label=envs[0],
+                                  contender_label=env, same_run=True, with_plot=with_plot))
+    return views
+
+
+def run_compare(store: Store, baseline_id: str, contender_id: str, baseline_env: str | None = None,
+                contender_env: str | None = None, with_plot: bool = True) -> CompareView:
+    """Two runs (or two environments of one run) compared case by case; an environment not named is the
+    run's first."""
+    sides = []
+    same_run = baseline_id == contender_id
+    for run_id, env in ((baseline_id, baseline_env), (contender_id, contender_env)):
+        summaries = summarize_cases(store.results(ResultQuery(run_ids=(run_id,), env_name=env)))
+        if env is None:
+            envs = _env_names(store.get_run(run_id), summaries)
+            env = envs[0] if envs else "default"
+            summaries = [s for s in summaries if s.env_name == env]
+        run = store.get_run(run_id)
+        label = f"{run['name']} ({run_id})" if run.get("name") else run_id
+        sides.append((summaries, env if same_run else (f"{label} [{env}]" if env != "default" else label), label))
+    (base, b_label, run_label), (cont, c_label, _) = sides
+    heading = f"environment {c_label} vs {b_label} in run {run_label}" if same_run else f"{c_label} vs {b_label}"
+    return compare_view(base, cont, title=heading, baseline_label=b_label, contender_label=c_label,
+                        same_run=same_run, with_plot=with_plot)
+
+
+def case_history(store: Store, benchmark: str, case_id: str, machine_id: str | None = None,
+                 label: str | None = None) -> list[HistorySeries]:
+    results = store.results(ResultQuery(benchmark=benchmark, case_id=case_id, machine_id=machine_id, status="ok"))
+    if not results:
+        return []
+    if label is None:
+        params = results[-1].get("params") or {}
+        label = f"{benchmark} " + " ".join(f"{k}={v}" for k, v in params.items()
+                                           if (k, v) not in (("allocator", "default"), ("cache", "warm")))
+    return series_from_results(results, label)
+
+
+def run_histories(store: Store, run: dict[str, Any], summaries: Sequence[CaseSummary],
+                  limit: int = HISTORY_LIMIT, link: bool = False) -> list[HistoryView]:
+    """History of every case of the run that has at least MIN_RUNS runs on this machine in the store."""
+    machine_id = run.get("machine_id")
+    varying = varying_params(summaries)
+    labels = {(s.case_id, s.env_name): f"{s.benchmark} {case_label(s, varying.get(s.benchmark, []))}"
+              for s in summaries}
+    found: list[HistorySeries] = []
+    for benchmark in dict.fromkeys(s.benchmark for s in summaries):
+        results = store.results(ResultQuery(benchmark=benchmark, machine_id=machine_id, status="ok"))
+        by_case: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+        for r in results:
+            key = (r["case_id"], r.get("env_name", "default"))
+            if key in labels:
+                by_case[key].append(r)
+        for key, members in by_case.items():
+            if len({r["run_id"] for r in members}) >= MIN_RUNS:
+                found.extend(series_from_results(members, labels[key]))
+    found.sort(key=lambda s: (-s.biggest_change, s.label))
+    views = []
+    for series in found[:limit]:
+        figure = history_figure(series, compact=True)
+        plot = Plot(f"history-{series.case_id}-{_slug(series.env_name)}", f"history of {series.label}", figure) \
+            if figure is not None else None
+        views.append(HistoryView(series, plot, history_link(series) if link else None))
+    return views
+
+
+def history_link(series: HistorySeries) -> str:
+    from urllib.parse import urlencode
+
+    query = {"benchmark": series.benchmark, "case": series.case_id}
+    if series.machine_id:
+        query["machine"] = series.machine_id
+    return "/history?" + urlencode(query)
+
+
+# ------------------------------------------------------------------------------------------------ run view
+
+
+def build_run_view(store: Store, run_id: str, *, plots: bool = True, history: bool = True,
+                   dashboard: bool = False) -> RunView:
+    """Everything one run's section shows (`run_id` must be an exact id: resolve it first)."""
+    run = store.get_run(run_id)
+    summaries = summarize_cases(store.results(ResultQuery(run_ids=(run_id,))))
+    calibration = run.get("calibration")
+    links = [history_link_for(s, run) for s in summaries] if dashboard else []
+    tables = [table_view(t) for t in experiment_tables(summaries, run)]
+    tables.append(table_view(results_table(summaries, title="every case (processes pooled)",
+                                           calibration=calibration), links))
+    warnings = []
+    varying = varying_params(summaries)
+    several_envs = len({s.env_name for s in summaries}) > 1
+    for s in summaries:
+        label = f"{s.benchmark} {case_label(s, varying.get(s.benchmark, []))}"
+        for text in s.warnings:
+            warnings.append((label + (f" [{s.env_name}]" if several_envs else ""), text))
+    return RunView(
+        run=run, summaries=summaries, info=run_info(run, summaries), machine=machine_rows(run.get("machine") or {}),
+        checks=list(run.get("checks") or []), versions=versions_seen(summaries), tables=tables,
+        plots=make_plots(summaries, run) if plots else [], errors=error_views(summaries), warnings=warnings,
+        compares=env_compares(run, summaries, with_plot=plots),
+        histories=run_histories(store, run, summaries, link=dashboard) if history else [],
+    )
+
+
+def history_link_for(summary: CaseSummary, run: dict[str, Any]) -> str:
+    from urllib.parse import urlencode
+
+    return "/history?" + urlencode({"benchmark": summary.benchmark, "case": summary.case_id,
+                                    "machine": run.get("machine_id") or ""})
+
+
+# --------------------------------------------------------------------------------------------- rendering
+
+
+def _ratio(value: float | None) -> str:
+    return "–" if value is None or not math.isfinite(value) else f"{value:.3f}"
+
+
+def _pct(value: float | None) -> str:
+    return "–" if value is None or not math.isfinite(value) else f"{value:+.1%}"
+
+
+def _level(value: float | None) -> str:
+    return "" if value is None else f"{value * 100:.4g}%"
+
+
+def _slug(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "-" for c in text).strip("-") or "x"
+
+
+@functools.cache
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), undefined=jinja2.StrictUndefined,
+                             autoescape=jinja2.select_autoescape(("html",), default_for_string=True),
+                             trim_blocks=True, lstrip_blocks=True)
+    env.filters.update(seconds=fmt_seconds, ratio=_ratio, pct=_pct, level=_level, bytes=fmt_bytes)
+    env.globals.update(colbench_version=colbench.__version__, min_runs=MIN_RUNS,
+                       verdict_css=lambda v: VERDICT_CLASSES.get(v, ""))
+    return env
+
+
+def render(template: str, **context: Any) -> str:
+    context.setdefault("csp", REPORT_CSP)
+    return environment().get_template(template).render(**context)
+
+
+def render_report_html(views: Sequence[RunView], compares: Sequence[CompareView] = (),
+                       files: dict[str, dict[str, tuple[str, str]]] | None = None) -> str:
+    return render("report.html", views=views, compares=compares, files=files or {},
+                  generated=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"))
+
+
+def render_markdown(views: Sequence[RunView], compares: Sequence[CompareView] = ()) -> str:
+    """A text-only summary: run facts, warnings, the tables, compare verdicts, change points, errors."""
+    out: list[str] = []
+    for item in compares:
+        out += _markdown_compare(item, "##")
+    for view in views:
+        run = view.run
+        out += [f"## colbench run {run['run_id']}" + (f" ({run['name']})" if run.get("name") else ""), ""]
+        out += [f"- **{key}**: {value}" for key, value in view.info] + [""]
+        for check in view.checks:
+            if not check.get("ok"):
+                out.append(f"> **warning:** {check.get('message')}")
+        out += [f"> **warning** ({label}): {text}" for label, text in view.warnings] + [""]
+        for table in view.tables:
+            out += [markdown_table(table), ""]
+        for item in view.compares:
+            out += _markdown_compare(item, "###")
+        if view.histories:
+            out += ["### History on this machine", ""]
+            for h in view.histories:
+                changes = ", ".join(f"{c.magnitude:+.1%} at run {c.index + 1} "
+                                    f"({h.series.points[c.index].version})" for c in h.series.changes)
+                out.append(f"- {h.series.label}: {len(h.series.points)} runs, last "
+                           f"{fmt_seconds(h.series.points[-1].median)}; {changes or 'no change point'}")
+            out.append("")
+        if view.errors:
+            out += ["### Errors", ""]
+            for e in view.errors:
+                first = e.message.strip().splitlines()[0] if e.message.strip() else ""
+                out.append(f"- **{e.kind}** {e.label} (process {', '.join(map(str, e.processes))}): {first}")
+            out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def _markdown_compare(item: CompareView, level: str) -> list[str]:
+    counts = ", ".join(f"{n} {v}" for v, n in item.counts.items())
+    lines = [f"{level} {item.title}", "", f"{counts}. {item.note}", "",
+             "| case | baseline | contender | ratio | interval | verdict |", "|---|---:|---:|---:|---:|---|"]
+    for r in item.rows:
+        interval = f"{_ratio(r.ci_low)} – {_ratio(r.ci_high)}" if r.ci_low is not None else "–"
+        verdict = f"**{r.verdict}**" if r.verdict == "regression" else r.verdict
+        lines.append(f"| {r.label} | {fmt_seconds(r.baseline_median)} | {fmt_seconds(r.contender_median)} | "
+                     f"{_ratio(r.ratio)} | {interval} | {verdict} |")
+    return [*lines, ""]
+
+
+def write_report(store: Store, run_ids: Sequence[str], output: Path, *, fmt: str = "html",
+                 baseline_id: str | None = None, history: bool = True) -> list[Path]:
+    """Write the report of the runs (exact ids) into `output`; returns the files written.
+
+    html: `index.html` plus `<plot>.png`/`.svg` (in `<run id>/` when there are several runs); markdown:
+    `report.md` only. Compare sections: each run against `baseline_id` when given, else every run after the
+    first against the first; plus the environments of a run with several.
+    """
+    if fmt not in ("html", "markdown"):
+        raise ValueError(f"unknown report format {fmt!r}")
+    html = fmt == "html"
+    views = [build_run_view(store, run_id, plots=html, history=history) for run_id in run_ids]
+    compares = cross_run_compares(store, run_ids, baseline_id, with_plot=html)
+    output.mkdir(parents=True, exist_ok=True)
+    if not html:
+        path = output / "report.md"
+        path.write_text(render_markdown(views, compares), encoding="utf-8")
+        return [path]
+    written: list[Path] = []
+    files: dict[str, dict[str, tuple[str, str]]] = {}
+    for view in views:
+        directory = output / view.run["run_id"] if len(views) > 1 else output
+        for plot in view.plots:
+            png, svg = plot.save(directory)
+            written += [png, svg]
+            files.setdefault(view.run["run_id"], {})[plot.key] = (str(png.relative_to(output)),
+                                                                  str(svg.relative_to(output)))
+    index = output / "index.html"
+    index.write_text(render_report_html(views, compares, files), encoding="utf-8")
+    return [index, *written]
+
+
+def cross_run_compares(store: Store, run_ids: Sequence[str], baseline_id: str | None,
+                       with_plot: bool = True) -> list[CompareView]:
+    """Each run against the baseline when one is named; else each run after the first against the first, kept
+    only when the two share cases (several runs of different benchmarks are just reported side by side)."""
+    if baseline_id is not None:
+        return [run_compare(store, baseline_id, r, with_plot=with_plot) for r in run_ids if r != baseline_id]
+    views = [run_compare(store, run_ids[0], r, with_plot=with_plot) for r in run_ids[1:]]
+    return [v for v in views if v.rows]
+

@@ -1,0 +1,159 @@
+"""A case's history on one machine, as the report and the dashboard show it, with its change points.
+
+Pages only see `HistorySeries`: one point per run (median of the per-process medians, their min–max as the
+spread) and `ChangeMark`s. `find_change_points` is the single place that calls
+`colbench.analysis.changepoint` (e-divisive means); without that module a series simply has no marks.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from statistics import median as _median
+from typing import Any
+
+from matplotlib.figure import Figure
+
+from colbench.report.plots import LIMIT_COLOR, PALETTE, fmt_time, new_figure, styled, time_unit, title
+
+MIN_RUNS = 3  # a history worth showing has at least this many runs of the case on the machine
+MIN_SEGMENT = 5  # as `colbench history`: a change point needs this many runs on both sides
+NO_DETECTION = "change-point detection not available"
+
+
+@dataclass(frozen=True)
+class HistoryPoint:
+    run_id: str
+    timestamp: str  # ISO 8601, when the run's first process of the case started
+    version: str  # what changed between points: commit, else the engine's version, else the run id
+    median: float  # seconds: median of the run's per-process medians
+    low: float  # min of the per-process medians
+    high: float  # max of the per-process medians
+    processes: int
+
+
+@dataclass(frozen=True)
+class ChangeMark:
+    index: int  # the first point of the new level
+    magnitude: float  # after / before − 1 (of the segment means)
+    p_value: float | None = None
+
+
+@dataclass
+class HistorySeries:
+    benchmark: str
+    case_id: str
+    label: str
+    machine_id: str | None
+    machine_name: str
+    env_name: str
+    points: list[HistoryPoint]
+    changes: list[ChangeMark] = field(default_factory=list)
+    method: str = ""
+
+    @property
+    def biggest_change(self) -> float:
+        return max((abs(c.magnitude) for c in self.changes), default=0.0)
+
+
+def find_change_points(values: Sequence[float], min_size: int = MIN_SEGMENT) -> tuple[list[ChangeMark], str]:
+    """THE adapter to `colbench.analysis.changepoint.detect_change_points`: marks, and how they were found.
+
+    Same settings as `colbench history` (segments of at least 5 runs, p ≤ 0.01, seed 0), so the report, the
+    dashboard and the CLI agree on every history.
+    """
+    try:
+        from colbench.analysis.changepoint import detect_change_points
+    except ImportError:
+        return [], NO_DETECTION
+    if len(values) < 2 * min_size:
+        return [], f"change points need at least {2 * min_size} runs"
+    try:
+        found = detect_change_points(values, min_size=min_size, seed=0)
+    except ValueError as exc:
+        return [], f"no change-point detection: {exc}"
+    marks = [ChangeMark(c.index, c.magnitude, c.p_value) for c in found if math.isfinite(c.magnitude)]
+    return marks, f"e-divisive means, segments of ≥ {min_size} runs, p ≤ 0.01"
+
+
+def _version(result: dict[str, Any]) -> str:
+    sha = (result.get("commit") or {}).get("sha")
+    if sha:
+        return str(sha)[:10]
+    versions = result.get("versions") or {}
+    engine = str(result.get("engine") or "")
+    for name in (engine, engine.split("-")[0], "pyarrow"):
+        if name and versions.get(name):
+            return f"{name} {versions[name]}"
+    return str(result.get("run_id", ""))
+
+
+def series_from_results(results: Iterable[dict[str, Any]], label: str, detect: bool = True) -> list[HistorySeries]:
+    """Group ok results of one case by (machine, environment) and run: one series per machine/environment."""
+    groups: dict[tuple[str | None, str], dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
+    for r in results:
+        if r.get("status") == "ok":
+            groups[(r.get("machine_id"), r.get("env_name", "default"))][r["run_id"]].append(r)
+    out = []
+    for (machine_id, env_name), runs in groups.items():
+        points = []
+        for run_id, members in runs.items():
+            medians = [m for m in (((r.get("summary") or {}).get("wall_s") or {}).get("median") for r in members)
+                       if m is not None]
+            if not medians:
+                continue
+            first = min(members, key=lambda r: str(r.get("timestamp")))
+            points.append(HistoryPoint(run_id, str(first.get("timestamp", "")), _version(first), _median(medians),
+                                       min(medians), max(medians), len(medians)))
+        points.sort(key=lambda p: (p.timestamp, p.run_id))
+        if len({p.version for p in points}) == 1 and len(points) > 1:  # nothing told apart: name the runs instead
+            names = {r["run_id"]: r.get("run_name") or r["run_id"][-6:] for members in runs.values() for r in members}
+            points = [replace(p, version=str(names[p.run_id])) for p in points]
+        any_result = next(iter(next(iter(runs.values()))))
+        changes, method = find_change_points([p.median for p in points]) if detect else ([], "")
+        out.append(HistorySeries(any_result["benchmark"], any_result["case_id"], label, machine_id,
+                                 (any_result.get("machine") or {}).get("name") or str(machine_id), env_name, points,
+                                 changes, method))
+    return out
+
+
+@styled
+def history_figure(series: HistorySeries, compact: bool = False) -> Figure | None:
+    """Median per run with its min–max spread; change points as dashed lines labelled with the step, the
+    segment means as a grey staircase."""
+    points = series.points
+    if not points:
+        return None
+    scale, unit = time_unit([p.high for p in points])
+    fig, axes = new_figure(1, 1, width=5.2 if compact else 8.0, panel_height=1.9 if compact else 2.8)
+    ax = axes[0][0]
+    xs = list(range(len(points)))
+    ys = [p.median / scale for p in points]
+    errors = [[(p.median - p.low) / scale for p in points], [(p.high - p.median) / scale for p in points]]
+    ax.errorbar(xs, ys, yerr=errors, color=PALETTE[0], marker="o", markersize=3.5, linewidth=1.2, capsize=2,
+                elinewidth=0.8)
+    bounds = [0] + [c.index for c in series.changes] + [len(points)]
+    for start, end in zip(bounds[:-1], bounds[1:], strict=True):
+        level = sum(ys[start:end]) / max(end - start, 1)
+        ax.plot([start - 0.4, end - 0.6], [level, level], color=LIMIT_COLOR, linewidth=1, alpha=0.6)
+    top = max(p.high for p in points) / scale
+    for change in series.changes:
+        ax.axvline(change.index - 0.5, color="#c0392b", linestyle="--", linewidth=1.2)
+        ax.annotate(f"{change.magnitude:+.1%}", (change.index - 0.5, 0.99), xycoords=("data", "axes fraction"),
+                    xytext=(3, 0), textcoords="offset points", color="#c0392b", fontsize=8, fontweight="bold",
+                    va="top")
+    step = max(1, math.ceil(len(points) / (5 if compact else 9)))
+    ax.set_xticks(xs[::step], [f"{p.timestamp[:10]}\n{p.version}" for p in points[::step]],
+                  fontsize=6 if compact else 7)
+    ax.set_ylim(bottom=0, top=top * 1.25)
+    ax.set_ylabel(f"median time ({unit})")
+    ax.margins(x=0.03)
+    if not compact:
+        title(fig, f"{series.label} — {series.machine_name}" + (f", {series.env_name}"
+                                                                  if series.env_name != "default" else ""),
+              f"{len(points)} runs; last {fmt_time(points[-1].median)}; "
+              + (f"{len(series.changes)} change point(s)" if series.changes else "no change point")
+              + (f" ({series.method})" if series.method else ""))
+    return fig

@@ -1,0 +1,123 @@
+"""The report and the dashboard in Debian's headless chromium: every plot loads, nothing is fetched from the
+network, the console stays clean, and the screenshot shows a real page.
+
+Set COLBENCH_SCREENSHOTS=DIR to keep a copy of every screenshot."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from urllib.parse import urlencode
+
+import pytest
+from PIL import Image
+
+from colbench.report.html import write_report
+from tests.report.conftest import screenshot_copy, serve_in_thread
+from tests.report.helpers import derived_history, load_run, store_of
+
+pytestmark = pytest.mark.filterwarnings("error:plot .* failed:RuntimeWarning")  # a broken plot fails
+
+
+def visit(browser, url: str, shot: Path, *, expect_plots: int = 0, status: int | None = 200) -> dict:
+    """Load a page, collect console messages, page errors, failed and remote requests; take a full screenshot."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    problems: list[str] = []
+    requests: list[str] = []
+    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type in ("error", "warning")
+            else None)
+    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    page.on("requestfailed", lambda r: problems.append(f"request failed: {r.url}"))
+    page.on("request", lambda r: requests.append(r.url))
+    try:
+        response = page.goto(url, wait_until="load")
+        if status is not None:
+            assert response is not None and response.status == status, (url, response and response.status)
+        images = page.evaluate("Array.from(document.images).map(i => [i.getAttribute('data-plot'), i.complete, "
+                               "i.naturalWidth, i.naturalHeight])")
+        page.screenshot(path=str(shot), full_page=True)
+    finally:
+        page.close()
+    assert problems == [], problems
+    origin = url.split("/")[0] + "//" + url.split("/")[2] if url.startswith("http") else "file://"
+    remote = [u for u in requests if not (u.startswith(origin) or u.startswith("data:"))]
+    assert remote == [], f"the page fetched {remote}"
+    plots = [i for i in images if i[0]]
+    assert len(plots) >= expect_plots, images
+    assert all(complete and width > 100 and height > 50 for _, complete, width, height in images), images
+    data = shot.read_bytes()
+    width, height = Image.open(io.BytesIO(data)).size
+    assert width == 1280 and height >= 600 and len(data) > 15_000, (width, height, len(data))
+    colours = Image.open(io.BytesIO(data)).convert("RGB").resize((64, 64)).getcolors(64 * 64)
+    assert colours is not None and len(colours) > 20, "a blank or one-colour screenshot"
+    screenshot_copy(shot)
+    return {"images": images, "height": height}
+
+
+def test_report_opens_offline_in_chromium(browser, placebo_home, bandwidth_home, tmp_path):
+    db = store_of(placebo_home)
+    runs = {r["name"]: r["run_id"] for r in db.list_runs()}
+    index = write_report(db, [runs["p2"]], tmp_path / "placebo")[0]
+    visit(browser, index.as_uri(), tmp_path / "report-placebo.png", expect_plots=3)
+    index = write_report(db, [runs["ab"]], tmp_path / "ab")[0]
+    visit(browser, index.as_uri(), tmp_path / "report-ab.png", expect_plots=2)  # time plot + compare plot
+    e3 = store_of(bandwidth_home)
+    index = write_report(e3, [e3.list_runs()[0]["run_id"]], tmp_path / "e3")[0]
+    visit(browser, index.as_uri(), tmp_path / "report-e3.png", expect_plots=2)
+
+
+def test_experiments_report_in_chromium(browser, experiments_home, tmp_path):
+    db = store_of(experiments_home)
+    ids = [r["run_id"] for r in db.list_runs()]
+    index = write_report(db, ids, tmp_path / "experiments")[0]
+    visit(browser, index.as_uri(), tmp_path / "report-experiments.png", expect_plots=4)
+
+
+def test_dashboard_pages_in_chromium(browser, dashboard, placebo_home, tmp_path):
+    base, _ = dashboard
+    db, run, summaries = load_run(placebo_home, "p2")
+    runs = {r["name"]: r["run_id"] for r in db.list_runs()}
+    case = next(s for s in summaries if s.ok)
+    pages = {
+        "runs": ("/", 0),
+        "run": (f"/runs/{runs['p2']}", 1),
+        "run-ab": (f"/runs/{runs['ab']}", 2),
+        "compare-runs": ("/compare?" + urlencode({"baseline": runs["p0"], "contender": runs["p1"]}), 1),
+        "compare-envs": ("/compare?" + urlencode({"baseline": runs["ab"]}), 1),
+        "history-index": ("/history", 0),
+        "history-cases": ("/history?" + urlencode({"benchmark": "placebo"}), 0),
+        "history-case": ("/history?" + urlencode({"benchmark": "placebo", "case": case.case_id,
+                                                  "machine": run["machine_id"]}), 1),
+    }
+    for name, (path, plots) in pages.items():
+        visit(browser, base + path, tmp_path / f"dashboard-{name}.png", expect_plots=plots)
+
+
+def test_dashboard_not_found_page_renders(browser, dashboard, tmp_path):
+    base, _ = dashboard
+    page = browser.new_page()
+    try:
+        response = page.goto(base + "/runs/no-such-run")
+        assert response.status == 404
+        assert "no run 'no-such-run'" in page.inner_text("main")
+    finally:
+        page.close()
+
+
+def test_dashboard_history_marks_change_points(browser, placebo_home, tmp_path):
+    """12 runs made of real placebo records, 25% slower from the 7th: the page marks the step."""
+    store_path = tmp_path / "history.duckdb"
+    derived_history(placebo_home, store_path)
+    db = store_of(placebo_home)
+    case = next(r for r in db.results() if r["status"] == "ok")
+    with serve_in_thread(str(store_path)) as base:
+        url = base + "/history?" + urlencode({"benchmark": "placebo", "case": case["case_id"]})
+        visit(browser, url, tmp_path / "dashboard-history-change-point.png", expect_plots=1)
+        page = browser.new_page()
+        try:
+            page.goto(url)
+            text = page.inner_text("main")
+        finally:
+            page.close()
+    assert "change point before run 7: +2" in text, text[:2000]
+    assert "\n12\t20260101T000011-hist11" in text  # one table row per run
