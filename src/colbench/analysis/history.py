@@ -83,11 +83,12 @@ def case_histories(store: Store, benchmark: str, machine_id: str, filters: dict[
                    min_size: int = 5, seed: int = 0) -> list[History]:
     results = store.results(ResultQuery(benchmark=benchmark, machine_id=machine_id, status="ok"))
     results = [r for r in results if all(str(r["params"].get(k)) == v for k, v in filters.items())]
-    by_case: dict[str, dict[tuple[str, str], list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
+    # one series per case and environment: two library versions are two histories, not one zig-zag
+    by_case: dict[tuple[str, str], dict[tuple[str, str], list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
     for r in results:
-        by_case[r["case_id"]][(r["run_id"], r["env_name"])].append(r)
+        by_case[(r["case_id"], r["env_name"])][(r["run_id"], r["env_name"])].append(r)
     histories = []
-    for case_id, runs in by_case.items():
+    for (case_id, env_name), runs in by_case.items():
         points = []
         for (run_id, env_name), members in runs.items():
             medians = np.array([np.median(r["samples"]["wall_s"]) for r in members if r["samples"].get("wall_s")])
@@ -100,7 +101,8 @@ def case_histories(store: Store, benchmark: str, machine_id: str, filters: dict[
                                 processes=int(medians.size)))
         points.sort(key=lambda p: p.when)
         any_result = next(iter(runs.values()))[0]
-        history = History(case_id=case_id, label=case_label(any_result), machine_id=machine_id,
+        label = case_label(any_result) + (f" [{env_name}]" if env_name != "default" else "")
+        history = History(case_id=case_id, label=label, machine_id=machine_id,
                           machine_name=any_result["machine"]["name"], points=points)
         if len(points) >= 2 * min_size:
             history.change_points = detect_change_points([p.median for p in points], min_size=min_size, seed=seed)

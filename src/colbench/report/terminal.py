@@ -8,6 +8,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from rich.markup import escape
 from rich.table import Table
 
 from colbench.analysis.aggregate import CaseSummary
@@ -105,7 +106,7 @@ def results_table(summaries: Sequence[CaseSummary], title: str | None = None,
         cells = [s.benchmark, label] + ([s.env_name] if envs else [])
         if not s.ok:
             first = s.errors[0] if s.errors else {}
-            message = f"[red]{first.get('kind', 'error')}[/red]: {first.get('message', '')}"[:160]
+            message = f"[red]{escape(first.get('kind', 'error'))}[/red]: {escape(first.get('message', '')[:140])}"
             table.add_row(*cells, message, "", "", "", "", fmt_bytes(s.peak_rss_bytes), "")
             continue
         table.add_row(*cells, fmt_seconds(s.wall.get("median")), spread(s),
