@@ -34,7 +34,8 @@ def main() -> None:
     cpu = sorted(d["process"]["child_user_s"] + d["process"]["child_sys_s"] for d in docs)
     q = statistics.quantiles(spawn, n=4)
     print(f"isolated execution of placebo(duration=0), {len(spawn)} processes:")
-    print(f"  spawn → result: median {statistics.median(spawn) * 1e3:.1f} ms, IQR {q[0] * 1e3:.1f}–{q[2] * 1e3:.1f} ms, "
+    median = statistics.median(spawn)
+    print(f"  spawn → result: median {median * 1e3:.1f} ms, IQR {q[0] * 1e3:.1f}–{q[2] * 1e3:.1f} ms, "
           f"min {spawn[0] * 1e3:.1f} ms, max {spawn[-1] * 1e3:.1f} ms")
     print(f"  worker CPU (user+sys): median {statistics.median(cpu) * 1e3:.1f} ms")
 
