@@ -9,8 +9,7 @@ from __future__ import annotations
 import shutil
 import sys
 import time
-from collections.abc import Callable, Sequence
-from functools import wraps
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -18,39 +17,16 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from colbench.cli.common import console, friendly
 from colbench.data.errors import DataError
 from colbench.model.benchmark import DataRequest
 from colbench.paths import data_dir
+from colbench.report.terminal import fmt_bytes
 
 data_app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
                        help="Data sets: real sources, synthetic twins and the format cache.")
-console = Console(width=None if sys.stdout.isatty() else 160)
-err_console = Console(stderr=True)
-
 RootOption = Annotated[Path | None, typer.Option("--root", help="data directory (default $COLBENCH_DATA or "
                                                  "~/.colbench/data)")]
-
-
-def _friendly(func: Callable[..., Any]) -> Callable[..., Any]:
-    @wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return func(*args, **kwargs)
-        except (DataError, ValueError, LookupError) as exc:
-            message = exc.args[0] if isinstance(exc, LookupError) and exc.args else exc
-            err_console.print(f"[red]colbench: error:[/red] {message}", highlight=False, soft_wrap=True)
-            raise typer.Exit(2) from None
-    return wrapper
-
-
-def fmt_bytes(n: float | None) -> str:
-    if n is None:
-        return "?"
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if abs(n) < 1024 or unit == "TiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n:.1f} TiB"
 
 
 def _root(root: Path | None) -> Path:
@@ -60,7 +36,7 @@ def _root(root: Path | None) -> Path:
 # --- list -----------------------------------------------------------------------------------------------
 
 @data_app.command("list")
-@_friendly
+@friendly
 def list_cmd(
     cached: Annotated[bool, typer.Option("--cached", help="list the materialised files and their sizes")] = False,
     dataset: Annotated[str | None, typer.Option("--dataset", help="only this data set (with --cached)")] = None,
@@ -107,7 +83,7 @@ def list_cmd(
 # --- get ------------------------------------------------------------------------------------------------
 
 @data_app.command("get")
-@_friendly
+@friendly
 def get_cmd(
     name: Annotated[str, typer.Argument(help="source name (see `colbench data list`)")],
     decompress: Annotated[bool, typer.Option(help="also decompress it into the cache as CSV")] = True,
@@ -158,7 +134,7 @@ def _auto(value: str) -> Any:
 
 
 @data_app.command("make")
-@_friendly
+@friendly
 def make_cmd(
     name: Annotated[str, typer.Argument(help="data set name")],
     rows: Annotated[int, typer.Option("--rows", help="rows of the synthetic twin")],
@@ -218,7 +194,7 @@ def prepare_requests(requests: Sequence[DataRequest], root: Path | None = None, 
 
 
 @data_app.command("prepare")
-@_friendly
+@friendly
 def prepare_cmd(
     suite: Annotated[str, typer.Argument(help="suite or benchmark name")],
     dry_run: Annotated[bool, typer.Option("--dry-run", help="only show what would be made")] = False,
@@ -234,7 +210,7 @@ def prepare_cmd(
 # --- clean ----------------------------------------------------------------------------------------------
 
 @data_app.command("clean")
-@_friendly
+@friendly
 def clean_cmd(
     dataset: Annotated[str | None, typer.Argument(help="only this data set")] = None,
     downloads: Annotated[bool, typer.Option("--downloads", help="also delete downloaded sources")] = False,
@@ -252,7 +228,7 @@ def clean_cmd(
 # --- user sources ---------------------------------------------------------------------------------------
 
 @data_app.command("register")
-@_friendly
+@friendly
 def register_cmd(
     name: Annotated[str, typer.Argument(help="name for the new source")],
     location: Annotated[str, typer.Argument(help="URL or local file")],
@@ -272,7 +248,7 @@ def register_cmd(
 
 
 @data_app.command("unregister")
-@_friendly
+@friendly
 def unregister_cmd(name: Annotated[str, typer.Argument(help="user source to forget")]) -> None:
     """Remove a user source from the registry (its downloaded files stay until `data clean --downloads`)."""
     from colbench.data.sources import unregister_source
