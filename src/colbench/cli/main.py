@@ -189,8 +189,11 @@ def _print_plan(plan: Any, config: Any, store_url: str | None, envs: int = 1) ->
     for reason, count in reasons.items():
         console.print(f"[dim]dropped {count} invalid combination(s) of {reason}[/dim]", highlight=False)
     total, unknown = estimate_plan(plan, config, history, envs=envs)
-    console.print(f"estimated time: {fmt_seconds(total)}"
-                  + (f" plus {unknown} cases with no estimate (no history on this machine)" if unknown else ""))
+    if unknown:
+        console.print(f"estimated time: at least {fmt_seconds(total)} (worker start-up and cases with history), "
+                      f"plus {unknown} of {len(plan.cases)} cases with no estimate (no history on this machine)")
+    else:
+        console.print(f"estimated time: {fmt_seconds(total)}")
 
 
 def _history_estimates(store_url: str | None, case_ids: list[str]) -> dict[str, float]:
