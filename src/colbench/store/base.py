@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -19,6 +19,33 @@ class ResultQuery:
     case_id: str | None = None
     env_name: str | None = None
     status: str | None = None
+
+
+RESULTS_ORDER = " ORDER BY created_at, run_id, case_id, env_name, process_index"
+
+
+def results_sql(query: ResultQuery, placeholder: str, runs_clause: Callable[[int], tuple[str, list[Any]]]
+                ) -> tuple[str, list[Any]] | None:
+    """The results query for `query` in a driver's placeholder style; None when it can match nothing.
+
+    Only column names from this code and placeholders reach the SQL text; every value is a parameter.
+    `runs_clause(n)` gives the run-id condition for n ids and its parameters (IN (...) or = ANY(...)).
+    """
+    where: list[str] = []
+    args: list[Any] = []
+    if query.run_ids is not None:
+        if not query.run_ids:
+            return None
+        clause, clause_args = runs_clause(len(query.run_ids))
+        where.append(clause)
+        args.extend(clause_args)
+    for column in ("benchmark", "machine_id", "case_id", "env_name", "status"):
+        value = getattr(query, column)
+        if value is not None:
+            where.append(f"{column} = {placeholder}")
+            args.append(value)
+    sql = "SELECT doc FROM results" + (" WHERE " + " AND ".join(where) if where else "") + RESULTS_ORDER
+    return sql, args
 
 
 class Store(Protocol):

@@ -18,7 +18,7 @@ from typing import Any
 import duckdb
 
 from colbench.model.result import SCHEMA_VERSION
-from colbench.store.base import ResultQuery, StoreError
+from colbench.store.base import ResultQuery, StoreError, results_sql
 
 _LOCK_RETRY_S = 30.0
 
@@ -154,19 +154,10 @@ class DuckDBStore:
 
     def results(self, query: ResultQuery | None = None) -> list[dict[str, Any]]:
         query = query or ResultQuery()
-        where, args = [], []
-        if query.run_ids is not None:
-            if not query.run_ids:
-                return []
-            where.append(f"run_id IN ({', '.join('?' for _ in query.run_ids)})")
-            args.extend(query.run_ids)
-        for column in ("benchmark", "machine_id", "case_id", "env_name", "status"):
-            value = getattr(query, column)
-            if value is not None:
-                where.append(f"{column} = ?")
-                args.append(value)
-        sql = "SELECT doc FROM results" + (" WHERE " + " AND ".join(where) if where else "")
-        sql += " ORDER BY created_at, run_id, case_id, env_name, process_index"
+        built = results_sql(query, "?", lambda n: (f"run_id IN ({', '.join('?' * n)})", list(query.run_ids or ())))
+        if built is None:
+            return []
+        sql, args = built
         with self._connect() as con:
             return [json.loads(r[0]) for r in con.execute(sql, args).fetchall()]
 

@@ -33,7 +33,7 @@ import psycopg
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from colbench.model.result import SCHEMA_VERSION
-from colbench.store.base import ResultQuery, StoreError
+from colbench.store.base import ResultQuery, StoreError, results_sql
 from colbench.store.spool import Spool, SyncReport, store_key
 
 log = logging.getLogger("colbench.store")
@@ -346,19 +346,10 @@ class PostgresStore:
 
     def results(self, query: ResultQuery | None = None) -> list[dict[str, Any]]:
         query = query or ResultQuery()
-        where, args = [], []
-        if query.run_ids is not None:
-            if not query.run_ids:
-                return []
-            where.append("run_id = ANY(%s)")
-            args.append(list(query.run_ids))
-        for column in ("benchmark", "machine_id", "case_id", "env_name", "status"):
-            value = getattr(query, column)
-            if value is not None:
-                where.append(f"{column} = %s")
-                args.append(value)
-        sql = "SELECT doc FROM results" + (" WHERE " + " AND ".join(where) if where else "")
-        sql += " ORDER BY created_at, run_id, case_id, env_name, process_index"
+        built = results_sql(query, "%s", lambda n: ("run_id = ANY(%s)", [list(query.run_ids or ())]))
+        if built is None:
+            return []
+        sql, args = built
         return [r[0] for r in self._run(lambda con: con.execute(sql, args).fetchall())]
 
     def completed(self, run_id: str) -> set[tuple[str, str, int]]:
