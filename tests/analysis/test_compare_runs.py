@@ -69,3 +69,17 @@ def test_bad_sides_are_usage_errors(slow_home):
     assert proc.returncode == 2 and "neither a run nor an environment" in proc.stderr
     proc = colbench("compare", "base", "base", home=slow_home)
     assert proc.returncode == 2
+
+
+def test_until_decided_adds_blocks_only_while_inconclusive(tmp_path):
+    home = tmp_path / "home"
+    proc = colbench("run", "placebo", "--param", "duration=0.01,0.02", "--env", "base=@current",
+                    "--env", "slow=@current COLBENCH_PLACEBO_FACTOR=1.10", "--iterations", "5", "--warmup", "1",
+                    "--processes", "4", "--until-decided", "--max-looks", "4", home=home, check=True, timeout=600)
+    assert "adding 4 blocks" in proc.stdout  # 4 blocks per side can never decide at this alpha
+    _, report = compare_json(home, "base", "slow")
+    for case in report["comparisons"]:
+        assert case["verdict"] in ("regression", "inconclusive"), case  # never the wrong way
+        # more blocks were added, up to the budget of 4 looks × 4 blocks; an undecided case used all of it
+        assert 8 <= case["n_blocks"] <= 16
+        assert case["verdict"] == "regression" or case["n_blocks"] == 16
