@@ -11,6 +11,8 @@ find_uv() {
   for candidate in "$HOME/.local/bin/uv" ".tools/uv/bin/uv"; do
     if [ -x "$candidate" ]; then echo "$candidate"; return; fi
   done
+  # installed as a package of this Python, but its script directory is not on PATH
+  if python3 -m uv --version >/dev/null 2>&1; then echo "python3 -m uv"; return; fi
   return 1
 }
 
@@ -22,5 +24,5 @@ if ! UV=$(find_uv); then
   UV=$(find_uv) || { echo "bootstrap: could not install uv; see https://docs.astral.sh/uv/" >&2; exit 1; }
 fi
 
-"$UV" sync --frozen --all-extras --quiet
-exec "$UV" run --frozen --all-extras "$@"
+$UV sync --frozen --all-extras --quiet
+exec $UV run --frozen --all-extras "$@"
