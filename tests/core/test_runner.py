@@ -145,3 +145,20 @@ def test_bad_input_gets_one_line_exit_2_and_nothing_written(cli, home, args, mes
     lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert len(lines) <= 2 and message in " ".join(lines)
     assert not (home / "results.duckdb").exists()
+
+
+def test_peak_rss_is_the_workers_own_not_the_forking_parents():
+    """Linux's ru_maxrss survives exec and would report the orchestrator's size; the worker must not."""
+    import sys as _sys
+
+    from colbench.runner.execute import case_spec
+    from colbench.runner.isolate import WorkerLaunch, run_worker
+    from colbench.runner.plan import make_plan
+
+    ballast = bytearray(os.urandom(1)) * (400 << 20)  # the parent is now > 400 MiB resident
+    case = make_plan(["placebo"]).cases[0]
+    done = run_worker(case_spec(case, {}, iterations=1, warmup=0, seed=1),
+                      WorkerLaunch(command=[_sys.executable, "-m", "colbench.worker"], env=dict(os.environ)))
+    assert done.document["status"] == "ok"
+    assert done.document["memory"]["peak_rss_bytes"] < 200 << 20
+    assert len(ballast) == 400 << 20

@@ -63,6 +63,23 @@ def case_label(result: dict[str, Any]) -> str:
     return f"{result['benchmark']} " + " ".join(f"{k}={v}" for k, v in params.items())
 
 
+def short_labels(results: list[dict[str, Any]]) -> dict[str, str]:
+    """case_id → the benchmark and only the params that differ between the cases at hand (all, when one case)."""
+    params_by_case = {r["case_id"]: (r["benchmark"], r["params"]) for r in results}
+    by_bench: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for bench, params in params_by_case.values():
+        by_bench[bench].append(params)
+    labels = {}
+    for case_id, (bench, params) in params_by_case.items():
+        members = by_bench[bench]
+        varying = [k for k in params if len({str(m.get(k)) for m in members}) > 1]
+        if not varying:
+            labels[case_id] = case_label({"benchmark": bench, "params": params})
+        else:
+            labels[case_id] = f"{bench} " + " ".join(f"{k}={params[k]}" for k in varying)
+    return labels
+
+
 def _per_process(result: dict[str, Any], metric: str) -> list[float] | None:
     if metric == "time":
         values = (result.get("samples") or {}).get("wall_s") or []
@@ -90,12 +107,13 @@ def case_inputs(baseline: Side, contender: Side, metric: str = "time",
         sides.append(grouped)
     notes: list[str] = []
     cases: dict[str, CaseInput] = {}
+    labels = short_labels(baseline.results + contender.results)
     for case_id in [c for c in sides[0] if c in sides[1]]:
         base = [(r, _per_process(r, metric)) for r in sides[0][case_id] if r["status"] == "ok"]
         cont = [(r, _per_process(r, metric)) for r in sides[1][case_id] if r["status"] == "ok"]
         base = [(r, v) for r, v in base if v]
         cont = [(r, v) for r, v in cont if v]
-        label = case_label(sides[0][case_id][0])
+        label = labels[case_id]
         if not base or not cont:
             if metric == "time":
                 notes.append(f"{label}: no successful results on one side")

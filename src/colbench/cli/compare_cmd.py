@@ -218,7 +218,7 @@ def compare_envs_of_run(db: Any, run_doc: dict[str, Any], plan: Any, envs: list[
     """After a run with several environments: each against the first, paired by block. With max_looks > 1
     (`--until-decided`), inconclusive cases get more blocks, with alpha spent over the looks."""
     from colbench.analysis.sequential import SequentialCompare
-    from colbench.analysis.sides import Side, case_inputs, case_label
+    from colbench.analysis.sides import Side, case_inputs, short_labels
     from colbench.cli.main import run_and_store
     from colbench.store.base import ResultQuery
 
@@ -236,7 +236,7 @@ def compare_envs_of_run(db: Any, run_doc: dict[str, Any], plan: Any, envs: list[
             if not sequential.pending or sequential.exhausted:
                 break
             pending = set(sequential.pending)
-            ids = {r["case_id"] for r in results if case_label(r) in pending}
+            ids = {case_id for case_id, label in short_labels(results).items() if label in pending}
             config.processes += step
             run_doc["config"]["processes"] = config.processes
             console.print(f"look {sequential.looks_done}/{max_looks}: {len(pending)} case(s) inconclusive, "

@@ -117,10 +117,26 @@ def loaded_versions() -> dict[str, str]:
     return dict(sorted(versions.items()))
 
 
+def peak_rss_bytes() -> int:
+    """Peak RSS of this process since its exec.
+
+    Linux's getrusage ru_maxrss survives execve: it keeps the high-water mark of the forking parent (the
+    orchestrator, often larger than the worker), so it would report the parent's size. VmHWM belongs to
+    the process's own memory map, which exec replaced."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux; bytes on macOS
+
+
 def _process_usage() -> dict[str, Any]:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return {
-        "peak_rss_bytes": usage.ru_maxrss * 1024,  # Linux reports KiB
+        "peak_rss_bytes": peak_rss_bytes(),
         "page_faults_minor": usage.ru_minflt,
         "page_faults_major": usage.ru_majflt,
         "ctx_switches_voluntary": usage.ru_nvcsw,
