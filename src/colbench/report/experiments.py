@@ -52,18 +52,19 @@ def memcpy_for(calibration: dict[str, Any] | None, threads: int) -> float | None
 def gbps_verdict(summary: CaseSummary, calibration: dict[str, Any] | None) -> tuple[float | None, str]:
     """Median Gbps and a note on it against the machine's measured bandwidth.
 
-    Faster than memory can be read is impossible for a read that touches its bytes: for access modes that
-    do not (lazy, offsets) that is 'bytes not touched', never a speed; for those that do, it means the data
-    sat in a CPU cache, which is said too."""
+    Access modes that do not read the value bytes (lazy, offsets) count bytes they never touched: their
+    figure is 'bytes not touched', never a speed, whatever its size. For modes that do touch them, faster
+    than memory can be read means the data sat in a CPU cache, which is said too."""
     gbps = (summary.metrics.get("gbps") or {}).get("median")
+    if summary.params.get("access") in ("lazy", "offsets"):
+        return gbps, "bytes not touched"
     threads = int(summary.params.get("threads", 1))
     memcpy = _figure(calibration, "memcpy_gbps", threads)
     ceiling = max(filter(None, (memcpy, _figure(calibration, "read_gbps", threads))), default=None)
     if gbps is None or ceiling is None:
         return gbps, ""
     if gbps > ceiling:
-        touches = summary.params.get("access") in ("scan", "materialize")
-        return gbps, "above memory bandwidth: cache-resident" if touches else "bytes not touched"
+        return gbps, "above memory bandwidth: cache-resident"
     return gbps, f"{gbps / memcpy:.0%} of memcpy" if memcpy else ""
 
 

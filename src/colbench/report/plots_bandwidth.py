@@ -139,7 +139,7 @@ def _legend(fig: Figure, runtimes: Sequence[str], sources: Sequence[str], marks:
     handles += [Line2D([], [], color=LIMIT_COLOR, linestyle=style, label=text) for style, text in limits]
     if "untouched" in marks:
         handles.append(Line2D([], [], color="#333333", marker="^", markerfacecolor="white", linestyle="none",
-                              label="bytes not touched (beyond the limit: not a read speed)"))
+                              label="bytes not touched (lazy / offsets: not a read speed)"))
     if "cache" in marks:
         handles.append(Line2D([], [], color="#333333", marker="*", markersize=9, linestyle="none",
                               label="above memory bandwidth: data in a CPU cache"))
