@@ -132,9 +132,9 @@ def e3_table(summaries: Sequence[CaseSummary], run: dict[str, Any]) -> Table | N
         gbps, note = gbps_verdict(s, calibration)
         shown = f"[yellow]{note}[/yellow]" if note.startswith(("bytes", "above")) else note
         speed = "—" if note == "bytes not touched" else (f"{gbps:.2f}" if gbps is not None else "-")
-        published = pub.E3_GBPS.get((p["access"], p["batch_rows"])) if p["type"] == "binary" and \
-            p["value_size"] == 1024 and p["threads"] == 1 else None
-        if published is None and p["type"] == "binary" and p["access"] == "offsets" and p["batch_rows"] == 10_000:
+        as_in_post = p["type"] == "binary" and p["value_size"] == 1024 and p["source"] == "stream"
+        published = pub.E3_GBPS.get((p["access"], p["batch_rows"])) if as_in_post and p["threads"] == 1 else None
+        if published is None and as_in_post and p["access"] == "offsets" and p["batch_rows"] == 10_000:
             published = pub.E3_CORE_SCALING_GBPS.get(int(p["threads"]))
         table.add_row(*map(str, key(s)), speed, shown, f"{published:g}" if published else "")
     return table
