@@ -18,7 +18,7 @@
 PROTOCOL <- 1L
 READERS <- c("data.table", "readr", "vroom")
 # `rows` sizes the synthetic input the orchestrator prepared; the worker reads whatever file it is given
-CSV_PARAMS <- c("reader", "source", "compression", "output", "rows", "threads", "allocator", "cache")
+CSV_PARAMS <- c("reader", "source", "compression", "output", "inference", "rows", "threads", "allocator", "cache")
 REPORTED_PACKAGES <- c("data.table", "readr", "vroom", "jsonlite", "R.utils")
 
 `%||%` <- function(a, b) if (is.null(a)) b else a
@@ -171,6 +171,9 @@ plan_csv_read <- function(case, warn) {
   output <- as_string(params$output %||% "dataframe", "params.output")
   if (output != "dataframe")
     invalid("params.output = '", output, "': R readers can only produce an R data frame (output = dataframe)")
+  inference <- as_string(params$inference %||% "default", "params.inference")
+  if (inference != "default")
+    invalid("params.inference = '", inference, "': the R readers infer types from their defaults only")
 
   threads <- as_count(params$threads %||% case$threads, "params.threads", min = 1L)
   if (!is.null(case$threads) && !is.null(params$threads) && !identical(as.integer(case$threads), threads))

@@ -22,6 +22,9 @@ class CsvLayout:
 
     delimiter: str = ","
     header: bool = True
+    #: infer types from every row instead of the reader's default sample (polars reads 100 rows, DuckDB a
+    #: sample): the taxi file's single `*` flag breaks both with their defaults, as it does on the real file
+    full_inference: bool = False
 
 
 class Engine:

@@ -39,7 +39,8 @@ class DuckDBEngine(Engine):
         return relation.df()
 
     def read_csv(self, path: Path, layout: CsvLayout, output: str) -> Any:
-        relation = self.connection().read_csv(str(path), sep=layout.delimiter, header=layout.header)
+        options = {"sample_size": -1} if layout.full_inference else {}
+        relation = self.connection().read_csv(str(path), sep=layout.delimiter, header=layout.header, **options)
         return self._materialize(relation, output)
 
     def read(self, path: Path, fmt: str, output: str, memory_map: bool = False) -> Any:

@@ -28,7 +28,8 @@ class PolarsEngine(Engine):
     def read_csv(self, path: Path, layout: CsvLayout, output: str) -> Any:
         import polars as pl
 
-        return pl.read_csv(path, separator=layout.delimiter, has_header=layout.header)
+        length = None if layout.full_inference else 100  # 100 is polars' default
+        return pl.read_csv(path, separator=layout.delimiter, has_header=layout.header, infer_schema_length=length)
 
     def read(self, path: Path, fmt: str, output: str, memory_map: bool = False) -> Any:
         import polars as pl

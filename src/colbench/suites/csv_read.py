@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, ClassVar
 
 from colbench.engines import get_engine
@@ -30,6 +31,8 @@ class CsvRead(Benchmark):
         Param("source", default=(TAXI_2010, FANNIE), choices=(TAXI_2010, FANNIE)),
         Param("compression", default=("none", "gzip"), choices=("none", "gzip")),
         Param("output", default=("arrow_table", "dataframe"), choices=("arrow_table", "dataframe")),
+        Param("inference", default=("default",), choices=("default", "full"),
+              help="type inference from the reader's default sample, or from every row (polars, duckdb)"),
         rows_param(300_000),
         threads_param(1, 2),
     ))
@@ -42,6 +45,8 @@ class CsvRead(Benchmark):
             return "readr is single-threaded only"
         if reader == "pandas" and params["threads"] != 1:
             return "pandas' C parser is single-threaded"
+        if params["inference"] == "full" and reader not in ("polars", "duckdb"):
+            return f"{reader} infers types from all rows already"
         return None
 
     def unavailable(self, params: Params) -> str | None:
@@ -60,7 +65,8 @@ class CsvRead(Benchmark):
     def setup(self, ctx: Context) -> None:
         ctx.state["engine"] = engine = get_engine(ctx.params["reader"])
         ctx.state["applied"] = engine.configure(ctx.threads)
-        ctx.state["layout"] = csv_layout(ctx)
+        layout = csv_layout(ctx)
+        ctx.state["layout"] = dataclasses.replace(layout, full_inference=ctx.params["inference"] == "full")
 
     def run(self, ctx: Context) -> Any:
         return ctx.state["engine"].read_csv(ctx.inputs["data"], ctx.state["layout"], ctx.params["output"])
