@@ -24,19 +24,11 @@ import numpy as np
 import pyarrow as pa
 
 from colbench.data import textfmt
+from colbench.data.sources import FANNIE_COLUMNS
 from colbench.data.synth.base import Generator, TextLayout
 from colbench.data.textfmt import text_array as _text
 
-COLUMNS = (
-    "LOAN_ID", "ACT_PERIOD", "SERVICER", "ORIG_RATE", "CURRENT_UPB", "LOAN_AGE", "REM_MONTHS",
-    "ADJ_REM_MONTHS", "MATR_DT", "MSA", "DLQ_STATUS", "RELOCATION_MORTGAGE_INDICATOR", "Zero_Bal_Code",
-    "ZB_DTE", "LAST_PAID_INSTALLMENT_DATE", "FORECLOSURE_DATE", "DISPOSITION_DATE", "FORECLOSURE_COSTS",
-    "PROPERTY_PRESERVATION_AND_REPAIR_COSTS", "ASSET_RECOVERY_COSTS",
-    "MISCELLANEOUS_HOLDING_EXPENSES_AND_CREDITS", "ASSOCIATED_TAXES_FOR_HOLDING_PROPERTY",
-    "NET_SALES_PROCEEDS", "CREDIT_ENHANCEMENT_PROCEEDS", "REPURCHASES_MAKE_WHOLE_PROCEEDS",
-    "OTHER_FORECLOSURE_PROCEEDS", "NON_INTEREST_BEARING_UPB", "MI_CANCEL_FLAG", "RE_PROCS_FLAG",
-    "LOAN_HOLDBACK_INDICATOR", "SERV_IND",
-)
+COLUMNS = FANNIE_COLUMNS  # the registry in sources.py is the one place the layout is written down
 COST_COLUMNS = COLUMNS[17:27]
 
 SERVICERS = (

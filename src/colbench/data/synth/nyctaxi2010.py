@@ -21,13 +21,11 @@ import numpy as np
 import pyarrow as pa
 
 from colbench.data import textfmt
+from colbench.data.sources import TAXI_2010_COLUMNS
 from colbench.data.synth.base import Generator, TextLayout
 from colbench.data.textfmt import text_array as _text
 
-COLUMNS = ("vendor_id", "pickup_datetime", "dropoff_datetime", "passenger_count", "trip_distance",
-           "pickup_longitude", "pickup_latitude", "rate_code", "store_and_fwd_flag", "dropoff_longitude",
-           "dropoff_latitude", "payment_type", "fare_amount", "surcharge", "mta_tax", "tip_amount",
-           "tolls_amount", "total_amount")
+COLUMNS = TAXI_2010_COLUMNS  # written down once, in the source registry
 
 VTS, CMT, DDS = 0, 1, 2
 VENDORS = ("VTS", "CMT", "DDS")

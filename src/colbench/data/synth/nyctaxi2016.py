@@ -19,13 +19,11 @@ import numpy as np
 import pyarrow as pa
 
 from colbench.data import textfmt
+from colbench.data.sources import TAXI_2016_COLUMNS
 from colbench.data.synth.base import Generator, TextLayout
 from colbench.data.textfmt import text_array as _text
 
-COLUMNS = ("VendorID", "tpep_pickup_datetime", "tpep_dropoff_datetime", "passenger_count", "trip_distance",
-           "pickup_longitude", "pickup_latitude", "RatecodeID", "store_and_fwd_flag", "dropoff_longitude",
-           "dropoff_latitude", "payment_type", "fare_amount", "extra", "mta_tax", "tip_amount",
-           "tolls_amount", "improvement_surcharge", "total_amount")
+COLUMNS = TAXI_2016_COLUMNS  # written down once, in the source registry
 
 PASSENGERS = (np.array([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]),
               (0.0004, 0.70, 0.142, 0.041, 0.02, 0.057, 0.0395, 0.0001, 0.00005, 0.00005))
