@@ -10,7 +10,7 @@ triangle pinned just above the limit, never drawn as a speed) or had its data in
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from matplotlib.axes import Axes
@@ -176,14 +176,9 @@ def _draw_lines(ax: Axes, rows: Sequence[CaseSummary], kind: str, access: str, x
     return top, marks
 
 
-@styled
-def e3_bandwidth_vs_batch(summaries: Sequence[CaseSummary], run: dict[str, Any]) -> Figure | None:
-    rows = _rows(summaries)
-    if not rows or len({s.params["batch_rows"] for s in rows}) < 2:
-        return None
-    calibration = run.get("calibration")
-    threads = min(int(s.params.get("threads", 1)) for s in rows)
-    rows = [s for s in rows if int(s.params.get("threads", 1)) == threads]
+def _faceted(rows: Sequence[CaseSummary], calibration: dict[str, Any] | None, x_param: str,
+             limit_threads: list[int], style_x: Callable[[Any], None], xlabel: str) -> Figure:
+    """One panel per type × access, one line per runtime and source, the machine's limits drawn in each."""
     kinds = ordered([s.params["type"] for s in rows], TYPE_ORDER)
     accesses = ordered([s.params["access"] for s in rows], ACCESS_ORDER)
     runtimes = ordered([s.params["runtime"] for s in rows], ("python", "java"))
@@ -194,19 +189,35 @@ def e3_bandwidth_vs_batch(summaries: Sequence[CaseSummary], run: dict[str, Any])
     for r, kind in enumerate(kinds):
         for c, access in enumerate(accesses):
             ax = axes[r][c]
-            top, found = _draw_lines(ax, rows, kind, access, "batch_rows", runtimes, sources, calibration)
+            top, found = _draw_lines(ax, rows, kind, access, x_param, runtimes, sources, calibration)
             marks |= found
-            top = max(top, _limits(ax, calibration, [threads]))
-            ax.set_xscale("log")
-            plain_log(ax.xaxis)
+            top = max(top, _limits(ax, calibration, limit_threads))
+            style_x(ax)
             ax.margins(x=0.08)
             ax.set_ylim(0, max(top, 1e-9) * 1.2)
             ax.set_title(_panel_title(kind, access, kinds), loc="left")
             if c == 0:
                 ax.set_ylabel("Gbps of value bytes")
             if r == len(kinds) - 1:
-                ax.set_xlabel("batch size (rows per record batch, log scale)")
-    _legend(fig, runtimes, sources, marks, _limit_labels(calibration, [threads]))
+                ax.set_xlabel(xlabel)
+    _legend(fig, runtimes, sources, marks, _limit_labels(calibration, limit_threads))
+    return fig
+
+
+@styled
+def e3_bandwidth_vs_batch(summaries: Sequence[CaseSummary], run: dict[str, Any]) -> Figure | None:
+    rows = _rows(summaries)
+    if not rows or len({s.params["batch_rows"] for s in rows}) < 2:
+        return None
+    threads = min(int(s.params.get("threads", 1)) for s in rows)
+    rows = [s for s in rows if int(s.params.get("threads", 1)) == threads]
+
+    def log_x(ax: Any) -> None:
+        ax.set_xscale("log")
+        plain_log(ax.xaxis)
+
+    fig = _faceted(rows, run.get("calibration"), "batch_rows", [threads], log_x,
+                   "batch size (rows per record batch, log scale)")
     title(fig, f"E3 — Arrow IPC read bandwidth vs batch size ({threads} thread{'s' if threads != 1 else ''})",
           fixed_params_note(rows, PLOTTED))
     return fig
@@ -218,32 +229,12 @@ def e3_bandwidth_vs_threads(summaries: Sequence[CaseSummary], run: dict[str, Any
     thread_counts = sorted({int(s.params.get("threads", 1)) for s in rows})
     if len(thread_counts) < 2:
         return None
-    calibration = run.get("calibration")
     batches = sorted({s.params["batch_rows"] for s in rows})
     batch = 10_000 if 10_000 in batches else batches[len(batches) // 2]  # the post's core scaling used 10k rows
     rows = [s for s in rows if s.params["batch_rows"] == batch]
-    kinds = ordered([s.params["type"] for s in rows], TYPE_ORDER)
-    accesses = ordered([s.params["access"] for s in rows], ACCESS_ORDER)
-    runtimes = ordered([s.params["runtime"] for s in rows], ("python", "java"))
-    sources = ordered([s.params.get("source", "buffer") for s in rows], ("buffer", "stream"))
-    fig, axes = new_figure(len(kinds), len(accesses), width=max(7.5, 3.3 * len(accesses)), panel_height=2.9,
-                           sharex=True)
-    marks: set[str] = set()
-    for r, kind in enumerate(kinds):
-        for c, access in enumerate(accesses):
-            ax = axes[r][c]
-            top, found = _draw_lines(ax, rows, kind, access, "threads", runtimes, sources, calibration)
-            marks |= found
-            top = max(top, _limits(ax, calibration, thread_counts))
-            ax.set_xticks(thread_counts, [str(t) for t in thread_counts])
-            ax.margins(x=0.08)
-            ax.set_ylim(0, max(top, 1e-9) * 1.2)
-            ax.set_title(_panel_title(kind, access, kinds), loc="left")
-            if c == 0:
-                ax.set_ylabel("Gbps of value bytes")
-            if r == len(kinds) - 1:
-                ax.set_xlabel("threads (each its own reader)")
-    _legend(fig, runtimes, sources, marks, _limit_labels(calibration, thread_counts))
+    fig = _faceted(rows, run.get("calibration"), "threads", thread_counts,
+                   lambda ax: ax.set_xticks(thread_counts, [str(t) for t in thread_counts]),
+                   "threads (each its own reader)")
     title(fig, f"E3 — Arrow IPC read bandwidth vs threads (batches of {batch:,} rows)",
           fixed_params_note(rows, PLOTTED))
     return fig
