@@ -3,7 +3,6 @@ package colbench.worker.io;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
-import java.nio.channels.NonWritableChannelException;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.channels.WritableByteChannel;
 import java.util.ArrayList;
@@ -94,67 +93,24 @@ public final class InMemoryFile {
     }
   }
 
-  private final class ReadView implements SeekableByteChannel {
-    private long position;
-    private boolean open = true;
+  /** Reading copies bytes out of the chunks, chunk by chunk, as reading a file through a channel does. */
+  private final class ReadView extends ReadOnlyChannel {
+    ReadView() {
+      super(size);
+    }
 
     @Override
-    public int read(ByteBuffer dst) throws IOException {
-      if (!open) {
-        throw new ClosedChannelException();
+    protected void copy(long from, ByteBuffer dst, int length) {
+      long at = from;
+      int left = length;
+      while (left > 0) {
+        int inChunk = (int) (at % CHUNK_SIZE);
+        byte[] chunk = chunks.get((int) (at / CHUNK_SIZE));
+        int part = Math.min(CHUNK_SIZE - inChunk, left);
+        dst.put(chunk, inChunk, part);
+        at += part;
+        left -= part;
       }
-      if (position >= size) {
-        return dst.hasRemaining() ? -1 : 0;
-      }
-      int read = 0;
-      while (dst.hasRemaining() && position < size) {
-        int inChunk = (int) (position % CHUNK_SIZE);
-        byte[] chunk = chunks.get((int) (position / CHUNK_SIZE));
-        int length = (int) Math.min(Math.min(CHUNK_SIZE - inChunk, dst.remaining()), size - position);
-        dst.put(chunk, inChunk, length);
-        position += length;
-        read += length;
-      }
-      return read;
-    }
-
-    @Override
-    public int write(ByteBuffer src) {
-      throw new NonWritableChannelException();
-    }
-
-    @Override
-    public long position() {
-      return position;
-    }
-
-    @Override
-    public SeekableByteChannel position(long newPosition) {
-      if (newPosition < 0) {
-        throw new IllegalArgumentException("negative position " + newPosition);
-      }
-      position = newPosition;
-      return this;
-    }
-
-    @Override
-    public long size() {
-      return size;
-    }
-
-    @Override
-    public SeekableByteChannel truncate(long newSize) {
-      throw new NonWritableChannelException();
-    }
-
-    @Override
-    public boolean isOpen() {
-      return open;
-    }
-
-    @Override
-    public void close() {
-      open = false;
     }
   }
 }
