@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 
 import duckdb
-import jsonschema
 import pyarrow.parquet as pq
 import pytest
 
-from colbench.model.result import SCHEMA_PATH, SCHEMA_VERSION
-from colbench.store.base import ResultQuery, StoreError, open_store, resolve_run_id
+from colbench.model.result import SCHEMA_VERSION
+from colbench.store.base import StoreError, open_store
+from tests.store_contract import check_round_trip
 
 
 @pytest.fixture(scope="module")
@@ -24,18 +24,7 @@ def finished_run(tmp_path_factory):
 
 
 def test_round_trip_keeps_every_sample_and_validates(finished_run):
-    store = open_store(str(finished_run / "results.duckdb"), create=False)
-    run_id = resolve_run_id(store, "round-trip")
-    assert resolve_run_id(store, "latest") == run_id and resolve_run_id(store, run_id[:10]) == run_id
-    results = store.results(ResultQuery(run_ids=(run_id,)))
-    assert len(results) == 4
-    schema = json.loads(SCHEMA_PATH.read_text())
-    for result in results:
-        jsonschema.validate(result, schema)
-        assert len(result["samples"]["wall_s"]) == 3
-        assert result["machine"]["cpu_model"] and result["versions"]["python"]
-    assert store.add_result(results[0]) is False  # same id: not written twice
-    assert len(store.results(ResultQuery(run_ids=(run_id,)))) == 4
+    check_round_trip(open_store(str(finished_run / "results.duckdb"), create=False))
 
 
 def test_exports_carry_raw_samples(finished_run, tmp_path):

@@ -12,18 +12,18 @@ import time
 from datetime import datetime
 from pathlib import Path
 
-import jsonschema
 import psycopg
 import psycopg.sql
 import pytest
 
-from colbench.model.result import SCHEMA_PATH, SCHEMA_VERSION
-from colbench.store.base import ResultQuery, StoreError, open_store, resolve_run_id
+from colbench.model.result import SCHEMA_VERSION
+from colbench.store.base import ResultQuery, StoreError, open_store
 from colbench.store.copy import copy_store
 from colbench.store.export import export_results
 from colbench.store.postgres_store import PostgresStore, redact
 from tests.conftest import colbench
 from tests.store.helpers import store_cli, synthetic_result, synthetic_run
+from tests.store_contract import check_round_trip
 
 
 def _count(url: str, sql: str = "SELECT count(*), count(DISTINCT result_id) FROM results") -> tuple:
@@ -51,23 +51,7 @@ def pg_run(pg_server, tmp_path_factory):
 def test_round_trip_keeps_every_sample_and_validates(pg_run):
     _, url = pg_run
     store = open_store(url, create=False)
-    run_id = resolve_run_id(store, "round-trip")
-    assert resolve_run_id(store, "latest") == run_id and resolve_run_id(store, run_id[:10]) == run_id
-    results = store.results(ResultQuery(run_ids=(run_id,)))
-    assert len(results) == 4
-    schema = json.loads(SCHEMA_PATH.read_text())
-    for result in results:
-        jsonschema.validate(result, schema)
-        assert len(result["samples"]["wall_s"]) == 3
-        assert result["machine"]["cpu_model"] and result["versions"]["python"]
-    assert store.add_result(results[0]) is False  # same id: not written twice
-    assert store.add_results(results) == 0
-    assert len(store.results(ResultQuery(run_ids=(run_id,)))) == 4
-    assert store.completed(run_id) == {(r["case_id"], "default", r["process_index"]) for r in results}
-    assert store.get_run(run_id)["status"] == "finished" and len(store.list_runs(limit=1)) == 1
-    machine = results[0]["machine_id"]
-    assert len(store.results(ResultQuery(benchmark="placebo", machine_id=machine, status="ok"))) == 4
-    assert store.results(ResultQuery(machine_id="another-machine")) == []  # machines never mix unless asked
+    check_round_trip(store)
     assert store.results(ResultQuery(run_ids=())) == []
     with pytest.raises(StoreError, match="no run"):
         store.get_run("nope")

@@ -11,6 +11,8 @@ import org.apache.arrow.vector.holders.NullableVarBinaryHolder;
 /**
  * Offsets: the holder API ({@code get(i, holder)}), zero-copy. For binary only the start and end offsets are
  * read, exactly what the post's holder reader did; for ints the holder carries the value.
+ * <p>One loop per vector type on purpose: Arrow's holders share no interface, and a generic loop would add
+ * the virtual calls and boxing the measured reader must not have.
  */
 final class HolderConsumer {
   private HolderConsumer() {}

@@ -10,6 +10,8 @@ import org.apache.arrow.vector.VarBinaryVector;
  * {@code isNull} check, as the post's default reader; {@code Integer}/{@code Long} from {@code getObject(i)}).
  * Each object is stored into a small per-batch array that ends up in the tally, so escape analysis cannot remove
  * the allocation.
+ * <p>One loop per vector type on purpose: a generic loop over {@code FieldVector.getObject} would add the
+ * virtual calls the measured reader must not have.
  */
 final class MaterializeConsumer {
   /** Objects kept alive per batch, a power of two; the array is young, so storing into it is cheap for G1. */
