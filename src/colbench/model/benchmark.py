@@ -109,8 +109,6 @@ class Benchmark:
     engine: ClassVar[str] = "python"
     #: "bytes" or "rows": the unit throughput is reported in
     work_unit: ClassVar[str] = "bytes"
-    #: modules whose versions are recorded (besides everything already imported that reports one)
-    libraries: ClassVar[tuple[str, ...]] = ()
     #: machine figures the run measures once to judge this benchmark's results ("memcpy")
     calibrations: ClassVar[tuple[str, ...]] = ()
 

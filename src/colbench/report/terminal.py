@@ -13,8 +13,6 @@ from rich.table import Table
 
 from colbench.analysis.aggregate import CaseSummary
 
-FRAMEWORK_PARAMS_SHOWN_WHEN_VARIED = ("threads", "allocator", "cache")
-
 
 def fmt_seconds(value: float | None) -> str:
     if value is None:

@@ -20,8 +20,7 @@ import psutil
 import colbench
 from colbench.model.result import SCHEMA_VERSION
 from colbench.runner.collect import build_result
-from colbench.runner.isolate import Execution as WorkerOutcome
-from colbench.runner.isolate import WorkerLaunch, choose_cpus, error_document, run_worker, thread_env
+from colbench.runner.isolate import WorkerLaunch, WorkerOutcome, choose_cpus, error_document, run_worker, thread_env
 from colbench.runner.machine import checks_as_json, environment_checks, machine_info
 from colbench.runner.plan import Plan, PlanError, PlannedCase
 from colbench.store.base import Store

@@ -40,7 +40,7 @@ class WorkerLaunch:
 
 
 @dataclass
-class Execution:
+class WorkerOutcome:
     """What one worker process produced, plus what the orchestrator saw from outside."""
 
     document: dict[str, Any]
@@ -95,7 +95,7 @@ def error_document(kind: str, message: str, **extra: Any) -> dict[str, Any]:
             "error": {"kind": kind, "message": message, **extra}}
 
 
-def run_worker(case_spec: dict[str, Any], launch: WorkerLaunch) -> Execution:
+def run_worker(case_spec: dict[str, Any], launch: WorkerLaunch) -> WorkerOutcome:
     """Start the worker, watch it (timeout, memory), reap it with wait4, and read its result file."""
     with tempfile.TemporaryDirectory(prefix="colbench-exec-") as tmp:
         tmpdir = Path(tmp)
@@ -128,7 +128,7 @@ def run_worker(case_spec: dict[str, Any], launch: WorkerLaunch) -> Execution:
                 )
             except OSError as exc:
                 doc = error_document("crash", f"cannot start worker {launch.command[0]!r}: {exc}")
-                return Execution(doc, {"spawn_to_result_s": time.perf_counter() - started})
+                return WorkerOutcome(doc, {"spawn_to_result_s": time.perf_counter() - started})
 
         reaped: dict[str, Any] = {}
 
@@ -192,7 +192,7 @@ def run_worker(case_spec: dict[str, Any], launch: WorkerLaunch) -> Execution:
         if doc.get("status") == "error" and doc.get("error") is not None:
             doc["error"].setdefault("stderr_tail", stderr_tail)
             doc["error"].setdefault("exit_code", exit_code)
-        return Execution(doc, process)
+        return WorkerOutcome(doc, process)
 
 
 def _python_fault(stderr_tail: str) -> str | None:

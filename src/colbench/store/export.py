@@ -46,7 +46,7 @@ def export_results(results: Sequence[dict[str, Any]], fmt: str, output: Path) ->
                 rows.append({**base, "iteration": None})
             for i in range(count):
                 rows.append({**base, "iteration": i, **{m: v[i] for m, v in samples.items() if i < len(v)}})
-        columns = list(dict.fromkeys(k for r in rows for k in r)) or list(_flat_columns())
+        columns = list(dict.fromkeys(k for r in rows for k in r)) or ["result_id", "run_id", "benchmark", "status"]
         with open(output, "w", newline="") as handle:
             writer = csv.DictWriter(handle, fieldnames=columns)
             writer.writeheader()
@@ -65,7 +65,3 @@ def export_results(results: Sequence[dict[str, Any]], fmt: str, output: Path) ->
         pq.write_table(pa.Table.from_pylist(rows), output)
         return len(rows)
     raise ValueError(f"unknown export format {fmt!r}; choose from {', '.join(FORMATS)}")
-
-
-def _flat_columns() -> list[str]:
-    return ["result_id", "run_id", "benchmark", "status"]
