@@ -172,48 +172,37 @@ def _short(params: dict[str, Any]) -> str:
 
 def _print_plan(plan: Any, config: Any, store_url: str | None, envs: int = 1) -> None:
     from colbench.report.terminal import fmt_seconds
-    from colbench.runner.execute import estimate_plan
+    from colbench.runner.estimate import History, estimate_plan, plan_history
+    from colbench.runner.machine import machine_info
+    from colbench.store.base import StoreError
 
     iterations, warmup, processes = config.resolved(plan)
-    history = _history_estimates(store_url, [c.case_id for c in plan.cases])
+    try:
+        history = plan_history(_store(store_url, create=False), plan, machine_info()["machine_id"])
+    except StoreError:
+        history = History()
     table = Table(title=f"plan: {len(plan.cases)} cases × {processes} processes × ({warmup} warm-up + "
                   f"{iterations} timed iterations)")
     for column in ("benchmark", "params", "runtime", "est. per iteration"):
         table.add_column(column)
     for case in plan.cases:
-        estimate = history.get(case.case_id, case.benchmark.estimate_seconds(case.params))
+        estimate = history.per_iteration_s.get(case.case_id, case.benchmark.estimate_seconds(case.params))
         table.add_row(case.benchmark.name, " ".join(f"{k}={v}" for k, v in case.params.items()), case.runtime,
                       fmt_seconds(estimate) if estimate is not None else "unknown")
     console.print(table)
     reasons = Counter(f"{bench}: {reason}" for bench, _, reason in plan.dropped)
     for reason, count in reasons.items():
         console.print(f"[dim]dropped {count} invalid combination(s) of {reason}[/dim]", highlight=False)
-    total, unknown = estimate_plan(plan, config, history, envs=envs)
-    if unknown:
-        console.print(f"estimated time: at least {fmt_seconds(total)} (worker start-up and cases with history), "
-                      f"plus {unknown} of {len(plan.cases)} cases with no estimate (no history on this machine)")
-    else:
-        console.print(f"estimated time: {fmt_seconds(total)}")
-
-
-def _history_estimates(store_url: str | None, case_ids: list[str]) -> dict[str, float]:
-    """Median iteration time of each case from earlier runs on this machine, when the store has them."""
-    from colbench.runner.machine import machine_info
-    from colbench.store.base import ResultQuery, StoreError
-
-    try:
-        db = _store(store_url, create=False)
-    except StoreError:
-        return {}
-    machine_id = machine_info()["machine_id"]
-    estimates: dict[str, float] = {}
-    for case in case_ids:
-        medians = [((r.get("summary") or {}).get("wall_s") or {}).get("median")
-                   for r in db.results(ResultQuery(case_id=case, machine_id=machine_id, status="ok"))]
-        medians = [m for m in medians if m is not None]
-        if medians:
-            estimates[case] = sorted(medians)[len(medians) // 2]
-    return estimates
+    est = estimate_plan(plan, iterations, warmup, processes, history, envs=envs)
+    startup = ", ".join(f"{rt} {fmt_seconds(s)}" for rt, s in sorted(history.startup_s.items()))
+    notes = [f"process start-up measured here: {startup}" if startup else "",
+             f"start-up assumed for {', '.join(est.assumed_startup)} (never run on this machine)"
+             if est.assumed_startup else "",
+             f"{est.unknown_cases} of {len(plan.cases)} cases have no estimate (no history on this machine): "
+             "the total leaves their run time out" if est.unknown_cases else ""]
+    console.print(f"estimated time: {'at least ' if est.unknown_cases else ''}{fmt_seconds(est.seconds)}")
+    for note in filter(None, notes):
+        console.print(f"[dim]{note}[/dim]", highlight=False)
 
 
 def _show_run(db: Any, run_id: str, fmt: str) -> None:

@@ -25,8 +25,6 @@ from colbench.runner.machine import checks_as_json, environment_checks, machine_
 from colbench.runner.plan import Plan, PlanError, PlannedCase
 from colbench.store.base import Store
 
-PYTHON_SPAWN_OVERHEAD_S = 0.25
-
 
 @dataclass
 class EnvChoice:
@@ -295,18 +293,3 @@ def _execute_one(run: dict[str, Any], execution: Execution, inputs: dict[str, An
                         engine=case.engine, runtime=case.runtime, env=asdict(env),
                         process_index=execution.process_index, block=execution.block, iterations=iterations,
                         warmup=warmup, inputs=inputs, document=done.document, process=done.process)
-
-
-def estimate_plan(plan: Plan, config: RunConfig, history: dict[str, float], envs: int = 1) -> tuple[float, int]:
-    """Seconds the plan should take, and how many cases had nothing to estimate from."""
-    iterations, warmup, processes = config.resolved(plan)
-    total, unknown = 0.0, 0
-    for case in plan.cases:
-        per_iteration = history.get(case.case_id)
-        if per_iteration is None:
-            per_iteration = case.benchmark.estimate_seconds(case.params)
-        if per_iteration is None:
-            unknown += 1
-            per_iteration = 0.0
-        total += processes * envs * (PYTHON_SPAWN_OVERHEAD_S + (iterations + warmup) * per_iteration)
-    return total, unknown
