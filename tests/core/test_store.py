@@ -72,3 +72,12 @@ def test_unreadable_and_foreign_files_are_refused(tmp_path, cli):
         con.execute("CREATE TABLE t (x INT)")
     proc = cli("show", "--store", str(foreign))
     assert proc.returncode == 2 and "not a colbench store" in proc.stderr
+
+
+def test_dry_run_estimates_from_this_machines_history(finished_run):
+    from tests.conftest import colbench
+
+    out = colbench("run", "placebo", "--param", "duration=0.001,0.002", "--dry-run", home=finished_run,
+                   check=True).stdout
+    assert "process start-up measured here: python" in out and "assumed" not in out
+    assert "estimated time: at least" not in out  # every case has history
