@@ -12,6 +12,7 @@ import typer
 from rich.console import Console
 
 from colbench.paths import default_store_url
+from colbench.runner.interrupt import Interrupted
 
 # Wide enough for the results table when the output is a file or a CI log rather than a terminal.
 console = Console(width=None if sys.stdout.isatty() else 160)
@@ -50,6 +51,9 @@ def friendly(func: Callable[..., Any]) -> Callable[..., Any]:
         except _user_errors() as exc:
             err_console.print(f"[red]colbench: error:[/red] {exc}", highlight=False, soft_wrap=True)
             raise typer.Exit(2) from None
+        except Interrupted as exc:  # SIGINT/SIGTERM during a run: exit 130/143, as a shell would report it
+            err_console.print(f"colbench: {exc}", highlight=False, soft_wrap=True)
+            raise typer.Exit(exc.exit_code) from None
     return wrapper
 
 

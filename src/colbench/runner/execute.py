@@ -20,7 +20,9 @@ import psutil
 import colbench
 from colbench.model.result import SCHEMA_VERSION
 from colbench.runner.collect import build_result
+from colbench.runner.interrupt import Interrupted, signal_name, stop_on_signals
 from colbench.runner.isolate import WorkerLaunch, WorkerOutcome, choose_cpus, error_document, run_worker, thread_env
+from colbench.runner.lifeline import sweep_stale_exec_dirs
 from colbench.runner.machine import checks_as_json, environment_checks, machine_info
 from colbench.runner.plan import Plan, PlanError, PlannedCase
 from colbench.store.base import Store
@@ -235,41 +237,55 @@ def config_from_run(run: dict[str, Any]) -> RunConfig:
 def execute_run(store: Store, run: dict[str, Any], plan: Plan, envs: Sequence[EnvChoice], config: RunConfig,
                 observer: RunObserver | None = None,
                 only_cases: Callable[[PlannedCase], bool] | None = None) -> dict[str, Any]:
-    """Run every execution of the plan that the store does not have yet; returns the finished run record."""
+    """Run every execution of the plan that the store does not have yet; returns the finished run record.
+
+    SIGINT or SIGTERM ends it: the running worker's process group is killed, the run is stored as
+    `interrupted`, and `Interrupted` (with a line for the user in its detail) propagates."""
     observer = observer or RunObserver()
+    sweep_stale_exec_dirs()  # left by a colbench killed with -9 (its workers died with it)
     iterations, warmup, processes = config.resolved(plan)
-    inputs = prepare_inputs(plan.cases)
-    done = store.completed(run["run_id"])
-    executions = [e for e in schedule(plan.cases, envs, processes, config.seed)
-                  if (e.case.case_id, e.env.name, e.process_index) not in done
-                  and (only_cases is None or only_cases(e.case))]
-    case_order = list(dict.fromkeys(e.case.case_id for e in executions))
-    observer.start(run, len(case_order), len(executions))
     by_case: dict[str, list[dict[str, Any]]] = {}
     current: str | None = None
-    try:
-        for execution in executions:
-            case = execution.case
-            if case.case_id != current:
-                if current is not None:
-                    observer.case_done(_case(plan, current), by_case[current])
-                current = case.case_id
-                by_case[current] = []
-                observer.case_started(case)
-            result = _execute_one(run, execution, inputs[case.case_id], iterations, warmup, config)
-            store.add_result(result)
-            by_case[current].append(result)
-            observer.execution_done(execution, result)
-        if current is not None:
-            observer.case_done(_case(plan, current), by_case[current])
-        run["status"] = "finished"
-    except KeyboardInterrupt:
-        run["status"] = "interrupted"
-        raise
-    finally:
-        run["finished_at"] = datetime.now(UTC).isoformat()
-        store.update_run(run)
-        observer.finish(run)
+    executions: list[Execution] = []
+    stored = 0
+    with stop_on_signals() as stop:
+        try:
+            inputs = prepare_inputs(plan.cases)
+            done = store.completed(run["run_id"])
+            executions = [e for e in schedule(plan.cases, envs, processes, config.seed)
+                          if (e.case.case_id, e.env.name, e.process_index) not in done
+                          and (only_cases is None or only_cases(e.case))]
+            observer.start(run, len(dict.fromkeys(e.case.case_id for e in executions)), len(executions))
+            for execution in executions:
+                case = execution.case
+                if case.case_id != current:
+                    if current is not None:
+                        observer.case_done(_case(plan, current), by_case[current])
+                    current = case.case_id
+                    by_case[current] = []
+                    observer.case_started(case)
+                result = _execute_one(run, execution, inputs[case.case_id], iterations, warmup, config)
+                with stop.deferred():  # a completed result is stored whole before a signal takes effect
+                    store.add_result(result)
+                    stored += 1
+                by_case[current].append(result)
+                observer.execution_done(execution, result)
+            if current is not None:
+                observer.case_done(_case(plan, current), by_case[current])
+            run["status"] = "finished"
+        except Interrupted as exc:
+            run["status"] = "interrupted"
+            exc.detail = (f"run {run['run_id']} interrupted by {signal_name(exc.signum)}: {stored} of "
+                          f"{len(executions)} executions stored; `colbench run --resume {run['run_id']}` runs the rest")
+            raise
+        except KeyboardInterrupt:
+            run["status"] = "interrupted"
+            raise
+        finally:
+            run["finished_at"] = datetime.now(UTC).isoformat()
+            with stop.deferred():
+                store.update_run(run)
+            observer.finish(run)
     return run
 
 

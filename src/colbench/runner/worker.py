@@ -2,8 +2,9 @@
 
 Runs one case in this (fresh) process as docs/protocol.md describes. It imports as little as possible
 before the benchmark does, so start-up cost stays small and the libraries under test load on the
-benchmark's terms. Everything it learns goes into result.json; stdout and stderr are left to the
-libraries.
+benchmark's terms (tempfile and traceback load only when a case needs them: a worker's start-up
+is part of every execution's overhead). Everything it learns goes into result.json; stdout
+and stderr are left to the libraries.
 """
 
 from __future__ import annotations
@@ -14,9 +15,7 @@ import json
 import os
 import resource
 import sys
-import tempfile
 import time
-import traceback
 from pathlib import Path
 from typing import Any
 
@@ -169,7 +168,7 @@ def run_case(spec: dict[str, Any]) -> dict[str, Any]:
         unknown = sorted(set(params) - known)
         if unknown:
             raise InvalidCase(f"params {unknown} are not params of {bench.name}")
-        scratch = Path(spec.get("scratch_dir") or tempfile.mkdtemp(prefix="colbench-scratch-"))
+        scratch = Path(spec.get("scratch_dir") or _scratch_dir())
         scratch.mkdir(parents=True, exist_ok=True)
         inputs = {name: Path(doc["path"]) for name, doc in (spec.get("inputs") or {}).items()}
         ctx = Context(params=params, inputs=inputs, threads=int(spec["threads"]), seed=int(spec.get("seed", 0)),
@@ -234,17 +233,26 @@ def run_case(spec: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
+def _scratch_dir() -> str:
+    import tempfile
+
+    return tempfile.mkdtemp(prefix="colbench-scratch-")
+
+
 def _fail(result: dict[str, Any], kind: str, message: str) -> None:
+    import traceback
+
     result["status"] = "error"
     result["error"] = {"kind": kind, "message": message, "traceback": traceback.format_exc()}
 
 
 def write_atomically(path: Path, document: dict[str, Any]) -> None:
+    """Write, then rename: a worker killed while writing leaves no half file. No fsync: the orchestrator reads
+    the file as soon as this process has exited, from the page cache, and a machine crash loses the
+    temporary directory anyway; a sync would only add disk latency to every execution."""
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "w") as handle:
         json.dump(document, handle, default=str)
-        handle.flush()
-        os.fsync(handle.fileno())
     os.replace(tmp, path)
 
 
