@@ -1,20 +1,23 @@
 """Measure how much CPU the orchestrator itself burns while a worker runs (issue 12: the harness must be quiet).
 
-    uv run python scripts/measure_harness_cpu.py [--duration 10] [--repeat 3] [--memory-limit 4GiB]
+    uv run python scripts/measure_harness_cpu.py [--duration 10] [--repeat 3] [--memory-limit 4GiB] [--tty]
 
 Starts the real `colbench run placebo --param duration=D` (1 process, 1 iteration) in a temporary home, finds
 the worker when it appears, and reads the orchestrator's own user+sys CPU time from /proc/<pid>/stat (its
 children are not counted there) at the worker's start and after the worker has gone. Prints that CPU time as a
-share of one CPU over the worker's wall time. The goal is <= 0.5 %. Linux only.
+share of one CPU over the worker's wall time. The goal is <= 0.5 %. With --tty colbench writes to a
+pseudo-terminal, so its live progress view is drawn as for a user at a terminal. Linux only.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import pty
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -35,7 +38,16 @@ def children(pid: int) -> list[int]:
         return []
 
 
-def one_window(duration: float, home: Path, memory_limit: str | None) -> tuple[float, float]:
+def drain(fd: int) -> None:
+    """Read a pseudo-terminal until it closes, so the program writing to it never blocks."""
+    try:
+        while os.read(fd, 65536):
+            pass
+    except OSError:
+        pass
+
+
+def one_window(duration: float, home: Path, memory_limit: str | None, tty: bool) -> tuple[float, float]:
     """(orchestrator CPU seconds, wall seconds) while one worker of a placebo run was alive."""
     env = {**os.environ, "COLBENCH_HOME": str(home)}
     env.pop("COLBENCH_STORE", None)
@@ -43,7 +55,13 @@ def one_window(duration: float, home: Path, memory_limit: str | None) -> tuple[f
                "--processes", "1", "--iterations", "1", "--warmup", "0", "--timeout", str(duration * 3 + 60)]
     if memory_limit:
         command += ["--memory-limit", memory_limit]
-    orchestrator = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    output: int = subprocess.DEVNULL
+    if tty:
+        primary, output = pty.openpty()
+        threading.Thread(target=drain, args=(primary,), daemon=True).start()
+    orchestrator = subprocess.Popen(command, env=env, stdout=output, stderr=subprocess.PIPE, text=True)
+    if tty:
+        os.close(output)
     try:
         worker = None
         while worker is None:
@@ -68,13 +86,14 @@ def main() -> None:
     parser.add_argument("--duration", type=float, default=10.0, help="seconds of placebo busy work")
     parser.add_argument("--repeat", type=int, default=3, help="runs to measure")
     parser.add_argument("--memory-limit", default=None, help="pass --memory-limit to colbench run")
+    parser.add_argument("--tty", action="store_true", help="give colbench a pseudo-terminal (live view drawn)")
     args = parser.parse_args()
     print(f"load: {Path('/proc/loadavg').read_text().split()[:3]} on {os.cpu_count()} CPUs; "
-          f"clock tick {TICK_S * 1e3:.0f} ms")
+          f"clock tick {TICK_S * 1e3:.0f} ms; output to {'a pseudo-terminal' if args.tty else '/dev/null'}")
     shares = []
     for index in range(args.repeat):
         with tempfile.TemporaryDirectory(prefix="colbench-harness-cpu-") as tmp:
-            cpu, wall = one_window(args.duration, Path(tmp), args.memory_limit)
+            cpu, wall = one_window(args.duration, Path(tmp), args.memory_limit, args.tty)
         shares.append(cpu / wall)
         print(f"  run {index + 1}: orchestrator CPU {cpu * 1e3:.0f} ms over {wall:.2f} s of worker "
               f"= {cpu / wall:.2%} of one CPU")

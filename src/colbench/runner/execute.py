@@ -19,6 +19,7 @@ import psutil
 
 import colbench
 from colbench.model.result import SCHEMA_VERSION
+from colbench.runner.bytecode import cache_own_bytecode
 from colbench.runner.collect import build_result
 from colbench.runner.interrupt import Interrupted, signal_name, stop_on_signals
 from colbench.runner.isolate import WorkerLaunch, WorkerOutcome, choose_cpus, error_document, run_worker, thread_env
@@ -243,6 +244,7 @@ def execute_run(store: Store, run: dict[str, Any], plan: Plan, envs: Sequence[En
     `interrupted`, and `Interrupted` (with a line for the user in its detail) propagates."""
     observer = observer or RunObserver()
     sweep_stale_exec_dirs()  # left by a colbench killed with -9 (its workers died with it)
+    cache_own_bytecode()  # or, under PYTHONDONTWRITEBYTECODE, every Python worker compiles colbench again
     iterations, warmup, processes = config.resolved(plan)
     by_case: dict[str, list[dict[str, Any]]] = {}
     current: str | None = None
