@@ -55,7 +55,7 @@ def test_plan_adds_framework_params_and_stable_case_ids():
 
 
 def test_validity_filter_drops_combinations(monkeypatch):
-    from colbench.suites.placebo import Placebo
+    from colbench.benchmarks.placebo import Placebo
 
     monkeypatch.setattr(Placebo, "valid", lambda self, p: "pointless" if p["error"] == "junk" else None)
     plan = make_plan(["placebo"], {"error": ["none", "junk"]})

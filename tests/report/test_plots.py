@@ -10,7 +10,7 @@ import sys
 import pytest
 from matplotlib.lines import Line2D
 
-from colbench.report.experiments import gbps_verdict
+from colbench.experiments.e3_ipc_bandwidth.table import gbps_verdict
 from colbench.report.html import env_compares
 from colbench.report.plots import make_plots
 from colbench.report.plots_compare import NO_STATS, compare_cases, pair_cases

@@ -26,10 +26,10 @@ class UsageError(ValueError):
 
 
 def _user_errors() -> tuple[type[BaseException], ...]:
+    from colbench.benchmarks.registry import UnknownTarget
     from colbench.model.params import ParamError
     from colbench.runner.plan import PlanError
     from colbench.store.base import StoreError
-    from colbench.suites.registry import UnknownTarget
 
     errors: list[type[BaseException]] = [UsageError, ParamError, PlanError, StoreError, UnknownTarget]
     try:

@@ -27,6 +27,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
+from colbench.render.figures import Plot
 from colbench.report.html import (
     HistoryView,
     build_run_view,
@@ -34,7 +35,6 @@ from colbench.report.html import (
     render,
     run_compare,
 )
-from colbench.report.plots import Plot
 from colbench.report.plots_history import history_figure
 from colbench.store.base import ResultQuery, Store, open_store
 

@@ -25,8 +25,10 @@ from rich.text import Text
 
 import colbench
 from colbench.analysis.aggregate import CaseSummary, summarize_cases
-from colbench.report.experiments import experiment_tables
-from colbench.report.plots import Plot, make_plots
+from colbench.experiments.registry import experiment_tables
+from colbench.render.figures import Plot
+from colbench.render.fmt import case_label, fmt_bytes, fmt_seconds, varying_params
+from colbench.report.plots import make_plots
 from colbench.report.plots_compare import (
     NO_STATS,
     VERDICT_CLASSES,
@@ -37,7 +39,7 @@ from colbench.report.plots_compare import (
     verdict_counts,
 )
 from colbench.report.plots_history import MIN_RUNS, HistorySeries, history_figure, series_from_results
-from colbench.report.terminal import case_label, fmt_bytes, fmt_seconds, results_table, varying_params
+from colbench.report.terminal import results_table
 from colbench.store.base import ResultQuery, Store
 
 TEMPLATES = Path(__file__).parent / "templates"

@@ -17,8 +17,8 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from colbench.analysis.aggregate import CaseSummary
-from colbench.report.plots import LIMIT_COLOR, new_figure, styled, title
-from colbench.report.terminal import case_label, varying_params
+from colbench.render.figures import LIMIT_COLOR, new_figure, styled, title
+from colbench.render.fmt import case_label, varying_params
 
 NO_STATS = "(no statistics available)"
 VERDICT_CLASSES = {"regression": "bad", "improvement": "good", "no change": "same", "inconclusive": "warn",

@@ -16,7 +16,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-from colbench.report.plots import LIMIT_COLOR, PALETTE, fmt_time, new_figure, styled, time_unit, title
+from colbench.render.figures import LIMIT_COLOR, PALETTE, fmt_time, new_figure, styled, time_unit, title
 
 MIN_RUNS = 3  # a history worth showing has at least this many runs of the case on the machine
 MIN_SEGMENT = 5  # as `colbench history`: a change point needs this many runs on both sides

@@ -8,10 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from colbench.runner.plan import Plan
+from colbench.runtimes import RUNTIMES
 from colbench.store.base import ResultQuery, Store
-
-#: used only for a runtime this machine has never run: a guess, and the output says so
-ASSUMED_STARTUP_S = {"python": 0.25, "r": 0.5, "java": 1.0}
 
 
 @dataclass
@@ -63,7 +61,7 @@ def estimate_plan(plan: Plan, iterations: int, warmup: int, processes: int, hist
             per_iteration = 0.0
         startup = history.startup_s.get(case.runtime)
         if startup is None:
-            startup = ASSUMED_STARTUP_S.get(case.runtime, 1.0)
+            startup = RUNTIMES[case.runtime].assumed_startup_s if case.runtime in RUNTIMES else 1.0
             assumed.add(case.runtime)
         total += processes * envs * (startup + (iterations + warmup) * per_iteration)
     return Estimate(total, unknown, sorted(assumed))

@@ -6,7 +6,6 @@ import json
 import os
 import random
 import secrets
-import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
@@ -23,6 +22,7 @@ from colbench.runner.collect import build_result
 from colbench.runner.isolate import WorkerLaunch, WorkerOutcome, choose_cpus, error_document, run_worker, thread_env
 from colbench.runner.machine import checks_as_json, environment_checks, machine_info
 from colbench.runner.plan import Plan, PlanError, PlannedCase
+from colbench.runtimes import RuntimeUnavailable, get_runtime
 from colbench.store.base import Store
 
 
@@ -112,30 +112,11 @@ def schedule(cases: Sequence[PlannedCase], envs: Sequence[EnvChoice], processes:
     return plan
 
 
-def workers_dir() -> Path:
-    configured = os.environ.get("COLBENCH_WORKERS_DIR")
-    return Path(configured) if configured else Path(colbench.__file__).resolve().parents[2] / "workers"
-
-
 def worker_command(runtime: str, env: EnvChoice) -> list[str]:
-    if runtime == "python":
-        return [env.python, "-m", "colbench.worker"]
-    if runtime == "r":
-        script = workers_dir() / "r" / "worker.R"
-        rscript = shutil.which("Rscript")
-        if not rscript or not script.exists():
-            raise PlanError("the R worker needs R and workers/r: run `colbench setup r` first")
-        return [rscript, "--vanilla", str(script)]
-    if runtime == "java":
-        jar = workers_dir() / "java" / "target" / "colbench-worker.jar"
-        java = shutil.which("java")
-        if not java or not jar.exists():
-            raise PlanError("the Java worker needs a JDK and its jar: run `colbench setup java` first")
-        options = workers_dir() / "java" / "jvm.options"
-        flags = [line.strip() for line in options.read_text().splitlines()
-                 if line.strip() and not line.startswith("#")] if options.exists() else []
-        return [java, *flags, "-jar", str(jar)]
-    raise PlanError(f"no worker for runtime {runtime!r}")
+    try:
+        return get_runtime(runtime).worker_command(env.python)
+    except RuntimeUnavailable as exc:
+        raise PlanError(str(exc)) from None
 
 
 def prepare_inputs(cases: Sequence[PlannedCase]) -> dict[str, dict[str, Any]]:
@@ -216,7 +197,7 @@ def start_run(store: Store, config: RunConfig, plan: Plan, envs: Sequence[EnvCho
     }
     memcpy_threads = [int(c.params["threads"]) for c in plan.cases if "memcpy" in c.benchmark.calibrations]
     if memcpy_threads:
-        from colbench.runner.calibration import measure
+        from colbench.runner.bandwidth import measure
 
         run["calibration"] = measure(memcpy_threads)
     store.create_run(run)

@@ -146,7 +146,7 @@ def _process_usage() -> dict[str, Any]:
 
 def run_case(spec: dict[str, Any]) -> dict[str, Any]:
     """Run the case in this process and return the result document (never raises for benchmark errors)."""
-    from colbench.suites.registry import get_benchmark
+    from colbench.benchmarks.registry import get_benchmark
 
     result: dict[str, Any] = {
         "protocol": PROTOCOL, "status": "ok", "samples": {}, "warmup_samples": {}, "first_iteration": None,

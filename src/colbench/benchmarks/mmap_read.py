@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from colbench.benchmarks.common import check_shape, rows_param, threads_param
 from colbench.model.benchmark import Benchmark, CheckFailed, Context, DataRequest, OutputCheck, Params, Work
 from colbench.model.params import Grid, Param
-from colbench.suites.common import check_shape, rows_param, threads_param
 
 OPERATIONS = ("write_arrow", "write_csv", "read_mmap", "read_stream", "read_copy", "read_csv")
 

@@ -5,10 +5,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, ClassVar
 
-from colbench.engines import get_engine
-from colbench.model.benchmark import Benchmark, Context, DataRequest, OutputCheck, Params
-from colbench.model.params import Grid, Param
-from colbench.suites.common import (
+from colbench.benchmarks.common import (
     FANNIE,
     R_READERS,
     TAXI_2010,
@@ -18,6 +15,9 @@ from colbench.suites.common import (
     rows_param,
     threads_param,
 )
+from colbench.engines import get_engine
+from colbench.model.benchmark import Benchmark, Context, DataRequest, OutputCheck, Params
+from colbench.model.params import Grid, Param
 
 PY_READERS = ("pyarrow", "pandas", "pandas-pyarrow", "polars", "duckdb")
 

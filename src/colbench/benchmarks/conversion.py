@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from colbench.benchmarks.common import FANNIE, TAXI_2010, check_shape, engine_missing, rows_param, threads_param
 from colbench.engines import shape
 from colbench.model.benchmark import Benchmark, Context, DataRequest, OutputCheck, Params, Work
 from colbench.model.params import Grid, Param
-from colbench.suites.common import FANNIE, TAXI_2010, check_shape, engine_missing, rows_param, threads_param
 
 
 class DataFrameConversion(Benchmark):

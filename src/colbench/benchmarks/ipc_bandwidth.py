@@ -3,21 +3,20 @@ means — loading batches, reading offsets, scanning every byte, or making one o
 
 Bandwidth counts value bytes only (4/8 per int32/int64, payload bytes for binary), as the post did. A
 speed above this machine's memory bandwidth is impossible for a case that touches its bytes; reports flag
-such cases as "bytes not touched" (see colbench.runner.calibration).
+such cases as "bytes not touched" (see colbench.runner.bandwidth).
 """
 
 from __future__ import annotations
 
-import shutil
 import threading
 import time
 from typing import Any, ClassVar
 
 import numpy as np
 
+from colbench.benchmarks.common import threads_param
 from colbench.model.benchmark import Benchmark, CheckFailed, Context, OutputCheck, Params, Work
 from colbench.model.params import Grid, Param, positive
-from colbench.suites.common import threads_param
 
 TYPES = ("binary", "int32", "int64")
 ACCESS = ("lazy", "offsets", "scan", "materialize")
@@ -139,14 +138,9 @@ class IpcBandwidth(Benchmark):
         return None
 
     def unavailable(self, params: Params) -> str | None:
-        if params["runtime"] == "java":
-            from colbench.runner.execute import workers_dir
+        from colbench.runtimes import get_runtime
 
-            if shutil.which("java") is None:
-                return "Java is not installed: `colbench setup java`"
-            if not (workers_dir() / "java" / "target" / "colbench-worker.jar").exists():
-                return "the Java worker is not built: `colbench setup java`"
-        return None
+        return get_runtime(params["runtime"]).unavailable()
 
     def runtime(self, params: Params) -> str:
         return params["runtime"]

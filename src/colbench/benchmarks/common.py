@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from typing import Any
 
 from colbench.engines import CsvLayout, get_engine, shape
@@ -27,9 +26,9 @@ def threads_param(*defaults: int) -> Param:
 
 def engine_missing(name: str) -> str | None:
     if name in R_READERS:
-        if shutil.which("Rscript") is None:
-            return "R is not installed: `colbench setup r`"
-        return None
+        from colbench.runtimes import get_runtime
+
+        return get_runtime("r").unavailable()
     return get_engine(name).unavailable()
 
 

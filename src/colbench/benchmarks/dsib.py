@@ -5,9 +5,9 @@ from __future__ import annotations
 import io
 from typing import Any, ClassVar
 
+from colbench.benchmarks.common import TAXI_2016, check_shape, engine_missing, rows_param, threads_param
 from colbench.model.benchmark import Benchmark, Context, DataRequest, OutputCheck, Params, Work
 from colbench.model.params import Grid, Param
-from colbench.suites.common import TAXI_2016, check_shape, engine_missing, rows_param, threads_param
 
 MONTHS = tuple(f"nyctaxi_2016-{m:02d}" for m in range(1, 7))
 DATE_COLUMNS = ["tpep_pickup_datetime", "tpep_dropoff_datetime"]

@@ -18,8 +18,8 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from colbench.analysis.aggregate import CaseSummary
-from colbench.report.experiments import gbps_verdict, memcpy_for
-from colbench.report.plots import (
+from colbench.experiments.e3_ipc_bandwidth.table import gbps_verdict, memcpy_for
+from colbench.render.figures import (
     LIMIT_COLOR,
     PALETTE,
     PlotSpec,
