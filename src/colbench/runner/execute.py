@@ -17,6 +17,7 @@ from typing import Any
 import psutil
 
 import colbench
+from colbench.model.records import WorkerReport
 from colbench.model.result import SCHEMA_VERSION
 from colbench.runner.collect import build_result
 from colbench.runner.isolate import WorkerLaunch, WorkerOutcome, choose_cpus, error_document, run_worker, thread_env
@@ -268,9 +269,10 @@ def _execute_one(run: dict[str, Any], execution: Execution, inputs: dict[str, An
         done, warning = WorkerOutcome(error_document("invalid", str(exc)), {}), None
     else:
         done = run_worker(spec, launch)
+    report = WorkerReport.from_json(done.document)
     if warning:
-        done.document.setdefault("warnings", []).append(warning)
+        report.warnings.append(warning)
     return build_result(run=run, case_id=case.case_id, benchmark=case.benchmark.name, params=case.params,
                         engine=case.engine, runtime=case.runtime, env=asdict(env),
                         process_index=execution.process_index, block=execution.block, iterations=iterations,
-                        warmup=warmup, inputs=inputs, document=done.document, process=done.process)
+                        warmup=warmup, inputs=inputs, report=report, process=done.process).to_json()

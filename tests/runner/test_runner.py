@@ -14,7 +14,8 @@ import jsonschema
 import pytest
 
 from colbench.model.result import SCHEMA_PATH
-from colbench.store.base import ResultQuery, open_store
+from colbench.store import open_store
+from colbench.store.base import ResultQuery
 
 SCHEMA = json.loads(SCHEMA_PATH.read_text())
 

@@ -9,7 +9,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from colbench.model.result import SCHEMA_VERSION
-from colbench.store.base import StoreError, open_store
+from colbench.store import open_store
+from colbench.store.base import StoreError
 from tests.store_contract import check_round_trip
 
 
