@@ -18,5 +18,5 @@ def test_a_run_caches_colbench_bytecode_even_when_python_writes_none(tmp_path):
                     "--iterations", "1", "--warmup", "0"], env=env, check=True, capture_output=True, timeout=120)
     package = os.path.dirname(os.path.dirname(colbench.runner.worker.__file__))
     cached = prefix / package.lstrip(os.sep)
-    assert list(cached.glob("runner/worker.*.pyc")) and list(cached.glob("suites/placebo.*.pyc"))
+    assert list(cached.glob("runner/worker.*.pyc")) and list(cached.glob("benchmarks/placebo.*.pyc"))
     assert not list(prefix.glob("**/encodings/*.pyc"))  # Python itself wrote nothing there

@@ -15,10 +15,11 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from colbench.model.records import CaseSpec
 from colbench.runner.interrupt import signal_name
 from colbench.runner.lifeline import die_with_parent_hook, exec_dir_prefix
 from colbench.runner.machine import read_steal_seconds
@@ -84,7 +85,7 @@ def error_document(kind: str, message: str, **extra: Any) -> dict[str, Any]:
             "error": {"kind": kind, "message": message, **extra}}
 
 
-def run_worker(case_spec: dict[str, Any], launch: WorkerLaunch) -> WorkerOutcome:
+def run_worker(case_spec: CaseSpec, launch: WorkerLaunch) -> WorkerOutcome:
     """Start the worker, sleep until it exits or must be killed (timeout, memory), reap it, read its result.
 
     Whatever interrupts the wait (SIGINT/SIGTERM as `Interrupted`) kills the worker's process group and reaps
@@ -94,8 +95,8 @@ def run_worker(case_spec: dict[str, Any], launch: WorkerLaunch) -> WorkerOutcome
         case_path, result_path = tmpdir / "case.json", tmpdir / "result.json"
         scratch = tmpdir / "scratch"
         scratch.mkdir()
-        spec = {**case_spec, "scratch_dir": str(scratch)}
-        case_path.write_text(json.dumps(spec, default=str))
+        spec = replace(case_spec, scratch_dir=str(scratch))
+        case_path.write_text(json.dumps(spec.to_json(), default=str))
         stdout_path, stderr_path = tmpdir / "stdout.log", tmpdir / "stderr.log"
 
         env = dict(launch.env)
