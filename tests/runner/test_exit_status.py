@@ -5,7 +5,8 @@ from __future__ import annotations
 import signal
 
 from colbench.runner.interrupt import signal_name
-from colbench.store.base import ResultQuery, open_store
+from colbench.store import open_store
+from colbench.store.base import ResultQuery
 
 
 def test_every_signal_number_gets_a_name():

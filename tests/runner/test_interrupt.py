@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import signal
+import time
 
 import pytest
 
-from colbench.store.base import ResultQuery, open_store
+from colbench.runner.interrupt import Interrupted, stop_on_signals
+from colbench.store import open_store
+from colbench.store.base import ResultQuery
 from tests.runner.helpers import exec_dirs, gone, kill_leftovers, start_run, wait_for_worker
 
 
@@ -39,3 +43,27 @@ def test_a_stop_signal_kills_the_worker_marks_the_run_and_keeps_what_completed(h
     assert run["status"] == "interrupted" and run["finished_at"]
     results = store.results(ResultQuery(run_ids=(run["run_id"],)))
     assert [(r["params"]["error"], r["status"]) for r in results] == [("none", "ok")]
+
+
+def test_a_signal_inside_a_deferred_block_is_raised_when_the_block_ends():
+    with stop_on_signals() as stop:
+        finished_block = False
+        with pytest.raises(Interrupted) as stopped, stop.deferred():
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.05)  # the handler has run by now: it only noted the signal
+            finished_block = True
+        assert finished_block and stopped.value.exit_code == 143
+        os.kill(os.getpid(), signal.SIGINT)  # a second signal of the same stop is ignored
+        time.sleep(0.05)
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+
+def test_a_signal_ignored_when_colbench_started_stays_ignored():
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with stop_on_signals():
+            assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+            assert callable(signal.getsignal(signal.SIGTERM))
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import signal
 import sys
 from collections.abc import Callable
 from functools import wraps
@@ -49,6 +50,9 @@ def friendly(func: Callable[..., Any]) -> Callable[..., Any]:
         except Interrupted as exc:  # SIGINT/SIGTERM during a run: exit 130/143, as a shell would report it
             err_console.print(f"colbench: {exc}", highlight=False, soft_wrap=True)
             raise typer.Exit(exc.exit_code) from None
+        except KeyboardInterrupt:  # Ctrl-C outside a run (preparing one, a download, a report): no traceback
+            err_console.print("colbench: interrupted", highlight=False)
+            raise typer.Exit(128 + signal.SIGINT) from None
     return wrapper
 
 

@@ -77,12 +77,15 @@ class StopSignals:
 
 @contextlib.contextmanager
 def stop_on_signals() -> Iterator[StopSignals]:
-    """Raise `Interrupted` on SIGINT/SIGTERM inside the block (main thread only; elsewhere nothing changes)."""
+    """Raise `Interrupted` on SIGINT/SIGTERM inside the block (main thread only; elsewhere nothing changes).
+    A signal that was set to be ignored when colbench started stays ignored."""
     stop = StopSignals()
     if threading.current_thread() is not threading.main_thread():
         yield stop
         return
-    previous = {signum: signal.signal(signum, stop._handle) for signum in STOP_SIGNALS}
+    # A signal the parent set to be ignored (a shell's background job ignores SIGINT, nohup SIGHUP) stays ignored.
+    previous = {signum: signal.signal(signum, stop._handle) for signum in STOP_SIGNALS
+                if signal.getsignal(signum) is not signal.SIG_IGN}
     try:
         yield stop
     finally:
