@@ -15,6 +15,7 @@ the next `colbench run` can remove the directories of orchestrators that died wi
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
@@ -35,14 +36,20 @@ def exec_dir_prefix() -> str:
     return f"{EXEC_DIR_PREFIX}{os.getpid()}-"
 
 
-def die_with_parent_hook() -> Callable[[], None] | None:
-    """A preexec function that makes the child die with this process (Linux), or None where that cannot be had."""
+@functools.cache
+def _prctl() -> Callable[..., int] | None:
     if not sys.platform.startswith("linux"):
         return None
     import ctypes
 
-    libc = ctypes.CDLL(None, use_errno=True)  # loaded here, in the parent: the child only calls into it
-    prctl = libc.prctl
+    return ctypes.CDLL(None, use_errno=True).prctl  # looked up in the parent: the child only calls it
+
+
+def die_with_parent_hook() -> Callable[[], None] | None:
+    """A preexec function that makes the child die with this process (Linux), or None where that cannot be had."""
+    prctl = _prctl()
+    if prctl is None:
+        return None
     parent = os.getpid()
 
     def die_with_parent() -> None:
