@@ -270,6 +270,9 @@ def execute_run(store: Store, run: dict[str, Any], plan: Plan, envs: Sequence[En
         run["finished_at"] = datetime.now(UTC).isoformat()
         store.update_run(run)
         observer.finish(run)
+    # Every result is durable already (in the store, or in its spool while another process held it): wait for the
+    # store to take what waits, or stop with a message that says where the results are.
+    store.finish_writes()
     return run
 
 
