@@ -139,9 +139,9 @@ def timed(label: str, call: Callable[[], Any], repeat: int, store: Any = None) -
 
 
 def queries(store: Any, probe: dict[str, str], repeat: int) -> list[tuple[str, float, int, float]]:
-    from colbench.analysis.history import case_histories, pick_machine
-    from colbench.analysis.sides import resolve_side
+    from colbench.analysis.history import case_histories
     from colbench.cli.compare_cmd import compare_sides
+    from colbench.store.selection import history_results, pick_machine, resolve_side
 
     history_query = ResultQuery(benchmark=probe["benchmark"], machine_id=probe["machine"])
     found = [
@@ -163,8 +163,8 @@ def queries(store: Any, probe: dict[str, str], repeat: int) -> list[tuple[str, f
         found.append(timed("history-read", history_reads, repeat, store))
 
     def history_command() -> list[Any]:
-        machine = pick_machine(store, probe["benchmark"], probe["machine_name"])
-        return case_histories(store, probe["benchmark"], machine, {})
+        machine = pick_machine(store, probe["benchmark"], probe["machine_name"], here="")
+        return case_histories(history_results(store, probe["benchmark"], machine), machine, {})
 
     def compare_command() -> list[Any]:
         return compare_sides(store, probe["baseline"], probe["contender"], threshold=0.03, alpha=0.01,
@@ -268,7 +268,7 @@ def _probe() -> dict[str, str]:
 
 def _open_reading(url: str) -> Any:
     """The store as a reading command opens it (read-only, where this colbench knows how)."""
-    from colbench.store.base import open_store
+    from colbench.store import open_store
 
     if "read_only" in inspect.signature(open_store).parameters:
         return open_store(url, create=False, read_only=True)

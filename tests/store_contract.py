@@ -7,8 +7,8 @@ import json
 import jsonschema
 
 from colbench.model.result import SCHEMA_PATH
+from colbench.model.summary import summary_of
 from colbench.store.base import ResultQuery, Store, resolve_run_id
-from colbench.store.queries import summary_of
 
 
 def check_round_trip(store: Store, run_name: str = "round-trip", results_expected: int = 4) -> None:

@@ -16,11 +16,12 @@ import psycopg
 import psycopg.sql
 import pytest
 
-from colbench.store.base import STORE_SCHEMA_VERSION, ResultQuery, StoreError, open_store
+from colbench.model.summary import summary_of
+from colbench.store import open_store
+from colbench.store.base import STORE_SCHEMA_VERSION, ResultQuery, StoreError
 from colbench.store.copy import copy_store
 from colbench.store.export import export_results
 from colbench.store.postgres_store import PostgresStore, redact
-from colbench.store.queries import summary_of
 from tests.conftest import colbench
 from tests.store.helpers import store_cli, synthetic_result, synthetic_run
 from tests.store_contract import check_round_trip
@@ -81,7 +82,7 @@ def test_cli_reads_postgres_exactly_as_duckdb(pg_run, tmp_path):
 
 WRITER = """
 import json, random, sys
-from colbench.store.base import open_store
+from colbench.store import open_store
 from tests.store.helpers import synthetic_result
 url, me = sys.argv[1], int(sys.argv[2])
 store = open_store(url)

@@ -19,8 +19,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from colbench.store.base import STORE_SCHEMA_VERSION, ResultQuery, StoreError, open_store
-from colbench.store.queries import summary_of
+from colbench.model.summary import summary_of
+from colbench.store import open_store
+from colbench.store.base import STORE_SCHEMA_VERSION, ResultQuery, StoreError
 from tests.conftest import colbench
 from tests.store.helpers import store_cli, synthetic_result, synthetic_run
 

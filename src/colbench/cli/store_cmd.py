@@ -32,7 +32,8 @@ def copy_command(
     run: Annotated[list[str] | None, typer.Option("--run", help="copy only this run (repeatable)")] = None,
 ) -> None:
     """Copy runs and results from SRC to DST (DuckDB ↔ PostgreSQL); copying again adds only what is new."""
-    from colbench.store.base import open_store, resolve_run_id
+    from colbench.store import open_store
+    from colbench.store.base import resolve_run_id
     from colbench.store.copy import copy_store
 
     source = open_store(src, create=False)
@@ -52,7 +53,7 @@ def sync_command(store: StoreOption = None) -> None:
     """Write what waits in the store's spool: results a PostgreSQL store kept while its server was away, or a
     DuckDB store while another process held the file."""
     from colbench.paths import default_store_url
-    from colbench.store.base import open_store
+    from colbench.store import open_store
 
     db = open_store(store or default_store_url(), create=False)  # it must exist, and sync writes to it
     spool = db.spool
@@ -95,7 +96,8 @@ def info_command(
     """Schema version, number of runs and results, machines, and what waits in the local spool. On a damaged store
     it shows what is readable, then exits 2."""
     from colbench.paths import default_store_url
-    from colbench.store.base import StoreError, open_store
+    from colbench.store import open_store
+    from colbench.store.base import StoreError
 
     if fmt not in ("table", "json"):
         raise UsageError(f"--format {fmt!r}: choose table or json")

@@ -31,7 +31,8 @@ DEFAULT_WAIT_S = 30.0
 LINGER_S = 0.25
 MAX_AGE_S = 1.0
 # Stores are plain files: an extension is never needed, and a path DuckDB mistakes for a URL must not download one.
-_CONFIG = {"autoinstall_known_extensions": False, "autoload_known_extensions": False}
+_CONFIG: dict[str, str | bool | int | float | list[str]] = {"autoinstall_known_extensions": False,
+                                                             "autoload_known_extensions": False}
 # What a damaged file raises (reading past its end, a broken catalog; a bad checksum is a plain duckdb.Error, known by
 # its text), as opposed to a query DuckDB refuses (a binder or catalog error: a store changed by hand, or a bug).
 _DAMAGE = (duckdb.IOException, duckdb.InternalException, duckdb.FatalException, duckdb.SerializationException)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,6 +26,7 @@ from typing import Any
 
 import duckdb
 
+from colbench.model.records import median_of
 from colbench.store.base import STORE_SCHEMA_VERSION, StoreError, StoreLocked
 from colbench.store.duckdb_connect import connection, wait_window
 from colbench.store.queries import (
@@ -93,7 +94,7 @@ def to_timestamp(value: Any) -> datetime | None:
 
 def result_row(result: dict[str, Any]) -> tuple[Any, ...]:
     """The indexed and summary columns of a result, next to its whole document (in RESULT_COLUMNS order)."""
-    wall = ((result.get("summary") or {}).get("wall_s") or {}).get("median")
+    wall = median_of(result)
     return (
         result["result_id"], result["run_id"], result["case_id"], result["benchmark"], result.get("env_name", ""),
         result["process_index"], result.get("block"), result["status"], result.get("machine_id"),
@@ -108,7 +109,8 @@ def run_row(run: dict[str, Any]) -> tuple[Any, ...]:
             json.dumps(run, default=str))
 
 
-def _in_clause(ids: tuple[str, ...] | None):  # noqa: ANN202 - the runs_clause callback of queries.py
+def _in_clause(ids: tuple[str, ...] | None) -> Callable[[int], tuple[str, list[Any]]]:
+    """The run-id condition of queries.py for DuckDB: IN (?, ?, …)."""
     return lambda n: (f"run_id IN ({', '.join('?' * n)})", list(ids or ()))
 
 
@@ -118,6 +120,11 @@ def _blocker(path: Path) -> Path | None:
         if parent.exists():
             return None if parent.is_dir() else parent
     return None
+
+
+def _count(con: Any, sql: str, params: Sequence[Any] = ()) -> int:
+    row = con.execute(sql, params).fetchone()
+    return int(row[0]) if row else 0
 
 
 class DuckDBStore:
@@ -193,7 +200,10 @@ class DuckDBStore:
         """A file cut short (a copy that stopped, a full disk) opens, then fails on whichever query reaches the
         missing blocks: check at once, for every command, that the file can hold the blocks its header says are in
         use (a lower bound: free blocks at the end may be truncated away, used ones never are)."""
-        _, _, block_size, _, used_blocks, *_ = con.execute("PRAGMA database_size").fetchone()
+        row = con.execute("PRAGMA database_size").fetchone()
+        if row is None:
+            return
+        _, _, block_size, _, used_blocks, *_ = row
         expected, actual = int(block_size) * int(used_blocks), self.path.stat().st_size
         if actual < expected:
             damage = (f"the store {self.path} is damaged (the file is cut short: {actual:,} bytes, less than the "
@@ -225,7 +235,7 @@ class DuckDBStore:
             return version  # read as it is: history and compare read the records instead of the summary columns
         fresh = "results" not in tables
         if not fresh:
-            count = con.execute("SELECT count(*) FROM results").fetchone()[0]
+            count = _count(con, "SELECT count(*) FROM results")
             log.warning("upgrading the store %s to schema %d (%d results) …", self.path, STORE_SCHEMA_VERSION, count)
         con.execute("BEGIN TRANSACTION")
         for statement in DDL + ([] if fresh else MIGRATE_TO_2):
@@ -314,9 +324,9 @@ class DuckDBStore:
             return 0
         with self._connect(write=True, wait_s=wait_s) as con:
             con.execute("BEGIN TRANSACTION")
-            start = con.execute("SELECT count(*) FROM results").fetchone()[0]
+            start = _count(con, "SELECT count(*) FROM results")
             con.executemany(_INSERT_RESULTS, rows)
-            added = con.execute("SELECT count(*) FROM results").fetchone()[0] - start
+            added = _count(con, "SELECT count(*) FROM results") - start
             con.execute("COMMIT")
         return added
 
@@ -344,7 +354,8 @@ class DuckDBStore:
     def machines(self, benchmark: str | None = None) -> dict[str, str | None]:
         """machine_id → machine name, for the machines with results (of `benchmark`)."""
         if not self._has_summaries:
-            return {s.machine_id: s.machine_name for s in self.summaries(ResultQuery(benchmark=benchmark))}
+            return {s.machine_id: s.machine_name for s in self.summaries(ResultQuery(benchmark=benchmark))
+                    if s.machine_id is not None}
         sql, args = machines_sql(benchmark, "?")
         with self._connect() as con:
             return dict(con.execute(sql, args).fetchall())

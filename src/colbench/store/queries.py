@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from dataclasses import dataclass
 from typing import Any
+
+from colbench.model.summary import ResultSummary, iso_utc, summary_of, summary_values
+
+__all__ = ["RESULT_COLUMNS", "RUNS_ORDER", "ResultQuery", "ResultSummary", "RunRef", "find_runs_sql", "machines_sql",
+           "results_sql", "summaries_sql", "summary_from_row", "summary_of", "summary_values"]
 
 
 @dataclass(frozen=True)
@@ -30,32 +34,6 @@ class RunRef:
     name: str | None
 
 
-@dataclass(frozen=True)
-class ResultSummary:
-    """What history and compare need of a result, read from columns rather than from the record."""
-
-    result_id: str
-    run_id: str
-    case_id: str
-    benchmark: str
-    env_name: str
-    process_index: int
-    block: int | None
-    status: str
-    machine_id: str | None
-    machine_name: str | None
-    timestamp: str                      # ISO 8601, UTC
-    commit_sha: str | None
-    engine: str | None
-    params: dict[str, Any] = field(default_factory=dict)
-    versions: dict[str, str] = field(default_factory=dict)
-    medians: dict[str, float | None] = field(default_factory=dict)  # metric → median of its timed iterations
-
-    @property
-    def wall_median(self) -> float | None:
-        return self.medians.get("wall_s")
-
-
 # The columns of `results` in the order of the stores' `result_row` (the table's own order: the summary columns
 # came with store schema 2 and sit after `doc`, where ALTER TABLE puts them in a migrated store).
 RESULT_COLUMNS = ("result_id", "run_id", "case_id", "benchmark", "env_name", "process_index", "block", "status",
@@ -66,32 +44,6 @@ _SUMMARY_SELECT = ("result_id", "run_id", "case_id", "benchmark", "env_name", "p
                    "machine_id", "machine_name", "created_at", "commit_sha", "engine", "params", "versions", "medians")
 RESULTS_ORDER = " ORDER BY created_at, run_id, case_id, env_name, process_index"
 RUNS_ORDER = " ORDER BY started_at DESC NULLS LAST, run_id"
-
-
-def summary_values(result: dict[str, Any]) -> tuple[str | None, str | None, str, str, str]:
-    """The summary columns of a record: machine name, engine, and params / versions / medians as JSON text."""
-    summary = result.get("summary") or {}
-    medians = {metric: stats.get("median") for metric, stats in summary.items() if isinstance(stats, dict)}
-    return ((result.get("machine") or {}).get("name"), result.get("engine"),
-            json.dumps(result.get("params") or {}, default=str), json.dumps(result.get("versions") or {}, default=str),
-            json.dumps(medians, default=str))
-
-
-def summary_of(result: dict[str, Any]) -> ResultSummary:
-    """The summary of a whole record: what the columns hold (for stores not yet migrated to schema 2)."""
-    name, engine, params, versions, medians = summary_values(result)
-    return ResultSummary(
-        result_id=result["result_id"], run_id=result["run_id"], case_id=result["case_id"],
-        benchmark=result["benchmark"], env_name=result.get("env_name", ""), process_index=result["process_index"],
-        block=result.get("block"), status=result["status"], machine_id=result.get("machine_id"), machine_name=name,
-        timestamp=iso_utc(result["timestamp"]), commit_sha=(result.get("commit") or {}).get("sha"), engine=engine,
-        params=json.loads(params), versions=json.loads(versions), medians=json.loads(medians))
-
-
-def iso_utc(value: Any) -> str:
-    stamp = value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
-    stamp = stamp.replace(tzinfo=UTC) if stamp.tzinfo is None else stamp.astimezone(UTC)
-    return stamp.isoformat()
 
 
 def _json(value: Any) -> Any:
@@ -148,9 +100,9 @@ def summaries_sql(query: ResultQuery, placeholder: str, runs_clause: Callable[[i
 
 def machines_sql(benchmark: str | None, placeholder: str) -> tuple[str, list[Any]]:
     """machine_id → a machine name, for the machines with results (of one benchmark)."""
-    where, args = (f" WHERE benchmark = {placeholder}", [benchmark]) if benchmark is not None else ("", [])
-    return (f"SELECT machine_id, max(machine_name) FROM results{where} GROUP BY machine_id ORDER BY machine_id",
-            args)
+    where, args = (f" AND benchmark = {placeholder}", [benchmark]) if benchmark is not None else ("", [])
+    return (f"SELECT machine_id, max(machine_name) FROM results WHERE machine_id IS NOT NULL{where} "
+            "GROUP BY machine_id ORDER BY machine_id", args)
 
 
 def find_runs_sql(ref: str | None, placeholder: str) -> tuple[str, list[Any]]:
