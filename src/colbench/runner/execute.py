@@ -37,6 +37,8 @@ class EnvChoice:
     resolved: dict[str, str] = field(default_factory=dict)
     #: extra environment variables for this side's workers (an A/B of a setting rather than a version)
     variables: dict[str, str] = field(default_factory=dict)
+    #: "python" (uv environments), or "java" / "r" for the other workers' version matrices (runner/runtime_envs.py)
+    runtime: str = "python"
 
 
 @dataclass
@@ -112,29 +114,23 @@ def schedule(cases: Sequence[PlannedCase], envs: Sequence[EnvChoice], processes:
     return plan
 
 
-def workers_dir() -> Path:
-    configured = os.environ.get("COLBENCH_WORKERS_DIR")
-    return Path(configured) if configured else Path(colbench.__file__).resolve().parents[2] / "workers"
-
-
 def worker_command(runtime: str, env: EnvChoice) -> list[str]:
-    if runtime == "python":
-        return [env.python, "-m", "colbench.worker"]
-    if runtime == "r":
-        script = workers_dir() / "r" / "worker.R"
-        rscript = shutil.which("Rscript")
-        if not rscript or not script.exists():
-            raise PlanError("the R worker needs R and workers/r: run `colbench setup r` first")
-        return [rscript, "--vanilla", str(script)]
-    if runtime == "java":
-        jar = workers_dir() / "java" / "target" / "colbench-worker.jar"
-        java = shutil.which("java")
-        if not java or not jar.exists():
-            raise PlanError("the Java worker needs a JDK and its jar: run `colbench setup java` first")
-        options = workers_dir() / "java" / "jvm.options"
-        flags = [line.strip() for line in options.read_text().splitlines()
-                 if line.strip() and not line.startswith("#")] if options.exists() else []
-        return [java, *flags, "-jar", str(jar)]
+    """How a worker of `runtime` starts in `env`; its files come from the package (runner/worker_sources.py)."""
+    from colbench.runner.java_worker import JavaWorkerError, java_command
+    from colbench.runner.worker_sources import WorkerSourcesError, worker_file
+
+    try:
+        if runtime == "python":
+            return [env.python, "-m", "colbench.worker"]
+        if runtime == "r":
+            rscript = shutil.which("Rscript")
+            if not rscript:
+                raise PlanError("the R worker needs R: run `colbench setup r` first")
+            return [rscript, "--vanilla", str(worker_file("r", "worker.R"))]
+        if runtime == "java":
+            return java_command(env.resolved.get("arrow") if env.runtime == "java" else None)
+    except (JavaWorkerError, WorkerSourcesError) as exc:
+        raise PlanError(str(exc)) from None
     raise PlanError(f"no worker for runtime {runtime!r}")
 
 

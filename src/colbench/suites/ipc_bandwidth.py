@@ -8,7 +8,6 @@ such cases as "bytes not touched" (see colbench.runner.calibration).
 
 from __future__ import annotations
 
-import shutil
 import threading
 import time
 from typing import Any, ClassVar
@@ -140,12 +139,9 @@ class IpcBandwidth(Benchmark):
 
     def unavailable(self, params: Params) -> str | None:
         if params["runtime"] == "java":
-            from colbench.runner.execute import workers_dir
+            from colbench.runner.java_worker import java_unavailable
 
-            if shutil.which("java") is None:
-                return "Java is not installed: `colbench setup java`"
-            if not (workers_dir() / "java" / "target" / "colbench-worker.jar").exists():
-                return "the Java worker is not built: `colbench setup java`"
+            return java_unavailable()
         return None
 
     def runtime(self, params: Params) -> str:
