@@ -105,3 +105,20 @@ def test_setup_and_an_r_and_a_java_case_run_from_the_wheel(installed):
     assert java and all(r["status"] == "ok" and r["runtime"] == "java" for r in java), java
     r_rows = json.loads(user(installed, "show", "r-case", "--format", "json").stdout)
     assert r_rows and all(r["status"] == "ok" and r["reader"] == "data.table" for r in r_rows), r_rows
+
+
+def test_a_python_environment_works_from_the_wheel(installed):
+    """`--env NAME=pyarrow==V` installs colbench into the uv environment: from a wheel there is no checkout, so a
+    source tree is made from the installed package (runner/environments.py colbench_project)."""
+    import pyarrow
+
+    env = {**installed["env"], "PATH": f"{Path(_uv()).parent}{os.pathsep}{installed['env']['PATH']}"}
+    proc = subprocess.run([str(installed["venv"] / "bin" / "colbench"), "run", "placebo", "--iterations", "1",
+                           "--warmup", "0", "--processes", "1", "--env", f"a=pyarrow=={pyarrow.__version__}",
+                           "--run-name", "py-env"], cwd=installed["cwd"], env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    rows = json.loads(user(installed, "show", "py-env", "--format", "json").stdout)
+    assert rows and all(r["status"] == "ok" and r["env"] == "a" for r in rows), rows
+    trees = list((Path(installed["env"]["COLBENCH_HOME"]) / "envs").glob(".colbench-src-*/src/colbench/worker.py"))
+    assert len(trees) == 1

@@ -147,9 +147,11 @@ def test_a_jar_built_from_other_sources_is_not_used(tmp_path, monkeypatch):
     scan = sources / "java" / "src" / "main" / "java" / "colbench" / "worker" / "ipc" / "ScanConsumer.java"
     scan.write_text(scan.read_text() + "\n// edited\n")
     assert ready_jar(version) is None
-    (sources / "java" / "target").mkdir()  # build output is not part of the sources
+    (sources / "java" / "target").mkdir()  # neither build output nor the README goes into a jar
     (sources / "java" / "target" / "junk.class").write_bytes(b"x")
+    (sources / "java" / "README.md").write_text("edited")
     (cached / MARKER).write_text(json.dumps({"arrow_version": version, "sources_digest": sources_digest()}))
+    (sources / "java" / "README.md").write_text("edited again")
     assert ready_jar(version) is not None
 
 

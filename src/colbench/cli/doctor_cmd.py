@@ -39,7 +39,7 @@ def doctor(
             table.add_row(mark, *(escape(text) for text in (f.name, status, f.enables, "" if f.ok else f.install)))
         console.print(table, highlight=False)
         missing = [f.name.strip() for f in findings if not f.ok]
-        console.print(f"{len(findings) - len(missing)} of {len(findings)} ready"
-                      + (f"; missing or stale: {', '.join(missing)}" if missing else ""), highlight=False)
+        console.print(escape(f"{len(findings) - len(missing)} of {len(findings)} ready"
+                             + (f"; missing or stale: {', '.join(missing)}" if missing else "")), highlight=False)
     if strict and any(not f.ok for f in findings):
         raise typer.Exit(1)

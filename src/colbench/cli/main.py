@@ -127,15 +127,14 @@ AB_DEFAULT_PROCESSES = 12
 
 def build_envs(options: list[str]) -> list[Any]:
     """--env options → ready environments (built with uv and cached), in the order given."""
-    import colbench
-    from colbench.runner.environments import EnvError, ensure_environment, parse_env_option
+    from colbench.runner.environments import EnvError, colbench_project, ensure_environment, parse_env_option
     from colbench.runner.execute import EnvChoice
     from colbench.runner.runtime_envs import is_runtime_spec, runtime_env
 
     if not options:
         return [EnvChoice()]
     envs = []
-    project_root = Path(colbench.__file__).resolve().parents[2]
+    project_root = None
     for option in options:
         name, _, spec_text = option.partition("=")
         if spec_text.strip().startswith("@current"):
@@ -150,6 +149,7 @@ def build_envs(options: list[str]) -> list[Any]:
         try:
             spec = parse_env_option(option)
             console.print(f"environment {spec.name}: {spec.text} (uv, cached)")
+            project_root = project_root or colbench_project()  # the checkout, or a tree made from the wheel
             built = ensure_environment(spec, project_root)
         except EnvError as exc:
             raise UsageError(str(exc)) from None

@@ -48,8 +48,12 @@ def cache_root() -> Path:
     return colbench_home() / "workers" / "java"
 
 
+#: what goes into a jar (README.md and jvm.options do not: jvm.options is read at every start)
+BUILD_INPUTS = ("pom.xml", "build.sh", "src")
+
+
 def sources_digest() -> str:
-    return tree_digest(workers_root() / "java")
+    return tree_digest(workers_root() / "java", only=BUILD_INPUTS)
 
 
 def default_arrow_version() -> str:
@@ -144,7 +148,7 @@ def build_jar(version: str, *, force: bool = False, say: Callable[[str], None] =
     digest = sources_digest()
     work = root / f".build-{version}-{uuid.uuid4().hex[:8]}"
     log = root / f"{version}.build.log"
-    say(f"building the Java worker for Arrow Java {version} with Maven (first time: it downloads Arrow Java)")
+    say(f"building the Java worker for Arrow Java {version} with Maven (a version's first build downloads it)")
     started = time.monotonic()
     try:
         copy_tree(workers_root() / "java", work)

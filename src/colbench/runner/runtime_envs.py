@@ -141,6 +141,12 @@ def fit_plan_to_envs(plan: Plan, envs: Sequence[EnvChoice],
         if not plan.cases:
             hint = "ipc-bandwidth --param runtime=java" if runtime == "java" else "csv-read --param reader=data.table"
             raise PlanError(f"no case of this plan runs in {_RUNTIME_NAMES[runtime]} environments: try {hint}")
+        for env in envs:  # a resumed run's jars may have been cleaned since (a no-op when they are there)
+            if env.runtime == "java":
+                try:
+                    build_jar(env.resolved["arrow"], say=say)
+                except JavaWorkerError as exc:
+                    raise PlanError(f"--env {env.name}: {exc}") from None
     elif any(case.runtime == "java" for case in plan.cases):
         try:
             build_jar(default_arrow_version(), say=say)

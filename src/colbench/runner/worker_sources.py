@@ -72,11 +72,14 @@ def _walk(node: Traversable, prefix: str = ""):
             yield rel, child
 
 
-def tree_digest(node: Traversable) -> str:
-    """sha256 over the relative paths and contents of a worker's sources (build output left out): what a
-    cached build is keyed by, so edited or upgraded sources are never run from an old jar."""
+def tree_digest(node: Traversable, only: tuple[str, ...] = ()) -> str:
+    """sha256 over the relative paths and contents of a worker's sources (build output left out; with `only`,
+    just those top-level entries): what a cached build is keyed by, so edited or upgraded sources are never run
+    from an old jar."""
     digest = hashlib.sha256()
     for rel, child in _walk(node):
+        if only and rel.split("/", 1)[0] not in only:
+            continue
         digest.update(rel.encode() + b"\0")
         digest.update(hashlib.sha256(child.read_bytes()).digest())
     return digest.hexdigest()
