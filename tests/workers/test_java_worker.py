@@ -53,7 +53,7 @@ SOURCES = ("buffer", "stream")
 @pytest.fixture(scope="session")
 def worker(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     """The command line that runs the worker, as the orchestrator builds it: java, jvm.options, -jar JAR."""
-    from colbench.runner.java_worker import jvm_flags
+    from colbench.runtimes.java import jvm_flags
 
     home = tmp_path_factory.mktemp("java-home")
     proc = colbench("setup", "java", home=home, timeout=900)

@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 
-from colbench.runner.worker_sources import worker_file
+from colbench.runtimes.sources import worker_file
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKER = worker_file("r", "worker.R")

@@ -205,7 +205,7 @@ def _short(params: dict[str, Any]) -> str:
 
 
 def _print_plan(plan: Any, config: Any, store_url: str | None, envs: int = 1) -> None:
-    from colbench.report.terminal import fmt_seconds
+    from colbench.render.fmt import fmt_seconds
     from colbench.runner.estimate import History, estimate_plan, plan_history
     from colbench.runner.machine import machine_info
     from colbench.store.base import StoreError
@@ -241,7 +241,7 @@ def _print_plan(plan: Any, config: Any, store_url: str | None, envs: int = 1) ->
 
 def _show_run(db: Any, run_id: str, fmt: str) -> None:
     from colbench.analysis.aggregate import summarize_cases
-    from colbench.report.experiments import experiment_tables
+    from colbench.experiments.registry import experiment_tables
     from colbench.report.terminal import render_text, results_table
     from colbench.store.base import ResultQuery
 
@@ -319,7 +319,8 @@ def list_benchmarks(
     fmt: Annotated[str, typer.Option("--format", "-f", help="table or json")] = "table",
 ) -> None:
     """Benchmarks with their params and defaults, and the suites."""
-    from colbench.suites.registry import all_benchmarks, all_suites
+    from colbench.benchmarks.registry import all_benchmarks
+    from colbench.experiments.registry import all_suites
 
     benches = all_benchmarks()
     suites = all_suites()

@@ -1,6 +1,6 @@
 """`colbench setup r|java`: install the R worker's packages, build the Java worker's jars.
 
-Both work from an installed wheel: the workers' files are package data (runner/worker_sources.py); R packages
+Both work from an installed wheel: the workers' files are package data (runtimes/sources.py); R packages
 come from the system's package manager, Java jars are built into $COLBENCH_HOME, never into site-packages.
 """
 
@@ -21,10 +21,11 @@ def setup_r(
     check: Annotated[bool, typer.Option("--check", help="only report whether R is ready (exit 1 if not)")] = False,
 ) -> None:
     """Install R with data.table, readr, vroom, jsonlite and R.utils from Debian's packages (needs root and apt)."""
-    from colbench.runner.worker_sources import WorkerSourcesError, worker_file
+    from colbench.runtimes import get_runtime
+    from colbench.runtimes.sources import WorkerSourcesError, worker_file
 
     try:
-        script = worker_file("r", "install.sh")
+        script = worker_file(*str(get_runtime("r").setup_script).split("/"))
     except WorkerSourcesError as exc:
         typer.echo(f"colbench: error: {exc}", err=True)
         raise typer.Exit(2) from None
@@ -44,7 +45,7 @@ def setup_java(
 ) -> None:
     """Build the Arrow Java worker with Maven into $COLBENCH_HOME/workers/java/<arrow-version>/."""
     from colbench.cli.common import UsageError
-    from colbench.runner.java_worker import JavaWorkerError, build_jar, default_arrow_version, ready_jar
+    from colbench.runtimes.java import JavaWorkerError, build_jar, default_arrow_version, ready_jar
 
     try:
         versions = arrow or [default_arrow_version()]

@@ -88,7 +88,12 @@ class Context:
     state: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     output_file_size: int | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    #: what the data cache knows of each input (delimiter, header, size …), by input name
+    input_info: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: units of the benchmark's own metrics (e.g. gbps → Gbit/s)
+    units: dict[str, str] = field(default_factory=dict)
+    #: the benchmark's own metrics for the iteration that just ran (e.g. gbps); the worker files them as samples
+    iteration_metrics: dict[str, float] = field(default_factory=dict)
 
     def warn(self, message: str) -> None:
         if message not in self.warnings:

@@ -25,10 +25,11 @@ from rich.text import Text
 
 import colbench
 from colbench.analysis.aggregate import CaseSummary, summarize_cases
-from colbench.report.experiments import experiment_tables
-from colbench.report.plots import Plot, make_plots
+from colbench.experiments.registry import experiment_tables
+from colbench.render.figures import Plot
+from colbench.render.fmt import case_label, fmt_bytes, fmt_seconds, varying_params
+from colbench.report.plots import make_plots
 from colbench.report.plots_compare import (
-    NO_STATS,
     VERDICT_CLASSES,
     CompareRow,
     compare_cases,
@@ -37,7 +38,7 @@ from colbench.report.plots_compare import (
     verdict_counts,
 )
 from colbench.report.plots_history import MIN_RUNS, HistorySeries, history_figure, series_from_results
-from colbench.report.terminal import case_label, fmt_bytes, fmt_seconds, results_table, varying_params
+from colbench.report.terminal import results_table
 from colbench.store.base import ResultQuery, Store
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -264,13 +265,10 @@ def _env_names(run: dict[str, Any], summaries: Sequence[CaseSummary]) -> list[st
 def compare_view(baseline: Sequence[CaseSummary], contender: Sequence[CaseSummary], *, title: str,
                  baseline_label: str, contender_label: str, same_run: bool, with_plot: bool = True) -> CompareView:
     rows = compare_cases(pair_cases(baseline, contender), paired=same_run)
-    if rows and all(r.verdict == NO_STATS for r in rows):
-        note = "Ratio of pooled medians only: the statistics module is not available, so no interval or verdict."
-    else:
-        pairing = "paired by interleaving block (same run)" if same_run else "unpaired (separate runs)"
-        note = ("Ratio = contender / baseline of the per-process medians (Hodges–Lehmann), interval adjusted for "
-                f"{len(rows)} comparison{'s' if len(rows) != 1 else ''} (Holm), {pairing}. Regression or "
-                "improvement: the whole interval beyond ±3%; no change: the whole interval within.")
+    pairing = "paired by interleaving block (same run)" if same_run else "unpaired (separate runs)"
+    note = ("Ratio = contender / baseline of the per-process medians (Hodges–Lehmann), interval adjusted for "
+            f"{len(rows)} comparison{'s' if len(rows) != 1 else ''} (Holm), {pairing}. Regression or "
+            "improvement: the whole interval beyond ±3%; no change: the whole interval within.")
     plot = None
     if with_plot and rows:
         figure = compare_figure(rows, f"{contender_label} vs {baseline_label}")

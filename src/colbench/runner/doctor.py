@@ -76,19 +76,19 @@ def _r() -> list[Finding]:
                "R.utils": "data.table reading gzip CSVs (csv-read compression=gzip)"}
     installed: dict[str, str | None] = dict.fromkeys(enables)
     if version is not None:
-        from colbench.runner.environments import EnvError
-        from colbench.runner.runtime_envs import installed_r_versions
+        from colbench.runtimes.pins import PinError
+        from colbench.runtimes.r import installed_versions
 
-        with contextlib.suppress(EnvError, OSError, subprocess.TimeoutExpired):  # shown as missing
-            installed = installed_r_versions(list(enables))
+        with contextlib.suppress(PinError, OSError, subprocess.TimeoutExpired):  # shown as missing
+            installed = installed_versions(list(enables))
     for package, what in enables.items():
         found.append(Finding(f"  R package {package}", installed[package], what, "colbench setup r"))
     return found
 
 
 def _java() -> list[Finding]:
-    from colbench.runner.java_worker import JavaWorkerError, built_jars, default_arrow_version
-    from colbench.runner.worker_sources import WorkerSourcesError
+    from colbench.runtimes.java import JavaWorkerError, built_jars, default_arrow_version
+    from colbench.runtimes.sources import WorkerSourcesError
 
     java = tool_version(["java", "-version"], r"\d+(?:\.\d+)*(?:[+_]\d+)?")
     mvn = tool_version(["mvn", "--version"])
@@ -139,11 +139,8 @@ def _other() -> list[Finding]:
 
 
 def _valgrind_enables() -> str:
-    try:
-        importlib.import_module("colbench.runner.instructions")
-    except ImportError:
-        return "nothing in colbench yet (instruction counts are not measured in this version)"
-    return "--measure instructions (instruction counts, steadier than time)"
+    # Honest about today's colbench: nothing runs under Valgrind yet (whoever adds instruction counts says so here).
+    return "nothing in colbench yet (instruction counts are not measured in this version)"
 
 
 def diagnose() -> list[Finding]:

@@ -193,7 +193,7 @@ def colbench_project() -> Path:
     requirements), under envs_dir()/.colbench-src-<digest>/.
     """
     import colbench
-    from colbench.runner.worker_sources import copy_tree, tree_digest
+    from colbench.runtimes.sources import copy_tree, tree_digest
 
     package = Path(colbench.__file__).resolve().parent
     checkout = package.parents[1]

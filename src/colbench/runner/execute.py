@@ -6,7 +6,6 @@ import json
 import os
 import random
 import secrets
-import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
@@ -18,11 +17,13 @@ from typing import Any
 import psutil
 
 import colbench
+from colbench.model.records import WorkerReport
 from colbench.model.result import SCHEMA_VERSION
 from colbench.runner.collect import build_result
 from colbench.runner.isolate import WorkerLaunch, WorkerOutcome, choose_cpus, error_document, run_worker, thread_env
 from colbench.runner.machine import checks_as_json, environment_checks, machine_info
 from colbench.runner.plan import Plan, PlanError, PlannedCase
+from colbench.runtimes import RuntimeUnavailable, get_runtime
 from colbench.store.base import Store
 
 
@@ -115,23 +116,12 @@ def schedule(cases: Sequence[PlannedCase], envs: Sequence[EnvChoice], processes:
 
 
 def worker_command(runtime: str, env: EnvChoice) -> list[str]:
-    """How a worker of `runtime` starts in `env`; its files come from the package (runner/worker_sources.py)."""
-    from colbench.runner.java_worker import JavaWorkerError, java_command
-    from colbench.runner.worker_sources import WorkerSourcesError, worker_file
-
+    """How a worker of `runtime` starts in `env`; a Java or R environment's pins (e.g. {"arrow": "18.1.0"}) choose
+    the worker build for cases of its own runtime."""
     try:
-        if runtime == "python":
-            return [env.python, "-m", "colbench.worker"]
-        if runtime == "r":
-            rscript = shutil.which("Rscript")
-            if not rscript:
-                raise PlanError("the R worker needs R: run `colbench setup r` first")
-            return [rscript, "--vanilla", str(worker_file("r", "worker.R"))]
-        if runtime == "java":
-            return java_command(env.resolved.get("arrow") if env.runtime == "java" else None)
-    except (JavaWorkerError, WorkerSourcesError) as exc:
+        return get_runtime(runtime).worker_command(env.python, env.resolved if env.runtime == runtime else {})
+    except RuntimeUnavailable as exc:
         raise PlanError(str(exc)) from None
-    raise PlanError(f"no worker for runtime {runtime!r}")
 
 
 def prepare_inputs(cases: Sequence[PlannedCase]) -> dict[str, dict[str, Any]]:
@@ -212,7 +202,7 @@ def start_run(store: Store, config: RunConfig, plan: Plan, envs: Sequence[EnvCho
     }
     memcpy_threads = [int(c.params["threads"]) for c in plan.cases if "memcpy" in c.benchmark.calibrations]
     if memcpy_threads:
-        from colbench.runner.calibration import measure
+        from colbench.runner.bandwidth import measure
 
         run["calibration"] = measure(memcpy_threads)
     store.create_run(run)
@@ -283,9 +273,10 @@ def _execute_one(run: dict[str, Any], execution: Execution, inputs: dict[str, An
         done, warning = WorkerOutcome(error_document("invalid", str(exc)), {}), None
     else:
         done = run_worker(spec, launch)
+    report = WorkerReport.from_json(done.document)
     if warning:
-        done.document.setdefault("warnings", []).append(warning)
+        report.warnings.append(warning)
     return build_result(run=run, case_id=case.case_id, benchmark=case.benchmark.name, params=case.params,
                         engine=case.engine, runtime=case.runtime, env=asdict(env),
                         process_index=execution.process_index, block=execution.block, iterations=iterations,
-                        warmup=warmup, inputs=inputs, document=done.document, process=done.process)
+                        warmup=warmup, inputs=inputs, report=report, process=done.process).to_json()

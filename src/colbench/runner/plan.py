@@ -6,10 +6,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from colbench.benchmarks.registry import UnknownTarget, get_benchmark, unknown_message
+from colbench.experiments.registry import all_suites
 from colbench.model.benchmark import Benchmark, DataRequest, Params, Suite
 from colbench.model.params import ParamError, ParamValue
 from colbench.model.result import canonical_json, case_id
-from colbench.suites.registry import UnknownTarget, all_suites, get_benchmark
 
 
 class PlanError(ValueError):
@@ -54,8 +55,8 @@ def resolve_targets(names: Sequence[str]) -> list[Target]:
             continue
         try:
             targets.append(Target(get_benchmark(name), {}))
-        except UnknownTarget as exc:
-            raise PlanError(str(exc)) from None
+        except UnknownTarget:
+            raise PlanError(unknown_message(name, "benchmark or suite", also=suites)) from None
     return targets
 
 

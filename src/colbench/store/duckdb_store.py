@@ -17,6 +17,7 @@ from typing import Any
 
 import duckdb
 
+from colbench.model.records import median_of
 from colbench.model.result import SCHEMA_VERSION
 from colbench.store.base import ResultQuery, StoreError, results_sql
 
@@ -47,7 +48,7 @@ def to_timestamp(value: Any) -> datetime | None:
 
 def result_row(result: dict[str, Any]) -> tuple[Any, ...]:
     """The indexed columns of a result, next to its whole document."""
-    wall = ((result.get("summary") or {}).get("wall_s") or {}).get("median")
+    wall = median_of(result)
     return (
         result["result_id"], result["run_id"], result["case_id"], result["benchmark"], result.get("env_name", ""),
         result["process_index"], result.get("block"), result["status"], result.get("machine_id"),

@@ -32,6 +32,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import psycopg
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
+from colbench.model.records import median_of
 from colbench.model.result import SCHEMA_VERSION
 from colbench.store.base import ResultQuery, StoreError, results_sql
 from colbench.store.spool import Spool, SyncReport, store_key
@@ -105,7 +106,7 @@ def _utc(value: Any) -> datetime | None:
 
 
 def result_row(result: dict[str, Any]) -> tuple[Any, ...]:
-    wall = ((result.get("summary") or {}).get("wall_s") or {}).get("median")
+    wall = median_of(result)
     return (
         result["result_id"], result["run_id"], result["case_id"], result["benchmark"], result.get("env_name", ""),
         result["process_index"], result.get("block"), result["status"], result.get("machine_id"),

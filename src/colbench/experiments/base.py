@@ -1,0 +1,38 @@
+"""What a reference experiment is: the post it reproduces, its suites, and where its table and plots live."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from colbench.model.benchmark import Suite
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from colbench.analysis.aggregate import CaseSummary
+    from colbench.render.figures import PlotSpec
+
+TableBuilder = Callable[["Sequence[CaseSummary]", dict[str, Any]], "Table | None"]
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One home per experiment (`colbench.experiments.eN_*`): `suite.py`, `published.py`, `table.py` (a
+    `build_table(summaries, run)`), and `plots.py` (`SPECS`). Table and plots load only when a report asks,
+    so planning a run never imports Rich tables or matplotlib."""
+
+    key: str
+    package: str
+    title: str
+    post: str
+    url: str | None
+    suites: tuple[Suite, ...]
+
+    def build_table(self, summaries: Sequence[CaseSummary], run: dict[str, Any]) -> Table | None:
+        return importlib.import_module(f"{self.package}.table").build_table(summaries, run)
+
+    def plot_specs(self) -> tuple[PlotSpec, ...]:
+        return tuple(importlib.import_module(f"{self.package}.plots").SPECS)
