@@ -50,7 +50,8 @@ def two_arrow_versions(tmp_path_factory):
 
 
 def _results(home: Path) -> list[dict]:
-    from colbench.store.base import ResultQuery, open_store
+    from colbench.store import open_store
+    from colbench.store.base import ResultQuery
 
     return open_store(str(home / "results.duckdb"), create=False).results(ResultQuery())
 

@@ -85,7 +85,10 @@ def fit_plan_to_envs(plan: Plan, envs: Sequence[EnvChoice], say: Say = _quiet) -
         try:
             get_runtime(name).make_ready({}, say)
         except RuntimeUnavailable as exc:
-            drop(lambda case, name=name: case.runtime != name, f"{exc} (`colbench setup {name}` retries)")
+            def other_runtime(case: Any, failed: str = name) -> bool:
+                return bool(case.runtime != failed)
+
+            drop(other_runtime, f"{exc} (`colbench setup {name}` retries)")
             if not plan.cases:
                 raise PlanError(str(exc)) from None
     return skipped
