@@ -26,27 +26,36 @@ def test_version(home):
     assert version("colbench") == colbench.__version__  # the wheel's metadata reads the same one place
 
 
-def _complete(words: str, home: Path) -> list[str]:
-    """What bash offers after sourcing `colbench --show-completion bash` and pressing tab after `words`."""
+def _complete(lines: list[str], home: Path) -> list[list[str]]:
+    """What bash offers after sourcing `colbench --show-completion bash` and pressing tab after each line."""
     script = subprocess.run([str(SCRIPT), "--show-completion", "bash"], capture_output=True, text=True,
                             check=True, env={**os.environ, "COLBENCH_HOME": str(home)}).stdout
     assert "complete " in script and "_COLBENCH_COMPLETE=complete_bash" in script
-    line = f'source /dev/stdin <<"EOF"\n{script}\nEOF\n'
-    line += f"COMP_WORDS=({words}); COMP_CWORD=$(( ${{#COMP_WORDS[@]}} - 1 ))\n"
-    line += '_colbench_completion colbench; printf "%s\\n" "${COMPREPLY[@]}"\n'
+    shell = f'source /dev/stdin <<"EOF"\n{script}\nEOF\n'
+    for words in lines:
+        shell += f"COMP_WORDS=({words}); COMP_CWORD=$(( ${{#COMP_WORDS[@]}} - 1 ))\n"
+        shell += '_colbench_completion colbench; printf "%s\\n" "${COMPREPLY[@]}"; echo "--"\n'
     env = {**os.environ, "PATH": f"{SCRIPT.parent}{os.pathsep}{os.environ['PATH']}", "COLBENCH_HOME": str(home)}
-    proc = subprocess.run(["bash", "-c", line], capture_output=True, text=True, env=env, timeout=120)
+    proc = subprocess.run(["bash", "-c", shell], capture_output=True, text=True, env=env, timeout=300)
     assert proc.returncode == 0, proc.stderr
-    return [w for w in proc.stdout.splitlines() if w]
+    answers: list[list[str]] = [[]]
+    for word in proc.stdout.splitlines():
+        if word == "--":
+            answers.append([])
+        elif word:
+            answers[-1].append(word)
+    return answers[:-1]
 
 
 @pytest.mark.skipif(not SCRIPT.exists() or shutil.which("bash") is None, reason="no console script or bash")
 def test_bash_completion_completes_commands_options_and_targets(home):
-    assert _complete("colbench ru", home) == ["run"]
-    assert _complete("colbench setup j", home) == ["java"]
-    assert "--iterations" in _complete("colbench run --ite", home)
-    assert _complete("colbench run csv-r", home) == ["csv-read"]
-    assert {"e1", "e5"} <= set(_complete("colbench run e", home))
+    run, setup, option, benchmark, suites = _complete(
+        ["colbench ru", "colbench setup j", "colbench run --ite", "colbench run csv-r", "colbench run e"], home)
+    assert run == ["run"]
+    assert setup == ["java"]
+    assert "--iterations" in option
+    assert benchmark == ["csv-read"]
+    assert {"e1", "e5"} <= set(suites)
 
 
 def test_completion_protocol_directly(home):
