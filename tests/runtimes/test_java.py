@@ -20,7 +20,7 @@ from colbench.runtimes.sources import copy_tree, workers_root
 
 
 def test_versions_that_name_no_directory_are_refused():
-    for bad in ("../18.1.0", "18.1.0/..", "18.1", "18.1.0-SNAPSHOT", "", "1e3.0.0"):
+    for bad in ("../18.1.0", "18.1.0/..", "18.1", "18.1.0-SNAPSHOT", "", "1e3.0.0", "18.1.0\n"):
         with pytest.raises(JavaWorkerError):
             check_version(bad)
     assert check_version("18.1.0") == "18.1.0"

@@ -28,7 +28,7 @@ JAR = "colbench-worker.jar"
 MARKER = "build.json"
 #: the oldest Arrow Java the worker compiles against (MemoryUtil.getLong(long) etc. arrived in 18.0.0)
 MIN_ARROW_JAVA = (18, 0, 0)
-_VERSION_RE = re.compile(r"^(\d+)\.(\d+)\.(\d+)$")
+_VERSION_RE = re.compile(r"(\d+)\.(\d+)\.(\d+)")
 
 
 class JavaWorkerError(Exception):
@@ -67,7 +67,7 @@ def default_arrow_version() -> str:
 
 def check_version(version: str) -> str:
     """A version that can name a directory and a Maven property, and that the worker compiles against."""
-    match = _VERSION_RE.match(version)
+    match = _VERSION_RE.fullmatch(version)
     if not match:
         raise JavaWorkerError(f"Arrow Java version {version!r}: write it as MAJOR.MINOR.PATCH, e.g. 18.1.0")
     if tuple(int(x) for x in match.groups()) < MIN_ARROW_JAVA:
@@ -98,7 +98,7 @@ def built_jars() -> list[BuiltJar]:
         except (OSError, json.JSONDecodeError):
             continue
         jar = marker.parent / JAR
-        if jar.is_file() and _VERSION_RE.match(marker.parent.name):
+        if jar.is_file() and _VERSION_RE.fullmatch(marker.parent.name):
             found.append(BuiltJar(marker.parent.name, jar, meta.get("sources_digest", ""), meta.get("built_at", ""),
                                   meta.get("sources_digest") == current))
     return sorted(found, key=lambda b: tuple(int(x) for x in b.arrow_version.split(".")))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import shlex
 
-_PIN_RE = re.compile(r"^([A-Za-z][A-Za-z0-9._-]*)(?:==([A-Za-z0-9][A-Za-z0-9._-]*))?$")
+_PIN_RE = re.compile(r"([A-Za-z][A-Za-z0-9._-]*)(?:==([A-Za-z0-9][A-Za-z0-9._-]*))?")
 
 
 class PinError(ValueError):
@@ -20,7 +20,7 @@ def parse_pins(spec: str) -> list[tuple[str, str | None]]:
         raise PinError(f"cannot split {spec!r}: {exc}") from None
     pins = []
     for token in tokens:
-        match = _PIN_RE.match(token)
+        match = _PIN_RE.fullmatch(token)
         if not match:
             raise PinError(f"{token!r}: pin exact versions as PACKAGE==VERSION")
         pins.append((match.group(1), match.group(2)))
