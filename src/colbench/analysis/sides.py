@@ -54,6 +54,16 @@ def _per_process(result: dict[str, Any], metric: str) -> list[float] | None:
     return [float(value)] if value else None
 
 
+def _measured(results: list[dict[str, Any]], metric: str) -> list[tuple[dict[str, Any], list[float]]]:
+    """The successful results that measured `metric`, each with its per-process values."""
+    found = []
+    for r in results:
+        values = _per_process(r, metric) if r["status"] == "ok" else None
+        if values:
+            found.append((r, values))
+    return found
+
+
 def case_inputs(baseline: Side, contender: Side, metric: str = "time",
                 allow_cross_machine: bool = False) -> tuple[dict[str, CaseInput], list[str]]:
     """CaseInputs for every case both sides ran successfully; notes for what could not be compared."""
@@ -72,10 +82,8 @@ def case_inputs(baseline: Side, contender: Side, metric: str = "time",
     cases: dict[str, CaseInput] = {}
     labels = short_labels(baseline.results + contender.results)
     for case_id in [c for c in sides[0] if c in sides[1]]:
-        base = [(r, _per_process(r, metric)) for r in sides[0][case_id] if r["status"] == "ok"]
-        cont = [(r, _per_process(r, metric)) for r in sides[1][case_id] if r["status"] == "ok"]
-        base = [(r, v) for r, v in base if v]
-        cont = [(r, v) for r, v in cont if v]
+        base = _measured(sides[0][case_id], metric)
+        cont = _measured(sides[1][case_id], metric)
         label = labels[case_id]
         if not base or not cont:
             if metric == "time":

@@ -115,7 +115,7 @@ def robust_log_sigma(values: Sequence[float] | np.ndarray) -> float:
     return robust_sigma(np.log(np.asarray(values, dtype=float)))
 
 
-def summary_stats(values: Sequence[float]) -> dict[str, float | int | None]:
+def summary_stats(values: Sequence[float | None]) -> dict[str, float | int | None]:
     """The stored summary of a sample (see the schema); JSON has no NaN, so undefined spread is null."""
     clean = [v for v in values if v is not None and math.isfinite(v)]
     if not clean:

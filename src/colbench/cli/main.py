@@ -115,6 +115,7 @@ def run(
     finished = run_and_store(_store(store), config, plan, envs, run_doc)
     db = _store(store)
     _show_run(db, finished["run_id"], "table")
+    _show_claims(db, finished)
     if len(envs) > 1:
         from colbench.cli.compare_cmd import compare_envs_of_run, parse_threshold
 
@@ -260,6 +261,19 @@ def _show_run(db: Any, run_id: str, fmt: str) -> None:
         typer.echo(render_text(summaries, fmt))
 
 
+def _show_claims(db: Any, run_doc: dict[str, Any]) -> None:
+    """After a run of an experiment suite: the post's claims over what it measured."""
+    from colbench.report.claims import claims_table, counts_line, evaluate_runs, experiments_of_run
+
+    experiments = experiments_of_run(run_doc)
+    if not experiments:
+        return
+    verdicts, untestable = evaluate_runs(db, [run_doc["run_id"]], experiments)
+    console.print(claims_table(verdicts, untestable, cores=run_doc["machine"].get("cpu_threads")))
+    console.print(f"claims: {counts_line(verdicts)} (`colbench claims {run_doc['run_id']}` to see them again)",
+                  highlight=False)
+
+
 @app.command()
 @friendly
 def show(
@@ -400,8 +414,10 @@ def _register_commands() -> None:
     app.command("history")(compare_cmd.history)
     app.command("calibrate")(compare_cmd.calibrate)
     from colbench.cli import report_cmd
+    from colbench.cli.claims_cmd import claims
     from colbench.cli.store_cmd import publish_command
 
+    app.command("claims")(claims)
     app.command("publish")(publish_command)
     from colbench.cli.doctor_cmd import doctor
 

@@ -19,6 +19,14 @@ ALLOCATORS = ("default", "jemalloc", "mimalloc", "system")
 CACHE_STATES = ("warm", "cold")
 
 
+def int_param(params: Params, name: str) -> int:
+    """A param that the grid declares as an integer (threads, rows …), typed as one."""
+    value = params[name]
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise TypeError(f"param {name}={value!r} is not a number")
+    return int(value)
+
+
 def default_threads() -> int:
     try:
         return len(os.sched_getaffinity(0))

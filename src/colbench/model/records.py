@@ -241,5 +241,5 @@ class Side:
     results: list[Json]
 
     @property
-    def machine_ids(self) -> set[str]:
+    def machine_ids(self) -> set[str | None]:
         return {r.get("machine_id") for r in self.results}

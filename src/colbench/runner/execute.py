@@ -17,7 +17,8 @@ from typing import Any
 import psutil
 
 import colbench
-from colbench.model.records import WorkerReport
+from colbench.model.benchmark import int_param
+from colbench.model.records import CaseSpec, WorkerReport
 from colbench.model.result import SCHEMA_VERSION
 from colbench.runner.collect import build_result
 from colbench.runner.isolate import WorkerLaunch, WorkerOutcome, choose_cpus, error_document, run_worker, thread_env
@@ -153,20 +154,19 @@ def _jsonable(cached: Any) -> dict[str, Any]:
     return {k: (str(v) if isinstance(v, Path) else v) for k, v in doc.items()}
 
 
-def case_spec(case: PlannedCase, inputs: dict[str, Any], iterations: int, warmup: int, seed: int) -> dict[str, Any]:
+def case_spec(case: PlannedCase, inputs: dict[str, Any], iterations: int, warmup: int, seed: int) -> CaseSpec:
     params = case.params
-    return {
-        "protocol": 1, "benchmark": case.benchmark.name, "case_id": case.case_id, "params": params,
-        "inputs": inputs, "iterations": iterations, "warmup": warmup, "threads": int(params["threads"]),
-        "allocator": params.get("allocator", "default"), "cache": params.get("cache", "warm"), "seed": seed,
-    }
+    return CaseSpec(benchmark=case.benchmark.name, case_id=case.case_id, params=params, inputs=inputs,
+                    iterations=iterations, warmup=warmup, threads=int_param(params, "threads"),
+                    allocator=str(params.get("allocator", "default")), cache=str(params.get("cache", "warm")),
+                    seed=seed)
 
 
 def launch_for(case: PlannedCase, env: EnvChoice, config: RunConfig) -> tuple[WorkerLaunch, str | None]:
-    threads = int(case.params["threads"])
+    threads = int_param(case.params, "threads")
     cpus, warning = choose_cpus(threads)
     child_env = {**os.environ, **env.variables, **thread_env(threads)}
-    allocator = case.params.get("allocator", "default")
+    allocator = str(case.params.get("allocator", "default"))
     if allocator != "default":
         child_env["ARROW_DEFAULT_MEMORY_POOL"] = allocator
     else:
@@ -200,7 +200,7 @@ def start_run(store: Store, config: RunConfig, plan: Plan, envs: Sequence[EnvCho
         "envs": [asdict(e) for e in envs],
         "cases": len(plan.cases),
     }
-    memcpy_threads = [int(c.params["threads"]) for c in plan.cases if "memcpy" in c.benchmark.calibrations]
+    memcpy_threads = [int_param(c.params, "threads") for c in plan.cases if "memcpy" in c.benchmark.calibrations]
     if memcpy_threads:
         from colbench.runner.bandwidth import measure
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+from collections.abc import Iterator
 from importlib import resources
 from importlib.abc import Traversable
 from pathlib import Path
@@ -61,7 +62,7 @@ def worker_file(*parts: str) -> Path:
     return path
 
 
-def _walk(node: Traversable, prefix: str = ""):
+def _walk(node: Traversable, prefix: str = "") -> Iterator[tuple[str, Traversable]]:
     for child in sorted(node.iterdir(), key=lambda c: c.name):
         if child.name in _IGNORED:
             continue

@@ -24,7 +24,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -82,7 +82,8 @@ def redact(url: str) -> str:
             params = conninfo_to_dict(url)
         except psycopg.ProgrammingError:
             return "(unreadable connection string)"
-        return make_conninfo(**{k: v for k, v in params.items() if k != "password"})
+        kept: dict[str, Any] = {k: v for k, v in params.items() if k != "password"}
+        return make_conninfo("", **kept)
     parts = urlsplit(url)
     netloc = parts.netloc
     if "@" in netloc:
@@ -144,6 +145,11 @@ def _retry_window() -> float:
         return max(0.0, float(os.environ.get("COLBENCH_STORE_RETRY_S", DEFAULT_RETRY_S)))
     except ValueError:
         return DEFAULT_RETRY_S
+
+
+def _count(con: Any, sql: str, params: Sequence[Any] = ()) -> int:
+    row = con.execute(sql, params).fetchone()
+    return int(row[0]) if row else 0
 
 
 class PostgresStore:
@@ -392,10 +398,10 @@ class PostgresStore:
                 "ORDER BY r.n DESC, r.machine_id").fetchall()
             return {
                 "url": self.url, "backend": "postgresql", "schema_version": self._version(con) or 0,
-                "runs": con.execute("SELECT count(*) FROM runs").fetchone()[0],
-                "results": con.execute("SELECT count(*) FROM results").fetchone()[0],
+                "runs": _count(con, "SELECT count(*) FROM runs"),
+                "results": _count(con, "SELECT count(*) FROM results"),
                 "machines": [{"machine_id": m, "name": n, "results": c} for m, n, c in machines],
-                "server": con.execute("SHOW server_version").fetchone()[0],
+                "server": (con.execute("SHOW server_version").fetchone() or ("?",))[0],
             }
 
         found = self._run(collect)

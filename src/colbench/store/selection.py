@@ -66,3 +66,11 @@ def pick_machine(store: Store, benchmark: str, machine: str | None, here: str) -
 def history_results(store: Store, benchmark: str, machine_id: str) -> list[dict[str, Any]]:
     """One machine's successful results of a benchmark, for its history."""
     return store.results(ResultQuery(benchmark=benchmark, machine_id=machine_id, status="ok"))
+
+
+def latest_run_of_suite(store: Store, suite: str) -> str:
+    """The newest run whose targets name this suite."""
+    for run in store.list_runs():
+        if suite in ((run.get("config") or {}).get("targets") or []):
+            return str(run["run_id"])
+    raise StoreError(f"no run of suite {suite!r} in {store.url}: `colbench run {suite}` first")

@@ -158,7 +158,8 @@ class Spool:
                     raise
                 for taken in claimed:
                     taken.unlink(missing_ok=True)
-                fsync_dir(taken.parent)
+                if claimed:
+                    fsync_dir(claimed[0].parent)
         return report
 
 
