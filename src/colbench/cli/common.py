@@ -10,8 +10,10 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
-from colbench.paths import default_store_url
+from colbench.paths import UnsafePath, default_store_url
+from colbench.redact import redact
 
 # Wide enough for the results table when the output is a file or a CI log rather than a terminal.
 console = Console(width=None if sys.stdout.isatty() else 160)
@@ -31,13 +33,16 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     from colbench.store.base import StoreError
     from colbench.suites.registry import UnknownTarget
 
-    errors: list[type[BaseException]] = [UsageError, ParamError, PlanError, StoreError, UnknownTarget]
+    errors: list[type[BaseException]] = [UsageError, ParamError, PlanError, StoreError, UnknownTarget, UnsafePath]
     try:
         from colbench.data.errors import DataError
 
         errors.append(DataError)
     except ImportError:
         pass
+    from colbench.runner.environments import EnvError
+
+    errors.append(EnvError)
     return tuple(errors)
 
 
@@ -48,13 +53,15 @@ def friendly(func: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return func(*args, **kwargs)
         except _user_errors() as exc:
-            err_console.print(f"[red]colbench: error:[/red] {exc}", highlight=False, soft_wrap=True)
+            # the last line of defence for secrets: a URL with a password may be quoted in any message
+            err_console.print(f"[red]colbench: error:[/red] {escape(redact(str(exc)))}", highlight=False,
+                              soft_wrap=True)
             raise typer.Exit(2) from None
     return wrapper
 
 
 def parse_size(text: str) -> int:
-    match = re.fullmatch(r"\s*([\d.]+)\s*([kKmMgGtT]?)(i?[bB])?\s*", text)
+    match = re.fullmatch(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([kKmMgGtT]?)(i?[bB])?\s*", text)
     if not match:
         raise UsageError(f"cannot read size {text!r}: write e.g. 512MB or 4GiB")
     number, prefix, suffix = float(match.group(1)), match.group(2).upper(), (match.group(3) or "")

@@ -19,6 +19,7 @@ import psutil
 
 import colbench
 from colbench.model.result import SCHEMA_VERSION
+from colbench.redact import redact_doc
 from colbench.runner.collect import build_result
 from colbench.runner.isolate import WorkerLaunch, WorkerOutcome, choose_cpus, error_document, run_worker, thread_env
 from colbench.runner.machine import checks_as_json, environment_checks, machine_info
@@ -219,6 +220,8 @@ def start_run(store: Store, config: RunConfig, plan: Plan, envs: Sequence[EnvCho
         from colbench.runner.calibration import measure
 
         run["calibration"] = measure(memcpy_threads)
+    # argv is recorded whole, and --store/--commit/--env may carry a password or a token: the record never does
+    run = redact_doc(run)
     store.create_run(run)
     return run
 
@@ -289,7 +292,8 @@ def _execute_one(run: dict[str, Any], execution: Execution, inputs: dict[str, An
         done = run_worker(spec, launch)
     if warning:
         done.document.setdefault("warnings", []).append(warning)
-    return build_result(run=run, case_id=case.case_id, benchmark=case.benchmark.name, params=case.params,
-                        engine=case.engine, runtime=case.runtime, env=asdict(env),
-                        process_index=execution.process_index, block=execution.block, iterations=iterations,
-                        warmup=warmup, inputs=inputs, document=done.document, process=done.process)
+    # the environment's variables and a worker's error text may quote a secret: the stored result never does
+    return redact_doc(build_result(
+        run=run, case_id=case.case_id, benchmark=case.benchmark.name, params=case.params, engine=case.engine,
+        runtime=case.runtime, env=asdict(env), process_index=execution.process_index, block=execution.block,
+        iterations=iterations, warmup=warmup, inputs=inputs, document=done.document, process=done.process))
