@@ -1,0 +1,76 @@
+"""The two guards every user string passes: paths (`inside`, `remove`) and secrets (`redact`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from colbench.paths import UnsafePath, check_name, inside, remove, require_owned
+from colbench.redact import redact, redact_doc
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("postgresql://u:pw@h:5/db", "postgresql://u:***@h:5/db"),
+    ("postgresql://u:p@ss@h/db", "postgresql://u:***@h/db"),  # an unencoded @ in the password
+    ("postgresql://colbench@127.0.0.1:5/db", "postgresql://colbench@127.0.0.1:5/db"),  # a user name is not secret
+    ("https://ghp_abc123@github.com/o/r", "https://***@github.com/o/r"),  # a token as the user
+    ("pkg @ git+https://x-access-token:TOK@github.com/o/r@v1", "pkg @ git+https://x-access-token:***@github.com/o/r@v1"),
+    ("git+ssh://git@github.com/o/r", "git+ssh://git@github.com/o/r"),
+    ("host=db password=pw dbname=x", "host=db password=*** dbname=x"),
+    ("https://h/x?a=1&token=abc&b=2", "https://h/x?a=1&token=***&b=2"),
+    ("@current CONBENCH_PASSWORD=zz MY_API_KEY=k PATH=/bin", "@current CONBENCH_PASSWORD=*** MY_API_KEY=*** PATH=/bin"),
+    ('{"url": "postgresql://u:pw@h/d"}', '{"url": "postgresql://u:***@h/d"}'),  # JSON around it stays valid
+    ("reader=pyarrow,polars", "reader=pyarrow,polars"),
+])
+def test_redact(text: str, expected: str) -> None:
+    assert redact(text) == expected
+
+
+def test_redact_doc_masks_values_of_secret_named_keys() -> None:
+    doc = {"variables": {"GITHUB_TOKEN": "abc", "N": "1"}, "argv": ["--store", "postgresql://u:pw@h/d"], "n": 3}
+    assert redact_doc(doc) == {"variables": {"GITHUB_TOKEN": "***", "N": "1"},
+                               "argv": ["--store", "postgresql://u:***@h/d"], "n": 3}
+
+
+@pytest.mark.parametrize("name", ["", ".", "..", "../x", "/abs", "a/b", "-flag", "a" * 65, "a\x00b", "a b"])
+def test_check_name_refuses(name: str) -> None:
+    with pytest.raises(UnsafePath):
+        check_name(name, "name")
+
+
+@pytest.mark.parametrize("part", ["..", ".", "../decoy", "a/../../decoy", "{decoy}", "link"])
+def test_inside_refuses_what_resolves_outside(tmp_path: Path, part: str) -> None:
+    base, decoy = tmp_path / "base", tmp_path / "decoy"
+    base.mkdir()
+    decoy.mkdir()
+    (base / "link").symlink_to(decoy)
+    with pytest.raises(UnsafePath):
+        inside(base, part.format(decoy=decoy))
+    assert inside(base, "a/../b") == base / "a/../b"  # lexically odd, but it stays inside
+
+
+def test_remove_deletes_inside_only_and_never_through_a_link(tmp_path: Path) -> None:
+    base, decoy = tmp_path / "base", tmp_path / "decoy"
+    (base / "tree").mkdir(parents=True)
+    (base / "tree" / "f").write_bytes(b"12345")
+    decoy.mkdir()
+    (decoy / "keep").write_text("keep")
+    (base / "link").symlink_to(decoy)
+    for outside in (decoy, decoy / "keep", base, base / "link" / "keep", base / ".." / "decoy"):
+        with pytest.raises(UnsafePath):
+            remove(outside, within=base)
+    assert remove(base / "link", within=base) == 0 and not (base / "link").exists()
+    assert remove(base / "tree", within=base) == 5 and not (base / "tree").exists()
+    assert remove(base / "missing", within=base) == 0
+    assert (decoy / "keep").read_text() == "keep"
+
+
+def test_require_owned(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLBENCH_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("COLBENCH_DATA", str(tmp_path / "data"))
+    assert require_owned(tmp_path / "data" / "x", "d") == tmp_path / "data" / "x"
+    assert require_owned(tmp_path / "home", "d") == tmp_path / "home"
+    for elsewhere in (tmp_path, tmp_path / "home" / ".." / "elsewhere", Path("/")):
+        with pytest.raises(UnsafePath, match="outside"):
+            require_owned(elsewhere, "d")
