@@ -28,22 +28,16 @@ class UsageError(ValueError):
 
 
 def _user_errors() -> tuple[type[BaseException], ...]:
+    from colbench.analysis.sides import ComparisonError
+    from colbench.benchmarks.registry import UnknownTarget
+    from colbench.data.errors import DataError
     from colbench.model.params import ParamError
+    from colbench.runner.environments import EnvError
     from colbench.runner.plan import PlanError
     from colbench.store.base import StoreError
-    from colbench.suites.registry import UnknownTarget
 
-    errors: list[type[BaseException]] = [UsageError, ParamError, PlanError, StoreError, UnknownTarget, UnsafePath]
-    try:
-        from colbench.data.errors import DataError
-
-        errors.append(DataError)
-    except ImportError:
-        pass
-    from colbench.runner.environments import EnvError
-
-    errors.append(EnvError)
-    return tuple(errors)
+    return (UsageError, ParamError, PlanError, StoreError, UnknownTarget, DataError, ComparisonError, EnvError,
+            UnsafePath)
 
 
 def friendly(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -71,6 +65,6 @@ def parse_size(text: str) -> int:
 
 
 def _store(url: str | None, create: bool = True) -> Any:
-    from colbench.store.base import open_store
+    from colbench.store import open_store
 
     return open_store(url or default_store_url(), create=create)

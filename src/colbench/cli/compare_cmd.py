@@ -48,7 +48,8 @@ def print_comparisons(comparisons: list[Any], fmt: str, baseline: str, contender
 def compare_sides(store: Any, baseline: str, contender: str, *, threshold: float, alpha: float, method: str,
                   metrics: list[str], cross_machine: bool = False) -> tuple[list[Any], list[str]]:
     from colbench.analysis.compare import compare_suite
-    from colbench.analysis.sides import case_inputs, resolve_side
+    from colbench.analysis.sides import case_inputs
+    from colbench.store.selection import resolve_side
 
     base, cont = resolve_side(store, baseline), resolve_side(store, contender)
     if base.run_id == cont.run_id and base.env_name == cont.env_name:
@@ -111,7 +112,9 @@ def history(
     store: StoreOption = None,
 ) -> None:
     """A case's results over time (commits, versions or dates), with change points (e-divisive means)."""
-    from colbench.analysis.history import case_histories, pick_machine
+    from colbench.analysis.history import case_histories
+    from colbench.runner.machine import machine_info
+    from colbench.store.selection import history_results, pick_machine
 
     @friendly
     def body() -> None:
@@ -122,8 +125,9 @@ def history(
                 raise UsageError(f"--param {option!r}: write NAME=VALUE")
             filters[name] = value
         db = _store(store, create=False)
-        machine_id = pick_machine(db, benchmark, machine)
-        histories = case_histories(db, benchmark, machine_id, filters, min_size=min_size)
+        machine_id = pick_machine(db, benchmark, machine, here=machine_info()["machine_id"])
+        histories = case_histories(history_results(db, benchmark, machine_id), machine_id, filters,
+                                   min_size=min_size)
         if not histories:
             raise UsageError(f"no successful results of {benchmark} on machine {machine_id} match those params")
         if fmt == "json":
@@ -218,8 +222,9 @@ def compare_envs_of_run(db: Any, run_doc: dict[str, Any], plan: Any, envs: list[
     """After a run with several environments: each against the first, paired by block. With max_looks > 1
     (`--until-decided`), inconclusive cases get more blocks, with alpha spent over the looks."""
     from colbench.analysis.sequential import SequentialCompare
-    from colbench.analysis.sides import Side, case_inputs, short_labels
+    from colbench.analysis.sides import case_inputs, short_labels
     from colbench.cli.main import run_and_store
+    from colbench.model.records import Side
     from colbench.store.base import ResultQuery
 
     run_id = run_doc["run_id"]
