@@ -15,7 +15,7 @@ from colbench.runner.environments import (
     spec_package_names,
 )
 
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_parse_requirements():
