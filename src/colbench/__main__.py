@@ -1,3 +1,3 @@
-from colbench.cli.main import main
+from colbench.cli.main import cli
 
-main()
+cli()

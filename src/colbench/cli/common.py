@@ -65,6 +65,8 @@ def parse_size(text: str) -> int:
 
 
 def _store(url: str | None, create: bool = True) -> Any:
+    """The store of `--store` (else $COLBENCH_STORE, else the default file). `create=False` is for commands that
+    only read: the store must exist and a DuckDB file is opened read-only, so reading never changes it."""
     from colbench.store import open_store
 
-    return open_store(url or default_store_url(), create=create)
+    return open_store(url or default_store_url(), create=create, read_only=not create)

@@ -20,16 +20,34 @@ from colbench.cli.common import (
     friendly,
     parse_size,
 )
+from colbench.cli.completion import complete_targets
 from colbench.redact import redact
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+app = typer.Typer(no_args_is_help=True, add_completion=True, pretty_exceptions_enable=False,
                   help="colbench: how fast data gets into and out of columnar memory.")
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        import colbench
+
+        typer.echo(f"colbench {colbench.__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: Annotated[bool, typer.Option("--version", callback=_print_version, is_eager=True,
+                                          help="print colbench's version and exit")] = False,
+) -> None:
+    """colbench: how fast data gets into and out of columnar memory."""
 
 
 @app.command()
 @friendly
 def run(
-    targets: Annotated[list[str] | None, typer.Argument(help="benchmarks or suites")] = None,
+    targets: Annotated[list[str] | None, typer.Argument(help="benchmarks or suites",
+                                                        autocompletion=complete_targets)] = None,
     param: Annotated[list[str] | None, typer.Option("--param", "-p", help="NAME=V1,V2 (repeatable)")] = None,
     iterations: Annotated[int | None, typer.Option(min=1, help="timed iterations per process")] = None,
     warmup: Annotated[int | None, typer.Option(min=0, help="untimed warm-up iterations per process")] = None,
@@ -101,6 +119,8 @@ def run(
         _print_plan(plan, config, store, envs=max(1, len(env or [])))
         return
     envs = envs_from_run(run_doc) if run_doc else build_envs(env or [])
+    for bench, params, reason in fit_runtimes(plan, envs):
+        err_console.print(f"[yellow]skipped[/yellow] {bench} {_short(params)}: {reason}", highlight=False)
     if len(envs) > 1 and config.processes is None:
         config.processes = AB_DEFAULT_PROCESSES
         console.print(f"{len(envs)} environments: {AB_DEFAULT_PROCESSES} interleaved blocks per case "
@@ -142,14 +162,18 @@ def _every_case_failed(db: Any, run_id: str) -> bool:
 
 
 def check_envs(options: list[str]) -> None:
-    """Everything about --env options that can be checked without building (for --dry-run)."""
+    """Everything about --env options that can be checked without building anything (--dry-run checks this too)."""
+    from colbench.paths import check_name
     from colbench.runner.environments import parse_env_option
+    from colbench.runner.runtime_envs import is_runtime_spec
 
     names = []
     for option in options:
         name, _, spec_text = option.partition("=")
         if spec_text.strip().startswith("@current"):
             names.append(current_env(name.strip(), spec_text.strip()).name)
+        elif is_runtime_spec(spec_text):
+            names.append(check_name(name.strip(), "--env name"))
         else:
             names.append(parse_env_option(option).name)
     if len(set(names)) != len(names):
@@ -158,22 +182,30 @@ def check_envs(options: list[str]) -> None:
 
 def build_envs(options: list[str]) -> list[Any]:
     """--env options → ready environments (built with uv and cached), in the order given."""
-    import colbench
-    from colbench.runner.environments import EnvError, ensure_environment, parse_env_option
+    from colbench.runner.environments import EnvError, colbench_project, ensure_environment, parse_env_option
     from colbench.runner.execute import EnvChoice
+    from colbench.runner.runtime_envs import is_runtime_spec, runtime_env
 
     if not options:
         return [EnvChoice()]
+    check_envs(options)
     envs = []
-    project_root = Path(colbench.__file__).resolve().parents[2]
+    project_root = None
     for option in options:
         name, _, spec_text = option.partition("=")
         if spec_text.strip().startswith("@current"):
             envs.append(current_env(name.strip(), spec_text.strip()))
             continue
+        if is_runtime_spec(spec_text):  # java:arrow==V or r:pkg==V: the other workers' version matrices
+            try:
+                envs.append(runtime_env(option, say=console.print))
+            except EnvError as exc:
+                raise UsageError(str(exc)) from None
+            continue
         try:
             spec = parse_env_option(option)
             console.print(f"environment {spec.name}: {redact(spec.text)} (uv, cached)", highlight=False)
+            project_root = project_root or colbench_project()  # the checkout, or a tree made from the wheel
             built = ensure_environment(spec, project_root)
         except EnvError as exc:
             raise UsageError(str(exc)) from None
@@ -184,6 +216,13 @@ def build_envs(options: list[str]) -> list[Any]:
     if len(set(names)) != len(names):
         raise UsageError(f"--env names must differ: {', '.join(names)}")
     return envs
+
+
+def fit_runtimes(plan: Any, envs: list[Any]) -> list[tuple[str, Any, str]]:
+    """Drop the cases the environments cannot run, build the Java worker the plan needs; returns the skipped."""
+    from colbench.runner.runtime_envs import fit_plan_to_envs
+
+    return fit_plan_to_envs(plan, envs, say=console.print)
 
 
 def current_env(name: str, spec: str) -> Any:
@@ -464,6 +503,9 @@ def _register_commands() -> None:
 
     app.command("claims")(claims)
     app.command("publish")(publish_command)
+    from colbench.cli.doctor_cmd import doctor
+
+    app.command("doctor")(doctor)
     app.command("report")(report_cmd.report)
     app.command("serve")(report_cmd.serve)
 
@@ -472,7 +514,7 @@ _mount_sub_apps()
 _register_commands()
 
 
-def main() -> None:
+def cli() -> None:
     """The `colbench` command. A usage error found while parsing (an unknown option, a value out of range, a missing
     argument) is one line on stderr with exit code 2, like every other bad input, rather than click's framed block."""
     from rich.markup import escape

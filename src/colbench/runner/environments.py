@@ -14,6 +14,7 @@ A directory without the marker is never used.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -180,6 +181,51 @@ def spec_package_names(requirements: Iterable[str]) -> set[str]:
             if isinstance(project.get("name"), str):
                 names.add(canonical_name(project["name"]))
     return names
+
+
+# ------------------------------------------------------------------------------------------- project
+
+
+def colbench_project() -> Path:
+    """The colbench source tree that environments install (editable, `--no-deps`) so their workers run this code.
+
+    In a checkout that is the checkout. From an installed wheel there is none, so one is made once per installed
+    content: a copy of the installed package plus a pyproject.toml written from its metadata (name, version,
+    requirements), under envs_dir()/.colbench-src-<digest>/.
+    """
+    import colbench
+    from colbench.runtimes.sources import copy_tree, tree_digest
+
+    package = Path(colbench.__file__).resolve().parent
+    checkout = package.parents[1]
+    if package.parent.name == "src" and (checkout / "pyproject.toml").is_file():
+        return checkout
+    from importlib import metadata
+
+    requirements = [r for r in metadata.requires("colbench") or [] if "extra ==" not in r]
+    pyproject = (
+        f'[project]\nname = "colbench"\nversion = "{colbench.__version__}"\nrequires-python = ">=3.11"\n'
+        f"dependencies = {json.dumps(requirements)}\n\n"
+        '[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n\n'
+        '[tool.hatch.build.targets.wheel]\npackages = ["src/colbench"]\n'
+    )
+    digest = hashlib.sha256((tree_digest(package) + pyproject).encode()).hexdigest()[:16]
+    tree = envs_dir() / f".colbench-src-{digest}"
+    if not (tree / "pyproject.toml").is_file():
+        tmp = envs_dir() / f".tmp-src-{uuid.uuid4().hex[:8]}"
+        try:
+            copy_tree(package, tmp / "src" / "colbench")
+            (tmp / "pyproject.toml").write_text(pyproject)  # written last: a tree without it is never used
+            with contextlib.suppress(OSError):
+                remove(tree, within=envs_dir())
+            tmp.rename(tree)
+        except OSError:
+            if not (tree / "pyproject.toml").is_file():
+                raise
+        finally:
+            with contextlib.suppress(OSError):
+                remove(tmp, within=envs_dir())
+    return tree
 
 
 # ------------------------------------------------------------------------------------------------ uv

@@ -40,6 +40,8 @@ class EnvChoice:
     resolved: dict[str, str] = field(default_factory=dict)
     #: extra environment variables for this side's workers (an A/B of a setting rather than a version)
     variables: dict[str, str] = field(default_factory=dict)
+    #: "python" (uv environments), or "java" / "r" for the other workers' version matrices (runner/runtime_envs.py)
+    runtime: str = "python"
 
 
 @dataclass
@@ -116,8 +118,10 @@ def schedule(cases: Sequence[PlannedCase], envs: Sequence[EnvChoice], processes:
 
 
 def worker_command(runtime: str, env: EnvChoice) -> list[str]:
+    """How a worker of `runtime` starts in `env`; a Java or R environment's pins (e.g. {"arrow": "18.1.0"}) choose
+    the worker build for cases of its own runtime."""
     try:
-        return get_runtime(runtime).worker_command(env.python)
+        return get_runtime(runtime).worker_command(env.python, env.resolved if env.runtime == runtime else {})
     except RuntimeUnavailable as exc:
         raise PlanError(str(exc)) from None
 
@@ -255,6 +259,9 @@ def execute_run(store: Store, run: dict[str, Any], plan: Plan, envs: Sequence[En
         run["finished_at"] = datetime.now(UTC).isoformat()
         store.update_run(run)
         observer.finish(run)
+    # Every result is durable already (in the store, or in its spool while another process held it): wait for the
+    # store to take what waits, or stop with a message that says where the results are.
+    store.finish_writes()
     return run
 
 
