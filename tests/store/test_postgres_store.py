@@ -236,7 +236,7 @@ def test_foreign_missing_and_unreachable_stores_are_refused(pg_url, cli):
     assert time.monotonic() - started < 30
     proc = cli("show", "--store", pg_url.replace("colbench@", "nobody@"))
     assert proc.returncode == 2 and 'role "nobody" does not exist' in proc.stderr
-    assert redact("postgresql://u:pw@h:5/db") == "postgresql://u@h:5/db"
+    assert redact("postgresql://u:pw@h:5/db") == "postgresql://u:***@h:5/db"
 
 
 def test_store_copy_round_trip(pg_url, tmp_path, home):

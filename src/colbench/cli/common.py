@@ -11,8 +11,10 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
-from colbench.paths import default_store_url
+from colbench.paths import UnsafePath, default_store_url
+from colbench.redact import redact
 from colbench.runner.interrupt import Interrupted
 
 # Wide enough for the results table when the output is a file or a CI log rather than a terminal.
@@ -32,10 +34,12 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     from colbench.benchmarks.registry import UnknownTarget
     from colbench.data.errors import DataError
     from colbench.model.params import ParamError
+    from colbench.runner.environments import EnvError
     from colbench.runner.plan import PlanError
     from colbench.store.base import StoreError
 
-    return (UsageError, ParamError, PlanError, StoreError, UnknownTarget, DataError, ComparisonError)
+    return (UsageError, ParamError, PlanError, StoreError, UnknownTarget, DataError, ComparisonError, EnvError,
+            UnsafePath)
 
 
 def friendly(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -45,7 +49,9 @@ def friendly(func: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return func(*args, **kwargs)
         except _user_errors() as exc:
-            err_console.print(f"[red]colbench: error:[/red] {exc}", highlight=False, soft_wrap=True)
+            # the last line of defence for secrets: a URL with a password may be quoted in any message
+            err_console.print(f"[red]colbench: error:[/red] {escape(redact(str(exc)))}", highlight=False,
+                              soft_wrap=True)
             raise typer.Exit(2) from None
         except Interrupted as exc:  # SIGINT/SIGTERM during a run: exit 130/143, as a shell would report it
             err_console.print(f"colbench: {exc}", highlight=False, soft_wrap=True)
@@ -57,7 +63,7 @@ def friendly(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def parse_size(text: str) -> int:
-    match = re.fullmatch(r"\s*([\d.]+)\s*([kKmMgGtT]?)(i?[bB])?\s*", text)
+    match = re.fullmatch(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([kKmMgGtT]?)(i?[bB])?\s*", text)
     if not match:
         raise UsageError(f"cannot read size {text!r}: write e.g. 512MB or 4GiB")
     number, prefix, suffix = float(match.group(1)), match.group(2).upper(), (match.group(3) or "")

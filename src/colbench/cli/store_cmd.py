@@ -15,6 +15,7 @@ import typer
 from rich.table import Table
 
 from colbench.cli.common import StoreOption, UsageError, _store, console, friendly
+from colbench.redact import redact
 
 store_app = typer.Typer(help="Move results between stores, upload the local spool, describe a store.",
                         no_args_is_help=True)
@@ -174,5 +175,5 @@ def publish_command(
     db.close()
     report = publish(results, runs, conbench, repository=github_repository, run_reason=run_reason, force=force)
     skipped = f" ({report.skipped} posted before: --force posts them again)" if report.skipped else ""
-    console.print(f"published {report.posted} result(s) of {len(ids)} run(s) to {conbench}{skipped}",
+    console.print(f"published {report.posted} result(s) of {len(ids)} run(s) to {redact(conbench)}{skipped}",
                   highlight=False)

@@ -26,6 +26,8 @@ from rich.text import Text
 import colbench
 from colbench.analysis.aggregate import CaseSummary, summarize_cases
 from colbench.experiments.registry import experiment_tables
+from colbench.paths import inside
+from colbench.redact import redact_argv, redact_doc
 from colbench.render.figures import Plot
 from colbench.render.fmt import case_label, fmt_bytes, fmt_seconds, varying_params
 from colbench.report.claims import claims_figure, claims_table, evaluate_runs, experiments_of_run
@@ -125,7 +127,7 @@ class RunView:
 
     @property
     def command(self) -> str:
-        argv = [str(a) for a in self.run.get("argv") or []]
+        argv = redact_argv([str(a) for a in self.run.get("argv") or []])
         return " ".join(["colbench", *argv[1:]]) if argv else ""
 
 
@@ -369,8 +371,9 @@ def history_link(series: HistorySeries) -> str:
 def build_run_view(store: Store, run_id: str, *, plots: bool = True, history: bool = True,
                    dashboard: bool = False) -> RunView:
     """Everything one run's section shows (`run_id` must be an exact id: resolve it first)."""
-    run = store.get_run(run_id)
-    summaries = summarize_cases(store.results(ResultQuery(run_ids=(run_id,))))
+    # redacted on read too: records stored before colbench redacted them may hold a password in argv or a URL
+    run = redact_doc(store.get_run(run_id))
+    summaries = summarize_cases(redact_doc(store.results(ResultQuery(run_ids=(run_id,)))))
     calibration = run.get("calibration")
     links = [history_link_for(s, run) for s in summaries] if dashboard else []
     tables = [table_view(t) for t in experiment_tables(summaries, run)]
@@ -525,7 +528,8 @@ def write_report(store: Store, run_ids: Sequence[str], output: Path, *, fmt: str
     written: list[Path] = []
     files: dict[str, dict[str, tuple[str, str]]] = {}
     for view in views:
-        directory = output / view.run["run_id"] if len(views) > 1 else output
+        # a run id read from a store (perhaps copied from elsewhere) becomes a directory: it must stay in `output`
+        directory = inside(output, view.run["run_id"], what="run id") if len(views) > 1 else output
         for plot in [*view.plots, *([view.claims_plot] if view.claims_plot else [])]:
             png, svg = plot.save(directory)
             written += [png, svg]

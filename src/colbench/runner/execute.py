@@ -20,6 +20,7 @@ import colbench
 from colbench.model.benchmark import int_param
 from colbench.model.records import CaseSpec, WorkerReport
 from colbench.model.result import SCHEMA_VERSION
+from colbench.redact import redact_doc
 from colbench.runner.bytecode import cache_own_bytecode
 from colbench.runner.collect import build_result
 from colbench.runner.interrupt import Interrupted, signal_name, stop_on_signals
@@ -208,6 +209,8 @@ def start_run(store: Store, config: RunConfig, plan: Plan, envs: Sequence[EnvCho
         from colbench.runner.bandwidth import measure
 
         run["calibration"] = measure(memcpy_threads)
+    # argv is recorded whole, and --store/--commit/--env may carry a password or a token: the record never does
+    run = redact_doc(run)
     store.create_run(run)
     return run
 
@@ -297,7 +300,8 @@ def _execute_one(run: dict[str, Any], execution: Execution, inputs: dict[str, An
     report = WorkerReport.from_json(done.document)
     if warning:
         report.warnings.append(warning)
-    return build_result(run=run, case_id=case.case_id, benchmark=case.benchmark.name, params=case.params,
-                        engine=case.engine, runtime=case.runtime, env=asdict(env),
-                        process_index=execution.process_index, block=execution.block, iterations=iterations,
-                        warmup=warmup, inputs=inputs, report=report, process=done.process).to_json()
+    # the environment's variables and a worker's error text may quote a secret: the stored result never does
+    return redact_doc(build_result(
+        run=run, case_id=case.case_id, benchmark=case.benchmark.name, params=case.params, engine=case.engine,
+        runtime=case.runtime, env=asdict(env), process_index=execution.process_index, block=execution.block,
+        iterations=iterations, warmup=warmup, inputs=inputs, report=report, process=done.process).to_json())

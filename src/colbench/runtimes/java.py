@@ -11,6 +11,7 @@ next to the cache (the installed package may be read-only); the jar is moved int
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import shutil
@@ -21,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from colbench.paths import colbench_home
+from colbench.paths import colbench_home, remove
 from colbench.runtimes.sources import WorkerSourcesError, copy_tree, tree_digest, worker_file, workers_root
 
 JAR = "colbench-worker.jar"
@@ -158,7 +159,7 @@ def build_jar(version: str, *, force: bool = False, say: Callable[[str], None] =
         if proc.returncode != 0 or not built.is_file():
             raise JavaWorkerError(_explain_failure(version, proc.stdout + proc.stderr, log))
         directory.mkdir(exist_ok=True)
-        (directory / MARKER).unlink(missing_ok=True)  # a jar without its marker is never used
+        remove(directory / MARKER, within=directory)  # a jar without its marker is never used
         tmp_jar = directory / f".{JAR}.tmp-{uuid.uuid4().hex[:8]}"
         shutil.copyfile(built, tmp_jar)
         tmp_jar.rename(directory / JAR)
@@ -168,7 +169,8 @@ def build_jar(version: str, *, force: bool = False, say: Callable[[str], None] =
         tmp_marker.write_text(json.dumps(meta, indent=2))
         tmp_marker.rename(directory / MARKER)
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            remove(work, within=root)
     say(f"Java worker for Arrow Java {version}: {directory / JAR} ({time.monotonic() - started:.0f} s)")
     return directory / JAR
 

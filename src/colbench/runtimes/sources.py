@@ -8,15 +8,15 @@ built from a copy under $COLBENCH_HOME (runtimes/java.py).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
-import shutil
 from collections.abc import Iterator
 from importlib import resources
 from importlib.abc import Traversable
 from pathlib import Path
 
-from colbench.paths import colbench_home
+from colbench.paths import colbench_home, remove
 
 #: build output that may sit in a worker folder and is never part of its sources
 _IGNORED = {"target", "__pycache__", ".DS_Store"}
@@ -50,7 +50,8 @@ def workers_root() -> Path:
         try:
             tmp.rename(extracted)
         except OSError:  # extracted by someone else meanwhile
-            shutil.rmtree(tmp, ignore_errors=True)
+            with contextlib.suppress(OSError):
+                remove(tmp, within=extracted.parent)
     return extracted
 
 

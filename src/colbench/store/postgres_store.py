@@ -27,12 +27,12 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any, TypeVar
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import psycopg
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from colbench.model.records import median_of
+from colbench.redact import redact as redact_secrets
 from colbench.store.base import STORE_SCHEMA_VERSION, StoreError
 from colbench.store.queries import (
     RESULT_COLUMNS,
@@ -95,13 +95,7 @@ def redact(url: str) -> str:
             return "(unreadable connection string)"
         kept: dict[str, Any] = {k: v for k, v in params.items() if k != "password"}
         return make_conninfo("", **kept)
-    parts = urlsplit(url)
-    netloc = parts.netloc
-    if "@" in netloc:
-        userinfo, hosts = netloc.rsplit("@", 1)
-        netloc = f"{userinfo.split(':', 1)[0]}@{hosts}"
-    query = urlencode([(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "password"])
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    return redact_secrets(url)  # the one redaction colbench applies everywhere: user:***@, password=***
 
 
 def identity(url: str) -> str:
