@@ -50,18 +50,22 @@ def run(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="print the plan and its time estimate only")] = False,
     env: Annotated[list[str] | None, typer.Option("--env", help="NAME=SPEC: run in a uv environment with these "
                                                   "requirements (repeatable; SPEC '@current' = this one)")] = None,
-    until_decided: Annotated[bool, typer.Option("--until-decided", help="with several --env: add blocks of "
-                                                "processes to still-inconclusive cases")] = False,
-    max_looks: Annotated[int, typer.Option(min=2, help="--until-decided: most looks at the data")] = 4,
+    until_decided: Annotated[bool, typer.Option("--until-decided", help="with several --env: add blocks to "
+                                                "inconclusive cases until decided or --budget is spent")] = False,
+    budget: Annotated[str, typer.Option(help="--until-decided: time for the whole run, e.g. 90s, 10m, 1h")] = "10m",
+    max_looks: Annotated[int | None, typer.Option(min=2, help="--until-decided: most looks at the data "
+                                                  "(default: as many as the budget allows)")] = None,
     threshold: Annotated[str, typer.Option(help="with several --env: smallest change that matters")] = "3%",
     alpha: Annotated[float, typer.Option(min=1e-6, max=0.5, help="with several --env: suite-wide error rate")] = 0.01,
 ) -> None:
     """Run benchmarks, each case in fresh worker processes, storing every result as it completes."""
+    from colbench.cli.compare_cmd import parse_duration, parse_threshold
     from colbench.model.params import parse_param_option
     from colbench.runner.execute import RunConfig, config_from_run, git_commit
     from colbench.runner.plan import make_plan
     from colbench.store.base import resolve_run_id
 
+    budget_s, threshold_value = parse_duration(budget), parse_threshold(threshold)
     run_doc = None
     if resume:
         db = _store(store, create=False)
@@ -92,14 +96,17 @@ def run(
         config.processes = AB_DEFAULT_PROCESSES
         console.print(f"{len(envs)} environments: {AB_DEFAULT_PROCESSES} interleaved blocks per case "
                       "(enough for suite-wide verdicts; --processes to change)")
-    finished = run_and_store(_store(store), config, plan, envs, run_doc)
-    db = _store(store)
-    _show_run(db, finished["run_id"], "table")
     if len(envs) > 1:
-        from colbench.cli.compare_cmd import compare_envs_of_run, parse_threshold
+        from colbench.cli.compare_cmd import compare_run_envs, print_session
 
-        compare_envs_of_run(db, finished, plan, envs, config, threshold=parse_threshold(threshold), alpha=alpha,
-                            max_looks=max_looks if until_decided else 1)
+        db = _store(store)
+        session = compare_run_envs(db, config, plan, envs, run_doc, threshold=threshold_value, alpha=alpha,
+                                   until_decided=until_decided, budget_s=budget_s, max_looks=max_looks)
+        _show_run(db, session.run["run_id"], "table")
+        print_session(session)
+        return
+    finished = run_and_store(_store(store), config, plan, envs, run_doc)
+    _show_run(_store(store), finished["run_id"], "table")
 
 
 AB_DEFAULT_PROCESSES = 12

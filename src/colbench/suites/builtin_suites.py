@@ -99,4 +99,28 @@ ALLOCATOR = Suite(
     ),
 )
 
-SUITES = (QUICK, E1, E2, E3, E4, E5, ALLOCATOR)
+GATE = Suite(
+    name="gate",
+    description="CI gate: one real case per engine and format family, each >= 100 ms here; run with --until-decided",
+    iterations=5, warmup=1, processes=12,
+    entries=(
+        E("csv-read", {"reader": ["pyarrow"], "source": [FANNIE], "compression": ["none"], "output": ["arrow_table"],
+                       "rows": [500_000], "threads": [1]}),
+        E("csv-read", {"reader": ["polars", "data.table"], "source": [FANNIE], "compression": ["none"],
+                       "output": ["dataframe"], "rows": [500_000], "threads": [1]}),
+        E("csv-read", {"reader": ["duckdb"], "source": [FANNIE], "compression": ["none"], "output": ["dataframe"],
+                       "rows": [300_000], "threads": [1]}),
+        E("file-read", {"format": ["parquet"], "codec": ["snappy"], "engine": ["pyarrow"], "source": [FANNIE],
+                        "output": ["arrow_table"], "rows": [1_000_000], "threads": [1]}),
+        E("file-read", {"format": ["feather"], "codec": ["lz4"], "engine": ["pyarrow"], "source": [FANNIE],
+                        "output": ["arrow_table"], "rows": [3_000_000], "threads": [1]}),
+        E("file-write", {"format": ["parquet"], "codec": ["snappy"], "engine": ["pyarrow"], "source": [FANNIE],
+                         "input": ["arrow_table"], "rows": [1_000_000], "threads": [1]}),
+        E("dataframe-conversion", {"direction": ["to_pandas"], "source": [FANNIE], "rows": [4_000_000],
+                                   "threads": [1]}),
+        E("dsib", {"variant": ["plain"], "format": ["parquet"], "operation": ["read"], "rows": [1_000_000],
+                   "threads": [1]}),
+    ),
+)
+
+SUITES = (QUICK, E1, E2, E3, E4, E5, ALLOCATOR, GATE)

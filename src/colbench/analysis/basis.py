@@ -1,0 +1,82 @@
+"""Which time a verdict compares: wall time, or the worker's CPU time (user + sys) where that is quieter.
+
+Every worker records, per timed iteration, wall time and the CPU time its process used (getrusage,
+all threads). On a busy machine wall time also counts the time the worker waited for a CPU that another
+job held; CPU time does not, so for a case that keeps one core busy it can be much quieter. But CPU time
+is blind to waiting: I/O, sleeps, lock contention, a slower disk. So the rule, per case:
+
+1. CPU time is *eligible* when every process of both sides recorded it and the case keeps about one core
+   busy: the median over all iterations of CPU time / wall time lies in [0.9, 1.1]. Then added work
+   shows up in both as the same relative change (wall = CPU time, nothing else), which is what makes a
+   threshold on CPU time mean the same as on wall time. Multi-threaded cases (ratio > 1.1) and cases
+   that wait (< 0.9) stay on wall time: there a serial slowdown is diluted in CPU time, or waiting hides.
+2. It is *chosen* when it is clearly quieter: the median absolute per-block log-ratio of CPU time is
+   below `QUIETER` (0.8) times that of wall time.
+3. When CPU time is chosen, wall time is still compared as a check: each at half the error level
+   (Bonferroni over the two), and a regression on either is a regression (a slowdown that is pure
+   waiting is not missed once wall time resolves it).
+
+Every input of the rule is unchanged when the two sides of a block swap places, so under "no change"
+the choice carries no information about the sign of the effect and the exact rank test stays exact.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from colbench.analysis.compare import CaseInput, block_log_ratios
+
+BASES = ("wall", "cpu")
+#: CPU/wall window within which a case counts as keeping one core busy.
+ONE_CORE = (0.9, 1.1)
+#: CPU time must be at least this much quieter than wall time to be chosen.
+QUIETER = 0.8
+
+
+def iteration_values(result: dict[str, Any], basis: str) -> list[float] | None:
+    """The result's per-iteration values of `basis` (wall, or cpu = user + sys); None when not recorded."""
+    samples = result.get("samples") or {}
+    wall = samples.get("wall_s") or []
+    if basis == "wall":
+        return [float(v) for v in wall if v is not None] or None
+    if basis != "cpu":
+        raise ValueError(f"unknown time basis {basis!r} (wall, cpu)")
+    user, system = samples.get("cpu_user_s"), samples.get("cpu_sys_s")
+    if not user or not system or len(user) != len(system) or len(user) != len(wall):
+        return None
+    values = [float(u) + float(s) for u, s in zip(user, system, strict=True) if u is not None and s is not None]
+    if len(values) != len(wall) or not all(v > 0 for v in values):
+        return None
+    return values
+
+
+def cpu_per_wall(wall: Sequence[Sequence[float]], cpu: Sequence[Sequence[float]]) -> float:
+    """Median over every iteration of CPU time / wall time."""
+    ratios = [c / w for ws, cs in zip(wall, cpu, strict=True) for w, c in zip(ws, cs, strict=True) if w > 0]
+    return float(np.median(ratios)) if ratios else math.nan
+
+
+def _noise(case: CaseInput) -> float:
+    """Median |per-block log-ratio|: a spread that does not change when the sides of a block swap."""
+    d = block_log_ratios(case)
+    return float(np.median(np.abs(d))) if d.size else math.nan
+
+
+def choose_basis(wall: CaseInput, cpu: CaseInput | None) -> tuple[str, str]:
+    """('wall' or 'cpu', why) for one paired case; see the module docstring for the rule."""
+    if cpu is None:
+        return "wall", "CPU time not recorded"
+    if wall.baseline_blocks is None or wall.contender_blocks is None:
+        return "wall", "unpaired: wall time"
+    ratio = cpu_per_wall([*wall.baseline, *wall.contender], [*cpu.baseline, *cpu.contender])
+    if not ONE_CORE[0] <= ratio <= ONE_CORE[1]:
+        kind = "waits" if ratio < ONE_CORE[0] else "uses several cores"
+        return "wall", f"CPU/wall {ratio:.2f}: the case {kind}, so wall time"
+    noise_wall, noise_cpu = _noise(wall), _noise(cpu)
+    if not (math.isfinite(noise_wall) and math.isfinite(noise_cpu)) or noise_cpu >= QUIETER * noise_wall:
+        return "wall", f"CPU time not quieter ({noise_cpu:.2%} vs {noise_wall:.2%} per block)"
+    return "cpu", f"CPU time quieter ({noise_cpu:.2%} vs {noise_wall:.2%} per block), CPU/wall {ratio:.2f}"
