@@ -6,12 +6,16 @@ job held; CPU time does not, so for a case that keeps one core busy it can be mu
 is blind to waiting: I/O, sleeps, lock contention, a slower disk. So the rule, per case:
 
 1. CPU time is *eligible* when every process of both sides recorded it and the case keeps about one core
-   busy: the median over all iterations of CPU time / wall time lies in [0.9, 1.1]. Then added work
-   shows up in both as the same relative change (wall = CPU time, nothing else), which is what makes a
-   threshold on CPU time mean the same as on wall time. Multi-threaded cases (ratio > 1.1) and cases
-   that wait (< 0.9) stay on wall time: there a serial slowdown is diluted in CPU time, or waiting hides.
-2. It is *chosen* when it is clearly quieter: the median absolute per-block log-ratio of CPU time is
-   below `QUIETER` (0.8) times that of wall time.
+   busy: the 90th percentile over all iterations of CPU time / wall time lies in [0.9, 1.1] (a high
+   percentile, because on a busy machine most iterations also wait for a CPU some of the time; the least
+   disturbed ones show what the case itself does). Then added work shows up in both as the same relative
+   change (wall = CPU time, nothing else), which is what makes a threshold on CPU time mean the same as
+   on wall time. Multi-threaded cases (ratio > 1.1) and cases that wait for I/O (< 0.9) stay on wall
+   time: there a serial slowdown is diluted in CPU time, or waiting hides.
+2. It is *chosen* when it is clearly quieter: the spread (Qn) over blocks of the per-block *sum* of the
+   two sides' log medians is below `QUIETER` (0.8) times that of wall time. A sum, not the difference
+   the verdict tests: it carries the same process and iteration noise, but no trace of the effect (a
+   change adds the same constant to every block) and does not change when a block's sides swap.
 3. When CPU time is chosen, wall time is still compared as a check: each at half the error level
    (Bonferroni over the two), and a regression on either is a regression (a slowdown that is pure
    waiting is not missed once wall time resolves it).
@@ -28,7 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from colbench.analysis.compare import CaseInput, block_log_ratios
+from colbench.analysis.compare import CaseInput
+from colbench.analysis.power import robust_sigma
 
 BASES = ("wall", "cpu")
 #: CPU/wall window within which a case counts as keeping one core busy.
@@ -54,16 +59,22 @@ def iteration_values(result: dict[str, Any], basis: str) -> list[float] | None:
     return values
 
 
-def cpu_per_wall(wall: Sequence[Sequence[float]], cpu: Sequence[Sequence[float]]) -> float:
-    """Median over every iteration of CPU time / wall time."""
+def cpu_per_wall(wall: Sequence[Sequence[float]], cpu: Sequence[Sequence[float]], quantile: float = 0.9) -> float:
+    """The `quantile` over every iteration of CPU time / wall time (the least disturbed iterations)."""
     ratios = [c / w for ws, cs in zip(wall, cpu, strict=True) for w, c in zip(ws, cs, strict=True) if w > 0]
-    return float(np.median(ratios)) if ratios else math.nan
+    return float(np.quantile(ratios, quantile)) if ratios else math.nan
 
 
 def _noise(case: CaseInput) -> float:
-    """Median |per-block log-ratio|: a spread that does not change when the sides of a block swap."""
-    d = block_log_ratios(case)
-    return float(np.median(np.abs(d))) if d.size else math.nan
+    """Qn spread over blocks of log median(baseline) + log median(contender): blind to the effect and to
+    which side of a block is which."""
+    assert case.baseline_blocks is not None and case.contender_blocks is not None
+    sums: dict[int, float] = {}
+    for samples, blocks in ((case.baseline, case.baseline_blocks), (case.contender, case.contender_blocks)):
+        for proc, block in zip(samples, blocks, strict=True):
+            if len(proc):
+                sums[block] = sums.get(block, 0.0) + math.log(float(np.median(proc)))
+    return robust_sigma(list(sums.values()))
 
 
 def choose_basis(wall: CaseInput, cpu: CaseInput | None) -> tuple[str, str]:
@@ -78,5 +89,5 @@ def choose_basis(wall: CaseInput, cpu: CaseInput | None) -> tuple[str, str]:
         return "wall", f"CPU/wall {ratio:.2f}: the case {kind}, so wall time"
     noise_wall, noise_cpu = _noise(wall), _noise(cpu)
     if not (math.isfinite(noise_wall) and math.isfinite(noise_cpu)) or noise_cpu >= QUIETER * noise_wall:
-        return "wall", f"CPU time not quieter ({noise_cpu:.2%} vs {noise_wall:.2%} per block)"
-    return "cpu", f"CPU time quieter ({noise_cpu:.2%} vs {noise_wall:.2%} per block), CPU/wall {ratio:.2f}"
+        return "wall", f"CPU time not quieter (spread {noise_cpu:.2%} vs {noise_wall:.2%})"
+    return "cpu", f"CPU time quieter (spread {noise_cpu:.2%} vs {noise_wall:.2%}), CPU/wall {ratio:.2f}"
