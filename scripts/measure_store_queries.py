@@ -213,7 +213,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--reuse", action="store_true", help="time the queries on data an earlier call loaded")
     args = parser.parse_args()
-    from colbench.store.base import open_store
+    from colbench.store import open_store
 
     report = []
     if args.url:

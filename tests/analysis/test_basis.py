@@ -4,7 +4,8 @@ import numpy as np
 
 from colbench.analysis.basis import choose_basis, iteration_values
 from colbench.analysis.compare import CaseInput, Verdict, compare_suite
-from colbench.analysis.sides import Side, case_inputs
+from colbench.analysis.sides import case_inputs
+from colbench.model.records import Side
 
 
 def result(block: int, env: str, wall: list[float], cpu: list[float]) -> dict:

@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 
 from colbench.analysis.compare import compare_case
-from colbench.analysis.power import blocks_needed, mde_from_se, minimum_detectable_effect, robust_sigma
+from colbench.analysis.power import blocks_needed, mde_from_se, minimum_detectable_effect
 from colbench.analysis.rank_tests import pairs_needed
 from colbench.analysis.simulation import NoiseModel, blocks
+from colbench.analysis.stats import qn_sigma as robust_sigma
 
 
 def test_mde_shrinks_with_more_blocks_and_never_goes_below_the_threshold():

@@ -5,16 +5,14 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 
 import pytest
 from matplotlib.lines import Line2D
 
-from colbench.report.experiments import gbps_verdict
+from colbench.experiments.e3_ipc_bandwidth.table import gbps_verdict
 from colbench.report.html import env_compares
 from colbench.report.plots import make_plots
-from colbench.report.plots_compare import NO_STATS, compare_cases, pair_cases
-from colbench.report.plots_history import NO_DETECTION, find_change_points
+from colbench.report.plots_history import find_change_points
 from tests.conftest import colbench
 from tests.report.helpers import assert_png, assert_svg, load_all, load_run
 
@@ -95,18 +93,6 @@ def test_compare_adapter_agrees_with_colbench_compare(placebo_home):
         assert math.isclose(row.ci_low, expected["ci_low"], rel_tol=1e-9)
         assert math.isclose(row.ci_high, expected["ci_high"], rel_tol=1e-9)
 
-
-def test_adapters_fall_back_without_the_analysis_modules(placebo_home, monkeypatch):
-    _, run, summaries = load_run(placebo_home, "ab")
-    base = [s for s in summaries if s.env_name == "base"]
-    slow = [s for s in summaries if s.env_name == "slow"]
-    monkeypatch.setitem(sys.modules, "colbench.analysis.compare", None)  # import now raises ImportError
-    monkeypatch.setitem(sys.modules, "colbench.analysis.changepoint", None)
-    (row,) = compare_cases(pair_cases(base, slow), paired=True)
-    assert row.verdict == NO_STATS
-    assert row.ci_low is None and row.ci_high is None
-    assert math.isclose(row.ratio, slow[0].wall["median"] / base[0].wall["median"])
-    assert find_change_points([1.0] * 10 + [2.0] * 10) == ([], NO_DETECTION)
 
 
 def test_change_point_adapter_needs_enough_runs():

@@ -17,7 +17,8 @@ import psycopg.sql
 import pytest
 
 from colbench.model.result import SCHEMA_VERSION
-from colbench.store.base import ResultQuery, StoreError, open_store
+from colbench.store import open_store
+from colbench.store.base import ResultQuery, StoreError
 from colbench.store.copy import copy_store
 from colbench.store.export import export_results
 from colbench.store.postgres_store import PostgresStore, redact
@@ -81,7 +82,7 @@ def test_cli_reads_postgres_exactly_as_duckdb(pg_run, tmp_path):
 
 WRITER = """
 import json, random, sys
-from colbench.store.base import open_store
+from colbench.store import open_store
 from tests.store.helpers import synthetic_result
 url, me = sys.argv[1], int(sys.argv[2])
 store = open_store(url)

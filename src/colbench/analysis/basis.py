@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from colbench.analysis.compare import CaseInput
-from colbench.analysis.power import robust_sigma
+from colbench.analysis.stats import qn_sigma
 
 BASES = ("wall", "cpu")
 #: CPU/wall window within which a case counts as keeping one core busy.
@@ -74,7 +74,7 @@ def _noise(case: CaseInput) -> float:
         for proc, block in zip(samples, blocks, strict=True):
             if len(proc):
                 sums[block] = sums.get(block, 0.0) + math.log(float(np.median(proc)))
-    return robust_sigma(list(sums.values()))
+    return qn_sigma(list(sums.values()))
 
 
 def choose_basis(wall: CaseInput, cpu: CaseInput | None) -> tuple[str, str]:

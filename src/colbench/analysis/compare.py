@@ -46,11 +46,11 @@ import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
-from colbench.analysis.power import HL_VARIANCE_FACTOR, mde_from_se, robust_sigma
+from colbench.analysis.power import HL_VARIANCE_FACTOR, mde_from_se
 from colbench.analysis.rank_tests import (
     ShiftAnalysis,
     paired_shift,
@@ -58,7 +58,7 @@ from colbench.analysis.rank_tests import (
     processes_needed,
     unpaired_shift,
 )
-from colbench.analysis.stats import process_locations
+from colbench.analysis.stats import process_locations, qn_sigma
 
 Direction = Literal["lower_is_better", "higher_is_better"]
 Method = Literal["holm", "bh", "bonferroni", "none"]
@@ -413,12 +413,12 @@ def _noise_and_mde(prep: _Prepared, level: float, threshold: float, floor: float
         return math.nan, math.inf, math.inf
     analysis = prep.analysis
     if prep.paired:
-        sigma = robust_sigma(np.asarray(block_log_ratios(prep.case)))
+        sigma = qn_sigma(np.asarray(block_log_ratios(prep.case)))
         n_eff = float(analysis.n1)
         attainable = analysis.n1 >= pairs_needed(level)
     else:
         centred = [np.log(x) - np.median(np.log(x)) for x in (prep.locs_b, prep.locs_c)]
-        sigma = robust_sigma(np.concatenate(centred))
+        sigma = qn_sigma(np.concatenate(centred))
         n_eff = 1.0 / (1.0 / analysis.n1 + 1.0 / analysis.n2)
         attainable = min(analysis.n1, analysis.n2) >= processes_needed(level)
     if analysis.deterministic:
@@ -437,7 +437,7 @@ def _between_cv(locs: np.ndarray) -> float:
 
 
 def compare_suite(
-    cases: Mapping[Hashable, CaseInput | tuple],
+    cases: Mapping[Any, CaseInput | tuple],
     *,
     threshold: float = 0.03,
     alpha: float = 0.01,

@@ -10,7 +10,6 @@ import numpy as np
 
 from colbench.analysis.changepoint import ChangePoint, detect_change_points
 from colbench.analysis.sides import case_label
-from colbench.store.base import ResultQuery, Store, StoreError
 
 
 @dataclass
@@ -41,32 +40,6 @@ class History:
                 "note": self.note}
 
 
-def pick_machine(store: Store, benchmark: str, machine: str | None) -> str:
-    """The machine whose history to show: named (by name or id), else this one; never a mix."""
-    from colbench.runner.machine import machine_info
-
-    results = store.results(ResultQuery(benchmark=benchmark))
-    machines: dict[str, str] = {r["machine_id"]: r["machine"]["name"] for r in results}
-    if not machines:
-        raise StoreError(f"no results of {benchmark!r} in {store.url}")
-    if machine:
-        chosen = [mid for mid, name in machines.items() if machine in (mid, name)]
-        if not chosen:
-            raise StoreError(f"no results of {benchmark} on machine {machine!r}; machines with results: "
-                             + ", ".join(f"{n} ({m})" for m, n in machines.items()))
-        if len(chosen) > 1:
-            raise StoreError(f"machine name {machine!r} matches {len(chosen)} fingerprints: use the id "
-                             + ", ".join(chosen))
-        return chosen[0]
-    here = machine_info()["machine_id"]
-    if here in machines:
-        return here
-    if len(machines) == 1:
-        return next(iter(machines))
-    raise StoreError("results come from several machines and none is this one: choose with --machine "
-                     + ", ".join(f"{n} ({m})" for m, n in machines.items()))
-
-
 def _point_label(result: dict[str, Any]) -> str:
     commit = (result.get("commit") or {}).get("sha")
     if commit:
@@ -79,9 +52,9 @@ def _point_label(result: dict[str, Any]) -> str:
     return result["timestamp"][:10]
 
 
-def case_histories(store: Store, benchmark: str, machine_id: str, filters: dict[str, str],
+def case_histories(results: list[dict[str, Any]], machine_id: str, filters: dict[str, str],
                    min_size: int = 5, seed: int = 0) -> list[History]:
-    results = store.results(ResultQuery(benchmark=benchmark, machine_id=machine_id, status="ok"))
+    """One history per case and environment from one machine's successful results of a benchmark."""
     results = [r for r in results if all(str(r["params"].get(k)) == v for k, v in filters.items())]
     # one series per case and environment: two library versions are two histories, not one zig-zag
     by_case: dict[tuple[str, str], dict[tuple[str, str], list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))

@@ -15,43 +15,19 @@ so the smallest such change, as a relative change, is::
 
 It shrinks with sqrt(n) and never goes below the threshold. Fewer blocks than the exact signed-rank test
 needs to reach level `a` at all give an infinite MDE. sigma is estimated robustly (the Qn scale of the
-per-block log-ratios), so one odd block does not make a run look blind.
+per-block log-ratios, `stats.qn_sigma`), so one odd block does not make a run look blind.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 
-import numpy as np
 from scipy import stats as sps
 
 from colbench.analysis.rank_tests import pairs_needed
 
 #: Variance of the Hodges–Lehmann estimate relative to the mean's, under normal noise.
 HL_VARIANCE_FACTOR = math.pi / 3
-
-
-def robust_sigma(values: Sequence[float] | np.ndarray) -> float:
-    """Rousseeuw–Croux Qn estimate of the standard deviation; NaN below 2 values.
-
-    Qn is the first quartile of the pairwise distances |x_i - x_j|, scaled to the standard deviation
-    under normal noise (with the small-sample correction). Unlike the MAD (37% efficient, so a spread
-    from 20 blocks easily comes out half the truth) it is 82% efficient, and like the MAD it ignores up
-    to half the values being wild. Falls back to the ordinary stdev when more than half the values tie.
-    """
-    arr = np.sort(np.asarray(values, dtype=float))
-    n = arr.size
-    if n < 2:
-        return math.nan
-    i, j = np.triu_indices(n, k=1)
-    distances = np.sort(np.abs(arr[j] - arr[i]))
-    h = n // 2 + 1
-    k = h * (h - 1) // 2
-    qn = 2.2219 * float(distances[min(k, distances.size) - 1])
-    small = {2: 0.399, 3: 0.994, 4: 0.512, 5: 0.844, 6: 0.611, 7: 0.857, 8: 0.669, 9: 0.872}
-    qn *= small.get(n, n / (n + 1.4) if n % 2 else n / (n + 3.8))
-    return qn if qn > 0 else float(arr.std(ddof=1))
 
 
 def standard_error(sigma: float, n: int) -> float:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Generic, Literal, TypeVar
 
 from scipy import stats as sps
 
@@ -104,7 +104,10 @@ def plan_next_look(
     return LookPlan(blocks=step, fraction=fraction, final=final, seconds=seconds)
 
 
-class SequentialCompare:
+K = TypeVar("K", bound=Hashable)
+
+
+class SequentialCompare(Generic[K]):
     """Drives the looks of the adaptive mode.
 
     Two ways to split alpha over the looks:
@@ -153,10 +156,10 @@ class SequentialCompare:
         self.fraction = 0.0
         self.looks_done = 0
         self.family_size: int | None = None
-        self.results: dict[Hashable, CaseComparison] = {}
+        self.results: dict[K, CaseComparison] = {}
 
     @property
-    def pending(self) -> list[Hashable]:
+    def pending(self) -> list[K]:
         """Keys still inconclusive (more processes may decide them)."""
         return [k for k, c in self.results.items() if c.verdict == Verdict.INCONCLUSIVE]
 
@@ -185,9 +188,7 @@ class SequentialCompare:
         self.fraction = fraction
         return max(0.0, alpha_k)
 
-    def look(
-        self, cases: Mapping[Hashable, CaseInput | tuple], fraction: float | None = None
-    ) -> dict[Hashable, CaseComparison]:
+    def look(self, cases: Mapping[K, CaseInput | tuple], fraction: float | None = None) -> dict[K, CaseComparison]:
         """Take the next look; on the first one `cases` defines the family, later only pending keys count.
 
         `fraction`: the share of the time budget used once this look's data are in, fixed before they
@@ -217,6 +218,6 @@ class SequentialCompare:
                 family_size=self.family_size,
                 floor=self.floor,
             )
-            for c in compared:
-                self.results[c.key] = c
+            for key, c in zip(todo, compared, strict=True):  # compare_suite keeps the order of its input
+                self.results[key] = c
         return dict(self.results)

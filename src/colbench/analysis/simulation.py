@@ -116,7 +116,8 @@ def simulate_until_decided(
     grown = [GrowingCase(rng, c.model, c.ratio, iterations) for c in cases]
     for g in grown:
         g.add(first_blocks)
-    seq = SequentialCompare(alpha=alpha, threshold=threshold, floor=floor, spending=spending, max_looks=None)
+    seq: SequentialCompare[int] = SequentialCompare(alpha=alpha, threshold=threshold, floor=floor,
+                                                    spending=spending, max_looks=None)
     elapsed = first_blocks * sum(c.seconds_per_block for c in cases)
     fraction = 1.0 if elapsed >= budget_s else min(first_fraction, 1.0)
     results = seq.look({i: g.case_input() for i, g in enumerate(grown)}, fraction=fraction)

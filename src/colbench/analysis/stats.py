@@ -99,16 +99,48 @@ def within_process_cv(processes: Sequence[Sequence[float]]) -> float:
     return float(np.median(cvs)) if cvs else math.nan
 
 
-def robust_log_sigma(values: Sequence[float] | np.ndarray) -> float:
-    """Robust standard deviation of log(values): MAD-based, so one odd process does not inflate it.
-
-    On the log scale a sigma is a relative spread (0.02 ~ 2 %), which is what thresholds are in.
-    Falls back to the ordinary stdev when more than half the values are equal (MAD = 0).
-    """
-    logs = np.log(np.asarray(values, dtype=float))
-    if logs.size < 2:
+def robust_sigma(values: Sequence[float] | np.ndarray) -> float:
+    """Robust standard deviation: MAD-based, so one odd process does not inflate it; the ordinary stdev when
+    more than half the values are equal (MAD = 0)."""
+    array = np.asarray(values, dtype=float)
+    if array.size < 2:
         return math.nan
-    mad = float(np.median(np.abs(logs - np.median(logs)))) * MAD_TO_SIGMA
-    if mad > 0:
-        return mad
-    return float(logs.std(ddof=1))
+    mad = float(np.median(np.abs(array - np.median(array)))) * MAD_TO_SIGMA
+    return mad if mad > 0 else float(array.std(ddof=1))
+
+
+def robust_log_sigma(values: Sequence[float] | np.ndarray) -> float:
+    """Robust standard deviation of log(values). On the log scale a sigma is a relative spread (0.02 ~ 2 %),
+    which is what thresholds are in."""
+    return robust_sigma(np.log(np.asarray(values, dtype=float)))
+
+
+def summary_stats(values: Sequence[float | None]) -> dict[str, float | int | None]:
+    """The stored summary of a sample (see the schema); JSON has no NaN, so undefined spread is null."""
+    clean = [v for v in values if v is not None and math.isfinite(v)]
+    if not clean:
+        return {"n": 0, "min": None, "median": None, "mean": None, "stdev": None, "iqr": None, "cv": None}
+    summary = summarize(clean).to_dict()
+    return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in summary.items()}
+
+
+def qn_sigma(values: Sequence[float] | np.ndarray) -> float:
+    """Rousseeuw–Croux Qn estimate of the standard deviation; NaN below 2 values.
+
+    Qn is the first quartile of the pairwise distances |x_i - x_j|, scaled to the standard deviation
+    under normal noise (with the small-sample correction). Unlike the MAD (37% efficient, so a spread
+    from 20 blocks easily comes out half the truth) it is 82% efficient, and like the MAD it ignores up
+    to half the values being wild. Falls back to the ordinary stdev when more than half the values tie.
+    """
+    arr = np.sort(np.asarray(values, dtype=float))
+    n = arr.size
+    if n < 2:
+        return math.nan
+    i, j = np.triu_indices(n, k=1)
+    distances = np.sort(np.abs(arr[j] - arr[i]))
+    h = n // 2 + 1
+    k = h * (h - 1) // 2
+    qn = 2.2219 * float(distances[min(k, distances.size) - 1])
+    small = {2: 0.399, 3: 0.994, 4: 0.512, 5: 0.844, 6: 0.611, 7: 0.857, 8: 0.669, 9: 0.872}
+    qn *= small.get(n, n / (n + 1.4) if n % 2 else n / (n + 3.8))
+    return qn if qn > 0 else float(arr.std(ddof=1))

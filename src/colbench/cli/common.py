@@ -26,19 +26,14 @@ class UsageError(ValueError):
 
 
 def _user_errors() -> tuple[type[BaseException], ...]:
+    from colbench.analysis.sides import ComparisonError
+    from colbench.benchmarks.registry import UnknownTarget
+    from colbench.data.errors import DataError
     from colbench.model.params import ParamError
     from colbench.runner.plan import PlanError
     from colbench.store.base import StoreError
-    from colbench.suites.registry import UnknownTarget
 
-    errors: list[type[BaseException]] = [UsageError, ParamError, PlanError, StoreError, UnknownTarget]
-    try:
-        from colbench.data.errors import DataError
-
-        errors.append(DataError)
-    except ImportError:
-        pass
-    return tuple(errors)
+    return (UsageError, ParamError, PlanError, StoreError, UnknownTarget, DataError, ComparisonError)
 
 
 def friendly(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -64,6 +59,6 @@ def parse_size(text: str) -> int:
 
 
 def _store(url: str | None, create: bool = True) -> Any:
-    from colbench.store.base import open_store
+    from colbench.store import open_store
 
     return open_store(url or default_store_url(), create=create)

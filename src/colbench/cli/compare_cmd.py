@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections import defaultdict
 from typing import Annotated, Any
 
@@ -48,8 +49,9 @@ def print_comparisons(comparisons: list[Any], fmt: str, baseline: str, contender
 def compare_sides(store: Any, baseline: str, contender: str, *, threshold: float, alpha: float, method: str,
                   metrics: list[str], cross_machine: bool = False) -> tuple[list[Any], list[str]]:
     from colbench.analysis.compare import compare_suite
-    from colbench.analysis.sides import case_inputs, resolve_side
+    from colbench.analysis.sides import case_inputs
     from colbench.runner.session import replay
+    from colbench.store.selection import resolve_side
 
     base, cont = resolve_side(store, baseline), resolve_side(store, contender)
     if base.run_id == cont.run_id and base.env_name == cont.env_name:
@@ -121,7 +123,9 @@ def history(
     store: StoreOption = None,
 ) -> None:
     """A case's results over time (commits, versions or dates), with change points (e-divisive means)."""
-    from colbench.analysis.history import case_histories, pick_machine
+    from colbench.analysis.history import case_histories
+    from colbench.runner.machine import machine_info
+    from colbench.store.selection import history_results, pick_machine
 
     @friendly
     def body() -> None:
@@ -132,8 +136,9 @@ def history(
                 raise UsageError(f"--param {option!r}: write NAME=VALUE")
             filters[name] = value
         db = _store(store, create=False)
-        machine_id = pick_machine(db, benchmark, machine)
-        histories = case_histories(db, benchmark, machine_id, filters, min_size=min_size)
+        machine_id = pick_machine(db, benchmark, machine, here=machine_info()["machine_id"])
+        histories = case_histories(history_results(db, benchmark, machine_id), machine_id, filters,
+                                   min_size=min_size)
         if not histories:
             raise UsageError(f"no successful results of {benchmark} on machine {machine_id} match those params")
         if fmt == "json":
@@ -188,7 +193,7 @@ def env_clean(keys: Annotated[list[str] | None, typer.Argument(help="keys (or pr
 
 
 def calibration_table(report: Any) -> Table:
-    from colbench.report.terminal import fmt_seconds
+    from colbench.render.fmt import fmt_seconds
 
     table = Table(title=f"A/A calibration at threshold {report.threshold:.0%}, alpha {report.alpha}")
     for column in ("case", "blocks", "basis", "CV iterations", "CV processes", "sigma per block", "verdict",
@@ -217,7 +222,8 @@ def summarize_calibration(report: Any) -> str:
 def aa_inputs(results: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, float]]:
     """The A/A comparisons of a calibration run (time, on the basis the verdict rule picks) and the seconds
     one block of each case took."""
-    from colbench.analysis.sides import Side, case_inputs, short_labels
+    from colbench.analysis.sides import case_inputs, short_labels
+    from colbench.model.records import Side
 
     run_id = results[0]["run_id"] if results else ""
     sides = [Side(env, run_id, env, [r for r in results if r["env_name"] == env]) for env in ("A", "B")]
@@ -258,7 +264,7 @@ def compare_run_envs(db: Any, config: Any, plan: Any, envs: list[Any], run_doc: 
     """Run several environments and compare each against the first, paired by block. With `until_decided`,
     inconclusive cases get more blocks while the time budget lasts (runner/session.py)."""
     from colbench.cli.progress import RichProgress
-    from colbench.report.terminal import fmt_seconds
+    from colbench.render.fmt import fmt_seconds
     from colbench.runner.session import GateSettings, run_until_decided
 
     settings = GateSettings(threshold=threshold, alpha=alpha, budget_s=budget_s, max_looks=max_looks,
@@ -281,7 +287,7 @@ def compare_run_envs(db: Any, config: Any, plan: Any, envs: list[Any], run_doc: 
 def print_session(session: Any, fmt: str = "table") -> None:
     """The verdicts of every contender, then what stayed inconclusive and the smallest change it could see."""
     from colbench.analysis.compare_format import format_mde
-    from colbench.report.terminal import fmt_seconds
+    from colbench.render.fmt import fmt_seconds
 
     for contender, comparisons in session.comparisons.items():
         print_comparisons(comparisons, fmt, session.baseline, contender, session.notes)
@@ -308,11 +314,12 @@ def calibrate(
     store: StoreOption = None,
 ) -> None:
     """Run the suite A-vs-A (same environment twice, interleaved) and report each case's noise, the
-    false-positive rate of `compare` at these settings, and the processes noisy cases would need."""
+    false-positive rate of `compare` at these settings, the smallest slowdown each case could show (MDE), and the
+    blocks a gate needs to catch --effect with 95% power."""
     from colbench.analysis.calibrate import calibrate_suite
-    from colbench.cli.main import run_and_store
+    from colbench.cli.progress import RichProgress
     from colbench.model.params import parse_param_option
-    from colbench.runner.execute import EnvChoice, RunConfig
+    from colbench.runner.execute import EnvChoice, RunConfig, execute_run, start_run
     from colbench.runner.plan import make_plan
     from colbench.store.base import ResultQuery, resolve_run_id
 
@@ -329,8 +336,9 @@ def calibrate(
                                processes=processes, run_name="calibration")
             plan = make_plan(config.targets, config.overrides)
             db = _store(store)
-            run_id = run_and_store(db, config, plan, [EnvChoice(name="A", spec="@current"),
-                                                      EnvChoice(name="B", spec="@current")])["run_id"]
+            envs = [EnvChoice(name="A", spec="@current"), EnvChoice(name="B", spec="@current")]
+            run = start_run(db, config, plan, envs, sys.argv)
+            run_id = execute_run(db, run, plan, envs, config, RichProgress(console))["run_id"]
         results = db.results(ResultQuery(run_ids=(run_id,)))
         if {r["env_name"] for r in results} != {"A", "B"}:
             raise UsageError(f"run {run_id} is not an A/A run with environments A and B")

@@ -21,7 +21,7 @@ from colbench.cli.common import console, friendly
 from colbench.data.errors import DataError
 from colbench.model.benchmark import DataRequest
 from colbench.paths import data_dir
-from colbench.report.terminal import fmt_bytes
+from colbench.render.fmt import fmt_bytes
 
 data_app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
                        help="Data sets: real sources, synthetic twins and the format cache.")

@@ -103,10 +103,13 @@ def run(
         session = compare_run_envs(db, config, plan, envs, run_doc, threshold=threshold_value, alpha=alpha,
                                    until_decided=until_decided, budget_s=budget_s, max_looks=max_looks)
         _show_run(db, session.run["run_id"], "table")
+        _show_claims(db, session.run)
         print_session(session)
         return
     finished = run_and_store(_store(store), config, plan, envs, run_doc)
-    _show_run(_store(store), finished["run_id"], "table")
+    db = _store(store)
+    _show_run(db, finished["run_id"], "table")
+    _show_claims(db, finished)
 
 
 AB_DEFAULT_PROCESSES = 12
@@ -178,7 +181,7 @@ def _short(params: dict[str, Any]) -> str:
 
 
 def _print_plan(plan: Any, config: Any, store_url: str | None, envs: int = 1) -> None:
-    from colbench.report.terminal import fmt_seconds
+    from colbench.render.fmt import fmt_seconds
     from colbench.runner.estimate import History, estimate_plan, plan_history
     from colbench.runner.machine import machine_info
     from colbench.store.base import StoreError
@@ -214,7 +217,7 @@ def _print_plan(plan: Any, config: Any, store_url: str | None, envs: int = 1) ->
 
 def _show_run(db: Any, run_id: str, fmt: str) -> None:
     from colbench.analysis.aggregate import summarize_cases
-    from colbench.report.experiments import experiment_tables
+    from colbench.experiments.registry import experiment_tables
     from colbench.report.terminal import render_text, results_table
     from colbench.store.base import ResultQuery
 
@@ -231,6 +234,19 @@ def _show_run(db: Any, run_id: str, fmt: str) -> None:
                 console.print(f"[yellow]warning:[/yellow] {check['message']}")
     else:
         typer.echo(render_text(summaries, fmt))
+
+
+def _show_claims(db: Any, run_doc: dict[str, Any]) -> None:
+    """After a run of an experiment suite: the post's claims over what it measured."""
+    from colbench.report.claims import claims_table, counts_line, evaluate_runs, experiments_of_run
+
+    experiments = experiments_of_run(run_doc)
+    if not experiments:
+        return
+    verdicts, untestable = evaluate_runs(db, [run_doc["run_id"]], experiments)
+    console.print(claims_table(verdicts, untestable, cores=run_doc["machine"].get("cpu_threads")))
+    console.print(f"claims: {counts_line(verdicts)} (`colbench claims {run_doc['run_id']}` to see them again)",
+                  highlight=False)
 
 
 @app.command()
@@ -292,7 +308,8 @@ def list_benchmarks(
     fmt: Annotated[str, typer.Option("--format", "-f", help="table or json")] = "table",
 ) -> None:
     """Benchmarks with their params and defaults, and the suites."""
-    from colbench.suites.registry import all_benchmarks, all_suites
+    from colbench.benchmarks.registry import all_benchmarks
+    from colbench.experiments.registry import all_suites
 
     benches = all_benchmarks()
     suites = all_suites()
@@ -372,8 +389,10 @@ def _register_commands() -> None:
     app.command("history")(compare_cmd.history)
     app.command("calibrate")(compare_cmd.calibrate)
     from colbench.cli import report_cmd
+    from colbench.cli.claims_cmd import claims
     from colbench.cli.store_cmd import publish_command
 
+    app.command("claims")(claims)
     app.command("publish")(publish_command)
     app.command("report")(report_cmd.report)
     app.command("serve")(report_cmd.serve)

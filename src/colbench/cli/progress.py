@@ -9,7 +9,8 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from colbench.analysis.aggregate import summarize_cases
-from colbench.report.terminal import fmt_bytes, fmt_seconds, spread, throughput_cell
+from colbench.render.fmt import fmt_bytes, fmt_seconds, spread
+from colbench.report.terminal import throughput_cell
 from colbench.runner.execute import Execution, PlannedCase, RunObserver
 
 

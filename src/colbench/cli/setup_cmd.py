@@ -8,14 +8,13 @@ import typer
 
 setup_app = typer.Typer(help="Install or build the R and Java workers.", no_args_is_help=True)
 
-SCRIPTS = {"r": ("r", "install.sh"), "java": ("java", "build.sh")}
-
 
 def _run_script(runtime: str) -> None:
-    from colbench.runner.execute import workers_dir
+    from colbench.runtimes import get_runtime, workers_dir
 
-    folder, script = SCRIPTS[runtime]
-    path = workers_dir() / folder / script
+    script = get_runtime(runtime).setup_script
+    assert script is not None, runtime
+    path = workers_dir() / script
     if not path.exists():
         typer.echo(f"colbench: error: {path} not found: run this from a colbench source checkout", err=True)
         raise typer.Exit(2)

@@ -32,7 +32,8 @@ def copy_command(
     run: Annotated[list[str] | None, typer.Option("--run", help="copy only this run (repeatable)")] = None,
 ) -> None:
     """Copy runs and results from SRC to DST (DuckDB ↔ PostgreSQL); copying again adds only what is new."""
-    from colbench.store.base import open_store, resolve_run_id
+    from colbench.store import open_store
+    from colbench.store.base import resolve_run_id
     from colbench.store.copy import copy_store
 
     source = open_store(src, create=False)

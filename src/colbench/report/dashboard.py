@@ -27,6 +27,8 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
+from colbench.model.records import median_of
+from colbench.render.figures import Plot
 from colbench.report.html import (
     HistoryView,
     build_run_view,
@@ -34,9 +36,9 @@ from colbench.report.html import (
     render,
     run_compare,
 )
-from colbench.report.plots import Plot
 from colbench.report.plots_history import history_figure
-from colbench.store.base import ResultQuery, Store, open_store
+from colbench.store import open_store
+from colbench.store.base import ResultQuery, Store
 
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'"
 HEADERS = {"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
@@ -184,8 +186,7 @@ def _case_index(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     rows = []
     for case_id, members in by_case.items():
         last_run = members[-1]["run_id"]
-        medians = [m for m in (((r.get("summary") or {}).get("wall_s") or {}).get("median")
-                               for r in members if r["run_id"] == last_run) if m is not None]
+        medians = [m for r in members if r["run_id"] == last_run if (m := median_of(r)) is not None]
         params = members[-1].get("params") or {}
         rows.append({"case_id": case_id, "benchmark": members[-1]["benchmark"],
                      "params": " ".join(f"{k}={v}" for k, v in params.items()

@@ -25,10 +25,12 @@ from rich.text import Text
 
 import colbench
 from colbench.analysis.aggregate import CaseSummary, summarize_cases
-from colbench.report.experiments import experiment_tables
-from colbench.report.plots import Plot, make_plots
+from colbench.experiments.registry import experiment_tables
+from colbench.render.figures import Plot
+from colbench.render.fmt import case_label, fmt_bytes, fmt_seconds, varying_params
+from colbench.report.claims import claims_figure, claims_table, evaluate_runs, experiments_of_run
+from colbench.report.plots import make_plots
 from colbench.report.plots_compare import (
-    NO_STATS,
     VERDICT_CLASSES,
     CompareRow,
     compare_cases,
@@ -37,7 +39,7 @@ from colbench.report.plots_compare import (
     verdict_counts,
 )
 from colbench.report.plots_history import MIN_RUNS, HistorySeries, history_figure, series_from_results
-from colbench.report.terminal import case_label, fmt_bytes, fmt_seconds, results_table, varying_params
+from colbench.report.terminal import results_table
 from colbench.store.base import ResultQuery, Store
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -118,6 +120,8 @@ class RunView:
     warnings: list[tuple[str, str]]
     compares: list[CompareView] = field(default_factory=list)
     histories: list[HistoryView] = field(default_factory=list)
+    claims: TableView | None = None
+    claims_plot: Plot | None = None
 
     @property
     def command(self) -> str:
@@ -264,13 +268,10 @@ def _env_names(run: dict[str, Any], summaries: Sequence[CaseSummary]) -> list[st
 def compare_view(baseline: Sequence[CaseSummary], contender: Sequence[CaseSummary], *, title: str,
                  baseline_label: str, contender_label: str, same_run: bool, with_plot: bool = True) -> CompareView:
     rows = compare_cases(pair_cases(baseline, contender), paired=same_run)
-    if rows and all(r.verdict == NO_STATS for r in rows):
-        note = "Ratio of pooled medians only: the statistics module is not available, so no interval or verdict."
-    else:
-        pairing = "paired by interleaving block (same run)" if same_run else "unpaired (separate runs)"
-        note = ("Ratio = contender / baseline of the per-process medians (Hodges–Lehmann), interval adjusted for "
-                f"{len(rows)} comparison{'s' if len(rows) != 1 else ''} (Holm), {pairing}. Regression or "
-                "improvement: the whole interval beyond ±3%; no change: the whole interval within.")
+    pairing = "paired by interleaving block (same run)" if same_run else "unpaired (separate runs)"
+    note = ("Ratio = contender / baseline of the per-process medians (Hodges–Lehmann), interval adjusted for "
+            f"{len(rows)} comparison{'s' if len(rows) != 1 else ''} (Holm), {pairing}. Regression or "
+            "improvement: the whole interval beyond ±3%; no change: the whole interval within.")
     plot = None
     if with_plot and rows:
         figure = compare_figure(rows, f"{contender_label} vs {baseline_label}")
@@ -388,7 +389,23 @@ def build_run_view(store: Store, run_id: str, *, plots: bool = True, history: bo
         plots=make_plots(summaries, run) if plots else [], errors=error_views(summaries), warnings=warnings,
         compares=env_compares(run, summaries, with_plot=plots),
         histories=run_histories(store, run, summaries, link=dashboard) if history else [],
+        **claims_views(store, run, with_plot=plots),
     )
+
+
+def claims_views(store: Store, run: dict[str, Any], with_plot: bool = True) -> dict[str, Any]:
+    """The posts' claims over a run of experiment suites: their table and the measured-vs-published plot."""
+    experiments = experiments_of_run(run)
+    if not experiments:
+        return {}
+    verdicts, untestable = evaluate_runs(store, [run["run_id"]], experiments)
+    table = claims_table(verdicts, untestable, cores=(run.get("machine") or {}).get("cpu_threads"))
+    figure = claims_figure(verdicts) if with_plot else None
+    plot = None if figure is None else Plot(
+        "claims", "Claims: measured vs published factors", figure,
+        "Each claim's ratio (slower / faster) measured here, with its interval, against the ratio the post "
+        "published; on the dashed diagonal the factor is the same, above it larger here. Colour: the verdict.")
+    return {"claims": table_view(table), "claims_plot": plot}
 
 
 def history_link_for(summary: CaseSummary, run: dict[str, Any]) -> str:
@@ -452,6 +469,8 @@ def render_markdown(views: Sequence[RunView], compares: Sequence[CompareView] = 
             if not check.get("ok"):
                 out.append(f"> **warning:** {check.get('message')}")
         out += [f"> **warning** ({label}): {text}" for label, text in view.warnings] + [""]
+        if view.claims:
+            out += ["### Claims of the posts", "", markdown_table(view.claims), ""]
         for table in view.tables:
             out += [markdown_table(table), ""]
         for item in view.compares:
@@ -507,7 +526,7 @@ def write_report(store: Store, run_ids: Sequence[str], output: Path, *, fmt: str
     files: dict[str, dict[str, tuple[str, str]]] = {}
     for view in views:
         directory = output / view.run["run_id"] if len(views) > 1 else output
-        for plot in view.plots:
+        for plot in [*view.plots, *([view.claims_plot] if view.claims_plot else [])]:
             png, svg = plot.save(directory)
             written += [png, svg]
             files.setdefault(view.run["run_id"], {})[plot.key] = (str(png.relative_to(output)),

@@ -190,7 +190,7 @@ def _uv() -> list[str]:
     if exe:
         return [exe]
     try:
-        import uv  # type: ignore[import-not-found]  # noqa: F401
+        import uv  # noqa: F401
     except ImportError:
         raise EnvError("uv not found: install it (pip install uv) or put it on PATH") from None
     return [sys.executable, "-m", "uv"]

@@ -7,11 +7,10 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from colbench.model.records import median_of
 from colbench.runner.plan import Plan
+from colbench.runtimes import RUNTIMES
 from colbench.store.base import ResultQuery, Store
-
-#: used only for a runtime this machine has never run: a guess, and the output says so
-ASSUMED_STARTUP_S = {"python": 0.25, "r": 0.5, "java": 1.0}
 
 
 @dataclass
@@ -39,7 +38,7 @@ def plan_history(store: Store, plan: Plan, machine_id: str) -> History:
             overhead = _process_overhead(r)
             if overhead is not None:
                 overheads[(r.get("runtime") or {}).get("name", "python")].append(overhead)
-            median = ((r.get("summary") or {}).get("wall_s") or {}).get("median")
+            median = median_of(r)
             if r["case_id"] in wanted and median is not None:
                 medians[r["case_id"]].append(median)
     return History({c: statistics.median(v) for c, v in medians.items()},
@@ -63,7 +62,7 @@ def estimate_plan(plan: Plan, iterations: int, warmup: int, processes: int, hist
             per_iteration = 0.0
         startup = history.startup_s.get(case.runtime)
         if startup is None:
-            startup = ASSUMED_STARTUP_S.get(case.runtime, 1.0)
+            startup = RUNTIMES[case.runtime].assumed_startup_s if case.runtime in RUNTIMES else 1.0
             assumed.add(case.runtime)
         total += processes * envs * (startup + (iterations + warmup) * per_iteration)
     return Estimate(total, unknown, sorted(assumed))

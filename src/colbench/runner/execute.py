@@ -6,7 +6,6 @@ import json
 import os
 import random
 import secrets
-import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
@@ -18,11 +17,14 @@ from typing import Any
 import psutil
 
 import colbench
+from colbench.model.benchmark import int_param
+from colbench.model.records import CaseSpec, WorkerReport
 from colbench.model.result import SCHEMA_VERSION
 from colbench.runner.collect import build_result
 from colbench.runner.isolate import WorkerLaunch, WorkerOutcome, choose_cpus, error_document, run_worker, thread_env
 from colbench.runner.machine import checks_as_json, environment_checks, machine_info
 from colbench.runner.plan import Plan, PlanError, PlannedCase
+from colbench.runtimes import RuntimeUnavailable, get_runtime
 from colbench.store.base import Store
 
 
@@ -112,30 +114,11 @@ def schedule(cases: Sequence[PlannedCase], envs: Sequence[EnvChoice], processes:
     return plan
 
 
-def workers_dir() -> Path:
-    configured = os.environ.get("COLBENCH_WORKERS_DIR")
-    return Path(configured) if configured else Path(colbench.__file__).resolve().parents[2] / "workers"
-
-
 def worker_command(runtime: str, env: EnvChoice) -> list[str]:
-    if runtime == "python":
-        return [env.python, "-m", "colbench.worker"]
-    if runtime == "r":
-        script = workers_dir() / "r" / "worker.R"
-        rscript = shutil.which("Rscript")
-        if not rscript or not script.exists():
-            raise PlanError("the R worker needs R and workers/r: run `colbench setup r` first")
-        return [rscript, "--vanilla", str(script)]
-    if runtime == "java":
-        jar = workers_dir() / "java" / "target" / "colbench-worker.jar"
-        java = shutil.which("java")
-        if not java or not jar.exists():
-            raise PlanError("the Java worker needs a JDK and its jar: run `colbench setup java` first")
-        options = workers_dir() / "java" / "jvm.options"
-        flags = [line.strip() for line in options.read_text().splitlines()
-                 if line.strip() and not line.startswith("#")] if options.exists() else []
-        return [java, *flags, "-jar", str(jar)]
-    raise PlanError(f"no worker for runtime {runtime!r}")
+    try:
+        return get_runtime(runtime).worker_command(env.python)
+    except RuntimeUnavailable as exc:
+        raise PlanError(str(exc)) from None
 
 
 def prepare_inputs(cases: Sequence[PlannedCase]) -> dict[str, dict[str, Any]]:
@@ -167,20 +150,19 @@ def _jsonable(cached: Any) -> dict[str, Any]:
     return {k: (str(v) if isinstance(v, Path) else v) for k, v in doc.items()}
 
 
-def case_spec(case: PlannedCase, inputs: dict[str, Any], iterations: int, warmup: int, seed: int) -> dict[str, Any]:
+def case_spec(case: PlannedCase, inputs: dict[str, Any], iterations: int, warmup: int, seed: int) -> CaseSpec:
     params = case.params
-    return {
-        "protocol": 1, "benchmark": case.benchmark.name, "case_id": case.case_id, "params": params,
-        "inputs": inputs, "iterations": iterations, "warmup": warmup, "threads": int(params["threads"]),
-        "allocator": params.get("allocator", "default"), "cache": params.get("cache", "warm"), "seed": seed,
-    }
+    return CaseSpec(benchmark=case.benchmark.name, case_id=case.case_id, params=params, inputs=inputs,
+                    iterations=iterations, warmup=warmup, threads=int_param(params, "threads"),
+                    allocator=str(params.get("allocator", "default")), cache=str(params.get("cache", "warm")),
+                    seed=seed)
 
 
 def launch_for(case: PlannedCase, env: EnvChoice, config: RunConfig) -> tuple[WorkerLaunch, str | None]:
-    threads = int(case.params["threads"])
+    threads = int_param(case.params, "threads")
     cpus, warning = choose_cpus(threads)
     child_env = {**os.environ, **env.variables, **thread_env(threads)}
-    allocator = case.params.get("allocator", "default")
+    allocator = str(case.params.get("allocator", "default"))
     if allocator != "default":
         child_env["ARROW_DEFAULT_MEMORY_POOL"] = allocator
     else:
@@ -214,9 +196,9 @@ def start_run(store: Store, config: RunConfig, plan: Plan, envs: Sequence[EnvCho
         "envs": [asdict(e) for e in envs],
         "cases": len(plan.cases),
     }
-    memcpy_threads = [int(c.params["threads"]) for c in plan.cases if "memcpy" in c.benchmark.calibrations]
+    memcpy_threads = [int_param(c.params, "threads") for c in plan.cases if "memcpy" in c.benchmark.calibrations]
     if memcpy_threads:
-        from colbench.runner.calibration import measure
+        from colbench.runner.bandwidth import measure
 
         run["calibration"] = measure(memcpy_threads)
     store.create_run(run)
@@ -287,9 +269,10 @@ def _execute_one(run: dict[str, Any], execution: Execution, inputs: dict[str, An
         done, warning = WorkerOutcome(error_document("invalid", str(exc)), {}), None
     else:
         done = run_worker(spec, launch)
+    report = WorkerReport.from_json(done.document)
     if warning:
-        done.document.setdefault("warnings", []).append(warning)
+        report.warnings.append(warning)
     return build_result(run=run, case_id=case.case_id, benchmark=case.benchmark.name, params=case.params,
                         engine=case.engine, runtime=case.runtime, env=asdict(env),
                         process_index=execution.process_index, block=execution.block, iterations=iterations,
-                        warmup=warmup, inputs=inputs, document=done.document, process=done.process)
+                        warmup=warmup, inputs=inputs, report=report, process=done.process).to_json()

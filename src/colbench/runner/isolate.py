@@ -15,12 +15,13 @@ import subprocess
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import psutil
 
+from colbench.model.records import CaseSpec
 from colbench.runner.machine import read_steal_seconds
 
 STDERR_TAIL_LINES = 30
@@ -95,15 +96,15 @@ def error_document(kind: str, message: str, **extra: Any) -> dict[str, Any]:
             "error": {"kind": kind, "message": message, **extra}}
 
 
-def run_worker(case_spec: dict[str, Any], launch: WorkerLaunch) -> WorkerOutcome:
+def run_worker(case_spec: CaseSpec, launch: WorkerLaunch) -> WorkerOutcome:
     """Start the worker, watch it (timeout, memory), reap it with wait4, and read its result file."""
     with tempfile.TemporaryDirectory(prefix="colbench-exec-") as tmp:
         tmpdir = Path(tmp)
         case_path, result_path = tmpdir / "case.json", tmpdir / "result.json"
         scratch = tmpdir / "scratch"
         scratch.mkdir()
-        spec = {**case_spec, "scratch_dir": str(scratch)}
-        case_path.write_text(json.dumps(spec, default=str))
+        spec = replace(case_spec, scratch_dir=str(scratch))
+        case_path.write_text(json.dumps(spec.to_json(), default=str))
         stdout_path, stderr_path = tmpdir / "stdout.log", tmpdir / "stderr.log"
 
         env = dict(launch.env)
@@ -180,7 +181,7 @@ def run_worker(case_spec: dict[str, Any], launch: WorkerLaunch) -> WorkerOutcome
                                   "if the case is just slow)", stderr_tail=stderr_tail)
         elif killed_for == "oom":
             doc = error_document("oom", f"memory {peak_tree_rss / 2**20:.0f} MiB passed the limit of "
-                                  f"{launch.memory_limit_bytes / 2**20:.0f} MiB: killed (--memory-limit)",
+                                  f"{(launch.memory_limit_bytes or 0) / 2**20:.0f} MiB: killed (--memory-limit)",
                                   stderr_tail=stderr_tail)
         elif exit_code < 0:
             sig = signal.Signals(-exit_code).name

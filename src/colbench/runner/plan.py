@@ -6,10 +6,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from colbench.benchmarks.registry import UnknownTarget, get_benchmark, unknown_message
+from colbench.experiments.registry import all_suites
 from colbench.model.benchmark import Benchmark, DataRequest, Params, Suite
 from colbench.model.params import ParamError, ParamValue
 from colbench.model.result import canonical_json, case_id
-from colbench.suites.registry import UnknownTarget, all_suites, get_benchmark
 
 
 class PlanError(ValueError):
@@ -54,8 +55,8 @@ def resolve_targets(names: Sequence[str]) -> list[Target]:
             continue
         try:
             targets.append(Target(get_benchmark(name), {}))
-        except UnknownTarget as exc:
-            raise PlanError(str(exc)) from None
+        except UnknownTarget:
+            raise PlanError(unknown_message(name, "benchmark or suite", also=suites)) from None
     return targets
 
 
@@ -80,7 +81,7 @@ def make_plan(names: Sequence[str], overrides: Mapping[str, Sequence[Any]] | Non
         except ParamError as exc:
             raise PlanError(f"{target.benchmark.name}: {exc}") from None
         if scale != 1.0 and "rows" in chosen:
-            chosen["rows"] = list(dict.fromkeys(max(1, round(int(v) * scale)) for v in chosen["rows"]))
+            chosen["rows"] = list(dict.fromkeys(max(1, round(int(str(v)) * scale)) for v in chosen["rows"]))
         for params in grid.expand(chosen):
             reason = target.benchmark.valid(params)
             if reason:

@@ -108,7 +108,8 @@ def _inputs(store: Store, run_id: str, baseline: str, contenders: Sequence[str],
             ) -> tuple[dict[Key, CaseInput], dict[Key, str], dict[str, float], list[str]]:
     """CaseInputs keyed by (contender, case label), the case id of each key, the median seconds of one
     execution per case id as its results recorded them, and notes."""
-    from colbench.analysis.sides import Side, case_inputs, short_labels
+    from colbench.analysis.sides import case_inputs, short_labels
+    from colbench.model.records import Side
 
     results = store.results(ResultQuery(run_ids=(run_id,)))
     spans: dict[str, list[float]] = {}
@@ -174,9 +175,10 @@ def run_until_decided(
         run = start_run(store, config, plan, envs, sys.argv)
     run = execute_run(store, run, plan, envs, config, timing)
     baseline, contenders = envs[0].name, [e.name for e in envs[1:]]
-    seq = SequentialCompare(alpha=settings.alpha, threshold=settings.threshold, floor=settings.floor,
-                            max_looks=settings.max_looks if settings.until_decided else None,
-                            method=settings.method, spending=settings.spending, paired=True)
+    seq: SequentialCompare[Key] = SequentialCompare(
+        alpha=settings.alpha, threshold=settings.threshold, floor=settings.floor,
+        max_looks=settings.max_looks if settings.until_decided else None,
+        method=settings.method, spending=settings.spending, paired=True)
     cases, ids, results_seconds, notes = _inputs(store, run["run_id"], baseline, contenders, settings.basis)
     first_fraction = FIRST_LOOK_FRACTION if settings.until_decided else 1.0
     results = seq.look(cases, fraction=first_fraction)
@@ -207,8 +209,11 @@ def run_until_decided(
         run["config"]["processes"] = blocks
         pending_envs = [e for e in envs[1:] if any(k[0] == e.name for k in pending)]
         pending_ids = {ids[k] for k in pending}
-        run = execute_run(store, run, plan, [envs[0], *pending_envs], config, timing,
-                          only_cases=lambda case, ids=pending_ids: case.case_id in ids)
+
+        def undecided(case: PlannedCase, wanted: set[str] = pending_ids) -> bool:
+            return case.case_id in wanted
+
+        run = execute_run(store, run, plan, [envs[0], *pending_envs], config, timing, only_cases=undecided)
         cases, ids, results_seconds, _ = _inputs(store, run["run_id"], baseline, contenders, settings.basis)
         for key in pending:
             used[key] = blocks

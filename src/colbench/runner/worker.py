@@ -20,6 +20,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+from colbench.data.atomic import write_atomic
 from colbench.model.benchmark import Benchmark, CheckFailed, Context, OutputCheck
 from colbench.runner.pagecache import evict, read_through
 
@@ -47,8 +48,8 @@ def _timed(bench: Benchmark, ctx: Context) -> tuple[dict[str, float], Any]:
     t1 = time.perf_counter_ns()
     user1, sys1 = _cpu_times()
     sample = {"wall_s": (t1 - t0) / 1e9, "cpu_user_s": user1 - user0, "cpu_sys_s": sys1 - sys0}
-    for name, value in ctx.extra.pop("iteration_metrics", {}).items():
-        sample[name] = value
+    sample.update(ctx.iteration_metrics)
+    ctx.iteration_metrics.clear()
     return sample, output
 
 
@@ -146,7 +147,7 @@ def _process_usage() -> dict[str, Any]:
 
 def run_case(spec: dict[str, Any]) -> dict[str, Any]:
     """Run the case in this process and return the result document (never raises for benchmark errors)."""
-    from colbench.suites.registry import get_benchmark
+    from colbench.benchmarks.registry import get_benchmark
 
     result: dict[str, Any] = {
         "protocol": PROTOCOL, "status": "ok", "samples": {}, "warmup_samples": {}, "first_iteration": None,
@@ -173,7 +174,7 @@ def run_case(spec: dict[str, Any]) -> dict[str, Any]:
         scratch.mkdir(parents=True, exist_ok=True)
         inputs = {name: Path(doc["path"]) for name, doc in (spec.get("inputs") or {}).items()}
         ctx = Context(params=params, inputs=inputs, threads=int(spec["threads"]), seed=int(spec.get("seed", 0)),
-                      scratch=scratch, extra={"input_info": spec.get("inputs") or {}})
+                      scratch=scratch, input_info=spec.get("inputs") or {})
         bench.setup(ctx)
         set_up = True
         result["threads"]["applied"] = apply_threads(ctx.threads)
@@ -210,7 +211,7 @@ def run_case(spec: dict[str, Any]) -> dict[str, Any]:
                                 "file_size_bytes": ctx.output_file_size}
         work = bench.work(ctx)
         result["work"] = {"bytes": work.bytes, "rows": work.rows}
-        result["units"] = dict(ctx.extra.get("units", {}))
+        result["units"] = dict(ctx.units)
     except MemoryError as exc:
         _fail(result, "oom", f"MemoryError: {exc}")
     except CheckFailed as exc:
@@ -239,15 +240,6 @@ def _fail(result: dict[str, Any], kind: str, message: str) -> None:
     result["error"] = {"kind": kind, "message": message, "traceback": traceback.format_exc()}
 
 
-def write_atomically(path: Path, document: dict[str, Any]) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w") as handle:
-        json.dump(document, handle, default=str)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
-
-
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 2:
@@ -260,5 +252,5 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as exc:
         print(f"colbench worker: cannot read case file {case_path}: {exc}", file=sys.stderr)
         return 2
-    write_atomically(result_path, run_case(spec))
+    write_atomic(result_path, json.dumps(run_case(spec), default=str).encode())
     return 0

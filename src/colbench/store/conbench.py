@@ -54,10 +54,14 @@ from pathlib import Path
 from typing import Any
 
 from colbench.paths import colbench_home
+from colbench.runtimes import RUNTIMES
 from colbench.store.base import StoreError
 
 KNOWN_UNITS = ("s", "ns", "B/s", "i/s")
-LANGUAGES = {"python": "Python", "r": "R", "java": "Java"}
+
+def _language(name: str) -> str:
+    return RUNTIMES[name].display if name in RUNTIMES else name
+
 
 _INT = {"anyOf": [{"type": "integer", "minimum": 0}, {"type": "string", "pattern": "^[0-9]+$"}]}
 _NUMBER_OR_NULL = {"type": ["number", "null"]}
@@ -218,7 +222,7 @@ def to_conbench(result: Mapping[str, Any], run: Mapping[str, Any] | None = None,
     versions = result.get("versions") or {}
     env = result.get("env") or {}
     context: dict[str, Any] = {
-        "benchmark_language": LANGUAGES.get(language, language),
+        "benchmark_language": _language(language),
         "engine": result.get("engine"),
         "env_name": result.get("env_name"),
         "colbench_machine_id": result.get("machine_id"),
@@ -226,7 +230,7 @@ def to_conbench(result: Mapping[str, Any], run: Mapping[str, Any] | None = None,
     if env.get("key"):
         context["env_key"] = env["key"]
     info: dict[str, Any] = {
-        "benchmark_language_version": f"{LANGUAGES.get(language, language)} {runtime.get('version', '')}".strip(),
+        "benchmark_language_version": f"{_language(language)} {runtime.get('version', '')}".strip(),
         **{f"{lib}_version": str(version) for lib, version in sorted(versions.items()) if lib != "python"},
         "colbench_result_id": result["result_id"],
         "colbench_case_id": result["case_id"],

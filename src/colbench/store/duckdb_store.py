@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,6 +17,7 @@ from typing import Any
 
 import duckdb
 
+from colbench.model.records import median_of
 from colbench.model.result import SCHEMA_VERSION
 from colbench.store.base import ResultQuery, StoreError, results_sql
 
@@ -47,7 +48,7 @@ def to_timestamp(value: Any) -> datetime | None:
 
 def result_row(result: dict[str, Any]) -> tuple[Any, ...]:
     """The indexed columns of a result, next to its whole document."""
-    wall = ((result.get("summary") or {}).get("wall_s") or {}).get("median")
+    wall = median_of(result)
     return (
         result["result_id"], result["run_id"], result["case_id"], result["benchmark"], result.get("env_name", ""),
         result["process_index"], result.get("block"), result["status"], result.get("machine_id"),
@@ -60,6 +61,11 @@ def run_row(run: dict[str, Any]) -> tuple[Any, ...]:
     return (run["run_id"], run.get("name"), to_timestamp(run.get("started_at")), to_timestamp(run.get("finished_at")),
             run.get("status"), run.get("machine_id"), (run.get("commit") or {}).get("sha"),
             json.dumps(run, default=str))
+
+
+def _count(con: Any, sql: str, params: Sequence[Any] = ()) -> int:
+    row = con.execute(sql, params).fetchone()
+    return int(row[0]) if row else 0
 
 
 class DuckDBStore:
@@ -137,20 +143,20 @@ class DuckDBStore:
     def add_result(self, result: dict[str, Any]) -> bool:
         """Write one result; False when it was already there (same result id)."""
         with self._connect() as con:
-            before = con.execute("SELECT count(*) FROM results WHERE result_id = ?", [result["result_id"]]).fetchone()
+            before = _count(con, "SELECT count(*) FROM results WHERE result_id = ?", [result["result_id"]])
             con.execute("INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                         result_row(result))
-        return before[0] == 0
+        return before == 0
 
     def add_results(self, results: Iterable[dict[str, Any]]) -> int:
         rows = [result_row(r) for r in results]
         if not rows:
             return 0
         with self._connect() as con:
-            start = con.execute("SELECT count(*) FROM results").fetchone()[0]
+            start = _count(con, "SELECT count(*) FROM results")
             con.executemany("INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
                             "ON CONFLICT DO NOTHING", rows)
-            return con.execute("SELECT count(*) FROM results").fetchone()[0] - start
+            return _count(con, "SELECT count(*) FROM results") - start
 
     def results(self, query: ResultQuery | None = None) -> list[dict[str, Any]]:
         query = query or ResultQuery()

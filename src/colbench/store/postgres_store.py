@@ -24,7 +24,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -32,6 +32,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import psycopg
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
+from colbench.model.records import median_of
 from colbench.model.result import SCHEMA_VERSION
 from colbench.store.base import ResultQuery, StoreError, results_sql
 from colbench.store.spool import Spool, SyncReport, store_key
@@ -81,7 +82,8 @@ def redact(url: str) -> str:
             params = conninfo_to_dict(url)
         except psycopg.ProgrammingError:
             return "(unreadable connection string)"
-        return make_conninfo(**{k: v for k, v in params.items() if k != "password"})
+        kept: dict[str, Any] = {k: v for k, v in params.items() if k != "password"}
+        return make_conninfo("", **kept)
     parts = urlsplit(url)
     netloc = parts.netloc
     if "@" in netloc:
@@ -105,7 +107,7 @@ def _utc(value: Any) -> datetime | None:
 
 
 def result_row(result: dict[str, Any]) -> tuple[Any, ...]:
-    wall = ((result.get("summary") or {}).get("wall_s") or {}).get("median")
+    wall = median_of(result)
     return (
         result["result_id"], result["run_id"], result["case_id"], result["benchmark"], result.get("env_name", ""),
         result["process_index"], result.get("block"), result["status"], result.get("machine_id"),
@@ -143,6 +145,11 @@ def _retry_window() -> float:
         return max(0.0, float(os.environ.get("COLBENCH_STORE_RETRY_S", DEFAULT_RETRY_S)))
     except ValueError:
         return DEFAULT_RETRY_S
+
+
+def _count(con: Any, sql: str, params: Sequence[Any] = ()) -> int:
+    row = con.execute(sql, params).fetchone()
+    return int(row[0]) if row else 0
 
 
 class PostgresStore:
@@ -391,10 +398,10 @@ class PostgresStore:
                 "ORDER BY r.n DESC, r.machine_id").fetchall()
             return {
                 "url": self.url, "backend": "postgresql", "schema_version": self._version(con) or 0,
-                "runs": con.execute("SELECT count(*) FROM runs").fetchone()[0],
-                "results": con.execute("SELECT count(*) FROM results").fetchone()[0],
+                "runs": _count(con, "SELECT count(*) FROM runs"),
+                "results": _count(con, "SELECT count(*) FROM results"),
                 "machines": [{"machine_id": m, "name": n, "results": c} for m, n, c in machines],
-                "server": con.execute("SHOW server_version").fetchone()[0],
+                "server": (con.execute("SHOW server_version").fetchone() or ("?",))[0],
             }
 
         found = self._run(collect)

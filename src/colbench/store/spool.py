@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from colbench.data.atomic import fsync_dir, write_atomic
 from colbench.paths import colbench_home
 
 log = logging.getLogger("colbench.store")
@@ -35,25 +36,6 @@ _CLAIM = ".claim-"
 def store_key(identity: str) -> str:
     """Directory name of a store's spool: a hash of its connection identity (never of its password)."""
     return hashlib.sha256(identity.encode()).hexdigest()[:16]
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """`path` holds `data` or its old content, never a part: write aside, fsync, rename, fsync the directory."""
-    tmp = path.with_name(f".tmp-{os.getpid()}-{path.name}")
-    with open(tmp, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
-    _fsync_dir(path.parent)
 
 
 def _pid_alive(pid: int) -> bool:
@@ -86,7 +68,7 @@ class Spool:
         if not folder.is_dir():
             folder.mkdir(parents=True, exist_ok=True)
             (self.dir / "store.txt").write_text(self.label + "\n")
-            _fsync_dir(self.dir)
+            fsync_dir(self.dir)
         return folder
 
     def put_result(self, result: dict[str, Any]) -> Path:
@@ -107,7 +89,7 @@ class Spool:
             return
         for path in sorted(folder.iterdir()):
             name = path.name
-            if name.startswith(".tmp-"):
+            if name.startswith("."):  # a file still being written (data.atomic)
                 continue
             if _CLAIM in name:
                 pid = name.rsplit(_CLAIM, 1)[1]
@@ -176,7 +158,8 @@ class Spool:
                     raise
                 for taken in claimed:
                     taken.unlink(missing_ok=True)
-                _fsync_dir(taken.parent)
+                if claimed:
+                    fsync_dir(claimed[0].parent)
         return report
 
 

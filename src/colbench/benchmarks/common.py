@@ -1,0 +1,69 @@
+"""Pieces the built-in benchmarks share: params with the experiments' defaults, engine checks, shape checks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from colbench.engines import CsvLayout, get_engine, shape
+from colbench.model.benchmark import CheckFailed, Context, OutputCheck, default_threads
+from colbench.model.params import Param, positive
+
+TAXI_2010 = "nyctaxi_2010-01"
+FANNIE = "fanniemae_2016Q4"
+TAXI_2016 = "nyctaxi_2016-01"
+R_READERS = ("data.table", "readr", "vroom")
+
+
+def rows_param(default: int, help_text: str = "rows of the synthetic twin (scaled by --scale)") -> Param:
+    return Param("rows", default=(default,), type=int, check=positive, help=help_text)
+
+
+def threads_param(*defaults: int) -> Param:
+    values = tuple(dict.fromkeys(min(t, default_threads()) for t in defaults)) or (default_threads(),)
+    return Param("threads", default=values, type=int, check=positive,
+                 help="threads for every engine in the worker; the worker is pinned to this many CPUs")
+
+
+def engine_missing(name: str) -> str | None:
+    if name in R_READERS:
+        from colbench.runtimes import get_runtime
+
+        return get_runtime("r").unavailable()
+    return get_engine(name).unavailable()
+
+
+def input_info(ctx: Context, name: str = "data") -> dict[str, Any]:
+    return ctx.input_info.get(name) or {}
+
+
+def csv_layout(ctx: Context, name: str = "data") -> CsvLayout:
+    info = input_info(ctx, name)
+    return CsvLayout(delimiter=info.get("delimiter") or ",", header=info.get("header", True) is not False)
+
+
+def check_shape(ctx: Context, output: Any, name: str = "data", checksum: str | None = None) -> OutputCheck:
+    """Compare the output's rows × columns with what the data cache says the input holds."""
+    rows, cols = shape(output)
+    info = input_info(ctx, name)
+    want_rows, want_cols = info.get("rows"), info.get("columns")
+    if want_cols is not None and cols != want_cols:
+        raise CheckFailed(f"output has {cols} columns, the input has {want_cols}")
+    if want_rows is not None and rows != want_rows:
+        if rows == want_rows + 1 and _first_row_all_null(output):
+            # polars keeps the taxi file's blank line after the header as an all-null row
+            ctx.warn("the reader kept the blank line after the header as an all-null row")
+        else:
+            raise CheckFailed(f"output has {rows} rows, the input has {want_rows}")
+    return OutputCheck(rows=rows, columns=cols, checksum=checksum)
+
+
+def _first_row_all_null(output: Any) -> bool:
+    try:
+        if hasattr(output, "null_count") and hasattr(output, "head") and hasattr(output, "row"):  # polars
+            return all(v is None for v in output.row(0))
+        first = output.iloc[0] if hasattr(output, "iloc") else None
+        if first is not None:
+            return bool(first.isna().all())
+        return all(col[0].as_py() is None for col in output.columns)
+    except Exception:
+        return False

@@ -1,0 +1,35 @@
+"""The table of E1 — arrowbench CSV readers (R, 2021): what this machine measured beside the published figures."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rich.table import Table
+
+from colbench.analysis.aggregate import CaseSummary
+from colbench.experiments.e1_csv_readers.published import E1_SECONDS
+from colbench.render.tables import cell, published_cell, row_for
+
+
+def build_table(summaries: Sequence[CaseSummary], run: dict[str, Any]) -> Table | None:
+    rows = [s for s in summaries if s.benchmark == "csv-read"]
+    if not rows:
+        return None
+    sources = sorted({s.params["source"] for s in rows})
+    comps = sorted({s.params["compression"] for s in rows})
+    table = Table(title="E1 — CSV read (median, most threads); published: 8 cores, full files, to data.frame")
+    table.add_column("reader → output")
+    for source in sources:
+        for comp in comps:
+            table.add_column(f"{source} {comp}", justify="right")
+        table.add_column(f"{source} published", justify="right", style="dim")
+    for reader, output in sorted({(s.params["reader"], s.params["output"]) for s in rows}):
+        cells = [f"{reader} → {output}"]
+        for source in sources:
+            for comp in comps:
+                cells.append(cell(row_for(rows, reader=reader, output=output, source=source, compression=comp)))
+            key = (source, "pyarrow" if reader == "pyarrow" else reader)
+            cells.append(published_cell(E1_SECONDS.get(key)) if output == "dataframe" else "")
+        table.add_row(*cells)
+    return table

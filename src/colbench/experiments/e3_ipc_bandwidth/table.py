@@ -1,0 +1,71 @@
+"""The table of E3 — Arrow Java in-memory read bandwidth (2018):
+what this machine measured beside the published figures."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rich.table import Table
+
+from colbench.analysis.aggregate import CaseSummary
+from colbench.experiments.e3_ipc_bandwidth.published import E3_CORE_SCALING_GBPS, E3_GBPS
+
+
+def _figure(calibration: dict[str, Any] | None, name: str, threads: int) -> float | None:
+    figures = (calibration or {}).get(name) or {}
+    return figures.get(str(threads)) or (max(figures.values()) if figures else None)
+
+
+def memcpy_for(calibration: dict[str, Any] | None, threads: int) -> float | None:
+    """This machine's memcpy bandwidth at `threads`, as measured once for the run (Gbit/s)."""
+    return _figure(calibration, "memcpy_gbps", threads)
+
+
+def gbps_verdict(summary: CaseSummary, calibration: dict[str, Any] | None) -> tuple[float | None, str]:
+    """Median Gbps and a note on it against the machine's measured bandwidth.
+
+    Access modes that do not read the value bytes (lazy, offsets) over the zero-copy buffer count bytes
+    nothing touched: their figure is 'bytes not touched', never a speed, whatever its size. Through the
+    copying stream every byte is copied on its way in (as in the post, whose holder figures are such
+    reads), so there it is a speed. Faster than memory can be read means the data sat in a CPU cache."""
+    gbps = (summary.metrics.get("gbps") or {}).get("median")
+    if summary.params.get("access") in ("lazy", "offsets") and summary.params.get("source", "buffer") == "buffer":
+        return gbps, "bytes not touched"
+    threads = int(summary.params.get("threads", 1))
+    memcpy = _figure(calibration, "memcpy_gbps", threads)
+    ceiling = max(filter(None, (memcpy, _figure(calibration, "read_gbps", threads))), default=None)
+    if gbps is None or ceiling is None:
+        return gbps, ""
+    if gbps > ceiling:
+        return gbps, "above memory bandwidth: cache-resident"
+    return gbps, f"{gbps / memcpy:.0%} of memcpy" if memcpy else ""
+
+
+def build_table(summaries: Sequence[CaseSummary], run: dict[str, Any]) -> Table | None:
+    rows = [s for s in summaries if s.benchmark == "ipc-bandwidth"]
+    if not rows:
+        return None
+    calibration = run.get("calibration")
+    memcpy = (calibration or {}).get("memcpy_gbps") or {}
+    table = Table(title="E3 — Arrow in-memory read bandwidth (value bytes only); memcpy here: "
+                  + ", ".join(f"{t} thr {g:g} Gbps" for t, g in memcpy.items()))
+    for column in ("runtime", "type", "access", "source", "batch rows", "threads", "Gbps", "vs memcpy",
+                   "published (Java, 1 KiB)"):
+        table.add_column(column, justify="left" if column in ("runtime", "type", "access", "source") else "right")
+    key = lambda s: (s.params["runtime"], s.params["type"], s.params["access"], s.params["source"],  # noqa: E731
+                     s.params["batch_rows"], s.params["threads"])
+    for s in sorted(rows, key=key):
+        p = s.params
+        if not s.ok:
+            table.add_row(*map(str, key(s)), f"[red]{','.join(s.error_kinds)}[/red]", "", "")
+            continue
+        gbps, note = gbps_verdict(s, calibration)
+        shown = f"[yellow]{note}[/yellow]" if note.startswith(("bytes", "above")) else note
+        speed = "—" if note == "bytes not touched" else (f"{gbps:.2f}" if gbps is not None else "-")
+        as_in_post = p["type"] == "binary" and p["value_size"] == 1024 and p["source"] == "stream"
+        published = E3_GBPS.get((p["access"], p["batch_rows"])) if as_in_post and p["threads"] == 1 else None
+        if published is None and as_in_post and p["access"] == "offsets" and p["batch_rows"] == 10_000:
+            published = E3_CORE_SCALING_GBPS.get(int(p["threads"]))
+        table.add_row(*map(str, key(s)), speed, shown, f"{published:g}" if published else "")
+    return table

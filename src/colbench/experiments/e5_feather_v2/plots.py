@@ -1,0 +1,140 @@
+"""The plots of E5 — Feather V2 vs Parquet (2020)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from colbench.analysis.aggregate import CaseSummary
+from colbench.experiments.plotting import (
+    CODEC_ORDER,
+    ERROR_KW,
+    FORMAT_ORDER,
+    SOURCE_ORDER,
+    most_threads,
+    ok_rows,
+)
+from colbench.render.figures import (
+    PALETTE,
+    PlotSpec,
+    byte_unit,
+    error_bar,
+    fixed_params_note,
+    fmt_time,
+    median,
+    new_figure,
+    ordered,
+    pick,
+    styled,
+    time_unit,
+    title,
+)
+from colbench.render.fmt import fmt_bytes
+from colbench.render.tables import input_size
+
+
+def _format_key(key: tuple[str, str]) -> tuple[int, int, str]:
+    fmt, codec = key
+    return (FORMAT_ORDER.index(fmt) if fmt in FORMAT_ORDER else 99,
+            CODEC_ORDER.index(codec) if codec in CODEC_ORDER else 99, codec)
+
+
+def _file_size(key: tuple[str, str], source: str, writes: Sequence[CaseSummary],
+               reads: Sequence[CaseSummary]) -> int | None:
+    fmt, codec = key
+    for s in writes:
+        if (s.params["source"], s.params["format"], s.params["codec"]) == (source, fmt, codec) and s.file_size_bytes:
+            return int(s.file_size_bytes)
+    for s in reads:
+        if (s.params["source"], s.params["format"], s.params["codec"]) == (source, fmt, codec):
+            size = input_size(s)
+            if size:
+                return size
+    return None
+
+
+def _grouped(ax: Axes, keys: Sequence[tuple[str, str]], series: Sequence[tuple[str, str, list[Any]]],
+             scale: float, unit: str) -> None:
+    """Horizontal grouped bars: one group per (format, codec), one bar per series (label, colour, summaries)."""
+    height = 0.8 / len(series)
+    for i, (name, color, found) in enumerate(series):
+        ys = [y + (i - (len(series) - 1) / 2) * height for y in range(len(keys))]
+        widths = [(median(s) or 0.0) / scale for s in found]
+        errors = list(zip(*[error_bar(s.wall if s else None, scale) for s in found], strict=True))
+        bars = ax.barh(ys, widths, height * 0.92, color=color, label=name, xerr=errors, error_kw=ERROR_KW)
+        ax.bar_label(bars, labels=[fmt_time(median(s)) for s in found], padding=3, fontsize=7)
+    ax.set_yticks(range(len(keys)), [f"{fmt} {codec}" for fmt, codec in keys])
+    ax.set_ylim(len(keys) - 0.5, -0.5)
+    ax.margins(x=0.3)
+
+
+@styled
+def e5_formats(summaries: Sequence[CaseSummary], run: dict[str, Any]) -> Figure | None:
+    reads = [s for s in ok_rows(summaries, "file-read") if s.params.get("engine") == "pyarrow"
+             and not s.params.get("memory_map")]
+    writes = [s for s in ok_rows(summaries, "file-write") if s.params.get("engine") == "pyarrow"]
+    if not reads and not writes:
+        return None
+    sources = ordered([s.params["source"] for s in reads + writes], SOURCE_ORDER)
+    keys_all = sorted({(s.params["format"], s.params["codec"]) for s in reads + writes}, key=_format_key)
+    panels = (["read"] if reads else []) + (["write"] if writes else []) + ["size"]
+    scale, unit = time_unit([median(s) for s in reads + writes])
+    fig, axes = new_figure(len(sources), len(panels), width=3.6 * len(panels) + 1.2,
+                           panel_height=0.6 + 0.5 * len(keys_all), sharey="row")
+    threads_note = set()
+    for r, source in enumerate(sources):
+        src_reads = most_threads([s for s in reads if s.params["source"] == source])
+        src_writes = most_threads([s for s in writes if s.params["source"] == source])
+        threads_note |= {int(s.params.get("threads", 1)) for s in src_reads + src_writes}
+        keys = keys_all
+        for c, panel in enumerate(panels):
+            ax = axes[r][c]
+            if panel == "read":
+                series = [(f"read → {name}", color, [pick(src_reads, format=f, codec=k, output=output)
+                                                      for f, k in keys])
+                          for output, name, color in (("arrow_table", "Arrow table", PALETTE[0]),
+                                                      ("dataframe", "data frame", PALETTE[1]))]
+                _grouped(ax, keys, series, scale, unit)
+                ax.set_xlabel(f"median read time ({unit})")
+            elif panel == "write":
+                series = [(f"write from {name}", color, [pick(src_writes, format=f, codec=k, input=source_kind)
+                                                         for f, k in keys])
+                          for source_kind, name, color in (("arrow_table", "Arrow table", PALETTE[2]),
+                                                           ("dataframe", "data frame", PALETTE[3]))]
+                series = [item for item in series if any(item[2])]
+                _grouped(ax, keys, series, scale, unit)
+                ax.set_xlabel(f"median write time ({unit})")
+            else:
+                sizes = [_file_size(key, source, src_writes, src_reads) for key in keys]
+                size_scale, size_unit = byte_unit(sizes)
+                bars = ax.barh(range(len(keys)), [(v or 0) / size_scale for v in sizes], 0.6, color=PALETTE[4],
+                               label="file size")
+                ax.bar_label(bars, labels=[fmt_bytes(v) if v else "" for v in sizes], padding=3, fontsize=7)
+                ax.set_yticks(range(len(keys)), [f"{fmt} {codec}" for fmt, codec in keys])
+                ax.set_ylim(len(keys) - 0.5, -0.5)
+                ax.margins(x=0.3)
+                ax.set_xlabel(f"file size ({size_unit})")
+            ax.set_title(f"{source}: {panel if panel != 'size' else 'file size'}", loc="left")
+    handles, labels = [], []
+    for ax in axes[0]:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            if label not in labels:
+                handles.append(handle)
+                labels.append(label)
+    fig.legend(handles, labels, loc="outside lower center", ncols=min(len(labels), 5))
+    threads = ", ".join(map(str, sorted(threads_note)))
+    title(fig, "E5 — Feather V2 vs Parquet with pyarrow: read, write, file size",
+          f"{threads} thread(s); " + fixed_params_note(reads + writes, ["source", "format", "codec", "output", "input",
+                                                                         "threads", "engine", "memory_map"]))
+    return fig
+
+
+SPECS: tuple[PlotSpec, ...] = (
+    PlotSpec("e5-formats", "E5 — Feather V2 vs Parquet: time and size",
+             "Per source, pyarrow read time into an Arrow table and into a data frame, write time, and the file "
+             "size of each format and codec (most threads measured).",
+             ("file-read", "file-write"), e5_formats),
+)

@@ -1,0 +1,60 @@
+"""Finds suites and experiments: the built-in ones, then third-party suites from Python entry points.
+
+Third-party packages register suites under the entry-point group `colbench.suites` (a Suite or a list of them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from colbench.experiments import e1_csv_readers, e2_dsib, e3_ipc_bandwidth, e4_arrow_jl, e5_feather_v2
+from colbench.experiments.base import Experiment
+from colbench.experiments.suites import GATE, QUICK
+from colbench.model.benchmark import Suite
+from colbench.model.claims import Claim, LeastGainClaim
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from colbench.analysis.aggregate import CaseSummary
+    from colbench.render.figures import PlotSpec
+
+EXPERIMENTS: tuple[Experiment, ...] = tuple(home.EXPERIMENT for home in (
+    e1_csv_readers, e2_dsib, e3_ipc_bandwidth, e4_arrow_jl, e5_feather_v2))
+
+
+@cache
+def all_suites() -> dict[str, Suite]:
+    suites: dict[str, Suite] = {QUICK.name: QUICK, GATE.name: GATE}
+    for experiment in EXPERIMENTS:
+        suites.update((suite.name, suite) for suite in experiment.suites)
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group="colbench.suites"):
+        loaded = ep.load()
+        for suite in loaded if isinstance(loaded, list | tuple) else [loaded]:
+            suites.setdefault(suite.name, suite)
+    return suites
+
+
+def experiment_tables(summaries: Sequence[CaseSummary], run: dict[str, Any]) -> list[Table]:
+    """Each experiment's table, for the experiments these results cover."""
+    return [t for t in (e.build_table(summaries, run) for e in EXPERIMENTS) if t is not None]
+
+
+def plot_specs() -> tuple[PlotSpec, ...]:
+    return tuple(sorted((spec for e in EXPERIMENTS for spec in e.plot_specs()), key=lambda spec: spec.key))
+
+
+def experiment_of_suite(name: str) -> Experiment | None:
+    return next((e for e in EXPERIMENTS if any(s.name == name for s in e.suites)), None)
+
+
+def all_claims() -> tuple[Claim, ...]:
+    return tuple(c for e in EXPERIMENTS for c in e.claims())
+
+
+def all_compound_claims() -> tuple[LeastGainClaim, ...]:
+    return tuple(c for e in EXPERIMENTS for c in e.compound_claims())

@@ -1,0 +1,251 @@
+"""The figure kit: one look for every plot (style, palette, units, axes) and the Plot that renders it.
+
+Figures are built with the object API (``matplotlib.figure.Figure``, Agg canvas), never pyplot, so nothing is
+global and the dashboard can render from several threads.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import io
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ParamSpec, TypeVar
+
+import matplotlib
+
+matplotlib.use("Agg")  # before anything else of matplotlib: never a GUI backend, even from a desktop session
+
+from matplotlib.axes import Axes  # noqa: E402
+from matplotlib.axis import Axis  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.ticker import FuncFormatter  # noqa: E402
+
+from colbench.analysis.aggregate import CaseSummary  # noqa: E402
+
+_TIME_UNITS = (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9))
+
+PlotFunction = Callable[[Sequence[CaseSummary], dict[str, Any]], Figure | None]
+
+
+P = ParamSpec("P")
+
+
+R = TypeVar("R")
+
+
+#: Okabe–Ito: tells apart for every kind of colour vision.
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
+
+
+GRID_COLOR = "#dddddd"
+
+
+LIMIT_COLOR = "#555555"
+
+
+#: Params that make good facets (one panel per value), most telling first.
+FACET_PREFERENCE = ("source", "dataset", "threads", "codec", "compression", "format", "type", "engine", "cache",
+                    "allocator")
+
+
+MAX_FACETS = 8
+
+
+STYLE = {
+    "font.size": 9,
+    "axes.titlesize": 10,
+    "axes.labelsize": 9,
+    "legend.fontsize": 8,
+    "xtick.labelsize": 8,
+    "ytick.labelsize": 8,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "svg.fonttype": "none",  # text stays text in SVG: smaller, searchable, selectable
+    "svg.hashsalt": "colbench",  # deterministic ids: the same figure gives the same SVG
+}
+
+
+@dataclass
+class Plot:
+    """A rendered plot: a stable file stem, a title and caption for the page, the figure."""
+
+    key: str
+    title: str
+    figure: Figure
+    caption: str = ""
+    _png: bytes | None = field(default=None, repr=False)
+
+    def png(self, dpi: int = 110) -> bytes:
+        if self._png is None:
+            buffer = io.BytesIO()
+            with matplotlib.rc_context(STYLE):
+                self.figure.savefig(buffer, format="png", dpi=dpi, facecolor="white")
+            self._png = buffer.getvalue()
+        return self._png
+
+    def svg(self) -> str:
+        buffer = io.StringIO()
+        with matplotlib.rc_context(STYLE):
+            self.figure.savefig(buffer, format="svg", facecolor="white")
+        return buffer.getvalue()
+
+    def data_uri(self) -> str:
+        return "data:image/png;base64," + base64.b64encode(self.png()).decode("ascii")
+
+    def save(self, directory: Path) -> tuple[Path, Path]:
+        """Write `<key>.png` and `<key>.svg` into directory; returns both paths."""
+        directory.mkdir(parents=True, exist_ok=True)
+        png, svg = directory / f"{self.key}.png", directory / f"{self.key}.svg"
+        png.write_bytes(self.png())
+        svg.write_text(self.svg(), encoding="utf-8")
+        return png, svg
+
+
+def new_figure(rows: int = 1, cols: int = 1, *, width: float = 7.5, panel_height: float = 2.6,
+               sharex: bool | str = False, sharey: bool | str = False) -> tuple[Figure, list[list[Axes]]]:
+    """A white, constrained-layout figure with a grid of axes (always 2-D)."""
+    with matplotlib.rc_context(STYLE):
+        fig = Figure(figsize=(width, min(0.9 + panel_height * rows, 40.0)), layout="constrained")
+        axes = fig.subplots(rows, cols, squeeze=False, sharex=sharex, sharey=sharey)
+        for ax in axes.flat:
+            ax.grid(True, axis="both", color=GRID_COLOR, linewidth=0.6)
+            ax.set_axisbelow(True)
+    return fig, [list(row) for row in axes]
+
+
+def styled(function: Callable[P, R]) -> Callable[P, R]:
+    """Build the figure under colbench's style (font sizes and spines are read when artists are created)."""
+
+    @functools.wraps(function)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        with matplotlib.rc_context(STYLE):
+            return function(*args, **kwargs)
+
+    return wrapper
+
+
+def plain_log(axis: Axis) -> None:
+    """Log-scale tick labels as plain numbers (0.1, 1, 10; 2, 3, 5 between them on short ranges), not 10^x."""
+
+    def minor(value: float, _: Any) -> str:
+        low, high = sorted(axis.get_view_interval())
+        if value <= 0 or low <= 0 or high / low > 30:
+            return ""
+        mantissa = round(value / 10 ** math.floor(math.log10(value)))
+        return f"{value:g}" if high / low < 4 or mantissa in (2, 3, 5) else ""
+
+    axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:g}"))
+    axis.set_minor_formatter(FuncFormatter(minor))
+
+
+def title(fig: Figure, text: str, subtitle: str = "") -> None:
+    fig.suptitle(text + (f"\n{subtitle}" if subtitle else ""), fontsize=11 if not subtitle else 10,
+                 x=0.01, ha="left")
+
+
+def time_unit(values: Sequence[float | None]) -> tuple[float, str]:
+    """Scale and unit for seconds so the largest value reads between 1 and 1000."""
+    present = [abs(v) for v in values if v is not None and math.isfinite(v) and v > 0]
+    biggest = max(present) if present else 1.0
+    for unit, scale in _TIME_UNITS:
+        if biggest >= scale:
+            return scale, unit
+    return _TIME_UNITS[-1][1], _TIME_UNITS[-1][0]
+
+
+def byte_unit(values: Sequence[float | None]) -> tuple[float, str]:
+    """Scale and binary unit for byte counts so the largest reads between 1 and 1024."""
+    biggest = max((v for v in values if v), default=1.0)
+    for unit, power in (("GiB", 3), ("MiB", 2), ("KiB", 1)):
+        if biggest >= 1024**power:
+            return float(1024**power), unit
+    return 1.0, "bytes"
+
+
+def fmt_time(value: float | None) -> str:
+    """Seconds for a bar label, three significant digits in the unit that suits the value: 680 ms, 5.31 s."""
+    if value is None or not math.isfinite(value) or value <= 0:
+        return ""
+    for unit, scale in _TIME_UNITS:
+        if value >= scale or unit == "ns":
+            scaled = value / scale
+            return f"{scaled:.3g} {unit}" if scaled < 1000 else f"{scaled:,.0f} {unit}"
+    return ""
+
+
+def quartiles(stats: dict[str, Any] | None) -> tuple[float, float, float] | None:
+    """(q1, median, q3) of a stored summary; median ± IQR/2 when the quartiles are not stored."""
+    if not stats or stats.get("median") is None:
+        return None
+    median = float(stats["median"])
+    if stats.get("q1") is not None and stats.get("q3") is not None:
+        return float(stats["q1"]), median, float(stats["q3"])
+    half = float(stats.get("iqr") or 0.0) / 2
+    return max(median - half, 0.0), median, median + half
+
+
+def error_bar(stats: dict[str, Any] | None, scale: float = 1.0) -> tuple[float, float]:
+    """(below, above) distances from the median to the quartiles, for `xerr`/`yerr`."""
+    q = quartiles(stats)
+    if q is None:
+        return 0.0, 0.0
+    return max(q[1] - q[0], 0.0) / scale, max(q[2] - q[1], 0.0) / scale
+
+
+def median(summary: CaseSummary | None) -> float | None:
+    return summary.wall.get("median") if summary is not None and summary.ok else None
+
+
+def wide_range(values: Sequence[float | None], factor: float = 50.0) -> bool:
+    """True when the values span more than `factor`: a log axis then shows them all."""
+    present = [v for v in values if v is not None and v > 0]
+    return len(present) > 1 and max(present) / min(present) > factor
+
+
+def fixed_params_note(summaries: Sequence[CaseSummary], shown: Sequence[str]) -> str:
+    """The params every case shares, e.g. 'rows=100000 threads=2', for a subtitle."""
+    if not summaries:
+        return ""
+    first = summaries[0].params
+    hidden = {"error", "cache", "allocator"}
+    fixed = [k for k in first if k not in shown and all(s.params.get(k) == first[k] for s in summaries)]
+    return " ".join(f"{k}={first[k]}" for k in fixed if not (k in hidden and first[k] in ("none", "warm", "default")))
+
+
+def ordered(values: Sequence[Any], order: Sequence[Any] = ()) -> list[Any]:
+    """Distinct values, the known ones in `order` first, then the rest sorted."""
+    distinct = list(dict.fromkeys(values))
+    known = [v for v in order if v in distinct]
+    rest = sorted((v for v in distinct if v not in known), key=lambda v: (str(type(v)), v))
+    return known + rest
+
+
+def pick(summaries: Sequence[CaseSummary], **params: Any) -> CaseSummary | None:
+    """The ok case with exactly these param values (None when absent or failed)."""
+    for s in summaries:
+        if s.ok and all(s.params.get(k) == v for k, v in params.items()):
+            return s
+    return None
+
+
+def facet_param(summaries: Sequence[CaseSummary], varying: Sequence[str]) -> str | None:
+    """The param to split panels by: a telling one that varies, when another varying param is left for bars."""
+    if len(varying) < 2:
+        return None
+    for name in FACET_PREFERENCE:
+        if name in varying and len({str(s.params.get(name)) for s in summaries}) <= MAX_FACETS:
+            return name
+    return None
+
+
+@dataclass(frozen=True)
+class PlotSpec:
+    key: str
+    title: str
+    caption: str
+    benchmarks: tuple[str, ...]  # what the plot covers: these get no generic plot
+    function: PlotFunction
