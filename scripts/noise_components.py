@@ -30,7 +30,8 @@ from colbench.analysis.power import blocks_needed
 from colbench.analysis.sides import case_label
 from colbench.analysis.stats import qn_sigma as robust_sigma
 from colbench.paths import default_store_url
-from colbench.store.base import ResultQuery, open_store, resolve_run_id
+from colbench.store import open_store
+from colbench.store.base import ResultQuery, resolve_run_id
 
 
 def components(procs: list[np.ndarray]) -> tuple[float, float, float]:

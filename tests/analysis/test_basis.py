@@ -8,23 +8,28 @@ from colbench.analysis.sides import case_inputs
 from colbench.model.records import Side
 
 
-def result(block: int, env: str, wall: list[float], cpu: list[float]) -> dict:
+def result(block: int, env: str, wall: list[float], cpu: list[float], run_delay: list[float] | None = None) -> dict:
+    samples = {"wall_s": wall, "cpu_user_s": [0.9 * c for c in cpu], "cpu_sys_s": [0.1 * c for c in cpu]}
+    if run_delay is not None:
+        samples["run_delay_s"] = run_delay
     return {"run_id": "r", "case_id": "c1", "benchmark": "placebo", "params": {"duration": 0.1},
             "env_name": env, "block": block, "process_index": block, "status": "ok", "machine_id": "m",
-            "samples": {"wall_s": wall, "cpu_user_s": [0.9 * c for c in cpu], "cpu_sys_s": [0.1 * c for c in cpu]}}
+            "samples": samples}
 
 
 def runs(rng, blocks: int, *, cpu_ratio: float = 1.0, wait_ratio: float = 1.0, busy: float = 0.98,
-         preempt: float = 0.08, cores: float = 1.0) -> tuple[Side, Side]:
+         preempt: float = 0.08, cores: float = 1.0, record_delay: bool = False) -> tuple[Side, Side]:
     """A CPU-bound case on a busy machine: CPU time varies 1%, wall time also counts 0..`preempt` of
-    waiting for the CPU. The contender's CPU work is scaled by `cpu_ratio`, its waiting by `wait_ratio`."""
+    waiting for the CPU (the run delay, recorded when `record_delay`) and 1/busy - 1 of waiting for I/O.
+    The contender's CPU work is scaled by `cpu_ratio`, its wall time by `wait_ratio`."""
     sides = {"A": [], "B": []}
     for b in range(blocks):
         for env in ("A", "B"):
             cpu = 0.2 * np.exp(rng.normal(0, 0.01, 5)) * (cpu_ratio if env == "B" else 1.0)
-            stolen = rng.uniform(0, preempt, 5) + (1 / busy - 1)
-            wall = cpu / cores * (1 + stolen) * (wait_ratio if env == "B" else 1.0)
-            sides[env].append(result(b, env, list(wall), list(cpu)))
+            preempted = rng.uniform(0, preempt, 5)
+            wall = cpu / cores * (1 + preempted + (1 / busy - 1)) * (wait_ratio if env == "B" else 1.0)
+            delay = list(cpu / cores * preempted) if record_delay else None
+            sides[env].append(result(b, env, list(wall), list(cpu), delay))
     return Side("A", "r", "A", sides["A"]), Side("B", "r", "B", sides["B"])
 
 
@@ -80,3 +85,16 @@ def test_a_slowdown_that_is_pure_waiting_is_caught_by_the_wall_time_check():
     (result_,) = compare_suite(inputs)
     assert result_.verdict == Verdict.REGRESSION and result_.basis == "wall"
     assert "wall-time check" in result_.reason
+
+
+def test_on_a_crowded_machine_the_run_delay_tells_waiting_for_a_cpu_from_waiting_for_io():
+    """The worker got a third of a CPU (wall = 3 x CPU time): without the run delay that looks like a case
+    that waits, with it the case is CPU-bound and its quiet CPU time is compared."""
+    rng = np.random.default_rng(74)
+    crowded, _ = case_inputs(*runs(rng, 12, preempt=4.0))
+    assert next(iter(crowded.values())).basis == "wall"
+    explained, _ = case_inputs(*runs(rng, 12, preempt=4.0, record_delay=True))
+    assert next(iter(explained.values())).basis == "cpu"
+    # a case that waits for I/O half its time stays on wall time, run delay or not
+    io_bound, _ = case_inputs(*runs(rng, 12, busy=0.5, preempt=0.2, record_delay=True))
+    assert next(iter(io_bound.values())).basis == "wall"

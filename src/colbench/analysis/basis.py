@@ -6,12 +6,14 @@ job held; CPU time does not, so for a case that keeps one core busy it can be mu
 is blind to waiting: I/O, sleeps, lock contention, a slower disk. So the rule, per case:
 
 1. CPU time is *eligible* when every process of both sides recorded it and the case keeps about one core
-   busy: the 90th percentile over all iterations of CPU time / wall time lies in [0.9, 1.1] (a high
-   percentile, because on a busy machine most iterations also wait for a CPU some of the time; the least
-   disturbed ones show what the case itself does). Then added work shows up in both as the same relative
-   change (wall = CPU time, nothing else), which is what makes a threshold on CPU time mean the same as
-   on wall time. Multi-threaded cases (ratio > 1.1) and cases that wait for I/O (< 0.9) stay on wall
-   time: there a serial slowdown is diluted in CPU time, or waiting hides.
+   busy and waits for nothing but a CPU: per iteration (CPU time + run delay) / wall time, where the run
+   delay is the time the worker's threads were runnable while another job held the CPU (recorded by the
+   Python worker on Linux), has its median in [0.9, 1.1]. Then wall time is CPU time plus waiting for a
+   CPU: added work shows up in CPU time as the same relative change it would make on a quiet machine, and
+   a threshold on CPU time means what it means on wall time. Without a recorded run delay (R, Java), the
+   90th percentile of CPU time / wall time must lie in [0.9, 1.1] (the least disturbed iterations show
+   what the case itself does). Multi-threaded cases (> 1.1) and cases that wait for I/O (< 0.9) stay on
+   wall time: there a serial slowdown is diluted in CPU time, or waiting hides.
 2. It is *chosen* when it is clearly quieter: the spread (Qn) over blocks of the per-block *sum* of the
    two sides' log medians is below `QUIETER` (0.8) times that of wall time. A sum, not the difference
    the verdict tests: it carries the same process and iteration noise, but no trace of the effect (a
@@ -43,11 +45,17 @@ QUIETER = 0.8
 
 
 def iteration_values(result: dict[str, Any], basis: str) -> list[float] | None:
-    """The result's per-iteration values of `basis` (wall, or cpu = user + sys); None when not recorded."""
+    """The result's per-iteration values of `basis` (wall; cpu = user + sys; run_delay, the time spent
+    waiting for a CPU); None when not recorded for every iteration."""
     samples = result.get("samples") or {}
     wall = samples.get("wall_s") or []
     if basis == "wall":
         return [float(v) for v in wall if v is not None] or None
+    if basis == "run_delay":
+        delays = samples.get("run_delay_s") or []
+        if len(delays) != len(wall) or any(v is None for v in delays):
+            return None
+        return [float(v) for v in delays]
     if basis != "cpu":
         raise ValueError(f"unknown time basis {basis!r} (wall, cpu)")
     user, system = samples.get("cpu_user_s"), samples.get("cpu_sys_s")
@@ -59,10 +67,16 @@ def iteration_values(result: dict[str, Any], basis: str) -> list[float] | None:
     return values
 
 
-def cpu_per_wall(wall: Sequence[Sequence[float]], cpu: Sequence[Sequence[float]], quantile: float = 0.9) -> float:
-    """The `quantile` over every iteration of CPU time / wall time (the least disturbed iterations)."""
+def busy_share(wall: Sequence[Sequence[float]], cpu: Sequence[Sequence[float]],
+               run_delay: Sequence[Sequence[float]] | None = None) -> float:
+    """How much of wall time is the case's own CPU work (or waiting for a CPU): median over iterations of
+    (CPU + run delay) / wall when the run delay is known, else the 90th percentile of CPU / wall."""
+    if run_delay is not None:
+        ratios = [(c + d) / w for ws, cs, ds in zip(wall, cpu, run_delay, strict=True)
+                  for w, c, d in zip(ws, cs, ds, strict=True) if w > 0]
+        return float(np.median(ratios)) if ratios else math.nan
     ratios = [c / w for ws, cs in zip(wall, cpu, strict=True) for w, c in zip(ws, cs, strict=True) if w > 0]
-    return float(np.quantile(ratios, quantile)) if ratios else math.nan
+    return float(np.quantile(ratios, 0.9)) if ratios else math.nan
 
 
 def _noise(case: CaseInput) -> float:
@@ -77,16 +91,19 @@ def _noise(case: CaseInput) -> float:
     return qn_sigma(list(sums.values()))
 
 
-def choose_basis(wall: CaseInput, cpu: CaseInput | None) -> tuple[str, str]:
-    """('wall' or 'cpu', why) for one paired case; see the module docstring for the rule."""
+def choose_basis(wall: CaseInput, cpu: CaseInput | None,
+                 run_delay: Sequence[Sequence[float]] | None = None) -> tuple[str, str]:
+    """('wall' or 'cpu', why) for one paired case; see the module docstring for the rule. `run_delay`:
+    per process (baseline's, then contender's) the per-iteration run delay, when recorded."""
     if cpu is None:
         return "wall", "CPU time not recorded"
     if wall.baseline_blocks is None or wall.contender_blocks is None:
         return "wall", "unpaired: wall time"
-    ratio = cpu_per_wall([*wall.baseline, *wall.contender], [*cpu.baseline, *cpu.contender])
+    ratio = busy_share([*wall.baseline, *wall.contender], [*cpu.baseline, *cpu.contender], run_delay)
     if not ONE_CORE[0] <= ratio <= ONE_CORE[1]:
         kind = "waits" if ratio < ONE_CORE[0] else "uses several cores"
-        return "wall", f"CPU/wall {ratio:.2f}: the case {kind}, so wall time"
+        what = "(CPU + run delay)/wall" if run_delay is not None else "CPU/wall"
+        return "wall", f"{what} {ratio:.2f}: the case {kind}, so wall time"
     noise_wall, noise_cpu = _noise(wall), _noise(cpu)
     if not (math.isfinite(noise_wall) and math.isfinite(noise_cpu)) or noise_cpu >= QUIETER * noise_wall:
         return "wall", f"CPU time not quieter (spread {noise_cpu:.2%} vs {noise_wall:.2%})"

@@ -65,9 +65,9 @@ def format_mde(c: CaseComparison) -> str:
 
 
 def format_metric(c: CaseComparison) -> str:
-    """'time (CPU time)' when the verdict compared CPU time, else the metric."""
-    if c.metric == "time" and c.basis == "cpu":
-        return "time (CPU)"
+    """Which measure the verdict compared: 'time (wall)', 'time (CPU)', or the metric."""
+    if c.metric == "time":
+        return f"time ({'CPU' if c.basis == 'cpu' else 'wall'})"
     return c.metric
 
 

@@ -76,7 +76,9 @@ def _time_input(wall: CaseInput, base: list[dict[str, Any]], cont: list[dict[str
     cpu = dataclasses.replace(wall, baseline=cpu_b, contender=cpu_c, basis="cpu")
     if basis == "cpu":
         return cpu
-    chosen, _ = choose_basis(wall, cpu)
+    delays = [iteration_values(r, "run_delay") for r in [*base, *cont]]
+    run_delay = [d for d in delays if d is not None]
+    chosen, _ = choose_basis(wall, cpu, run_delay if len(run_delay) == len(delays) else None)
     return dataclasses.replace(cpu, check=wall) if chosen == "cpu" else wall
 
 
