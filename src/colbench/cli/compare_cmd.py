@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections import defaultdict
 from typing import Annotated, Any
 
@@ -49,21 +50,31 @@ def compare_sides(store: Any, baseline: str, contender: str, *, threshold: float
                   metrics: list[str], cross_machine: bool = False) -> tuple[list[Any], list[str]]:
     from colbench.analysis.compare import compare_suite
     from colbench.analysis.sides import case_inputs
+    from colbench.runner.session import replay
     from colbench.store.selection import resolve_side
 
     base, cont = resolve_side(store, baseline), resolve_side(store, contender)
     if base.run_id == cont.run_id and base.env_name == cont.env_name:
         raise UsageError("baseline and contender are the same results: name two runs or two environments")
+    replayed = None
+    if base.run_id == cont.run_id and "time" in metrics:
+        replayed = replay(store, store.get_run(base.run_id), base.env_name, cont.env_name, threshold=threshold)
     cases: dict[Any, Any] = {}
     notes: list[str] = []
     for metric in metrics:
+        if metric == "time" and replayed is not None:
+            continue
         inputs, metric_notes = case_inputs(base, cont, metric, allow_cross_machine=cross_machine)
         notes.extend(metric_notes)
         for label, case in inputs.items():
             cases[label if metric == "time" else f"{label} [{metric}]"] = case
-    if not cases:
+    if replayed is not None:
+        notes.append("time verdicts as the run's --until-decided looks reached them (each case at the alpha of "
+                     "its last look); other metrics compared as their own family")
+    elif not cases:
         raise UsageError("no case ran successfully on both sides: nothing to compare")
-    return compare_suite(cases, threshold=threshold, alpha=alpha, method=method), notes
+    others = compare_suite(cases, threshold=threshold, alpha=alpha, method=method) if cases else []
+    return [*(replayed or []), *others], notes
 
 
 def compare(
@@ -182,13 +193,21 @@ def env_clean(keys: Annotated[list[str] | None, typer.Argument(help="keys (or pr
 
 
 def calibration_table(report: Any) -> Table:
+    from colbench.render.fmt import fmt_seconds
+
     table = Table(title=f"A/A calibration at threshold {report.threshold:.0%}, alpha {report.alpha}")
-    for column in ("case", "blocks", "CV iterations", "CV processes", "verdict", "ratio [CI]", "processes needed"):
+    for column in ("case", "blocks", "basis", "CV iterations", "CV processes", "sigma per block", "verdict",
+                   "ratio [CI]", "MDE 95%", f"blocks for {report.effect:.0%}"):
         table.add_column(column)
     for case in report.cases:
-        table.add_row(str(case.key), str(case.n), f"{case.cv_iterations:.2%}", f"{case.cv_processes:.2%}",
-                      str(case.verdict), f"{case.ratio:.4f} [{case.ci_low:.4f}, {case.ci_high:.4f}]",
-                      f"[yellow]{case.needed} (noisy)[/yellow]" if case.noisy else str(case.needed))
+        needed = "-" if case.needed is None else str(case.needed)
+        if case.needed_s:
+            needed += f" ({fmt_seconds(case.needed_s)})"
+        mde = f"{case.mde_95:.1%}" if case.mde_95 == case.mde_95 and case.mde_95 != float("inf") else "-"
+        table.add_row(str(case.key), str(case.n), case.basis, f"{case.cv_iterations:.2%}", f"{case.cv_processes:.2%}",
+                      f"{case.sigma_log:.2%}", str(case.verdict),
+                      f"{case.ratio:.4f} [{case.ci_low:.4f}, {case.ci_high:.4f}]", mde,
+                      f"[yellow]{needed}[/yellow]" if case.noisy else needed)
     return table
 
 
@@ -196,91 +215,136 @@ def summarize_calibration(report: Any) -> str:
     return (f"false-positive rate {report.false_positive_rate:.1%} ({sum(c.false_positive for c in report.cases)} of "
             f"{len(report.cases)} cases), unadjusted p<=alpha {report.unadjusted_rejection_rate:.1%}, "
             f"no change {report.no_change_rate:.0%}, inconclusive {report.inconclusive_rate:.0%}; "
-            f"{len(report.noisy)} case(s) too noisy for this many processes")
+            f"{len(report.noisy)} case(s) need more blocks than this run had to catch a {report.effect:.0%} "
+            "slowdown with 95% power")
 
 
-def aa_inputs(results: list[dict[str, Any]]) -> dict[str, Any]:
-    from colbench.analysis.compare import CaseInput
-    from colbench.analysis.sides import case_label
-
-    grouped: dict[str, dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
-    for r in results:
-        if r["status"] == "ok":
-            grouped[case_label(r)][r["env_name"]].append(r)
-    cases = {}
-    for label, sides in grouped.items():
-        a, b = sides.get("A", []), sides.get("B", [])
-        if a and b:
-            cases[label] = CaseInput(baseline=[r["samples"]["wall_s"] for r in a],
-                                     contender=[r["samples"]["wall_s"] for r in b],
-                                     baseline_blocks=[r["block"] for r in a], contender_blocks=[r["block"] for r in b])
-    return cases
-
-
-def compare_envs_of_run(db: Any, run_doc: dict[str, Any], plan: Any, envs: list[Any], config: Any, *,
-                        threshold: float, alpha: float, max_looks: int = 1) -> None:
-    """After a run with several environments: each against the first, paired by block. With max_looks > 1
-    (`--until-decided`), inconclusive cases get more blocks, with alpha spent over the looks."""
-    from colbench.analysis.sequential import SequentialCompare
+def aa_inputs(results: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, float]]:
+    """The A/A comparisons of a calibration run (time, on the basis the verdict rule picks) and the seconds
+    one block of each case took."""
     from colbench.analysis.sides import case_inputs, short_labels
-    from colbench.cli.main import run_and_store
     from colbench.model.records import Side
-    from colbench.store.base import ResultQuery
 
-    run_id = run_doc["run_id"]
-    baseline = envs[0].name
-    step = config.processes
-    for contender in envs[1:]:
-        sequential = SequentialCompare(alpha=alpha, threshold=threshold, max_looks=max_looks)
-        while True:
-            results = db.results(ResultQuery(run_ids=(run_id,)))
-            sides = [Side(name, run_id, name, [r for r in results if r["env_name"] == name])
-                     for name in (baseline, contender.name)]
-            inputs, notes = case_inputs(*sides, metric="time")
-            outcome = sequential.look(inputs)
-            if not sequential.pending or sequential.exhausted:
-                break
-            pending = set(sequential.pending)
-            ids = {case_id for case_id, label in short_labels(results).items() if label in pending}
-            config.processes += step
-            run_doc["config"]["processes"] = config.processes
-            console.print(f"look {sequential.looks_done}/{max_looks}: {len(pending)} case(s) inconclusive, "
-                          f"adding {step} blocks")
-            run_doc = run_and_store(db, config, plan, [envs[0], contender], run_doc,
-                                    only_cases=lambda case, ids=ids: case.case_id in ids)
-        print_comparisons(list(outcome.values()), "table", baseline, contender.name, notes)
+    run_id = results[0]["run_id"] if results else ""
+    sides = [Side(env, run_id, env, [r for r in results if r["env_name"] == env]) for env in ("A", "B")]
+    cases, _ = case_inputs(*sides, metric="time")
+    labels = short_labels(results)
+    seconds: dict[str, float] = defaultdict(float)
+    blocks: dict[str, set[int]] = defaultdict(set)
+    for r in results:
+        span = (r.get("process") or {}).get("spawn_to_result_s")
+        if span:
+            seconds[labels[r["case_id"]]] += float(span)
+            blocks[labels[r["case_id"]]].add(r["block"])
+    per_block = {label: seconds[label] / len(blocks[label]) for label in seconds if blocks[label]}
+    return cases, per_block
+
+
+_DURATION_UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def parse_duration(text: str, option: str = "--budget") -> float:
+    """'90s', '10m', '1h', '1h30m' or plain seconds → seconds."""
+    import re
+
+    cleaned = text.strip().lower().replace(" ", "")
+    parts = re.fullmatch(r"((\d+(\.\d+)?)h)?((\d+(\.\d+)?)m)?((\d+(\.\d+)?)s?)?", cleaned)
+    if not cleaned or parts is None:
+        raise UsageError(f"{option} {text!r}: write e.g. 90s, 10m, 1h or 1h30m")
+    hours, minutes, seconds = parts.group(2), parts.group(5), parts.group(8)
+    total = float(hours or 0) * 3600 + float(minutes or 0) * 60 + float(seconds or 0)
+    if total <= 0:
+        raise UsageError(f"{option} {text!r}: must be more than 0 seconds")
+    return total
+
+
+def compare_run_envs(db: Any, config: Any, plan: Any, envs: list[Any], run_doc: dict[str, Any] | None, *,
+                     threshold: float, alpha: float, until_decided: bool, budget_s: float,
+                     max_looks: int | None) -> Any:
+    """Run several environments and compare each against the first, paired by block. With `until_decided`,
+    inconclusive cases get more blocks while the time budget lasts (runner/session.py)."""
+    from colbench.cli.progress import RichProgress
+    from colbench.render.fmt import fmt_seconds
+    from colbench.runner.session import GateSettings, run_until_decided
+
+    settings = GateSettings(threshold=threshold, alpha=alpha, budget_s=budget_s, max_looks=max_looks,
+                            until_decided=until_decided)
+
+    def on_look(look: Any, next_look: Any) -> None:
+        used = f"{fmt_seconds(look.elapsed_s)} of the {fmt_seconds(budget_s)} budget"
+        if next_look is None:
+            if look.pending:
+                console.print(f"look {look.number}: {look.pending} comparison(s) still inconclusive, {used}: "
+                              "no time for more blocks")
+            return
+        console.print(f"look {look.number}: {look.pending} comparison(s) inconclusive, {used}; adding "
+                      f"{next_look.blocks} blocks{' (last look)' if next_look.final else ''}")
+
+    return run_until_decided(db, config, plan, envs, settings, observer=RichProgress(console), run=run_doc,
+                             on_look=on_look)
+
+
+def print_session(session: Any, fmt: str = "table") -> None:
+    """The verdicts of every contender, then what stayed inconclusive and the smallest change it could see."""
+    from colbench.analysis.compare_format import format_mde
+    from colbench.render.fmt import fmt_seconds
+
+    for contender, comparisons in session.comparisons.items():
+        print_comparisons(comparisons, fmt, session.baseline, contender, session.notes)
+    why = {"decided": "every comparison decided", "budget": "time budget spent", "looks": "most looks reached"}
+    spent = sum(look.alpha for look in session.looks)
+    console.print(f"{len(session.looks)} look(s) in {fmt_seconds(session.elapsed_s)}: {why[session.stopped]}; "
+                  f"alpha {spent:.2g} spent over the looks")
+    for c in session.inconclusive:
+        console.print(f"[yellow]inconclusive[/yellow] {c.label}: {c.reason}; after {c.n_blocks} blocks it could "
+                      f"have caught a slowdown of {format_mde(c)} (80% / 95% power)", highlight=False)
 
 
 def calibrate(
-    targets: Annotated[list[str], typer.Argument(help="suite or benchmarks to calibrate")],
+    targets: Annotated[list[str] | None, typer.Argument(help="suite or benchmarks to calibrate")] = None,
     param: Annotated[list[str] | None, typer.Option("--param", "-p", help="NAME=V1,V2 (repeatable)")] = None,
     processes: Annotated[int, typer.Option(min=2, help="interleaved A/A blocks per case")] = 12,
     iterations: Annotated[int | None, typer.Option(min=1)] = None,
     warmup: Annotated[int | None, typer.Option(min=0)] = None,
     threshold: Annotated[str, typer.Option(help="smallest change that matters")] = "3%",
     alpha: Annotated[float, typer.Option(min=1e-6, max=0.5)] = 0.01,
+    effect: Annotated[float, typer.Option(min=0.001, max=1.0, help="slowdown a gate must catch (0.05 = 5%)")] = 0.05,
+    from_run: Annotated[str | None, typer.Option(help="analyse this earlier A/A run (environments A and B) "
+                                                 "instead of running one")] = None,
     store: StoreOption = None,
 ) -> None:
     """Run the suite A-vs-A (same environment twice, interleaved) and report each case's noise, the
-    false-positive rate of `compare` at these settings, and the processes noisy cases would need."""
+    false-positive rate of `compare` at these settings, the smallest slowdown each case could show (MDE), and the
+    blocks a gate needs to catch --effect with 95% power."""
     from colbench.analysis.calibrate import calibrate_suite
-    from colbench.cli.main import run_and_store
+    from colbench.cli.progress import RichProgress
     from colbench.model.params import parse_param_option
-    from colbench.runner.execute import EnvChoice, RunConfig
+    from colbench.runner.execute import EnvChoice, RunConfig, execute_run, start_run
     from colbench.runner.plan import make_plan
-    from colbench.store.base import ResultQuery
+    from colbench.store.base import ResultQuery, resolve_run_id
 
     @friendly
     def body() -> None:
-        overrides = dict(parse_param_option(option) for option in param or [])
-        config = RunConfig(targets=list(targets), overrides=overrides, iterations=iterations, warmup=warmup,
-                           processes=processes, run_name="calibration")
-        plan = make_plan(config.targets, config.overrides)
-        db = _store(store)
-        run_doc = run_and_store(db, config, plan, [EnvChoice(name="A", spec="@current"),
-                                                   EnvChoice(name="B", spec="@current")])
-        results = db.results(ResultQuery(run_ids=(run_doc["run_id"],)))
-        report = calibrate_suite(aa_inputs(results), threshold=parse_threshold(threshold), alpha=alpha)
+        if from_run:
+            db = _store(store, create=False)
+            run_id = resolve_run_id(db, from_run)
+        else:
+            if not targets:
+                raise UsageError("name a suite or benchmarks to calibrate (or --from-run RUN)")
+            overrides = dict(parse_param_option(option) for option in param or [])
+            config = RunConfig(targets=list(targets), overrides=overrides, iterations=iterations, warmup=warmup,
+                               processes=processes, run_name="calibration")
+            plan = make_plan(config.targets, config.overrides)
+            db = _store(store)
+            envs = [EnvChoice(name="A", spec="@current"), EnvChoice(name="B", spec="@current")]
+            run = start_run(db, config, plan, envs, sys.argv)
+            run_id = execute_run(db, run, plan, envs, config, RichProgress(console))["run_id"]
+        results = db.results(ResultQuery(run_ids=(run_id,)))
+        if {r["env_name"] for r in results} != {"A", "B"}:
+            raise UsageError(f"run {run_id} is not an A/A run with environments A and B")
+        cases, per_block = aa_inputs(results)
+        report = calibrate_suite(cases, threshold=parse_threshold(threshold), alpha=alpha, effect=effect,
+                                 seconds_per_block=per_block)
         console.print(calibration_table(report))
         console.print(summarize_calibration(report))
 

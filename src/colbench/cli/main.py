@@ -69,9 +69,11 @@ def run(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="print the plan and its time estimate only")] = False,
     env: Annotated[list[str] | None, typer.Option("--env", help="NAME=SPEC: run in a uv environment with these "
                                                   "requirements (repeatable; SPEC '@current' = this one)")] = None,
-    until_decided: Annotated[bool, typer.Option("--until-decided", help="with several --env: add blocks of "
-                                                "processes to still-inconclusive cases")] = False,
-    max_looks: Annotated[int, typer.Option(min=2, help="--until-decided: most looks at the data")] = 4,
+    until_decided: Annotated[bool, typer.Option("--until-decided", help="with several --env: add blocks to "
+                                                "inconclusive cases until decided or --budget is spent")] = False,
+    budget: Annotated[str, typer.Option(help="--until-decided: time for the whole run, e.g. 90s, 10m, 1h")] = "10m",
+    max_looks: Annotated[int | None, typer.Option(min=2, help="--until-decided: most looks at the data "
+                                                  "(default: as many as the budget allows)")] = None,
     threshold: Annotated[str, typer.Option(help="with several --env: smallest change that matters")] = "3%",
     alpha: Annotated[float, typer.Option(min=1e-6, max=0.5, help="with several --env: suite-wide error rate")] = 0.01,
 ) -> None:
@@ -79,11 +81,13 @@ def run(
 
     Exit codes: 0 when the run finished (some cases may have errors, shown in the table), 2 for bad input,
     3 when every case of the run ended in an error, 1 when `--env` comparisons found a regression."""
+    from colbench.cli.compare_cmd import parse_duration, parse_threshold
     from colbench.model.params import parse_param_option, split_values
     from colbench.runner.execute import RunConfig, config_from_run, git_commit
     from colbench.runner.plan import make_plan
     from colbench.store.base import resolve_run_id
 
+    budget_s, threshold_value = parse_duration(budget), parse_threshold(threshold)
     run_doc = None
     if resume:
         given = {"targets": targets, "--param": param, "--threads": threads, "--cache": cache, "--env": env,
@@ -125,15 +129,22 @@ def run(
         config.processes = AB_DEFAULT_PROCESSES
         console.print(f"{len(envs)} environments: {AB_DEFAULT_PROCESSES} interleaved blocks per case "
                       "(enough for suite-wide verdicts; --processes to change)")
+    if len(envs) > 1:
+        from colbench.cli.compare_cmd import compare_run_envs, print_session
+
+        db = _store(store)
+        session = compare_run_envs(db, config, plan, envs, run_doc, threshold=threshold_value, alpha=alpha,
+                                   until_decided=until_decided, budget_s=budget_s, max_looks=max_looks)
+        _show_run(db, session.run["run_id"], "table")
+        _show_claims(db, session.run)
+        print_session(session)
+        if any(str(c.verdict) == "regression" for comps in session.comparisons.values() for c in comps):
+            raise typer.Exit(1)
+        return
     finished = run_and_store(_store(store), config, plan, envs, run_doc)
     db = _store(store)
     _show_run(db, finished["run_id"], "table")
     _show_claims(db, finished)
-    if len(envs) > 1:
-        from colbench.cli.compare_cmd import compare_envs_of_run, parse_threshold
-
-        compare_envs_of_run(db, finished, plan, envs, config, threshold=parse_threshold(threshold), alpha=alpha,
-                            max_looks=max_looks if until_decided else 1)
     if _every_case_failed(db, finished["run_id"]):
         err_console.print("[red]colbench: every case of this run ended in an error[/red] (see the table above)",
                           highlight=False, soft_wrap=True)

@@ -38,14 +38,36 @@ def _cpu_times() -> tuple[float, float]:
     return usage.ru_utime, usage.ru_stime
 
 
+def _run_delay_ns() -> int | None:
+    """Nanoseconds this process's threads have spent runnable but waiting for a CPU (Linux schedstat)."""
+    total = 0
+    try:
+        tasks = os.listdir("/proc/self/task")
+    except OSError:
+        return None
+    for task in tasks:
+        try:
+            with open(f"/proc/self/task/{task}/schedstat", "rb") as f:
+                total += int(f.read().split()[1])
+        except (OSError, ValueError, IndexError):
+            continue  # a thread that ended meanwhile
+    return total
+
+
 def _timed(bench: Benchmark, ctx: Context) -> tuple[dict[str, float], Any]:
     bench.before_each(ctx)
+    delay0 = _run_delay_ns()
     user0, sys0 = _cpu_times()
     t0 = time.perf_counter_ns()
     output = bench.run(ctx)
     t1 = time.perf_counter_ns()
     user1, sys1 = _cpu_times()
+    delay1 = _run_delay_ns()
     sample = {"wall_s": (t1 - t0) / 1e9, "cpu_user_s": user1 - user0, "cpu_sys_s": sys1 - sys0}
+    if delay0 is not None and delay1 is not None:
+        # time the worker was ready to run but another job held the CPU: tells waiting for a CPU (a busy
+        # machine) from waiting for I/O (the case itself); see analysis/basis.py
+        sample["run_delay_s"] = max(0, delay1 - delay0) / 1e9
     sample.update(ctx.iteration_metrics)
     ctx.iteration_metrics.clear()
     return sample, output
