@@ -56,7 +56,17 @@ METRIC_DIRECTIONS: dict[str, Direction] = {
     "memory": "lower_is_better",
     "file_size": "lower_is_better",
     "throughput": "higher_is_better",
+    "instructions": "lower_is_better",
 }
+
+#: Smallest change that matters, per metric, when the caller names none. Instruction counts repeat to ~0.05%
+#: (docs/metrics.md), so a 1% change in them is both detectable and worth a look.
+DEFAULT_THRESHOLD = 0.03
+METRIC_THRESHOLDS: dict[str, float] = {"instructions": 0.01}
+
+
+def default_threshold(metric: str) -> float:
+    return METRIC_THRESHOLDS.get(metric, DEFAULT_THRESHOLD)
 
 
 class Verdict(StrEnum):
@@ -72,7 +82,7 @@ class CaseInput:
 
     `baseline_blocks` / `contender_blocks` give the block index of each process (same order as the
     process lists); when both are given the comparison is paired by block. `direction` defaults to the
-    metric's (see `METRIC_DIRECTIONS`).
+    metric's (see `METRIC_DIRECTIONS`). `threshold`, when set, replaces the suite's for this comparison.
     """
 
     baseline: Samples
@@ -81,6 +91,7 @@ class CaseInput:
     metric: str = "time"
     baseline_blocks: Sequence[int] | None = None
     contender_blocks: Sequence[int] | None = None
+    threshold: float | None = None
 
     @property
     def resolved_direction(self) -> Direction:
@@ -276,6 +287,7 @@ _CHANGE_WORDS = {
     "time": ("slower", "faster"),
     "memory": ("larger", "smaller"),
     "file_size": ("larger", "smaller"),
+    "instructions": ("more instructions", "fewer instructions"),
 }
 
 
@@ -361,7 +373,8 @@ def compare_suite(
     levels = _interval_levels(p_adj, alpha, method, m)
     out = []
     for prep, p, pa, level in zip(prepared, raw_p, p_adj, levels, strict=True):
-        verdict, reason, lo, hi = _verdict(prep, level, pa, threshold, alpha)
+        case_threshold = prep.case.threshold or threshold
+        verdict, reason, lo, hi = _verdict(prep, level, pa, case_threshold, alpha)
         estimate = prep.analysis.estimate if prep.analysis is not None else math.nan
         if prep.analysis is None and prep.locs_b.size and prep.locs_c.size:
             estimate = math.log(np.median(prep.locs_c) / np.median(prep.locs_b))
@@ -386,7 +399,7 @@ def compare_suite(
                 contender_median=float(np.median(prep.locs_c)) if prep.locs_c.size else math.nan,
                 baseline_cv=_between_cv(prep.locs_b),
                 contender_cv=_between_cv(prep.locs_c),
-                threshold=threshold,
+                threshold=case_threshold,
                 alpha=alpha,
                 method=method,
             )

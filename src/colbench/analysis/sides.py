@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from colbench.analysis.compare import CaseInput
+from colbench.model.result import METRIC_SERIES
 from colbench.store.base import ResultQuery, Store, StoreError, resolve_run_id
 
-METRICS = ("time", "memory", "file_size")
+METRICS = ("time", "memory", "file_size", "instructions")
 
 
 @dataclass
@@ -81,8 +82,8 @@ def short_labels(results: list[dict[str, Any]]) -> dict[str, str]:
 
 
 def _per_process(result: dict[str, Any], metric: str) -> list[float] | None:
-    if metric == "time":
-        values = (result.get("samples") or {}).get("wall_s") or []
+    if metric in METRIC_SERIES:
+        values = (result.get("samples") or {}).get(METRIC_SERIES[metric]) or []
         return [v for v in values if v is not None] or None
     if metric == "memory":
         value = (result.get("memory") or {}).get("peak_rss_bytes")
@@ -111,12 +112,12 @@ def case_inputs(baseline: Side, contender: Side, metric: str = "time",
     for case_id in [c for c in sides[0] if c in sides[1]]:
         base = [(r, _per_process(r, metric)) for r in sides[0][case_id] if r["status"] == "ok"]
         cont = [(r, _per_process(r, metric)) for r in sides[1][case_id] if r["status"] == "ok"]
+        label = labels[case_id]
+        if metric == "time" and (not base or not cont):
+            notes.append(f"{label}: no successful results on one side")
         base = [(r, v) for r, v in base if v]
         cont = [(r, v) for r, v in cont if v]
-        label = labels[case_id]
         if not base or not cont:
-            if metric == "time":
-                notes.append(f"{label}: no successful results on one side")
             continue
         cases[label] = CaseInput(
             baseline=[v for _, v in base], contender=[v for _, v in cont], metric=metric,

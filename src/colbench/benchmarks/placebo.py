@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 
 from colbench.model.benchmark import Benchmark, Context, OutputCheck, Work
 from colbench.model.params import Grid, Param, non_negative
+from colbench.runner.extra_work import busy
 
 ERRORS = ("none", "exception", "segfault", "oom", "hang", "junk")
 
@@ -34,12 +35,17 @@ class Placebo(Benchmark):
         Param("error", default=("none",), choices=ERRORS, help="how to fail: exception, segfault, oom "
               "(allocate until the memory limit), hang (past the timeout), junk (garbage on stdout/stderr)"),
         Param("threads", default=(1,), type=int, check=lambda v: None if v > 0 else "must be > 0"),
+        Param("work", default=(0,), type=int, check=non_negative, help="units of deterministic CPU work per "
+              "iteration, after the busy wait: the same instructions every time (for --measure instructions)"),
+        Param("setup_work", default=(0,), type=int, check=non_negative, help="units of the same work in setup "
+              "(untimed)"),
     ))
 
     def estimate_seconds(self, params: dict[str, Any]) -> float | None:
         return float(params["duration"])
 
     def setup(self, ctx: Context) -> None:
+        busy(int(ctx.params["setup_work"]))
         ctx.state["hoard"] = []
         # A known slowdown for testing comparisons: `--env slow="@current COLBENCH_PLACEBO_FACTOR=1.06"`
         ctx.state["factor"] = float(os.environ.get("COLBENCH_PLACEBO_FACTOR", "1"))
@@ -63,7 +69,7 @@ class Placebo(Benchmark):
             sys.stdout.flush()
             sys.stderr.buffer.write(os.urandom(256) + b"\n")
             sys.stderr.flush()
-        return spin(float(ctx.params["duration"]) * ctx.state["factor"])
+        return spin(float(ctx.params["duration"]) * ctx.state["factor"]) + busy(int(ctx.params["work"]))
 
     def after_each(self, ctx: Context, output: Any) -> OutputCheck:
         return OutputCheck(rows=1, columns=1, checksum=hashlib.sha1(b"placebo").hexdigest()[:8])

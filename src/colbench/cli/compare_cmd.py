@@ -14,7 +14,10 @@ from colbench.cli.common import StoreOption, UsageError, _store, console, friend
 env_app = typer.Typer(help="uv environments for comparing library versions.", no_args_is_help=True)
 
 
-def parse_threshold(text: str) -> float:
+def parse_threshold(text: str | None) -> float | None:
+    """`3%` or `0.03` → 0.03; None (not given) stays None: each metric then uses its own default."""
+    if text is None:
+        return None
     try:
         value = float(text.rstrip("%")) / (100 if text.endswith("%") else 1)
     except ValueError:
@@ -45,34 +48,54 @@ def print_comparisons(comparisons: list[Any], fmt: str, baseline: str, contender
             typer.echo(f"note: {note}", err=True)
 
 
-def compare_sides(store: Any, baseline: str, contender: str, *, threshold: float, alpha: float, method: str,
-                  metrics: list[str], cross_machine: bool = False) -> tuple[list[Any], list[str]]:
-    from colbench.analysis.compare import compare_suite
-    from colbench.analysis.sides import case_inputs, resolve_side
+METRIC_SUFFIX = " [{}]"
 
-    base, cont = resolve_side(store, baseline), resolve_side(store, contender)
-    if base.run_id == cont.run_id and base.env_name == cont.env_name:
-        raise UsageError("baseline and contender are the same results: name two runs or two environments")
-    cases: dict[Any, Any] = {}
+
+def metric_cases(base: Any, cont: Any, metrics: list[str], threshold: float | None,
+                 cross_machine: bool = False) -> tuple[dict[str, Any], list[str]]:
+    """CaseInputs of every metric, keyed `label` for time and `label [metric]` for the others. Without an
+    explicit threshold each metric gets its own default (3%, instructions 1%)."""
+    from dataclasses import replace
+
+    from colbench.analysis.compare import default_threshold
+    from colbench.analysis.sides import case_inputs
+
+    cases: dict[str, Any] = {}
     notes: list[str] = []
     for metric in metrics:
         inputs, metric_notes = case_inputs(base, cont, metric, allow_cross_machine=cross_machine)
         notes.extend(metric_notes)
         for label, case in inputs.items():
-            cases[label if metric == "time" else f"{label} [{metric}]"] = case
+            if threshold is None:
+                case = replace(case, threshold=default_threshold(metric))
+            cases[label if metric == "time" else label + METRIC_SUFFIX.format(metric)] = case
+    return cases, notes
+
+
+def compare_sides(store: Any, baseline: str, contender: str, *, threshold: float | None, alpha: float, method: str,
+                  metrics: list[str], cross_machine: bool = False) -> tuple[list[Any], list[str]]:
+    from colbench.analysis.compare import DEFAULT_THRESHOLD, compare_suite
+    from colbench.analysis.sides import resolve_side
+
+    base, cont = resolve_side(store, baseline), resolve_side(store, contender)
+    if base.run_id == cont.run_id and base.env_name == cont.env_name:
+        raise UsageError("baseline and contender are the same results: name two runs or two environments")
+    cases, notes = metric_cases(base, cont, metrics, threshold, cross_machine)
     if not cases:
         raise UsageError("no case ran successfully on both sides: nothing to compare")
-    return compare_suite(cases, threshold=threshold, alpha=alpha, method=method), notes
+    return compare_suite(cases, threshold=threshold or DEFAULT_THRESHOLD, alpha=alpha, method=method), notes
 
 
 def compare(
     baseline: Annotated[str, typer.Argument(help="run id / name / latest, an environment of the latest run, "
                                             "or RUN:ENV")],
     contender: Annotated[str, typer.Argument(help="the same forms as BASELINE")],
-    threshold: Annotated[str, typer.Option(help="smallest change that matters, e.g. 3%")] = "3%",
+    threshold: Annotated[str | None, typer.Option(help="smallest change that matters, e.g. 3% (default 3%, "
+                                                  "1% for instructions)")] = None,
     alpha: Annotated[float, typer.Option(min=1e-6, max=0.5, help="suite-wide error rate")] = 0.01,
     method: Annotated[str, typer.Option(help="multiplicity control: holm or bh")] = "holm",
-    metric: Annotated[list[str] | None, typer.Option(help="time, memory, file_size (repeatable; default all)")] = None,
+    metric: Annotated[list[str] | None, typer.Option(help="time, memory, file_size, instructions (repeatable; "
+                                                     "default all that were measured)")] = None,
     fmt: Annotated[str, typer.Option("--format", "-f", help="table, markdown or json")] = "table",
     fail_on_inconclusive: Annotated[bool, typer.Option(help="exit 3 when any verdict is inconclusive")] = False,
     cross_machine: Annotated[bool, typer.Option(help="allow sides from different machines")] = False,
@@ -81,6 +104,7 @@ def compare(
     """Compare two runs or environments: ratio with a confidence interval and a verdict per case.
     Exit 0: no regression; 1: regression found; 3: inconclusive (with --fail-on-inconclusive); 2: usage error."""
     from colbench.analysis.compare import exit_code
+    from colbench.analysis.sides import METRICS
 
     @friendly
     def body() -> int:
@@ -88,10 +112,10 @@ def compare(
             raise UsageError(f"--format {fmt!r}: choose table, markdown or json")
         if method not in ("holm", "bh"):
             raise UsageError(f"--method {method!r}: choose holm or bh")
-        metrics = metric or ["time", "memory", "file_size"]
-        unknown = [m for m in metrics if m not in ("time", "memory", "file_size")]
+        metrics = metric or list(METRICS)
+        unknown = [m for m in metrics if m not in METRICS]
         if unknown:
-            raise UsageError(f"--metric {unknown[0]!r}: choose time, memory or file_size")
+            raise UsageError(f"--metric {unknown[0]!r}: choose {', '.join(METRICS)}")
         db = _store(store, create=False)
         comparisons, notes = compare_sides(db, baseline, contender, threshold=parse_threshold(threshold),
                                            alpha=alpha, method=method, metrics=metrics,
@@ -108,10 +132,13 @@ def history(
     machine: Annotated[str | None, typer.Option(help="machine name or id (default: this machine)")] = None,
     min_size: Annotated[int, typer.Option(min=2, help="minimum points between change points")] = 5,
     fmt: Annotated[str, typer.Option("--format", "-f", help="table or json")] = "table",
+    metric: Annotated[str, typer.Option(help="time (wall seconds) or instructions")] = "time",
     store: StoreOption = None,
 ) -> None:
     """A case's results over time (commits, versions or dates), with change points (e-divisive means)."""
     from colbench.analysis.history import case_histories, pick_machine
+    from colbench.model.result import METRIC_SERIES
+    from colbench.render.fmt import fmt_instructions
 
     @friendly
     def body() -> None:
@@ -121,11 +148,17 @@ def history(
             if not sep:
                 raise UsageError(f"--param {option!r}: write NAME=VALUE")
             filters[name] = value
+        if metric not in METRIC_SERIES:
+            raise UsageError(f"--metric {metric!r}: choose {' or '.join(METRIC_SERIES)}")
         db = _store(store, create=False)
         machine_id = pick_machine(db, benchmark, machine)
-        histories = case_histories(db, benchmark, machine_id, filters, min_size=min_size)
+        histories = case_histories(db, benchmark, machine_id, filters, min_size=min_size, metric=metric)
         if not histories:
-            raise UsageError(f"no successful results of {benchmark} on machine {machine_id} match those params")
+            measured = "" if metric == "time" else f" with {metric} measured (`run --measure {metric}`)"
+            raise UsageError(f"no successful results of {benchmark} on machine {machine_id} match those "
+                             f"params{measured}")
+        show = (lambda v: f"{v * 1e3:.3f} ms") if metric == "time" else (lambda v: fmt_instructions(v) + " instr")
+        digits = 1 if metric == "time" else 3  # instruction counts repeat to hundredths of a percent
         if fmt == "json":
             typer.echo(json.dumps([h.to_dict() for h in histories], indent=2, default=str))
             return
@@ -137,15 +170,15 @@ def history(
             for i, point in enumerate(h.points):
                 cp = changes.get(i)
                 mark = f"[bold]{cp.magnitude:+.1%}[/bold] (p={cp.p_value:.3f})" if cp else ""
-                table.add_row(point.when[:19], point.label, f"{point.median * 1e3:.3f} ms", f"±{point.cv:.1%}"
+                table.add_row(point.when[:19], point.label, show(point.median), f"±{point.cv:.{digits}%}"
                               if point.cv == point.cv else "-", str(point.processes), mark)
             console.print(table)
             if not h.change_points:
                 console.print(h.note or "no change point")
             for cp in h.change_points:
                 console.print(f"change point at {h.points[cp.index].label} ({h.points[cp.index].when[:10]}): "
-                              f"{cp.magnitude:+.1%}, median {cp.before_median * 1e3:.3f} → "
-                              f"{cp.after_median * 1e3:.3f} ms, p={cp.p_value:.3f}")
+                              f"{cp.magnitude:+.1%}, median {show(cp.before_median)} → "
+                              f"{show(cp.after_median)}, p={cp.p_value:.3f}")
 
     body()
 
@@ -214,28 +247,33 @@ def aa_inputs(results: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def compare_envs_of_run(db: Any, run_doc: dict[str, Any], plan: Any, envs: list[Any], config: Any, *,
-                        threshold: float, alpha: float, max_looks: int = 1) -> None:
-    """After a run with several environments: each against the first, paired by block. With max_looks > 1
-    (`--until-decided`), inconclusive cases get more blocks, with alpha spent over the looks."""
+                        threshold: float | None, alpha: float, max_looks: int = 1) -> None:
+    """After a run with several environments: each against the first, paired by block, on every metric the run
+    measured. With max_looks > 1 (`--until-decided`), inconclusive cases get more blocks, with alpha spent over
+    the looks."""
+    from colbench.analysis.compare import DEFAULT_THRESHOLD
     from colbench.analysis.sequential import SequentialCompare
-    from colbench.analysis.sides import Side, case_inputs, short_labels
+    from colbench.analysis.sides import Side, short_labels
     from colbench.cli.main import run_and_store
     from colbench.store.base import ResultQuery
 
     run_id = run_doc["run_id"]
     baseline = envs[0].name
     step = config.processes
+    measured = getattr(config, "measure", ("wall",))
+    metrics = [m for m, asked in (("time", "wall"), ("instructions", "instructions")) if asked in measured]
+    suffixes = [METRIC_SUFFIX.format(m) for m in metrics if m != "time"]
     for contender in envs[1:]:
-        sequential = SequentialCompare(alpha=alpha, threshold=threshold, max_looks=max_looks)
+        sequential = SequentialCompare(alpha=alpha, threshold=threshold or DEFAULT_THRESHOLD, max_looks=max_looks)
         while True:
             results = db.results(ResultQuery(run_ids=(run_id,)))
             sides = [Side(name, run_id, name, [r for r in results if r["env_name"] == name])
                      for name in (baseline, contender.name)]
-            inputs, notes = case_inputs(*sides, metric="time")
+            inputs, notes = metric_cases(*sides, metrics, threshold)
             outcome = sequential.look(inputs)
             if not sequential.pending or sequential.exhausted:
                 break
-            pending = set(sequential.pending)
+            pending = {_without_suffix(str(key), suffixes) for key in sequential.pending}
             ids = {case_id for case_id, label in short_labels(results).items() if label in pending}
             config.processes += step
             run_doc["config"]["processes"] = config.processes
@@ -244,6 +282,12 @@ def compare_envs_of_run(db: Any, run_doc: dict[str, Any], plan: Any, envs: list[
             run_doc = run_and_store(db, config, plan, [envs[0], contender], run_doc,
                                     only_cases=lambda case, ids=ids: case.case_id in ids)
         print_comparisons(list(outcome.values()), "table", baseline, contender.name, notes)
+
+
+def _without_suffix(label: str, suffixes: list[str]) -> str:
+    for suffix in suffixes:
+        label = label.removesuffix(suffix)
+    return label
 
 
 def calibrate(

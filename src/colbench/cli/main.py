@@ -53,8 +53,11 @@ def run(
     until_decided: Annotated[bool, typer.Option("--until-decided", help="with several --env: add blocks of "
                                                 "processes to still-inconclusive cases")] = False,
     max_looks: Annotated[int, typer.Option(min=2, help="--until-decided: most looks at the data")] = 4,
-    threshold: Annotated[str, typer.Option(help="with several --env: smallest change that matters")] = "3%",
+    threshold: Annotated[str | None, typer.Option(help="with several --env: smallest change that matters "
+                                                  "(default 3%, 1% for instructions)")] = None,
     alpha: Annotated[float, typer.Option(min=1e-6, max=0.5, help="with several --env: suite-wide error rate")] = 0.01,
+    measure: Annotated[str, typer.Option(help="wall, instructions (counted under Valgrind, Python workers), or "
+                                         "wall,instructions; see docs/metrics.md")] = "wall",
 ) -> None:
     """Run benchmarks, each case in fresh worker processes, storing every result as it completes."""
     from colbench.model.params import parse_param_option
@@ -80,8 +83,16 @@ def run(
         config = RunConfig(targets=list(targets or []), overrides=overrides, iterations=iterations, warmup=warmup,
                            processes=processes, timeout_s=timeout,
                            memory_limit_bytes=parse_size(memory_limit) if memory_limit else None,
-                           run_name=run_name, seed=seed, scale=scale, commit=commit_info, machine_name=machine)
+                           run_name=run_name, seed=seed, scale=scale, commit=commit_info, machine_name=machine,
+                           measure=parse_measure_option(measure))
     plan = make_plan(config.targets, config.overrides, config.scale)
+    if "instructions" in config.measure:
+        from colbench.runner.execute import counting_toolchain
+        from colbench.runner.instructions import restrict_plan
+
+        restrict_plan(plan, config.measure)
+        if not dry_run:
+            counting_toolchain(config)  # fail now, in one line, when Valgrind or a compiler is missing
     for bench, params, reason in plan.skipped:
         err_console.print(f"[yellow]skipped[/yellow] {bench} {_short(params)}: {reason}", highlight=False)
     if dry_run:
@@ -103,6 +114,15 @@ def run(
 
 
 AB_DEFAULT_PROCESSES = 12
+
+
+def parse_measure_option(text: str) -> tuple[str, ...]:
+    from colbench.runner.instructions import parse_measure
+
+    try:
+        return parse_measure(text)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def build_envs(options: list[str]) -> list[Any]:
@@ -199,7 +219,9 @@ def _print_plan(plan: Any, config: Any, store_url: str | None, envs: int = 1) ->
              f"start-up assumed for {', '.join(est.assumed_startup)} (never run on this machine)"
              if est.assumed_startup else "",
              f"{est.unknown_cases} of {len(plan.cases)} cases have no estimate (no history on this machine): "
-             "the total leaves their run time out" if est.unknown_cases else ""]
+             "the total leaves their run time out" if est.unknown_cases else "",
+             "instructions are counted under Valgrind, 20–50× slower than the times above: not in this estimate"
+             if "instructions" in config.measure else ""]
     console.print(f"estimated time: {'at least ' if est.unknown_cases else ''}{fmt_seconds(est.seconds)}")
     for note in filter(None, notes):
         console.print(f"[dim]{note}[/dim]", highlight=False)

@@ -20,6 +20,10 @@ ERROR_KINDS = ("exception", "check", "oom", "invalid", "crash", "timeout", "no-r
 
 UNITS = {"wall_s": "s", "cpu_user_s": "s", "cpu_sys_s": "s"}
 
+#: metrics that are per-iteration sample series (compare, history, reports), and the series holding each:
+#: "time" is wall seconds, "instructions" the count under Valgrind (`run --measure instructions`)
+METRIC_SERIES = {"time": "wall_s", "instructions": "instructions"}
+
 
 def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)

@@ -69,4 +69,5 @@ def build_result(*, run: dict[str, Any], case_id: str, benchmark: str, params: d
         "commit": run.get("commit"),
         "warnings": document.get("warnings") or [],
         "error": document.get("error"),
+        "measure": document.get("measure") or {"metrics": ["wall"]},
     }

@@ -18,10 +18,14 @@ import tempfile
 import time
 import traceback
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from colbench.model.benchmark import Benchmark, CheckFailed, Context, OutputCheck
 from colbench.runner.pagecache import evict, read_through
+
+if TYPE_CHECKING:  # imported only by the cases that use them: most workers never load ctypes
+    from colbench.runner.callgrind_probe import CallgrindProbe
+    from colbench.runner.extra_work import ExtraWork
 
 PROTOCOL = 1
 
@@ -39,17 +43,68 @@ def _cpu_times() -> tuple[float, float]:
     return usage.ru_utime, usage.ru_stime
 
 
-def _timed(bench: Benchmark, ctx: Context) -> tuple[dict[str, float], Any]:
+def _timed(bench: Benchmark, ctx: Context, extra: ExtraWork | None = None) -> tuple[dict[str, float], Any]:
     bench.before_each(ctx)
     user0, sys0 = _cpu_times()
     t0 = time.perf_counter_ns()
     output = bench.run(ctx)
+    if extra is not None:
+        extra.run()
     t1 = time.perf_counter_ns()
     user1, sys1 = _cpu_times()
     sample = {"wall_s": (t1 - t0) / 1e9, "cpu_user_s": user1 - user0, "cpu_sys_s": sys1 - sys0}
     for name, value in ctx.extra.pop("iteration_metrics", {}).items():
         sample[name] = value
     return sample, output
+
+
+def _counted(bench: Benchmark, ctx: Context, probe: CallgrindProbe,
+             extra: ExtraWork | None = None) -> tuple[dict[str, float], Any]:
+    """Under callgrind: instructions of the timed call instead of times (which Valgrind makes meaningless)."""
+    bench.before_each(ctx)
+
+    def call() -> Any:
+        output = bench.run(ctx)
+        if extra is not None:
+            extra.run()
+        return output
+
+    count, output = probe.count(call)
+    ctx.extra.pop("iteration_metrics", None)  # a benchmark's own timings mean nothing under Valgrind
+    return {"instructions": count}, output
+
+
+def _instruments(spec: dict[str, Any]) -> tuple[CallgrindProbe | None, ExtraWork | None]:
+    """The instruction counter (for `"measure": "instructions"`) and injected extra work (COLBENCH_EXTRA_WORK)."""
+    probe = extra = None
+    if spec.get("measure", "wall") == "instructions":
+        from colbench.runner.callgrind_probe import ProbeUnavailable, open_probe
+
+        try:
+            probe = open_probe(spec)
+        except ProbeUnavailable as exc:
+            raise InvalidCase(str(exc)) from None
+    if os.environ.get("COLBENCH_EXTRA_WORK"):
+        from colbench.runner.extra_work import ExtraWork
+
+        try:
+            extra = ExtraWork.from_env()
+        except ValueError as exc:
+            raise InvalidCase(str(exc)) from None
+        if int(spec.get("warmup", 0)) < 1:
+            raise InvalidCase("COLBENCH_EXTRA_WORK is sized from the first warm-up iteration: use --warmup 1 or more")
+    return probe, extra
+
+
+def _size_extra_work(extra: ExtraWork, probe: CallgrindProbe | None, first: dict[str, float]) -> str:
+    if probe is not None:
+        return extra.calibrate(first["instructions"], lambda fn: probe.count(fn)[0], probe_units=10_000)
+
+    def wall(fn: Any) -> float:
+        t0 = time.perf_counter_ns()
+        fn()
+        return (time.perf_counter_ns() - t0) / 1e9
+    return extra.calibrate(first["wall_s"], wall, probe_units=200_000)
 
 
 def _append(samples: dict[str, list[float]], sample: dict[str, float]) -> None:
@@ -159,10 +214,12 @@ def run_case(spec: dict[str, Any]) -> dict[str, Any]:
     }
     ctx: Context | None = None
     bench: Benchmark | None = None
+    probe: CallgrindProbe | None = None
     set_up = False
     try:
         if spec.get("protocol") != PROTOCOL:
             raise InvalidCase(f"case protocol {spec.get('protocol')!r}; this worker speaks {PROTOCOL}")
+        probe, extra = _instruments(spec)
         bench = get_benchmark(spec["benchmark"])
         params = dict(spec["params"])
         known = set(bench.full_grid().names)
@@ -191,13 +248,17 @@ def run_case(spec: dict[str, Any]) -> dict[str, Any]:
             read_through(paths)
             result["cache"]["achieved"] = "warm"
         first = True
+        if probe is not None:
+            probe.start()
         for index in range(int(spec.get("warmup", 0)) + int(spec["iterations"])):
             if cache_mode == "cold":
                 result["cache"]["achieved"] = evict(paths, ctx.warn)
-            sample, output = _timed(bench, ctx)
+            sample, output = _timed(bench, ctx, extra) if probe is None else _counted(bench, ctx, probe, extra)
             if first:
                 result["first_iteration"] = dict(sample)
                 first = False
+                if extra is not None:
+                    ctx.warn(_size_extra_work(extra, probe, sample))
             target = result["warmup_samples"] if index < int(spec.get("warmup", 0)) else result["samples"]
             _append(target, sample)
             check = _check_output(bench, ctx, output)
@@ -220,6 +281,8 @@ def run_case(spec: dict[str, Any]) -> dict[str, Any]:
     except Exception as exc:  # the benchmark's own failure: record it, don't crash the worker
         _fail(result, "exception", f"{type(exc).__name__}: {exc}")
     finally:
+        if probe is not None:
+            probe.stop()
         if bench is not None and ctx is not None and set_up:
             try:
                 bench.teardown(ctx)

@@ -40,6 +40,8 @@ class Runtime:
     setup_script: str | None = None
     #: a guess used only until this machine has measured a start-up for the runtime
     assumed_startup_s: float = 1.0
+    #: why `--measure instructions` cannot count this worker's timed calls; None when it can
+    instructions_unsupported: str | None = None
 
     def worker_command(self, python: str = sys.executable) -> list[str]:
         reason = self.unavailable()
@@ -89,9 +91,12 @@ def _java_command(_python: str) -> list[str]:
 
 RUNTIMES: dict[str, Runtime] = {
     "python": Runtime("python", "Python", _python_command, lambda: None, assumed_startup_s=0.25),
-    "r": Runtime("r", "R", _r_command, _r_unavailable, setup_script="r/install.sh", assumed_startup_s=0.5),
+    "r": Runtime("r", "R", _r_command, _r_unavailable, setup_script="r/install.sh", assumed_startup_s=0.5,
+                 instructions_unsupported="the R worker has no callgrind client-request hook yet"),
     "java": Runtime("java", "Java", _java_command, _java_unavailable, setup_script="java/build.sh",
-                    assumed_startup_s=1.0),
+                    assumed_startup_s=1.0,
+                    instructions_unsupported="the Java worker has no callgrind hook, and the JIT compiles on "
+                    "background threads at varying times, so its counts would not repeat"),
 }
 
 
