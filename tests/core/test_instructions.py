@@ -59,7 +59,7 @@ def test_every_iteration_records_instructions_beside_wall_time(counted_home):
         assert r["status"] == "ok", r["error"]
         assert len(r["samples"]["instructions"]) == 2 and len(r["samples"]["wall_s"]) == 2
         assert all(v > 0 for v in r["samples"]["instructions"])
-        assert len(r["warmup_samples"]["instructions"]) == 1
+        assert "instructions" not in r["warmup_samples"]  # warm-ups run uncounted, at Valgrind's faster pace
         assert r["units"]["instructions"] == "instructions"
         measure = r["measure"]
         assert measure["metrics"] == ["wall", "instructions"]

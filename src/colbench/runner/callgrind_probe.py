@@ -4,8 +4,9 @@ The orchestrator (runner/instructions.py) starts the worker as
 `valgrind --tool=callgrind --instr-atstart=no … python -m colbench.worker`, builds the client-request helper
 library once, and names it and the dump directory in the environment. Here the worker
 
-- turns instrumentation on once, after setup (imports, data generation and `setup` ran uninstrumented, at
-  Valgrind's plain-translation speed, and are never counted);
+- turns instrumentation on once, before the first timed iteration: imports, data generation, `setup` and the
+  warm-up iterations run uninstrumented (several times faster) and are never counted — a warm-up is often the
+  call that imports a whole library, which instrumented would take minutes;
 - per iteration, outside the timed call: `before_each`, a `gc.collect()` (so every iteration starts with the
   same garbage-collector state), then CALLGRIND_ZERO_STATS; the timed call; CALLGRIND_DUMP_STATS_AT, whose
   dump file's `totals:` line is the count of that call alone, every thread included (callgrind keeps one cost

@@ -4,9 +4,10 @@
 `--env slow="@current COLBENCH_EXTRA_WORK=2%"` — adds a deterministic busy loop after the benchmark's own
 call, inside the timed region of every timed iteration. It is sized once per process, after the first warm-up
 iteration: the loop's cost per unit is measured in the metric being recorded (wall seconds, or instructions under
-callgrind), then enough units are run to add that fraction of the warm-up iteration's cost. So the regression it
+callgrind), then enough units are run to add that fraction of that iteration's cost. So the regression it
 injects is real work, of a known size in the metric that has to catch it; the worker's warnings say how many
-units it added. It needs at least one warm-up iteration (`--warmup 1`, the default).
+units it added. It needs at least one warm-up iteration (`--warmup 1`, the default). Under callgrind, where
+warm-ups are not counted, it is sized on one extra counted call of the benchmark before the timed iterations.
 """
 
 from __future__ import annotations

@@ -11,10 +11,10 @@ How only the timed call is counted — three ways were weighed:
   program executes itself; they need native code, so colbench compiles a 1 KB C helper (`HELPER_SOURCE`) with
   the system `cc` against Valgrind's own `valgrind/callgrind.h` on first use, caches it under
   `$COLBENCH_HOME/valgrind/`, and the worker loads it with ctypes (pytest-codspeed does the same with a cffi
-  extension). The worker switches instrumentation on after setup and, per iteration, zeroes the counters just
-  before `run` and dumps them just after: the dump's `totals:` is that one call, read back and removed at once.
-  The count includes a constant ~2,400 instructions of the ctypes round trip (measured on an empty region),
-  nothing else; uninstrumented setup also runs several times faster than instrumented code.
+  extension). The worker switches instrumentation on before the first timed iteration (setup and warm-ups run
+  uninstrumented, several times faster) and, per iteration, zeroes the counters just before `run` and dumps them
+  just after: the dump's `totals:` is that one call, read back and removed at once. The count includes a
+  constant ~2,400 instructions of the ctypes round trip (measured on an empty region), nothing else.
 - `--toggle-collect=FUNC` on a C function wrapping the call: needs the same compiled helper plus a callback
   through ctypes, and collection toggled that way is per thread, so Arrow's worker threads would be missed.
 - Two runs per process count (N timed iterations and 0) and their difference: no C needed, but twice the

@@ -58,9 +58,25 @@ def _timed(bench: Benchmark, ctx: Context, extra: ExtraWork | None = None) -> tu
     return sample, output
 
 
-def _counted(bench: Benchmark, ctx: Context, probe: CallgrindProbe,
-             extra: ExtraWork | None = None) -> tuple[dict[str, float], Any]:
-    """Under callgrind: instructions of the timed call instead of times (which Valgrind makes meaningless)."""
+def _counted(bench: Benchmark, ctx: Context, probe: CallgrindProbe, extra: ExtraWork | None,
+             timed_index: int) -> tuple[dict[str, float], Any]:
+    """Under callgrind: instructions of the timed call instead of times (which Valgrind makes meaningless).
+
+    Warm-ups (timed_index < 0) run uninstrumented and uncounted: first calls often import whole libraries
+    (pandas' readers import pandas), which instrumented would cost minutes. Instrumentation starts before the
+    first timed iteration, where COLBENCH_EXTRA_WORK is sized on one extra, uncounted call."""
+    if timed_index < 0:
+        bench.before_each(ctx)
+        output = bench.run(ctx)
+        ctx.extra.pop("iteration_metrics", None)
+        return {}, output
+    if timed_index == 0:
+        probe.start()
+        if extra is not None:
+            bench.before_each(ctx)
+            first, output = probe.count(lambda: bench.run(ctx))
+            del output
+            ctx.warn(extra.calibrate(first, lambda fn: probe.count(fn)[0], probe_units=10_000))
     bench.before_each(ctx)
 
     def call() -> Any:
@@ -96,15 +112,12 @@ def _instruments(spec: dict[str, Any]) -> tuple[CallgrindProbe | None, ExtraWork
     return probe, extra
 
 
-def _size_extra_work(extra: ExtraWork, probe: CallgrindProbe | None, first: dict[str, float]) -> str:
-    if probe is not None:
-        return extra.calibrate(first["instructions"], lambda fn: probe.count(fn)[0], probe_units=10_000)
-
+def _size_extra_work(extra: ExtraWork, first_wall_s: float) -> str:
     def wall(fn: Any) -> float:
         t0 = time.perf_counter_ns()
         fn()
         return (time.perf_counter_ns() - t0) / 1e9
-    return extra.calibrate(first["wall_s"], wall, probe_units=200_000)
+    return extra.calibrate(first_wall_s, wall, probe_units=200_000)
 
 
 def _append(samples: dict[str, list[float]], sample: dict[str, float]) -> None:
@@ -248,17 +261,18 @@ def run_case(spec: dict[str, Any]) -> dict[str, Any]:
             read_through(paths)
             result["cache"]["achieved"] = "warm"
         first = True
-        if probe is not None:
-            probe.start()
         for index in range(int(spec.get("warmup", 0)) + int(spec["iterations"])):
             if cache_mode == "cold":
                 result["cache"]["achieved"] = evict(paths, ctx.warn)
-            sample, output = _timed(bench, ctx, extra) if probe is None else _counted(bench, ctx, probe, extra)
+            if probe is None:
+                sample, output = _timed(bench, ctx, extra)
+            else:
+                sample, output = _counted(bench, ctx, probe, extra, index - int(spec.get("warmup", 0)))
             if first:
-                result["first_iteration"] = dict(sample)
+                result["first_iteration"] = dict(sample) or None
                 first = False
-                if extra is not None:
-                    ctx.warn(_size_extra_work(extra, probe, sample))
+                if extra is not None and probe is None:
+                    ctx.warn(_size_extra_work(extra, sample["wall_s"]))
             target = result["warmup_samples"] if index < int(spec.get("warmup", 0)) else result["samples"]
             _append(target, sample)
             check = _check_output(bench, ctx, output)
