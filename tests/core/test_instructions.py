@@ -130,6 +130,19 @@ def test_an_r_case_cannot_count_instructions(home):
                     "--measure", "instructions", "--dry-run", home=home)
     assert proc.returncode == 2
     assert "Python workers only" in proc.stderr and "Traceback" not in proc.stderr
+    # asked for both, the R case runs for wall time and its record says why it has no count
+    both = colbench("run", "csv-read", "--param", "reader=data.table", "--param", "rows=1000", "--threads", "1",
+                    "--param", "compression=none", "--param", "source=fanniemae_2016Q4", "--processes", "1",
+                    "--iterations", "1", "--warmup", "0", "--measure", "wall,instructions", "--run-name", "r",
+                    home=home)
+    if "skipped" in both.stderr:
+        pytest.skip(both.stderr.strip())
+    assert both.returncode == 0, both.stderr
+    (record,) = results_of(home, "r")
+    assert record["status"] == "ok" and record["samples"]["wall_s"] and "instructions" not in record["samples"]
+    assert record["measure"]["metrics"] == ["wall"]
+    assert "Python workers only" in record["measure"]["instructions"]["skipped"]
+    assert any("Python workers only" in w for w in record["warnings"])
 
 
 def test_measure_option_is_checked():
