@@ -11,6 +11,14 @@ import pytest
 
 
 @pytest.fixture
+def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh data directory; COLBENCH_HOME too, so the user source registry is isolated."""
+    monkeypatch.setenv("COLBENCH_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("COLBENCH_DATA", str(tmp_path / "data"))
+    return tmp_path / "data"
+
+
+@pytest.fixture
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("COLBENCH_HOME", str(tmp_path / "home"))
     monkeypatch.delenv("COLBENCH_STORE", raising=False)

@@ -13,14 +13,6 @@ from pathlib import Path
 import pytest
 
 
-@pytest.fixture
-def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A fresh data directory; COLBENCH_HOME too, so the user source registry is isolated."""
-    monkeypatch.setenv("COLBENCH_HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("COLBENCH_DATA", str(tmp_path / "data"))
-    return tmp_path / "data"
-
-
 @dataclass
 class ServerState:
     files: dict[str, bytes] = field(default_factory=dict)

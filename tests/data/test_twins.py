@@ -1,4 +1,4 @@
-"""Each twin against the reference (shared/reference/experiments.md): schema as pyarrow infers it, text
+"""Each twin against the reference (the real files' documented layout and value mix): schema as pyarrow infers it, text
 layout, value mix. Small row counts; the properties checked are the ones benchmarks are sensitive to."""
 
 from __future__ import annotations

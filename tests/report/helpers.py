@@ -12,8 +12,9 @@ from typing import Any
 from PIL import Image
 
 from colbench.analysis.aggregate import CaseSummary, summarize_cases
-from colbench.model.result import summary_stats
-from colbench.store.base import ResultQuery, Store, open_store, resolve_run_id
+from colbench.analysis.stats import summary_stats
+from colbench.store import open_store
+from colbench.store.base import ResultQuery, Store, resolve_run_id
 
 
 def store_of(home: Path) -> Store:

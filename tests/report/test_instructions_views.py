@@ -6,7 +6,8 @@ import re
 from urllib.parse import urlencode
 
 from colbench.report.html import write_report
-from colbench.store.base import ResultQuery, open_store
+from colbench.store import open_store
+from colbench.store.base import ResultQuery
 from tests.report.conftest import http_get, report_cli, serve_in_thread
 from tests.report.helpers import derived_history
 

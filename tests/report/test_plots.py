@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 
 import pytest
 from matplotlib.lines import Line2D
@@ -13,8 +12,7 @@ from matplotlib.lines import Line2D
 from colbench.experiments.e3_ipc_bandwidth.table import gbps_verdict
 from colbench.report.html import env_compares
 from colbench.report.plots import make_plots
-from colbench.report.plots_compare import NO_STATS, compare_cases, pair_cases
-from colbench.report.plots_history import NO_DETECTION, find_change_points
+from colbench.report.plots_history import find_change_points
 from tests.conftest import colbench
 from tests.report.helpers import assert_png, assert_svg, load_all, load_run
 
@@ -96,18 +94,6 @@ def test_compare_adapter_agrees_with_colbench_compare(placebo_home):
         assert math.isclose(row.ci_high, expected["ci_high"], rel_tol=1e-9)
 
 
-def test_adapters_fall_back_without_the_analysis_modules(placebo_home, monkeypatch):
-    _, run, summaries = load_run(placebo_home, "ab")
-    base = [s for s in summaries if s.env_name == "base"]
-    slow = [s for s in summaries if s.env_name == "slow"]
-    monkeypatch.setitem(sys.modules, "colbench.analysis.compare", None)  # import now raises ImportError
-    monkeypatch.setitem(sys.modules, "colbench.analysis.changepoint", None)
-    (row,) = compare_cases(pair_cases(base, slow), paired=True)
-    assert row.verdict == NO_STATS
-    assert row.ci_low is None and row.ci_high is None
-    assert math.isclose(row.ratio, slow[0].wall["median"] / base[0].wall["median"])
-    assert find_change_points([1.0] * 10 + [2.0] * 10) == ([], NO_DETECTION)
-
 
 def test_change_point_adapter_needs_enough_runs():
     marks, method = find_change_points([1.0, 1.0, 1.1])
@@ -117,3 +103,19 @@ def test_change_point_adapter_needs_enough_runs():
     assert [m.index for m in marks] == [7], marks
     assert marks[0].magnitude == pytest.approx(0.3, abs=0.03)
     assert "e-divisive" in method
+
+
+def test_a_lone_chosen_case_is_labelled_by_its_params_not_defaults():
+    from colbench.analysis.aggregate import CaseSummary
+    from colbench.render.fmt import case_label, varying_params
+
+    def summary(benchmark: str, **params: object) -> CaseSummary:
+        return CaseSummary(benchmark=benchmark, case_id="c", env_name="default", params=dict(params), engine="python",
+                           processes=1, errors=[], wall={"n": 1}, process_medians=[1.0], first_iteration={})
+
+    chosen = summary("placebo", duration=0.0, error="none", threads=1, allocator="default", cache="warm")
+    assert case_label(chosen, varying_params([chosen])["placebo"]) == "duration=0.0"
+    plain = summary("placebo", duration=0.01, error="none", threads=1, allocator="default", cache="warm")
+    assert case_label(plain, varying_params([plain])["placebo"]) == "(defaults)"
+    unknown = summary("not-a-benchmark-here", size=3)
+    assert case_label(unknown, varying_params([unknown])["not-a-benchmark-here"]) == "size=3"

@@ -108,7 +108,7 @@ def test_change_points_are_marked(placebo_home, tmp_path):
     """A history of 12 runs made of real placebo records, 25% slower from the 7th on."""
     store_path = tmp_path / "history.duckdb"
     derived_history(placebo_home, store_path)
-    from colbench.store.base import open_store
+    from colbench.store import open_store
 
     db = open_store(str(store_path), create=False)
     latest = db.list_runs()[0]["run_id"]

@@ -14,7 +14,8 @@ import jsonschema
 import pytest
 
 from colbench.cli.store_cmd import export_conbench
-from colbench.store.base import ResultQuery, open_store
+from colbench.store import open_store
+from colbench.store.base import ResultQuery
 from colbench.store.conbench import (
     BENCHMARK_RESULT_SCHEMA,
     ConbenchError,

@@ -1,5 +1,6 @@
 """Statistics over benchmark results: summaries, A/B verdicts, change points, A/A calibration.
 
-Everything here is pure (numbers in, dataclasses out) so the runner, the store and the CLI can wire it
-without the analysis knowing where the samples came from.
+Pure: result documents and numbers in, dataclasses out. Nothing here opens a store, starts a process or reads
+the machine; the runner and the CLI fetch the data (colbench.store.selection) and hand it over. The import
+contract in pyproject.toml keeps it so.
 """

@@ -7,7 +7,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from colbench.model.result import summary_stats
+from colbench.analysis.stats import summary_stats
+from colbench.model.records import median_of
 
 
 @dataclass
@@ -63,7 +64,7 @@ def summarize_cases(results: Iterable[dict[str, Any]]) -> list[CaseSummary]:
                 pooled[metric].extend(v for v in values if v is not None)
         wall = summary_stats(pooled.get("wall_s", []))
         firsts = [(r.get("first_iteration") or {}).get("wall_s") for r in ok]
-        medians = [((r.get("summary") or {}).get("wall_s") or {}).get("median") for r in ok]
+        medians = [median_of(r) for r in ok]
         work = next((r.get("work") for r in ok if r.get("work")), None) or {}
         median = wall.get("median")
         output = next((r.get("output") for r in reversed(ok) if r.get("output")), None)

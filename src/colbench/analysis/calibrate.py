@@ -35,7 +35,7 @@ from scipy import stats as sps
 
 from colbench.analysis.compare import CaseInput, Method, Samples, Verdict, block_log_ratios, compare_suite
 from colbench.analysis.rank_tests import pairs_needed, processes_needed
-from colbench.analysis.stats import MAD_TO_SIGMA, process_locations, within_process_cv
+from colbench.analysis.stats import process_locations, robust_sigma, within_process_cv
 
 
 @dataclass(frozen=True)
@@ -102,13 +102,6 @@ def split_aa(processes: Samples) -> CaseInput:
     )
 
 
-def _robust_sigma(values: np.ndarray) -> float:
-    if values.size < 2:
-        return math.nan
-    mad = float(np.median(np.abs(values - np.median(values)))) * MAD_TO_SIGMA
-    return mad if mad > 0 else float(values.std(ddof=1))
-
-
 def sample_size(sigma_log: float, *, threshold: float, level: float, power: float = 0.8, paired: bool = False) -> int:
     """Processes per side (unpaired) or blocks (paired) to resolve `threshold` at interval level `level`.
 
@@ -147,11 +140,11 @@ def calibrate_suite(
         locs_b = process_locations(case.baseline)
         locs_c = process_locations(case.contender)
         if comp.paired:
-            sigma = _robust_sigma(block_log_ratios(case))
+            sigma = robust_sigma(block_log_ratios(case))
             n = comp.n_blocks
         else:
             centred = [np.log(locs) - np.median(np.log(locs)) for locs in (locs_b, locs_c) if locs.size]
-            sigma = _robust_sigma(np.concatenate(centred)) if centred else math.nan
+            sigma = robust_sigma(np.concatenate(centred)) if centred else math.nan
             n = min(comp.n_baseline, comp.n_contender)
         pooled = np.concatenate([locs_b, locs_c])
         cv_proc = float(pooled.std(ddof=1) / pooled.mean()) if pooled.size > 1 else math.nan

@@ -127,11 +127,6 @@ class ShiftAnalysis:
     deterministic: bool
     diffs: np.ndarray = field(repr=False)  # sorted Walsh averages or pairwise differences
 
-    @property
-    def min_p(self) -> float:
-        if self.deterministic:
-            return 0.0
-        return min_p_paired(self.n1) if self.kind == "paired" else min_p_unpaired(self.n1, self.n2)
 
     def _critical(self, a: float) -> int:
         """c such that the interval is [diffs[c], diffs[N-1-c]]; -1 when level a is unattainable."""

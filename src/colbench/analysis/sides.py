@@ -1,61 +1,24 @@
-"""Turn stored results into comparisons: which results form each side, and their samples per process.
+"""Turn the results of two sides into comparison inputs: samples per process, case by case.
 
-A side is a run (`RUN`, a prefix, a name or `latest`), an environment of the latest run (`ENV`), or both
-(`RUN:ENV`). Two sides of one run were interleaved in blocks and are compared paired by block; sides from
-different runs are compared unpaired. Sides from different machines are never mixed unless asked.
+Two sides of one run were interleaved in blocks and are compared paired by block; sides from different runs are
+compared unpaired. Sides from different machines are never mixed unless asked. Which results form a side is the
+store's business (colbench.store.selection).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
 from typing import Any
 
 from colbench.analysis.compare import CaseInput
+from colbench.model.records import Side
 from colbench.model.result import METRIC_SERIES
-from colbench.store.base import ResultQuery, Store, StoreError, resolve_run_id
 
 METRICS = ("time", "memory", "file_size", "instructions")
 
 
-@dataclass
-class Side:
-    label: str
-    run_id: str
-    env_name: str
-    results: list[dict[str, Any]]
-
-    @property
-    def machine_ids(self) -> set[str]:
-        return {r.get("machine_id") for r in self.results}
-
-
-def _envs_of(store: Store, run_id: str) -> list[str]:
-    run = store.get_run(run_id)
-    return [e["name"] for e in run.get("envs") or [{"name": "default"}]]
-
-
-def resolve_side(store: Store, ref: str) -> Side:
-    run_ref, _, env = ref.partition(":")
-    try:
-        run_id = resolve_run_id(store, run_ref)
-    except StoreError:
-        if env:
-            raise
-        run_id, env = resolve_run_id(store, "latest"), run_ref
-        if env not in _envs_of(store, run_id):
-            raise StoreError(f"{ref!r} is neither a run nor an environment of the latest run "
-                             f"(its environments: {', '.join(_envs_of(store, run_id))})") from None
-    envs = _envs_of(store, run_id)
-    if not env:
-        if len(envs) > 1:
-            raise StoreError(f"run {run_id} has environments {', '.join(envs)}: name one as {run_id}:ENV")
-        env = envs[0]
-    elif env not in envs:
-        raise StoreError(f"run {run_id} has no environment {env!r} (it has {', '.join(envs)})")
-    results = store.results(ResultQuery(run_ids=(run_id,), env_name=env))
-    return Side(label=ref if ":" in ref or env == "default" else f"{env}", run_id=run_id, env_name=env,
-                results=results)
+class ComparisonError(ValueError):
+    """Two sides that cannot be compared as asked."""
 
 
 def case_label(result: dict[str, Any]) -> str:
@@ -82,7 +45,7 @@ def short_labels(results: list[dict[str, Any]]) -> dict[str, str]:
 
 
 def _per_process(result: dict[str, Any], metric: str) -> list[float] | None:
-    if metric in METRIC_SERIES:
+    if metric in METRIC_SERIES:  # per-iteration series: wall seconds, instruction counts
         values = (result.get("samples") or {}).get(METRIC_SERIES[metric]) or []
         return [v for v in values if v is not None] or None
     if metric == "memory":
@@ -92,12 +55,22 @@ def _per_process(result: dict[str, Any], metric: str) -> list[float] | None:
     return [float(value)] if value else None
 
 
+def _measured(results: list[dict[str, Any]], metric: str) -> list[tuple[dict[str, Any], list[float]]]:
+    """The successful results that measured `metric`, each with its per-process values."""
+    found = []
+    for r in results:
+        values = _per_process(r, metric) if r["status"] == "ok" else None
+        if values:
+            found.append((r, values))
+    return found
+
+
 def case_inputs(baseline: Side, contender: Side, metric: str = "time",
                 allow_cross_machine: bool = False) -> tuple[dict[str, CaseInput], list[str]]:
     """CaseInputs for every case both sides ran successfully; notes for what could not be compared."""
     if not allow_cross_machine and baseline.machine_ids and contender.machine_ids and \
             baseline.machine_ids != contender.machine_ids:
-        raise StoreError("the two sides ran on different machines; comparing them mixes hardware with code "
+        raise ComparisonError("the two sides ran on different machines; comparing them mixes hardware with code "
                          "(pass --cross-machine to do it anyway)")
     paired = baseline.run_id == contender.run_id
     sides: list[dict[str, list[dict[str, Any]]]] = []
@@ -110,14 +83,13 @@ def case_inputs(baseline: Side, contender: Side, metric: str = "time",
     cases: dict[str, CaseInput] = {}
     labels = short_labels(baseline.results + contender.results)
     for case_id in [c for c in sides[0] if c in sides[1]]:
-        base = [(r, _per_process(r, metric)) for r in sides[0][case_id] if r["status"] == "ok"]
-        cont = [(r, _per_process(r, metric)) for r in sides[1][case_id] if r["status"] == "ok"]
+        base = _measured(sides[0][case_id], metric)
+        cont = _measured(sides[1][case_id], metric)
         label = labels[case_id]
-        if metric == "time" and (not base or not cont):
-            notes.append(f"{label}: no successful results on one side")
-        base = [(r, v) for r, v in base if v]
-        cont = [(r, v) for r, v in cont if v]
         if not base or not cont:
+            ok = [[r for r in side[case_id] if r["status"] == "ok"] for side in sides]
+            if metric == "time" and not (ok[0] and ok[1]):  # not for an instructions-only case without times
+                notes.append(f"{label}: no successful results on one side")
             continue
         cases[label] = CaseInput(
             baseline=[v for _, v in base], contender=[v for _, v in cont], metric=metric,

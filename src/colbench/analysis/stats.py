@@ -99,16 +99,26 @@ def within_process_cv(processes: Sequence[Sequence[float]]) -> float:
     return float(np.median(cvs)) if cvs else math.nan
 
 
-def robust_log_sigma(values: Sequence[float] | np.ndarray) -> float:
-    """Robust standard deviation of log(values): MAD-based, so one odd process does not inflate it.
-
-    On the log scale a sigma is a relative spread (0.02 ~ 2 %), which is what thresholds are in.
-    Falls back to the ordinary stdev when more than half the values are equal (MAD = 0).
-    """
-    logs = np.log(np.asarray(values, dtype=float))
-    if logs.size < 2:
+def robust_sigma(values: Sequence[float] | np.ndarray) -> float:
+    """Robust standard deviation: MAD-based, so one odd process does not inflate it; the ordinary stdev when
+    more than half the values are equal (MAD = 0)."""
+    array = np.asarray(values, dtype=float)
+    if array.size < 2:
         return math.nan
-    mad = float(np.median(np.abs(logs - np.median(logs)))) * MAD_TO_SIGMA
-    if mad > 0:
-        return mad
-    return float(logs.std(ddof=1))
+    mad = float(np.median(np.abs(array - np.median(array)))) * MAD_TO_SIGMA
+    return mad if mad > 0 else float(array.std(ddof=1))
+
+
+def robust_log_sigma(values: Sequence[float] | np.ndarray) -> float:
+    """Robust standard deviation of log(values). On the log scale a sigma is a relative spread (0.02 ~ 2 %),
+    which is what thresholds are in."""
+    return robust_sigma(np.log(np.asarray(values, dtype=float)))
+
+
+def summary_stats(values: Sequence[float | None]) -> dict[str, float | int | None]:
+    """The stored summary of a sample (see the schema); JSON has no NaN, so undefined spread is null."""
+    clean = [v for v in values if v is not None and math.isfinite(v)]
+    if not clean:
+        return {"n": 0, "min": None, "median": None, "mean": None, "stdev": None, "iqr": None, "cv": None}
+    summary = summarize(clean).to_dict()
+    return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in summary.items()}

@@ -33,7 +33,7 @@ def engine_missing(name: str) -> str | None:
 
 
 def input_info(ctx: Context, name: str = "data") -> dict[str, Any]:
-    return (ctx.extra.get("input_info") or {}).get(name) or {}
+    return ctx.input_info.get(name) or {}
 
 
 def csv_layout(ctx: Context, name: str = "data") -> CsvLayout:

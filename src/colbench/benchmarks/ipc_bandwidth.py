@@ -157,7 +157,7 @@ class IpcBandwidth(Benchmark):
                    for t in range(ctx.threads)]
         # for the copying stream, the file's bytes as a Python object, made once, untimed
         ctx.state["buffers"] = buffers if p["source"] == "buffer" else [b.to_pybytes() for b in buffers]
-        ctx.extra["units"] = {"gbps": "Gbit/s"}
+        ctx.units["gbps"] = "Gbit/s"
 
     def run(self, ctx: Context) -> Any:
         p = ctx.params
@@ -183,7 +183,7 @@ class IpcBandwidth(Benchmark):
             if isinstance(r, BaseException):
                 raise r
         total = sum(r[0] for r in results)  # type: ignore[index]
-        ctx.extra["iteration_metrics"] = {"gbps": total * 8 / elapsed / 1e9}
+        ctx.iteration_metrics["gbps"] = total * 8 / elapsed / 1e9
         return results
 
     def after_each(self, ctx: Context, output: Any) -> OutputCheck:

@@ -75,7 +75,7 @@ def metric_cases(base: Any, cont: Any, metrics: list[str], threshold: float | No
 def compare_sides(store: Any, baseline: str, contender: str, *, threshold: float | None, alpha: float, method: str,
                   metrics: list[str], cross_machine: bool = False) -> tuple[list[Any], list[str]]:
     from colbench.analysis.compare import DEFAULT_THRESHOLD, compare_suite
-    from colbench.analysis.sides import resolve_side
+    from colbench.store.selection import resolve_side
 
     base, cont = resolve_side(store, baseline), resolve_side(store, contender)
     if base.run_id == cont.run_id and base.env_name == cont.env_name:
@@ -136,9 +136,11 @@ def history(
     store: StoreOption = None,
 ) -> None:
     """A case's results over time (commits, versions or dates), with change points (e-divisive means)."""
-    from colbench.analysis.history import case_histories, pick_machine
+    from colbench.analysis.history import case_histories
     from colbench.model.result import METRIC_SERIES
     from colbench.render.fmt import fmt_instructions
+    from colbench.runner.machine import machine_info
+    from colbench.store.selection import history_results, pick_machine
 
     @friendly
     def body() -> None:
@@ -151,8 +153,9 @@ def history(
         if metric not in METRIC_SERIES:
             raise UsageError(f"--metric {metric!r}: choose {' or '.join(METRIC_SERIES)}")
         db = _store(store, create=False)
-        machine_id = pick_machine(db, benchmark, machine)
-        histories = case_histories(db, benchmark, machine_id, filters, min_size=min_size, metric=metric)
+        machine_id = pick_machine(db, benchmark, machine, here=machine_info()["machine_id"])
+        histories = case_histories(history_results(db, benchmark, machine_id), machine_id, filters,
+                                   min_size=min_size, metric=metric)
         if not histories:
             measured = "" if metric == "time" else f" with {metric} measured (`run --measure {metric}`)"
             raise UsageError(f"no successful results of {benchmark} on machine {machine_id} match those "
@@ -253,14 +256,15 @@ def compare_envs_of_run(db: Any, run_doc: dict[str, Any], plan: Any, envs: list[
     the looks."""
     from colbench.analysis.compare import DEFAULT_THRESHOLD
     from colbench.analysis.sequential import SequentialCompare
-    from colbench.analysis.sides import Side, short_labels
+    from colbench.analysis.sides import short_labels
     from colbench.cli.main import run_and_store
+    from colbench.model.records import Side
     from colbench.store.base import ResultQuery
 
     run_id = run_doc["run_id"]
     baseline = envs[0].name
     step = config.processes
-    measured = getattr(config, "measure", ("wall",))
+    measured = config.measure
     metrics = [m for m, asked in (("time", "wall"), ("instructions", "instructions")) if asked in measured]
     suffixes = [METRIC_SUFFIX.format(m) for m in metrics if m != "time"]
     for contender in envs[1:]:

@@ -1,4 +1,9 @@
-"""The live view of a run: a progress bar over cases with ETA, and a line per finished case."""
+"""The live view of a run: a progress bar over cases with ETA, and a line per finished case.
+
+It redraws on events only (a case starts, a process ends), never on a timer: while a worker runs the
+orchestrator sleeps, so it does not take CPU from what is measured. The elapsed time and ETA therefore move
+when something happens, not every second.
+"""
 
 from __future__ import annotations
 
@@ -25,6 +30,7 @@ class RichProgress(RunObserver):
         self.progress = Progress(
             TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("cases"),
             TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), console=console, transient=True,
+            auto_refresh=False,
         )
         self.task: Any = None
         self.calibration: dict[str, Any] | None = None
@@ -36,10 +42,10 @@ class RichProgress(RunObserver):
         self.task = self.progress.add_task("running", total=cases)
 
     def case_started(self, case: PlannedCase) -> None:
-        self.progress.update(self.task, description=_label(case)[:60])
+        self.progress.update(self.task, description=_label(case)[:60], refresh=True)
 
     def execution_done(self, execution: Execution, result: dict[str, Any]) -> None:
-        pass
+        self.progress.refresh()
 
     def case_done(self, case: PlannedCase, results: list[dict[str, Any]]) -> None:
         for summary in summarize_cases(results):
@@ -62,6 +68,7 @@ class RichProgress(RunObserver):
                 self.console.print(f"[red]✗[/red] {_label(case)}{env}: {error.get('kind')}: "
                                    f"{(error.get('message') or '').splitlines()[0][:140]}")
         self.progress.advance(self.task)
+        self.progress.refresh()
 
     def finish(self, run: dict[str, Any]) -> None:
         self.progress.stop()

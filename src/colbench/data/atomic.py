@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from colbench.data.errors import DataError
+from colbench.paths import remove
 
 try:  # POSIX
     import fcntl
@@ -45,13 +46,29 @@ def atomic_path(target: Path) -> Iterator[Path]:
         yield tmp
         os.replace(tmp, target)
     finally:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
+        remove(tmp, within=target.parent)  # gone already when the rename succeeded
+
+
+def fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """`path` holds `data` or its old content, never a part, even after a power cut: write aside, fsync, rename,
+    fsync the directory. The one way colbench writes a small file that must survive."""
+    with atomic_path(path) as tmp, open(tmp, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    fsync_dir(path.parent)
 
 
 def write_json_atomic(path: Path, doc: Any) -> None:
-    with atomic_path(path) as tmp:
-        tmp.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
+    write_atomic(path, (json.dumps(doc, indent=1, sort_keys=True) + "\n").encode())
 
 
 class FileLock:

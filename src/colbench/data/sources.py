@@ -1,6 +1,6 @@
 """The registry of real data sets: where they come from, how to check them, what they look like.
 
-Built-in sources are the files the reference experiments used (``shared/reference/experiments.md``).
+Built-in sources are the files the reference experiments used (the five posts colbench reproduces; see the README).
 Users add their own (a URL or a local file, with a checksum) with :func:`register_source`; those are
 kept in ``$COLBENCH_HOME/sources.json`` and listed next to the built-in ones.
 
@@ -17,9 +17,18 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+from colbench.data.columns import (
+    FANNIE_COLUMNS,
+    FANNIE_SCHEMA,
+    TAXI_2010_COLUMNS,
+    TAXI_2010_SCHEMA,
+    TAXI_2016_COLUMNS,
+    TAXI_2016_SCHEMA,
+)
 from colbench.data.errors import DataError
 from colbench.data.hashing import file_digest, parse_checksum
-from colbench.paths import colbench_home
+from colbench.data.synth import GENERATORS
+from colbench.paths import NAME_PATTERN, colbench_home
 
 COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz"}
 
@@ -81,43 +90,6 @@ class Source:
         return cls(**{k: v for k, v in doc.items() if k in known})
 
 
-TAXI_2010_COLUMNS = ("vendor_id", "pickup_datetime", "dropoff_datetime", "passenger_count", "trip_distance",
-                     "pickup_longitude", "pickup_latitude", "rate_code", "store_and_fwd_flag",
-                     "dropoff_longitude", "dropoff_latitude", "payment_type", "fare_amount", "surcharge",
-                     "mta_tax", "tip_amount", "tolls_amount", "total_amount")
-TAXI_2010_SCHEMA = tuple(zip(TAXI_2010_COLUMNS, (
-    "string", "timestamp[s]", "timestamp[s]", "int64", "double", "double", "double", "int64",
-    "string",  # empty, 0/1 for CMT, and the one "*" of the real file: string
-    "double", "double", "string", "double", "double", "double", "double", "double", "double"), strict=True))
-
-FANNIE_COLUMNS = (
-    "LOAN_ID", "ACT_PERIOD", "SERVICER", "ORIG_RATE", "CURRENT_UPB", "LOAN_AGE", "REM_MONTHS",
-    "ADJ_REM_MONTHS", "MATR_DT", "MSA", "DLQ_STATUS", "RELOCATION_MORTGAGE_INDICATOR", "Zero_Bal_Code",
-    "ZB_DTE", "LAST_PAID_INSTALLMENT_DATE", "FORECLOSURE_DATE", "DISPOSITION_DATE", "FORECLOSURE_COSTS",
-    "PROPERTY_PRESERVATION_AND_REPAIR_COSTS", "ASSET_RECOVERY_COSTS",
-    "MISCELLANEOUS_HOLDING_EXPENSES_AND_CREDITS", "ASSOCIATED_TAXES_FOR_HOLDING_PROPERTY",
-    "NET_SALES_PROCEEDS", "CREDIT_ENHANCEMENT_PROCEEDS", "REPURCHASES_MAKE_WHOLE_PROCEEDS",
-    "OTHER_FORECLOSURE_PROCEEDS", "NON_INTEREST_BEARING_UPB", "MI_CANCEL_FLAG", "RE_PROCS_FLAG",
-    "LOAN_HOLDBACK_INDICATOR", "SERV_IND",
-)
-FANNIE_SCHEMA = tuple(zip(FANNIE_COLUMNS, (
-    "int64",  # 12-digit ids: pyarrow infers integers
-    "string", "string", "double", "double", "int64", "int64", "int64", "string",
-    "int64",  # 5-digit MSA codes, "00000" included
-    "string",  # "0"/"1"/… and "X"
-    "string", "int64", "string", "string", "string", "string",
-    *("double",) * 10,
-    "null", "string", "null",  # MI_CANCEL_FLAG and LOAN_HOLDBACK_INDICATOR are empty in every row
-    "string"), strict=True))
-
-TAXI_2016_COLUMNS = ("VendorID", "tpep_pickup_datetime", "tpep_dropoff_datetime", "passenger_count",
-                     "trip_distance", "pickup_longitude", "pickup_latitude", "RatecodeID", "store_and_fwd_flag",
-                     "dropoff_longitude", "dropoff_latitude", "payment_type", "fare_amount", "extra", "mta_tax",
-                     "tip_amount", "tolls_amount", "improvement_surcharge", "total_amount")
-TAXI_2016_SCHEMA = tuple(zip(TAXI_2016_COLUMNS, (
-    "int64", "timestamp[s]", "timestamp[s]", "int64", "double", "double", "double", "int64", "string",
-    "double", "double", "int64", *("double",) * 7), strict=True))
-
 TLC_HOME = "https://www.nyc.gov/site/tlc/about/tlc-trip-record-data.page"
 
 BUILTIN: dict[str, Source] = {
@@ -168,7 +140,15 @@ def load_user_sources() -> dict[str, Source]:
         doc = json.loads(path.read_text())
     except (OSError, ValueError) as exc:
         raise DataError(f"cannot read the user source registry {path}: {exc}; fix or delete it") from None
-    return {d["name"]: replace(Source.from_json(d), user=True) for d in doc.get("sources", [])}
+    try:
+        sources = {d["name"]: replace(Source.from_json(d), user=True) for d in doc.get("sources", [])}
+    except (AttributeError, KeyError, TypeError) as exc:
+        raise DataError(f"cannot read the user source registry {path}: {exc!r}; fix or delete it") from None
+    bad = [name for name in sources if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name)]
+    if bad:  # a name becomes a directory under downloads/: a hand-edited one must not lead elsewhere
+        raise DataError(f"the user source registry {path} holds bad names ({', '.join(map(repr, bad))}); "
+                        "fix or delete it")
+    return sources
 
 
 def all_sources() -> dict[str, Source]:
@@ -187,10 +167,9 @@ def register_source(name: str, location: str, checksum: str | None = None, *, de
 
     A local file without a checksum gets its sha256 recorded now, so later copies can be checked.
     """
-    from colbench.data.synth import GENERATORS
-
-    if not name or any(c in name for c in "/\\ ") or name.startswith("."):
-        raise DataError(f"bad source name {name!r}: use letters, digits, '-', '_' and '.'")
+    if not NAME_PATTERN.fullmatch(name or ""):
+        raise DataError(f"bad source name {name!r}: use letters, digits, '-', '_' and '.' (starting with a letter or "
+                        "digit, at most 64)")
     if name in BUILTIN or name in GENERATORS:
         raise DataError(f"{name!r} is a built-in data set; choose another name")
     is_url = "://" in location
@@ -211,6 +190,8 @@ def register_source(name: str, location: str, checksum: str | None = None, *, de
                     rows=rows, columns=columns, delimiter=delimiter, header=header,
                     blank_line_after_header=blank_line_after_header, line_terminator=line_terminator,
                     column_names=tuple(column_names), description=description, user=True)
+    if source.filename in (".", "..") or "/" in source.filename or "\\" in source.filename:
+        raise DataError(f"{location}: cannot tell the file name; give a URL or path that ends in one")
     users = load_user_sources()
     if name in users and not replace_existing:
         raise DataError(f"user source {name!r} exists; pass replace_existing=True (--replace) to overwrite it")

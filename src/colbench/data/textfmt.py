@@ -70,11 +70,6 @@ def digits(values: np.ndarray, width: int) -> np.ndarray:
     return buf[:, even - width:]
 
 
-def zero_padded(values: np.ndarray, width: int) -> pa.StringArray:
-    """Non-negative integers as fixed-width zero-padded strings (``7`` → ``"07"``)."""
-    return _fixed_width(digits(values, width))
-
-
 def integers(values: np.ndarray) -> pa.StringArray:
     """Integers as plain decimal strings (Arrow's own cast is exact and fast)."""
     return pa.array(np.asarray(values, dtype=np.int64)).cast(pa.string())

@@ -48,9 +48,6 @@ class Engine:
         return {}
 
     # --- capabilities, for validity filters ---
-    def can_read_csv(self, output: str) -> str | None:
-        return None if output in self.csv_outputs else f"{self.name} does not read CSV into {output}"
-
     def can_read(self, fmt: str, output: str) -> str | None:
         if fmt not in self.read_formats:
             return f"{self.name} does not read {fmt}"

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from colbench.model.benchmark import Suite
+from colbench.model.claims import Claim, LeastGainClaim, Untestable
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -20,9 +21,9 @@ TableBuilder = Callable[["Sequence[CaseSummary]", dict[str, Any]], "Table | None
 
 @dataclass(frozen=True)
 class Experiment:
-    """One home per experiment (`colbench.experiments.eN_*`): `suite.py`, `published.py`, `table.py` (a
-    `build_table(summaries, run)`), and `plots.py` (`SPECS`). Table and plots load only when a report asks,
-    so planning a run never imports Rich tables or matplotlib."""
+    """One home per experiment (`colbench.experiments.eN_*`): `suite.py`, `published.py`, `claims.py` (CLAIMS,
+    UNTESTABLE), `table.py` (a `build_table(summaries, run)`), and `plots.py` (`SPECS`). Table and plots load only
+    when a report asks, so planning a run never imports Rich tables or matplotlib."""
 
     key: str
     package: str
@@ -36,3 +37,18 @@ class Experiment:
 
     def plot_specs(self) -> tuple[PlotSpec, ...]:
         return tuple(importlib.import_module(f"{self.package}.plots").SPECS)
+
+    @property
+    def _claims_module(self) -> Any:
+        return importlib.import_module(f"{self.package}.claims")
+
+    def claims(self) -> tuple[Claim, ...]:
+        """The post's findings these benchmarks can test (`claims.py`: CLAIMS)."""
+        return tuple(self._claims_module.CLAIMS)
+
+    def compound_claims(self) -> tuple[LeastGainClaim, ...]:
+        return tuple(getattr(self._claims_module, "COMPOUND", ()))
+
+    def untestable(self) -> tuple[Untestable, ...]:
+        """The post's findings that cannot be tested here, each with the reason (`claims.py`: UNTESTABLE)."""
+        return tuple(getattr(self._claims_module, "UNTESTABLE", ()))

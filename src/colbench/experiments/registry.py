@@ -13,6 +13,7 @@ from colbench.experiments import e1_csv_readers, e2_dsib, e3_ipc_bandwidth, e4_a
 from colbench.experiments.base import Experiment
 from colbench.experiments.suites import QUICK
 from colbench.model.benchmark import Suite
+from colbench.model.claims import Claim, LeastGainClaim
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -45,3 +46,15 @@ def experiment_tables(summaries: Sequence[CaseSummary], run: dict[str, Any]) -> 
 
 def plot_specs() -> tuple[PlotSpec, ...]:
     return tuple(sorted((spec for e in EXPERIMENTS for spec in e.plot_specs()), key=lambda spec: spec.key))
+
+
+def experiment_of_suite(name: str) -> Experiment | None:
+    return next((e for e in EXPERIMENTS if any(s.name == name for s in e.suites)), None)
+
+
+def all_claims() -> tuple[Claim, ...]:
+    return tuple(c for e in EXPERIMENTS for c in e.claims())
+
+
+def all_compound_claims() -> tuple[LeastGainClaim, ...]:
+    return tuple(c for e in EXPERIMENTS for c in e.compound_claims())

@@ -19,6 +19,14 @@ ALLOCATORS = ("default", "jemalloc", "mimalloc", "system")
 CACHE_STATES = ("warm", "cold")
 
 
+def int_param(params: Params, name: str) -> int:
+    """A param that the grid declares as an integer (threads, rows …), typed as one."""
+    value = params[name]
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise TypeError(f"param {name}={value!r} is not a number")
+    return int(value)
+
+
 def default_threads() -> int:
     try:
         return len(os.sched_getaffinity(0))
@@ -88,7 +96,12 @@ class Context:
     state: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     output_file_size: int | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    #: what the data cache knows of each input (delimiter, header, size …), by input name
+    input_info: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: units of the benchmark's own metrics (e.g. gbps → Gbit/s)
+    units: dict[str, str] = field(default_factory=dict)
+    #: the benchmark's own metrics for the iteration that just ran (e.g. gbps); the worker files them as samples
+    iteration_metrics: dict[str, float] = field(default_factory=dict)
 
     def warn(self, message: str) -> None:
         if message not in self.warnings:

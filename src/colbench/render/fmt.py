@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import Any
 
 from colbench.analysis.aggregate import CaseSummary
 from colbench.model.result import METRIC_SERIES
@@ -81,8 +82,22 @@ def varying_params(summaries: Sequence[CaseSummary]) -> dict[str, list[str]]:
     varying: dict[str, list[str]] = {}
     for bench, members in by_bench.items():
         names = list(members[0].params)
-        varying[bench] = [n for n in names if len({json.dumps(m.params.get(n)) for m in members}) > 1]
+        varying[bench] = [n for n in names if len({json.dumps(m.params.get(n)) for m in members}) > 1] \
+            or _not_defaults(bench, members[0].params)
     return varying
+
+
+def _not_defaults(benchmark: str, params: dict[str, Any]) -> list[str]:
+    """The params of a lone case that a plain run of its benchmark would not have had as its only value, so a
+    single chosen case is labelled by what was chosen rather than "(defaults)"."""
+    from colbench.benchmarks.registry import UnknownTarget, get_benchmark
+
+    try:
+        grid = get_benchmark(benchmark).full_grid()
+    except UnknownTarget:  # a benchmark this colbench does not know (results from elsewhere): show every param
+        return list(params)
+    defaults = {p.name: p.default for p in grid.params}
+    return [n for n, v in params.items() if n not in defaults or tuple(defaults[n]) != (v,)]
 
 
 def case_label(summary: CaseSummary, shown: Sequence[str]) -> str:

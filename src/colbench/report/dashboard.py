@@ -29,7 +29,9 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
+from colbench.model.records import median_of
 from colbench.model.result import METRIC_SERIES
+from colbench.redact import redact_doc
 from colbench.render.figures import Plot
 from colbench.report.html import (
     HistoryView,
@@ -39,7 +41,8 @@ from colbench.report.html import (
     run_compare,
 )
 from colbench.report.plots_history import history_figure
-from colbench.store.base import ResultQuery, Store, open_store
+from colbench.store import open_store
+from colbench.store.base import ResultQuery, Store
 
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'"
 HEADERS = {"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
@@ -67,17 +70,17 @@ def create_app(store: Store | str) -> Starlette:
         return wrapper
 
     def runs_index(request: Request) -> Response:
-        runs = db.list_runs()
+        runs = redact_doc(db.list_runs())  # records stored before redaction may hold secrets
         return page("dash_runs.html", runs=runs, choices=_run_choices(runs))
 
     def run_page(request: Request) -> Response:
-        runs = db.list_runs()
+        runs = redact_doc(db.list_runs())  # records stored before redaction may hold secrets
         run_id = _known_run(request.path_params["run_id"], runs)
         view = build_run_view(db, run_id, history=False, dashboard=True)
         return page("dash_run.html", view=view, choices=_run_choices(runs))
 
     def compare_page(request: Request) -> Response:
-        runs = db.list_runs()
+        runs = redact_doc(db.list_runs())  # records stored before redaction may hold secrets
         query = request.query_params
         choices = _run_choices(runs)
         if not query.get("baseline"):
@@ -99,7 +102,7 @@ def create_app(store: Store | str) -> Starlette:
         return page("dash_compare.html", view=view, choices=choices, picked=picked, envs=envs, metrics=METRICS)
 
     def history_page(request: Request) -> Response:
-        runs = db.list_runs()
+        runs = redact_doc(db.list_runs())  # records stored before redaction may hold secrets
         query = request.query_params
         machines = {r["machine_id"]: (r.get("machine") or {}).get("name", r["machine_id"]) for r in runs}
         machine = query.get("machine") or None
@@ -200,8 +203,7 @@ def _case_index(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
     rows = []
     for case_id, members in by_case.items():
         last_run = members[-1]["run_id"]
-        medians = [m for m in (((r.get("summary") or {}).get("wall_s") or {}).get("median")
-                               for r in members if r["run_id"] == last_run) if m is not None]
+        medians = [m for r in members if r["run_id"] == last_run if (m := median_of(r)) is not None]
         params = members[-1].get("params") or {}
         rows.append({"case_id": case_id, "benchmark": members[-1]["benchmark"],
                      "params": " ".join(f"{k}={v}" for k, v in params.items()

@@ -26,11 +26,13 @@ from rich.text import Text
 import colbench
 from colbench.analysis.aggregate import CaseSummary, summarize_cases
 from colbench.experiments.registry import experiment_tables
+from colbench.paths import inside
+from colbench.redact import redact_argv, redact_doc
 from colbench.render.figures import Plot
 from colbench.render.fmt import case_label, fmt_bytes, fmt_measured, fmt_seconds, measured_metrics, varying_params
+from colbench.report.claims import claims_figure, claims_table, evaluate_runs, experiments_of_run
 from colbench.report.plots import make_plots
 from colbench.report.plots_compare import (
-    NO_STATS,
     VERDICT_CLASSES,
     CompareRow,
     compare_cases,
@@ -121,10 +123,12 @@ class RunView:
     warnings: list[tuple[str, str]]
     compares: list[CompareView] = field(default_factory=list)
     histories: list[HistoryView] = field(default_factory=list)
+    claims: TableView | None = None
+    claims_plot: Plot | None = None
 
     @property
     def command(self) -> str:
-        argv = [str(a) for a in self.run.get("argv") or []]
+        argv = redact_argv([str(a) for a in self.run.get("argv") or []])
         return " ".join(["colbench", *argv[1:]]) if argv else ""
 
 
@@ -274,14 +278,11 @@ def compare_view(baseline: Sequence[CaseSummary], contender: Sequence[CaseSummar
     rows = compare_cases(pair_cases(baseline, contender), paired=same_run, metric=metric)
     band = f"±{metric_threshold(metric):.0%}"
     title += METRIC_TITLES.get(metric, f" — {metric}")
-    if rows and all(r.verdict == NO_STATS for r in rows):
-        note = "Ratio of pooled medians only: the statistics module is not available, so no interval or verdict."
-    else:
-        pairing = "paired by interleaving block (same run)" if same_run else "unpaired (separate runs)"
-        what = "instruction counts" if metric == "instructions" else "times"
-        note = (f"Ratio = contender / baseline of the per-process medians of the {what} (Hodges–Lehmann), interval "
-                f"adjusted for {len(rows)} comparison{'s' if len(rows) != 1 else ''} (Holm), {pairing}. Regression "
-                f"or improvement: the whole interval beyond {band}; no change: the whole interval within.")
+    pairing = "paired by interleaving block (same run)" if same_run else "unpaired (separate runs)"
+    what = "instruction counts" if metric == "instructions" else "times"
+    note = (f"Ratio = contender / baseline of the per-process medians of the {what} (Hodges–Lehmann), interval "
+            f"adjusted for {len(rows)} comparison{'s' if len(rows) != 1 else ''} (Holm), {pairing}. Regression "
+            f"or improvement: the whole interval beyond {band}; no change: the whole interval within.")
     plot = None
     if with_plot and rows:
         figure = compare_figure(rows, f"{contender_label} vs {baseline_label}", threshold=metric_threshold(metric))
@@ -392,8 +393,9 @@ def build_run_view(store: Store, run_id: str, *, plots: bool = True, history: bo
                    dashboard: bool = False, metrics: Sequence[str] | None = None) -> RunView:
     """Everything one run's section shows (`run_id` must be an exact id: resolve it first); compares and
     histories of `metrics` (default: every metric the run measured)."""
-    run = store.get_run(run_id)
-    summaries = summarize_cases(store.results(ResultQuery(run_ids=(run_id,))))
+    # redacted on read too: records stored before colbench redacted them may hold a password in argv or a URL
+    run = redact_doc(store.get_run(run_id))
+    summaries = summarize_cases(redact_doc(store.results(ResultQuery(run_ids=(run_id,)))))
     calibration = run.get("calibration")
     links = [history_link_for(s, run) for s in summaries] if dashboard else []
     tables = [table_view(t) for t in experiment_tables(summaries, run)]
@@ -412,7 +414,23 @@ def build_run_view(store: Store, run_id: str, *, plots: bool = True, history: bo
         plots=make_plots(summaries, run) if plots else [], errors=error_views(summaries), warnings=warnings,
         compares=env_compares(run, summaries, with_plot=plots, metrics=metrics),
         histories=run_histories(store, run, summaries, link=dashboard, metrics=metrics) if history else [],
+        **claims_views(store, run, with_plot=plots),
     )
+
+
+def claims_views(store: Store, run: dict[str, Any], with_plot: bool = True) -> dict[str, Any]:
+    """The posts' claims over a run of experiment suites: their table and the measured-vs-published plot."""
+    experiments = experiments_of_run(run)
+    if not experiments:
+        return {}
+    verdicts, untestable = evaluate_runs(store, [run["run_id"]], experiments)
+    table = claims_table(verdicts, untestable, cores=(run.get("machine") or {}).get("cpu_threads"))
+    figure = claims_figure(verdicts) if with_plot else None
+    plot = None if figure is None else Plot(
+        "claims", "Claims: measured vs published factors", figure,
+        "Each claim's ratio (slower / faster) measured here, with its interval, against the ratio the post "
+        "published; on the dashed diagonal the factor is the same, above it larger here. Colour: the verdict.")
+    return {"claims": table_view(table), "claims_plot": plot}
 
 
 def history_link_for(summary: CaseSummary, run: dict[str, Any]) -> str:
@@ -477,6 +495,8 @@ def render_markdown(views: Sequence[RunView], compares: Sequence[CompareView] = 
             if not check.get("ok"):
                 out.append(f"> **warning:** {check.get('message')}")
         out += [f"> **warning** ({label}): {text}" for label, text in view.warnings] + [""]
+        if view.claims:
+            out += ["### Claims of the posts", "", markdown_table(view.claims), ""]
         for table in view.tables:
             out += [markdown_table(table), ""]
         for item in view.compares:
@@ -535,8 +555,9 @@ def write_report(store: Store, run_ids: Sequence[str], output: Path, *, fmt: str
     written: list[Path] = []
     files: dict[str, dict[str, tuple[str, str]]] = {}
     for view in views:
-        directory = output / view.run["run_id"] if len(views) > 1 else output
-        for plot in view.plots:
+        # a run id read from a store (perhaps copied from elsewhere) becomes a directory: it must stay in `output`
+        directory = inside(output, view.run["run_id"], what="run id") if len(views) > 1 else output
+        for plot in [*view.plots, *([view.claims_plot] if view.claims_plot else [])]:
             png, svg = plot.save(directory)
             written += [png, svg]
             files.setdefault(view.run["run_id"], {})[plot.key] = (str(png.relative_to(output)),

@@ -2,8 +2,8 @@
 
 Pages only ever see `CompareRow`s. `compare_cases` is the single place that calls
 `colbench.analysis.compare` (per-process medians, Hodges–Lehmann ratio, multiplicity-adjusted interval,
-verdict); when that module cannot be imported the rows carry the plain ratio of medians and the verdict
-`NO_STATS`, never a made-up interval.
+verdict); a case whose samples the statistics cannot use carries the plain ratio of medians and the verdict
+`NOT_COMPARED`, never a made-up interval.
 """
 
 from __future__ import annotations
@@ -17,15 +17,16 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from colbench.analysis.aggregate import CaseSummary
+from colbench.analysis.compare import CaseInput, compare_suite
 from colbench.model.result import METRIC_SERIES
 from colbench.render.figures import LIMIT_COLOR, new_figure, styled, title
 from colbench.render.fmt import case_label, summary_median, varying_params
 
-NO_STATS = "(no statistics available)"
+NOT_COMPARED = "not compared"
 VERDICT_CLASSES = {"regression": "bad", "improvement": "good", "no change": "same", "inconclusive": "warn",
-                   NO_STATS: "dim"}
+                   NOT_COMPARED: "dim"}
 VERDICT_COLORS = {"regression": "#c0392b", "improvement": "#1e8449", "no change": "#7f8c8d",
-                  "inconclusive": "#d68910", NO_STATS: "#2e86c1"}
+                  "inconclusive": "#d68910", NOT_COMPARED: "#2e86c1"}
 DEFAULT_THRESHOLD = 0.03
 DEFAULT_ALPHA = 0.01
 METRIC_THRESHOLDS = {"instructions": 0.01}  # as colbench.analysis.compare: counts repeat to ~0.05%
@@ -46,7 +47,7 @@ class CompareRow:
     ratio: float | None
     ci_low: float | None
     ci_high: float | None
-    verdict: str  # regression | improvement | no change | inconclusive | NO_STATS
+    verdict: str  # regression | improvement | no change | inconclusive | NOT_COMPARED
     reason: str = ""
     ci_level: float | None = None
     n: str = ""  # processes per side ("3/3") or pairs ("3 blocks")
@@ -95,8 +96,9 @@ def _finite(value: float | None) -> float | None:
 def _fallback(b: CaseSummary, c: CaseSummary, label: str, metric: str = "time") -> CompareRow:
     base, cont = summary_median(b, metric), summary_median(c, metric)
     ratio = cont / base if base and cont else None
-    return CompareRow(c.benchmark, c.case_id, label, base, cont, ratio, None, None, NO_STATS,
-                      "ratio of the pooled medians only", None, f"{b.processes}/{c.processes}", metric)
+    return CompareRow(c.benchmark, c.case_id, label, base, cont, ratio, None, None, NOT_COMPARED,
+                      "samples unusable for the statistics: ratio of the pooled medians only", None,
+                      f"{b.processes}/{c.processes}", metric)
 
 
 def metric_threshold(metric: str, threshold: float | None = None) -> float:
@@ -116,10 +118,6 @@ def compare_cases(pairs: Sequence[tuple[CaseSummary, CaseSummary]], *, paired: b
     pairs = [(b, c) for b, c in pairs if summary_median(b, metric) and summary_median(c, metric)]
     threshold = metric_threshold(metric, threshold)
     labels = _labels(pairs)
-    try:
-        from colbench.analysis.compare import CaseInput, compare_suite
-    except ImportError:
-        return [_fallback(b, c, labels[c.case_id], metric) for b, c in pairs]
     cases: dict[str, Any] = {}
     for b, c in pairs:
         (b_samples, b_blocks), (c_samples, c_blocks) = _processes(b, series), _processes(c, series)

@@ -16,13 +16,14 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
+from colbench.analysis.changepoint import detect_change_points
+from colbench.model.records import median_of
 from colbench.model.result import METRIC_SERIES
 from colbench.render.figures import LIMIT_COLOR, PALETTE, fmt_time, new_figure, styled, time_unit, title
 from colbench.render.fmt import fmt_measured
 
 MIN_RUNS = 3  # a history worth showing has at least this many runs of the case on the machine
 MIN_SEGMENT = 5  # as `colbench history`: a change point needs this many runs on both sides
-NO_DETECTION = "change-point detection not available"
 
 
 @dataclass(frozen=True)
@@ -67,10 +68,6 @@ def find_change_points(values: Sequence[float], min_size: int = MIN_SEGMENT) -> 
     Same settings as `colbench history` (segments of at least 5 runs, p ≤ 0.01, seed 0), so the report, the
     dashboard and the CLI agree on every history.
     """
-    try:
-        from colbench.analysis.changepoint import detect_change_points
-    except ImportError:
-        return [], NO_DETECTION
     if len(values) < 2 * min_size:
         return [], f"change points need at least {2 * min_size} runs"
     try:
@@ -106,8 +103,7 @@ def series_from_results(results: Iterable[dict[str, Any]], label: str, detect: b
     for (machine_id, env_name), runs in groups.items():
         points = []
         for run_id, members in runs.items():
-            medians = [m for m in (((r.get("summary") or {}).get(key) or {}).get("median") for r in members)
-                       if m is not None]
+            medians = [m for r in members if (m := median_of(r, key)) is not None]
             if not medians:
                 continue
             first = min(members, key=lambda r: str(r.get("timestamp")))

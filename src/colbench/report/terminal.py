@@ -89,7 +89,11 @@ def results_table(summaries: Sequence[CaseSummary], title: str | None = None,
 
 
 def render_text(summaries: Sequence[CaseSummary], fmt: str) -> str:
-    rows = [row_dict(s) for s in summaries]
+    return render_rows([row_dict(s) for s in summaries], fmt)
+
+
+def render_rows(rows: Sequence[dict[str, Any]], fmt: str) -> str:
+    """Flat rows as json, csv or markdown."""
     if fmt == "json":
         return json.dumps(rows, indent=2, default=str)
     columns = list(dict.fromkeys(k for r in rows for k in r))

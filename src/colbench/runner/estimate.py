@@ -7,6 +7,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from colbench.model.records import median_of
 from colbench.runner.plan import Plan
 from colbench.runtimes import RUNTIMES
 from colbench.store.base import ResultQuery, Store
@@ -37,7 +38,7 @@ def plan_history(store: Store, plan: Plan, machine_id: str) -> History:
             overhead = _process_overhead(r)
             if overhead is not None:
                 overheads[(r.get("runtime") or {}).get("name", "python")].append(overhead)
-            median = ((r.get("summary") or {}).get("wall_s") or {}).get("median")
+            median = median_of(r)
             if r["case_id"] in wanted and median is not None:
                 medians[r["case_id"]].append(median)
     return History({c: statistics.median(v) for c, v in medians.items()},

@@ -17,15 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from colbench.benchmarks.placebo import busy
+
 VAR = "COLBENCH_EXTRA_WORK"
-
-
-def busy(units: int) -> int:
-    """Interpreter-bound integer work, the same instructions every time for a given `units`."""
-    acc = 0
-    for i in range(units):
-        acc = (acc * 31 + i) & 0xFFFF
-    return acc
 
 
 def parse_fraction(text: str) -> float:

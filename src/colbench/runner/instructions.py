@@ -52,9 +52,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from colbench.model.records import CaseSpec
 from colbench.paths import colbench_home
 from colbench.runner.callgrind_probe import DUMP_DIR_VAR, LIB_VAR, METRIC
 from colbench.runner.isolate import WorkerLaunch, WorkerOutcome, error_document, run_worker
+from colbench.runner.lifeline import exec_dir_prefix
 
 MEASURES = ("wall", METRIC)
 TIMEOUT_FACTOR = 50
@@ -180,15 +182,16 @@ def build_helper(valgrind_version: str, home: Path) -> Path:
 
 @contextlib.contextmanager
 def counting_launch(launch: WorkerLaunch, toolchain: Toolchain) -> Iterator[WorkerLaunch]:
-    """The same worker launch under callgrind, with its own dump folder (removed afterwards)."""
-    with tempfile.TemporaryDirectory(prefix="colbench-callgrind-") as dumps:
+    """The same worker launch under callgrind, with its own dump folder (removed afterwards, and named like an
+    execution directory so that one left by a killed colbench is swept by the next run)."""
+    with tempfile.TemporaryDirectory(prefix=exec_dir_prefix()) as dumps:
         env = {**launch.env, LIB_VAR: str(toolchain.helper), DUMP_DIR_VAR: dumps}
         limit = launch.memory_limit_bytes + MEMORY_ALLOWANCE_BYTES if launch.memory_limit_bytes else None
         yield dataclasses.replace(launch, command=[toolchain.valgrind, *VALGRIND_OPTIONS, *launch.command],
                                   env=env, timeout_s=launch.timeout_s * TIMEOUT_FACTOR, memory_limit_bytes=limit)
 
 
-def run_measures(spec: dict[str, Any], launch: WorkerLaunch, runtime: str, measure: Sequence[str],
+def run_measures(spec: CaseSpec, launch: WorkerLaunch, runtime: str, measure: Sequence[str],
                  toolchain: Toolchain | None) -> WorkerOutcome:
     """One execution: the wall-time worker and/or the counting worker, folded into one outcome."""
     wall = run_worker(spec, launch) if "wall" in measure else None
@@ -204,7 +207,7 @@ def run_measures(spec: dict[str, Any], launch: WorkerLaunch, runtime: str, measu
         wall.document["measure"] = {"metrics": ["wall"], METRIC: {"skipped": reason}}
         return wall
     with counting_launch(launch, toolchain) as counting:
-        counted = run_worker({**spec, "measure": METRIC}, counting)
+        counted = run_worker(dataclasses.replace(spec, measure=METRIC), counting)
     return merge(wall, counted, toolchain)
 
 

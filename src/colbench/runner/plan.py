@@ -81,7 +81,7 @@ def make_plan(names: Sequence[str], overrides: Mapping[str, Sequence[Any]] | Non
         except ParamError as exc:
             raise PlanError(f"{target.benchmark.name}: {exc}") from None
         if scale != 1.0 and "rows" in chosen:
-            chosen["rows"] = list(dict.fromkeys(max(1, round(int(v) * scale)) for v in chosen["rows"]))
+            chosen["rows"] = list(dict.fromkeys(max(1, round(int(str(v)) * scale)) for v in chosen["rows"]))
         for params in grid.expand(chosen):
             reason = target.benchmark.valid(params)
             if reason:

@@ -2,8 +2,9 @@
 
 Runs one case in this (fresh) process as docs/protocol.md describes. It imports as little as possible
 before the benchmark does, so start-up cost stays small and the libraries under test load on the
-benchmark's terms. Everything it learns goes into result.json; stdout and stderr are left to the
-libraries.
+benchmark's terms (tempfile and traceback load only when a case needs them: a worker's start-up
+is part of every execution's overhead). Everything it learns goes into result.json; stdout
+and stderr are left to the libraries.
 """
 
 from __future__ import annotations
@@ -14,9 +15,7 @@ import json
 import os
 import resource
 import sys
-import tempfile
 import time
-import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -53,8 +52,8 @@ def _timed(bench: Benchmark, ctx: Context, extra: ExtraWork | None = None) -> tu
     t1 = time.perf_counter_ns()
     user1, sys1 = _cpu_times()
     sample = {"wall_s": (t1 - t0) / 1e9, "cpu_user_s": user1 - user0, "cpu_sys_s": sys1 - sys0}
-    for name, value in ctx.extra.pop("iteration_metrics", {}).items():
-        sample[name] = value
+    sample.update(ctx.iteration_metrics)
+    ctx.iteration_metrics.clear()
     return sample, output
 
 
@@ -64,11 +63,11 @@ def _counted(bench: Benchmark, ctx: Context, probe: CallgrindProbe, extra: Extra
 
     Warm-ups (timed_index < 0) run uninstrumented and uncounted: first calls often import whole libraries
     (pandas' readers import pandas), which instrumented would cost minutes. Instrumentation starts before the
-    first timed iteration, where COLBENCH_EXTRA_WORK is sized on one extra, uncounted call."""
+    first timed iteration, where COLBENCH_EXTRA_WORK is sized on one extra call (counted for that only)."""
     if timed_index < 0:
         bench.before_each(ctx)
         output = bench.run(ctx)
-        ctx.extra.pop("iteration_metrics", None)
+        ctx.iteration_metrics.clear()
         return {}, output
     if timed_index == 0:
         probe.start()
@@ -86,7 +85,7 @@ def _counted(bench: Benchmark, ctx: Context, probe: CallgrindProbe, extra: Extra
         return output
 
     count, output = probe.count(call)
-    ctx.extra.pop("iteration_metrics", None)  # a benchmark's own timings mean nothing under Valgrind
+    ctx.iteration_metrics.clear()  # a benchmark's own timings mean nothing under Valgrind
     return {"instructions": count}, output
 
 
@@ -239,11 +238,11 @@ def run_case(spec: dict[str, Any]) -> dict[str, Any]:
         unknown = sorted(set(params) - known)
         if unknown:
             raise InvalidCase(f"params {unknown} are not params of {bench.name}")
-        scratch = Path(spec.get("scratch_dir") or tempfile.mkdtemp(prefix="colbench-scratch-"))
+        scratch = Path(spec.get("scratch_dir") or _scratch_dir())
         scratch.mkdir(parents=True, exist_ok=True)
         inputs = {name: Path(doc["path"]) for name, doc in (spec.get("inputs") or {}).items()}
         ctx = Context(params=params, inputs=inputs, threads=int(spec["threads"]), seed=int(spec.get("seed", 0)),
-                      scratch=scratch, extra={"input_info": spec.get("inputs") or {}})
+                      scratch=scratch, input_info=spec.get("inputs") or {})
         bench.setup(ctx)
         set_up = True
         result["threads"]["applied"] = apply_threads(ctx.threads)
@@ -285,7 +284,7 @@ def run_case(spec: dict[str, Any]) -> dict[str, Any]:
                                 "file_size_bytes": ctx.output_file_size}
         work = bench.work(ctx)
         result["work"] = {"bytes": work.bytes, "rows": work.rows}
-        result["units"] = dict(ctx.extra.get("units", {}))
+        result["units"] = dict(ctx.units)
     except MemoryError as exc:
         _fail(result, "oom", f"MemoryError: {exc}")
     except CheckFailed as exc:
@@ -311,17 +310,27 @@ def run_case(spec: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
+def _scratch_dir() -> str:
+    import tempfile
+
+    return tempfile.mkdtemp(prefix="colbench-scratch-")
+
+
 def _fail(result: dict[str, Any], kind: str, message: str) -> None:
+    import traceback
+
     result["status"] = "error"
     result["error"] = {"kind": kind, "message": message, "traceback": traceback.format_exc()}
 
 
 def write_atomically(path: Path, document: dict[str, Any]) -> None:
+    """Write, then rename: a worker killed while writing leaves no half file. Not data.atomic.write_atomic, on
+    purpose: the orchestrator reads this file as soon as the process has exited (from the page cache) and a
+    power cut loses the temporary directory anyway, so its two fsyncs (and its imports) would only add to every
+    execution's overhead (~20 ms here under load)."""
     tmp = path.with_name(path.name + ".tmp")
     with open(tmp, "w") as handle:
         json.dump(document, handle, default=str)
-        handle.flush()
-        os.fsync(handle.fileno())
     os.replace(tmp, path)
 
 

@@ -1,9 +1,11 @@
-"""A local, durable spool for writes a PostgreSQL store could not take.
+"""A local, durable spool for writes a store could not take (yet).
 
-When the server stays away longer than the store's retry window, `PostgresStore` writes each result (and run
-record) here instead and the run goes on. Layout, under `$COLBENCH_HOME/spool/<store key>/`:
+`PostgresStore` writes a result (or run record) here when the server stays away longer than its retry window, and
+the run goes on; its spool is `$COLBENCH_HOME/spool/<store key>/`. `DuckDBStore` writes every result here *first*
+and removes it once the store file took it, so a result survives a store locked by another process; its spool is
+`<store file>.spool/`, beside the file (writable whenever the store is), removed when empty. Layout:
 
-    store.txt                 the store URL (password removed), for humans and `colbench store info`
+    store.txt                 the store URL (password removed), for humans (PostgreSQL spools only)
     results/<result_id>.json  one result record per file
     runs/<run_id>.json        {"op": "create" | "update", "doc": run record}; a later update replaces the file
 
@@ -16,6 +18,7 @@ the server confirmed its row.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -25,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from colbench.data.atomic import fsync_dir, write_atomic
 from colbench.paths import colbench_home
 
 log = logging.getLogger("colbench.store")
@@ -35,25 +39,6 @@ _CLAIM = ".claim-"
 def store_key(identity: str) -> str:
     """Directory name of a store's spool: a hash of its connection identity (never of its password)."""
     return hashlib.sha256(identity.encode()).hexdigest()[:16]
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """`path` holds `data` or its old content, never a part: write aside, fsync, rename, fsync the directory."""
-    tmp = path.with_name(f".tmp-{os.getpid()}-{path.name}")
-    with open(tmp, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
-    _fsync_dir(path.parent)
 
 
 def _pid_alive(pid: int) -> bool:
@@ -77,7 +62,7 @@ class SyncReport:
 
 
 class Spool:
-    def __init__(self, key: str, label: str, root: Path | None = None) -> None:
+    def __init__(self, key: str, label: str | None, root: Path | None = None) -> None:
         self.dir = (root or colbench_home() / "spool") / key
         self.label = label
 
@@ -85,21 +70,57 @@ class Spool:
         folder = self.dir / sub
         if not folder.is_dir():
             folder.mkdir(parents=True, exist_ok=True)
-            (self.dir / "store.txt").write_text(self.label + "\n")
-            _fsync_dir(self.dir)
+            if self.label is not None:
+                (self.dir / "store.txt").write_text(self.label + "\n")
+            fsync_dir(self.dir)
         return folder
 
+    def _put(self, sub: str, name: str, data: bytes) -> Path:
+        for attempt in (1, 2):
+            path = self._ensure(sub) / name
+            try:
+                write_atomic(path, data)
+                return path
+            except FileNotFoundError:
+                if attempt == 2:
+                    raise  # another process pruned the empty folder between our check and our write: once more
+        raise AssertionError("unreachable")
+
     def put_result(self, result: dict[str, Any]) -> Path:
-        path = self._ensure("results") / f"{result['result_id']}.json"
-        write_atomic(path, json.dumps(result, default=str).encode())
-        return path
+        return self._put("results", f"{result['result_id']}.json", json.dumps(result, default=str).encode())
 
     def put_run(self, run: dict[str, Any], op: str) -> Path:
-        path = self._ensure("runs") / f"{run['run_id']}.json"
+        path = self.dir / "runs" / f"{run['run_id']}.json"
         if op == "create" and path.exists():
             return path  # an update of the same run is already waiting, and it wins
-        write_atomic(path, json.dumps({"op": op, "doc": run}, default=str).encode())
-        return path
+        return self._put("runs", path.name, json.dumps({"op": op, "doc": run}, default=str).encode())
+
+    def remove(self, path: Path) -> None:
+        """Forget a file the store has taken. No directory fsync: a file that comes back after a crash is written
+        again, which is harmless (writes are idempotent)."""
+        path.unlink(missing_ok=True)
+
+    def result_keys(self, run_id: str) -> set[tuple[str, str, int]]:
+        """(case, environment, process) of the results of `run_id` waiting here."""
+        keys = set()
+        for path in self._files("results"):
+            try:
+                doc = json.loads(path.read_bytes())
+            except (OSError, ValueError):
+                continue
+            if doc.get("run_id") == run_id:
+                keys.add((doc["case_id"], doc.get("env_name", ""), int(doc["process_index"])))
+        return keys
+
+    def prune(self) -> None:
+        """Remove the spool's folders when nothing waits in them (files left behind keep them)."""
+        for sub in ("runs", "results"):
+            with contextlib.suppress(OSError):
+                (self.dir / sub).rmdir()
+        with contextlib.suppress(OSError):
+            if self.label is not None and {p.name for p in self.dir.iterdir()} == {"store.txt"}:
+                (self.dir / "store.txt").unlink()
+            self.dir.rmdir()
 
     def _files(self, sub: str) -> Iterator[Path]:
         folder = self.dir / sub
@@ -107,7 +128,7 @@ class Spool:
             return
         for path in sorted(folder.iterdir()):
             name = path.name
-            if name.startswith(".tmp-"):
+            if name.startswith("."):  # a file still being written (data.atomic)
                 continue
             if _CLAIM in name:
                 pid = name.rsplit(_CLAIM, 1)[1]
@@ -176,7 +197,8 @@ class Spool:
                     raise
                 for taken in claimed:
                     taken.unlink(missing_ok=True)
-                _fsync_dir(taken.parent)
+                if claimed:
+                    fsync_dir(claimed[0].parent)
         return report
 
 

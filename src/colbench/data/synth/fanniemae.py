@@ -1,6 +1,6 @@
 """Twin of ``fanniemae_2016Q4``: Fannie Mae single-family loan performance, loans acquired in 2016 Q4.
 
-What it reproduces (see ``shared/reference/experiments.md``): no header, ``|`` delimiter, LF line ends,
+What it reproduces (the Fannie Mae 2016Q4 loan performance file of E1 and E5): no header, ``|`` delimiter, LF line ends,
 31 columns; one row per loan and month (≈ 36 a loan: reporting runs to mid-2020 unless the loan pays
 off first), rows grouped by loan in ascending 12-digit LOAN_ID order; balances that amortise on the loan's
 own rate and term and are empty in the loan's first six months; LOAN_AGE / REM_MONTHS / ADJ_REM_MONTHS
@@ -24,7 +24,7 @@ import numpy as np
 import pyarrow as pa
 
 from colbench.data import textfmt
-from colbench.data.sources import FANNIE_COLUMNS
+from colbench.data.columns import FANNIE_COLUMNS
 from colbench.data.synth.base import Generator, TextLayout
 from colbench.data.textfmt import text_array as _text
 

@@ -1,6 +1,6 @@
 """Twin of ``nyctaxi_2010-01``: NYC yellow taxi trips of January 2010 as the TLC published them.
 
-What it reproduces (see ``shared/reference/experiments.md``): 18 columns, a header line followed by one
+What it reproduces (the NYC taxi 2010-01 file of E1 and E5): 18 columns, a header line followed by one
 blank line, CRLF line ends; vendors VTS 59 % / CMT 29 % / DDS 12 %; VTS timestamps on whole minutes, the
 others to the second; vendor-specific payment spellings (``CAS``/``CRE`` vs ``Cas``/``Cre``/``No ``);
 ``store_and_fwd_flag`` empty except ``0``/``1`` for CMT and one ``*`` in the whole file (which makes
@@ -21,7 +21,7 @@ import numpy as np
 import pyarrow as pa
 
 from colbench.data import textfmt
-from colbench.data.sources import TAXI_2010_COLUMNS
+from colbench.data.columns import TAXI_2010_COLUMNS
 from colbench.data.synth.base import Generator, TextLayout
 from colbench.data.textfmt import text_array as _text
 

@@ -19,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 
 from colbench.data import textfmt
-from colbench.data.sources import TAXI_2016_COLUMNS
+from colbench.data.columns import TAXI_2016_COLUMNS
 from colbench.data.synth.base import Generator, TextLayout
 from colbench.data.textfmt import text_array as _text
 

@@ -1,0 +1,253 @@
+"""The typed records that travel between colbench's layers, each with one JSON form.
+
+- `CaseSpec`: what the orchestrator hands a worker (`case.json`, docs/protocol.md); the R and Java workers read
+  the same JSON.
+- `WorkerReport`: what a worker writes back (`result.json`), or what the orchestrator writes in its place when the
+  worker crashed, hung or ran out of memory (`WorkerReport.failure`).
+- `Result`: the stored record, one per (case, environment, worker process); its JSON is checked against
+  `result.schema.json` (docs/results.md).
+- `Run`: one `colbench run`: its config, machine, environments and status.
+- `Side`: the results on one side of a comparison.
+
+JSON in, JSON out: `from_json` accepts what older colbench versions and the other workers wrote (missing keys
+take their defaults); `to_json` writes every key, so a stored record always has the schema's shape.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+from colbench.model.result import SCHEMA_VERSION
+
+#: the version of the worker protocol (docs/protocol.md) that case.json and result.json follow
+PROTOCOL = 1
+
+#: the units of the metrics every worker records; benchmarks add their own (e.g. gbps) through the report
+BASE_UNITS = {"wall_s": "s", "cpu_user_s": "s", "cpu_sys_s": "s"}
+
+Json = dict[str, Any]
+
+
+def _known(cls: type, doc: Json) -> Json:
+    names = {f.name for f in fields(cls)}
+    return {k: v for k, v in doc.items() if k in names}
+
+
+@dataclass
+class CaseSpec:
+    """One execution's instructions for a worker (`case.json`)."""
+
+    benchmark: str
+    case_id: str
+    params: dict[str, Any]
+    iterations: int
+    warmup: int
+    threads: int
+    inputs: dict[str, Json] = field(default_factory=dict)
+    allocator: str = "default"
+    cache: str = "warm"
+    seed: int = 0
+    scratch_dir: str | None = None
+    #: "wall", or "instructions" for a worker started under Valgrind to count them (docs/metrics.md)
+    measure: str = "wall"
+    protocol: int = PROTOCOL
+
+    def to_json(self) -> Json:
+        doc = asdict(self)
+        if doc["scratch_dir"] is None:
+            del doc["scratch_dir"]
+        if doc["measure"] == "wall":  # the default: case.json stays as every worker has always read it
+            del doc["measure"]
+        return doc
+
+    @classmethod
+    def from_json(cls, doc: Json) -> CaseSpec:
+        """Raises KeyError or ValueError for a spec that lacks what a worker needs."""
+        spec = cls(**_known(cls, doc))
+        spec.iterations, spec.warmup, spec.threads = int(spec.iterations), int(spec.warmup), int(spec.threads)
+        spec.seed = int(spec.seed)
+        return spec
+
+
+@dataclass
+class ErrorInfo:
+    """Why an execution produced no valid sample: its kind (ERROR_KINDS), a message and what was seen."""
+
+    kind: str
+    message: str
+    traceback: str | None = None
+    signal: str | None = None
+    exit_code: int | None = None
+    stderr_tail: str | None = None
+
+    def to_json(self) -> Json:
+        return {k: v for k, v in asdict(self).items() if v is not None or k in ("kind", "message")}
+
+    @classmethod
+    def from_json(cls, doc: Json | None) -> ErrorInfo | None:
+        if doc is None:
+            return None
+        return cls(**_known(cls, {"message": "", **doc}))
+
+
+@dataclass
+class WorkerReport:
+    """What one worker process measured (`result.json`)."""
+
+    status: str = "ok"
+    samples: dict[str, list[float | None]] = field(default_factory=dict)
+    warmup_samples: dict[str, list[float | None]] = field(default_factory=dict)
+    first_iteration: dict[str, float] | None = None
+    output: Json | None = None
+    work: Json | None = None
+    memory: Json = field(default_factory=dict)
+    threads: Json = field(default_factory=dict)
+    allocator: Json = field(default_factory=dict)
+    cache: Json = field(default_factory=dict)
+    versions: dict[str, str] = field(default_factory=dict)
+    runtime: Json = field(default_factory=dict)
+    units: dict[str, str] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    error: ErrorInfo | None = None
+    #: set by the orchestrator (runner/instructions.py): which metrics this report holds and how they were taken
+    measure: Json | None = None
+    protocol: int = PROTOCOL
+
+    @classmethod
+    def failure(cls, kind: str, message: str, **seen: Any) -> WorkerReport:
+        """The report of an execution that produced none of its own (crash, timeout, OOM, unreadable file)."""
+        return cls(status="error", error=ErrorInfo(kind, message, **seen))
+
+    def fail(self, kind: str, message: str, traceback: str | None = None) -> None:
+        self.status = "error"
+        self.error = ErrorInfo(kind, message, traceback=traceback)
+
+    def to_json(self) -> Json:
+        doc = asdict(self)
+        doc["error"] = self.error.to_json() if self.error else None
+        return doc
+
+    @classmethod
+    def from_json(cls, doc: Json) -> WorkerReport:
+        report = cls(**{**_known(cls, doc), "error": None})
+        report.error = ErrorInfo.from_json(doc.get("error"))
+        for name in ("samples", "warmup_samples", "memory", "threads", "allocator", "cache", "versions",
+                     "runtime", "units"):
+            if getattr(report, name) is None:
+                setattr(report, name, {})
+        report.warnings = list(report.warnings or [])
+        return report
+
+
+@dataclass
+class Result:
+    """The stored record of one execution (case, environment, worker process): raw samples, their summary, and
+    the context they were taken in. Its JSON is the form every store, export and report reads."""
+
+    result_id: str
+    run_id: str
+    timestamp: str
+    benchmark: str
+    case_id: str
+    params: dict[str, Any]
+    engine: str
+    runtime: Json
+    env_name: str
+    process_index: int
+    status: str
+    iterations: int
+    warmup: int
+    machine_id: str
+    machine: Json
+    run_name: str | None = None
+    tags: Json = field(default_factory=dict)
+    env: Json = field(default_factory=dict)
+    block: int | None = None
+    samples: dict[str, list[float | None]] = field(default_factory=dict)
+    warmup_samples: dict[str, list[float | None]] = field(default_factory=dict)
+    first_iteration: dict[str, float] | None = None
+    units: dict[str, str] = field(default_factory=dict)
+    summary: dict[str, Json] = field(default_factory=dict)
+    work: Json | None = None
+    throughput: Json = field(default_factory=dict)
+    output: Json | None = None
+    memory: Json = field(default_factory=dict)
+    process: Json = field(default_factory=dict)
+    threads: Json = field(default_factory=dict)
+    allocator: Json = field(default_factory=dict)
+    cache: Json = field(default_factory=dict)
+    inputs: Json = field(default_factory=dict)
+    versions: dict[str, str] = field(default_factory=dict)
+    environment_checks: list[Json] = field(default_factory=list)
+    commit: Json | None = None
+    warnings: list[str] = field(default_factory=list)
+    error: Json | None = None
+    #: which metrics the record holds (`wall`, `instructions`) and how instructions were counted
+    measure: Json = field(default_factory=lambda: {"metrics": ["wall"]})
+    schema_version: int = SCHEMA_VERSION
+
+    def to_json(self) -> Json:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, doc: Json) -> Result:
+        return cls(**_known(cls, doc))
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    def median(self, metric: str = "wall_s") -> float | None:
+        return (self.summary.get(metric) or {}).get("median")
+
+
+def median_of(result: Json, metric: str = "wall_s") -> float | None:
+    """The stored median of a metric in a result document (None when absent or not measured)."""
+    return ((result.get("summary") or {}).get(metric) or {}).get("median")
+
+
+@dataclass
+class Run:
+    """One `colbench run`, as stored: what was asked, where it ran, and how it ended."""
+
+    run_id: str
+    started_at: str
+    machine_id: str
+    machine: Json
+    config: Json
+    name: str | None = None
+    finished_at: str | None = None
+    status: str = "running"
+    argv: list[str] = field(default_factory=list)
+    colbench_version: str | None = None
+    checks: list[Json] = field(default_factory=list)
+    commit: Json | None = None
+    envs: list[Json] = field(default_factory=list)
+    cases: int = 0
+    calibration: Json | None = None
+    schema_version: int = SCHEMA_VERSION
+
+    def to_json(self) -> Json:
+        doc = asdict(self)
+        if doc["calibration"] is None:
+            del doc["calibration"]
+        return doc
+
+    @classmethod
+    def from_json(cls, doc: Json) -> Run:
+        return cls(**_known(cls, doc))
+
+
+@dataclass
+class Side:
+    """The results on one side of a comparison: a run, or one environment of it."""
+
+    label: str
+    run_id: str
+    env_name: str
+    results: list[Json]
+
+    @property
+    def machine_ids(self) -> set[str | None]:
+        return {r.get("machine_id") for r in self.results}

@@ -1,0 +1,1 @@
+"""How numbers, table cells and figures look: shared by the experiments and the reports."""

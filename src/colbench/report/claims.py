@@ -1,0 +1,146 @@
+"""The posts' claims as a reader sees them: a table of verdicts, and measured vs published ratios in one plot."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from matplotlib.figure import Figure
+from rich.markup import escape
+from rich.table import Table
+
+from colbench.analysis.claims import ClaimStatus, ClaimVerdict, evaluate_claims
+from colbench.experiments.registry import EXPERIMENTS, experiment_of_suite
+from colbench.model.claims import Untestable
+from colbench.render.figures import LIMIT_COLOR, PALETTE, new_figure, plain_log, styled, title
+from colbench.store.base import ResultQuery, Store
+
+STATUS_STYLE = {ClaimStatus.HOLDS: "green", ClaimStatus.DOES_NOT_HOLD: "red", ClaimStatus.INCONCLUSIVE: "yellow",
+                ClaimStatus.NOT_MEASURED: "dim"}
+STATUS_COLOR = {ClaimStatus.HOLDS: PALETTE[2], ClaimStatus.DOES_NOT_HOLD: PALETTE[5],
+                ClaimStatus.INCONCLUSIVE: PALETTE[1], ClaimStatus.NOT_MEASURED: LIMIT_COLOR}
+#: conditions worth a column of their own; the rest of a claim's shared params are left out of the table
+SHOWN_CONDITIONS = ("rows", "threads", "source", "compression", "batch_rows", "runtime", "variant")
+
+
+def _factor(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.3g}×" if value < 100 else f"{value:,.0f}×"
+
+
+def _bar(v: ClaimVerdict) -> str:
+    if v.at_most is not None:
+        return f"{_factor(v.at_least)}–{_factor(v.at_most)}"
+    return f"> {_factor(v.at_least)}"
+
+
+def measured_cell(v: ClaimVerdict) -> str:
+    if v.ratio is None:
+        return "-"
+    if v.ci_low is None or v.ci_high is None:
+        return _factor(v.ratio)
+    return f"{_factor(v.ratio)} [{v.ci_low:.3g}, {v.ci_high:.3g}]"
+
+
+def conditions_cell(v: ClaimVerdict) -> str:
+    shown = [f"{k}={v.conditions[k]}" for k in SHOWN_CONDITIONS if k in v.conditions]
+    return " ".join(shown)
+
+
+def claims_table(verdicts: Sequence[ClaimVerdict], untestable: Sequence[Untestable] = (), *,
+                 cores: int | None = None) -> Table:
+    """One row per claim (and condition): verdict, measured ratio [interval], bar, published ratio."""
+    level = next((v.ci_level for v in verdicts if v.ci_level), None)
+    heading = "claims of the posts: slower / faster, " + (f"{level:.1%} intervals (Holm)" if level else "intervals")
+    table = Table(title=heading + (f"; {cores} cores here" if cores else ""), header_style="bold")
+    for name, justify in (("claim", "left"), ("verdict", "left"), ("measured", "right"), ("bar", "right"),
+                          ("published", "right"), ("conditions", "left"), ("versions", "left")):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for v in verdicts:
+        status = f"[{STATUS_STYLE[v.status]}]{v.status}[/]"
+        versions = " ".join(f"{k} {val}" for k, val in sorted(v.versions.items()))
+        table.add_row(escape(v.text), status, measured_cell(v), _bar(v), _factor(v.published),
+                      escape(conditions_cell(v) or v.reason if v.status == ClaimStatus.NOT_MEASURED else
+                             conditions_cell(v)), escape(versions))
+    for u in untestable:
+        table.add_row(escape(u.text), "[dim]not testable here[/dim]", "", "", "", escape(u.why), "")
+    return table
+
+
+def claims_json(verdicts: Sequence[ClaimVerdict], untestable: Sequence[Untestable] = ()) -> str:
+    doc: dict[str, Any] = {
+        "claims": [v.to_dict() for v in verdicts],
+        "untestable": [{"experiment": u.experiment, "claim": u.text, "why": u.why} for u in untestable],
+        "counts": {str(s): sum(v.status == s for v in verdicts) for s in ClaimStatus},
+    }
+    return json.dumps(doc, indent=2, default=str)
+
+
+def counts_line(verdicts: Sequence[ClaimVerdict]) -> str:
+    counts = {s: sum(v.status == s for v in verdicts) for s in ClaimStatus}
+    return ", ".join(f"{n} {s}" for s, n in counts.items() if n)
+
+
+@styled
+def claims_figure(verdicts: Sequence[ClaimVerdict]) -> Figure | None:
+    """Measured ratio (with its interval) against the published one, log–log, the diagonal = same factor."""
+    points = [v for v in verdicts if v.ratio and v.published and v.ratio > 0]
+    if not points:
+        return None
+    fig, axes = new_figure(1, 1, width=6.5, panel_height=5.0)
+    ax = axes[0][0]
+    values = [p.published for p in points] + [p.ratio for p in points]  # type: ignore[operator]
+    values += [p.ci_low for p in points if p.ci_low] + [p.ci_high for p in points if p.ci_high]
+    low, high = min(values) / 1.5, max(values) * 1.5  # type: ignore[type-var,operator]
+    ax.plot([low, high], [low, high], color=LIMIT_COLOR, linestyle="--", linewidth=0.8, label="as published")
+    ax.axhline(1.0, color=LIMIT_COLOR, linewidth=0.6, linestyle=":")
+    for status in ClaimStatus:
+        members = [p for p in points if p.status == status]
+        if not members:
+            continue
+        ys = [p.ratio for p in members]
+        errors = [[p.ratio - (p.ci_low or p.ratio) for p in members],  # type: ignore[operator]
+                  [(p.ci_high or p.ratio) - p.ratio for p in members]]  # type: ignore[operator]
+        ax.errorbar([p.published for p in members], ys, yerr=errors, fmt="o", color=STATUS_COLOR[status],
+                    ecolor=STATUS_COLOR[status], elinewidth=0.8, capsize=2, markersize=4, label=str(status))
+        for p in members:
+            ax.annotate(p.key, (p.published, p.ratio), fontsize=6, xytext=(3, 3),  # type: ignore[arg-type]
+                        textcoords="offset points", color="#333333")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    for axis in (ax.xaxis, ax.yaxis):
+        plain_log(axis)
+    ax.set_xlim(low, high)
+    ax.set_ylim(low, high)
+    ax.set_xlabel("published ratio (slower / faster)")
+    ax.set_ylabel("measured here, with its interval")
+    ax.legend(loc="upper left", fontsize=7)
+    finite = [p for p in points if p.ci_low and math.isfinite(p.ci_low)]
+    title(fig, "claims: measured vs published factors",
+          f"{len(points)} claims with a published figure; {len(finite)} with an interval")
+    return fig
+
+
+def evaluate_runs(store: Store, run_ids: Sequence[str], experiments: Sequence[str] = ()
+                  ) -> tuple[list[ClaimVerdict], list[Untestable]]:
+    """The claims of these experiments (all when none named) over these runs' results, as one family."""
+    chosen = [e for e in EXPERIMENTS if not experiments or e.key in experiments]
+    results = store.results(ResultQuery(run_ids=tuple(run_ids)))
+    runs = {run_id: store.get_run(run_id) for run_id in run_ids}
+    claims = [c for e in chosen for c in e.claims()]
+    compound = [c for e in chosen for c in e.compound_claims()]
+    verdicts = evaluate_claims(claims, results, runs, compound=compound)
+    return verdicts, [u for e in chosen for u in e.untestable()]
+
+
+def experiments_of_run(run: dict[str, Any]) -> list[str]:
+    """The experiments a run's targets name (a suite of an experiment, e.g. e1 or allocator → e1)."""
+    keys = []
+    for target in (run.get("config") or {}).get("targets") or []:
+        experiment = experiment_of_suite(target)
+        if experiment is not None and experiment.key not in keys:
+            keys.append(experiment.key)
+    return keys

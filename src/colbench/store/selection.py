@@ -1,0 +1,74 @@
+"""Which stored results a command means: the two sides of a comparison, the machine of a history.
+
+A side is a run (`RUN`, a prefix, a name or `latest`), an environment of the latest run (`ENV`), or both
+(`RUN:ENV`).
+"""
+
+from __future__ import annotations
+
+from colbench.model.records import Side
+from colbench.model.summary import ResultSummary
+from colbench.store.base import ResultQuery, Store, StoreError, resolve_run_id
+
+
+def _envs_of(store: Store, run_id: str) -> list[str]:
+    run = store.get_run(run_id)
+    return [e["name"] for e in run.get("envs") or [{"name": "default"}]]
+
+
+def resolve_side(store: Store, ref: str) -> Side:
+    run_ref, _, env = ref.partition(":")
+    try:
+        run_id = resolve_run_id(store, run_ref)
+    except StoreError:
+        if env:
+            raise
+        run_id, env = resolve_run_id(store, "latest"), run_ref
+        if env not in _envs_of(store, run_id):
+            raise StoreError(f"{ref!r} is neither a run nor an environment of the latest run "
+                             f"(its environments: {', '.join(_envs_of(store, run_id))})") from None
+    envs = _envs_of(store, run_id)
+    if not env:
+        if len(envs) > 1:
+            raise StoreError(f"run {run_id} has environments {', '.join(envs)}: name one as {run_id}:ENV")
+        env = envs[0]
+    elif env not in envs:
+        raise StoreError(f"run {run_id} has no environment {env!r} (it has {', '.join(envs)})")
+    results = store.results(ResultQuery(run_ids=(run_id,), env_name=env))
+    return Side(label=ref if ":" in ref or env == "default" else f"{env}", run_id=run_id, env_name=env,
+                results=results)
+
+
+def pick_machine(store: Store, benchmark: str, machine: str | None, here: str) -> str:
+    """The machine whose history to show: named (by name or id), else this one (`here`); never a mix."""
+    machines = {mid: name or mid for mid, name in store.machines(benchmark).items()}
+    if not machines:
+        raise StoreError(f"no results of {benchmark!r} in {store.url}")
+    if machine:
+        chosen = [mid for mid, name in machines.items() if machine in (mid, name)]
+        if not chosen:
+            raise StoreError(f"no results of {benchmark} on machine {machine!r}; machines with results: "
+                             + ", ".join(f"{n} ({m})" for m, n in machines.items()))
+        if len(chosen) > 1:
+            raise StoreError(f"machine name {machine!r} matches {len(chosen)} fingerprints: use the id "
+                             + ", ".join(chosen))
+        return chosen[0]
+    if here in machines:
+        return here
+    if len(machines) == 1:
+        return next(iter(machines))
+    raise StoreError("results come from several machines and none is this one: choose with --machine "
+                     + ", ".join(f"{n} ({m})" for m, n in machines.items()))
+
+
+def history_results(store: Store, benchmark: str, machine_id: str) -> list[ResultSummary]:
+    """One machine's successful results of a benchmark, for its history: their summaries, not their records."""
+    return store.summaries(ResultQuery(benchmark=benchmark, machine_id=machine_id, status="ok"))
+
+
+def latest_run_of_suite(store: Store, suite: str) -> str:
+    """The newest run whose targets name this suite."""
+    for run in store.list_runs():
+        if suite in ((run.get("config") or {}).get("targets") or []):
+            return str(run["run_id"])
+    raise StoreError(f"no run of suite {suite!r} in {store.url}: `colbench run {suite}` first")
