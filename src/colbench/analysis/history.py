@@ -10,6 +10,7 @@ import numpy as np
 
 from colbench.analysis.changepoint import ChangePoint, detect_change_points
 from colbench.analysis.sides import case_label
+from colbench.model.result import METRIC_SERIES
 from colbench.model.summary import ResultSummary
 
 
@@ -33,9 +34,10 @@ class History:
     points: list[Point]
     change_points: list[ChangePoint] = field(default_factory=list)
     note: str = ""
+    metric: str = "time"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"case_id": self.case_id, "label": self.label, "machine_id": self.machine_id,
+        return {"case_id": self.case_id, "label": self.label, "metric": self.metric, "machine_id": self.machine_id,
                 "machine_name": self.machine_name, "points": [asdict(p) for p in self.points],
                 "change_points": [{**asdict(cp), "at": self.points[cp.index].label} for cp in self.change_points],
                 "note": self.note}
@@ -52,9 +54,11 @@ def _point_label(result: ResultSummary) -> str:
 
 
 def case_histories(results: list[ResultSummary], machine_id: str, filters: dict[str, str],
-                   min_size: int = 5, seed: int = 0) -> list[History]:
+                   min_size: int = 5, seed: int = 0, metric: str = "time") -> list[History]:
     """One history per case and environment from one machine's successful results of a benchmark (their
-    summaries: the stored per-process medians, not the records, so a long history stays fast to read)."""
+    summaries: the stored per-process medians, not the records, so a long history stays fast to read), of
+    `metric`: "time" (wall seconds) or "instructions"; cases that never measured it have none."""
+    series = METRIC_SERIES[metric]
     results = [r for r in results if all(str(r.params.get(k)) == v for k, v in filters.items())]
     # one series per case and environment: two library versions are two histories, not one zig-zag
     by_case: dict[tuple[str, str], dict[tuple[str, str], list[ResultSummary]]] = defaultdict(lambda: defaultdict(list))
@@ -64,7 +68,7 @@ def case_histories(results: list[ResultSummary], machine_id: str, filters: dict[
     for (case_id, env_name), runs in by_case.items():
         points = []
         for (run_id, env_name), members in runs.items():
-            medians = np.array([r.wall_median for r in members if r.wall_median is not None])
+            medians = np.array([r.medians[series] for r in members if r.medians.get(series) is not None])
             if medians.size == 0:
                 continue
             first = min(members, key=lambda r: r.timestamp)
@@ -72,12 +76,14 @@ def case_histories(results: list[ResultSummary], machine_id: str, filters: dict[
             points.append(Point(when=first.timestamp, run_id=run_id, env_name=env_name,
                                 label=_point_label(first), median=float(np.median(medians)), cv=cv,
                                 processes=int(medians.size)))
+        if not points:
+            continue
         points.sort(key=lambda p: p.when)
         any_result = next(iter(runs.values()))[0]
         label = case_label({"benchmark": any_result.benchmark, "params": any_result.params}) + \
             (f" [{env_name}]" if env_name != "default" else "")
         history = History(case_id=case_id, label=label, machine_id=machine_id,
-                          machine_name=any_result.machine_name or machine_id, points=points)
+                          machine_name=any_result.machine_name or machine_id, points=points, metric=metric)
         if len(points) >= 2 * min_size:
             history.change_points = detect_change_points([p.median for p in points], min_size=min_size, seed=seed)
         else:

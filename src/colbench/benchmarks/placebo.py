@@ -17,6 +17,15 @@ RT_SIGNAL = 40
 _CHECKSUM = "8d6f03c9"
 
 
+def busy(units: int) -> int:
+    """Interpreter-bound integer work, the same instructions every time for a given `units` (the `work` param;
+    COLBENCH_EXTRA_WORK borrows it, runner/extra_work.py)."""
+    acc = 0
+    for i in range(units):
+        acc = (acc * 31 + i) & 0xFFFF
+    return acc
+
+
 def spin(seconds: float) -> int:
     """Busy-wait (not sleep) so the time is CPU work, as a real benchmark's would be."""
     deadline = time.perf_counter_ns() + int(seconds * 1e9)
@@ -37,12 +46,17 @@ class Placebo(Benchmark):
               "(allocate until the memory limit), hang (past the timeout), junk (garbage on stdout/stderr), "
               f"rt-signal (killed by signal {RT_SIGNAL})"),
         Param("threads", default=(1,), type=int, check=lambda v: None if v > 0 else "must be > 0"),
+        Param("work", default=(0,), type=int, check=non_negative, help="units of deterministic CPU work per "
+              "iteration, after the busy wait: the same instructions every time (for --measure instructions)"),
+        Param("setup_work", default=(0,), type=int, check=non_negative, help="units of the same work in setup "
+              "(untimed)"),
     ))
 
     def estimate_seconds(self, params: dict[str, Any]) -> float | None:
         return float(params["duration"])
 
     def setup(self, ctx: Context) -> None:
+        busy(int(ctx.params["setup_work"]))
         ctx.state["hoard"] = []
         # A known slowdown for testing comparisons: `--env slow="@current COLBENCH_PLACEBO_FACTOR=1.06"`
         ctx.state["factor"] = float(os.environ.get("COLBENCH_PLACEBO_FACTOR", "1"))
@@ -71,7 +85,7 @@ class Placebo(Benchmark):
             sys.stdout.flush()
             sys.stderr.buffer.write(os.urandom(256) + b"\n")
             sys.stderr.flush()
-        return spin(float(ctx.params["duration"]) * ctx.state["factor"])
+        return spin(float(ctx.params["duration"]) * ctx.state["factor"]) + busy(int(ctx.params["work"]))
 
     def after_each(self, ctx: Context, output: Any) -> OutputCheck:
         return OutputCheck(rows=1, columns=1, checksum=_CHECKSUM)

@@ -10,7 +10,10 @@ from rich.table import Table
 from colbench.cli.common import StoreOption, UsageError, _store, console, friendly
 
 
-def parse_threshold(text: str) -> float:
+def parse_threshold(text: str | None) -> float | None:
+    """`3%` or `0.03` → 0.03; None (not given) stays None: each metric then uses its own default."""
+    if text is None:
+        return None
     try:
         value = float(text.rstrip("%")) / (100 if text.endswith("%") else 1)
     except ValueError:
@@ -59,10 +62,33 @@ def print_comparisons(comparisons: list[Any], fmt: str, baseline: str, contender
             typer.echo(f"note: {note}", err=True)
 
 
-def compare_sides(store: Any, baseline: str, contender: str, *, threshold: float, alpha: float, method: str,
-                  metrics: list[str], cross_machine: bool = False) -> tuple[list[Any], list[str]]:
-    from colbench.analysis.compare import compare_suite
+METRIC_SUFFIX = " [{}]"
+
+
+def metric_cases(base: Any, cont: Any, metrics: list[str], threshold: float | None,
+                 cross_machine: bool = False) -> tuple[dict[str, Any], list[str]]:
+    """CaseInputs of every metric, keyed `label` for time and `label [metric]` for the others. Without an
+    explicit threshold each metric gets its own default (3%, instructions 1%)."""
+    from dataclasses import replace
+
+    from colbench.analysis.compare import default_threshold
     from colbench.analysis.sides import case_inputs
+
+    cases: dict[str, Any] = {}
+    notes: list[str] = []
+    for metric in metrics:
+        inputs, metric_notes = case_inputs(base, cont, metric, allow_cross_machine=cross_machine)
+        notes.extend(metric_notes)
+        for label, case in inputs.items():
+            if threshold is None:
+                case = replace(case, threshold=default_threshold(metric))
+            cases[label if metric == "time" else label + METRIC_SUFFIX.format(metric)] = case
+    return cases, notes
+
+
+def compare_sides(store: Any, baseline: str, contender: str, *, threshold: float | None, alpha: float, method: str,
+                  metrics: list[str], cross_machine: bool = False) -> tuple[list[Any], list[str]]:
+    from colbench.analysis.compare import DEFAULT_THRESHOLD, compare_suite
     from colbench.runner.session import replay
     from colbench.store.selection import resolve_side
 
@@ -71,22 +97,16 @@ def compare_sides(store: Any, baseline: str, contender: str, *, threshold: float
         raise UsageError("baseline and contender are the same results: name two runs or two environments")
     replayed = None
     if base.run_id == cont.run_id and "time" in metrics:
-        replayed = replay(store, store.get_run(base.run_id), base.env_name, cont.env_name, threshold=threshold)
-    cases: dict[Any, Any] = {}
-    notes: list[str] = []
-    for metric in metrics:
-        if metric == "time" and replayed is not None:
-            continue
-        inputs, metric_notes = case_inputs(base, cont, metric, allow_cross_machine=cross_machine)
-        notes.extend(metric_notes)
-        for label, case in inputs.items():
-            cases[label if metric == "time" else f"{label} [{metric}]"] = case
+        replayed = replay(store, store.get_run(base.run_id), base.env_name, cont.env_name,
+                          threshold=threshold or DEFAULT_THRESHOLD)
+    others_metrics = [m for m in metrics if not (m == "time" and replayed is not None)]
+    cases, notes = metric_cases(base, cont, others_metrics, threshold, cross_machine)
     if replayed is not None:
         notes.append("time verdicts as the run's --until-decided looks reached them (each case at the alpha of "
                      "its last look); other metrics compared as their own family")
     elif not cases:
         raise UsageError("no case ran successfully on both sides: nothing to compare")
-    others = compare_suite(cases, threshold=threshold, alpha=alpha, method=method) if cases else []
+    others = compare_suite(cases, threshold=threshold or DEFAULT_THRESHOLD, alpha=alpha, method=method) if cases else []
     return [*(replayed or []), *others], notes
 
 
@@ -94,10 +114,12 @@ def compare(
     baseline: Annotated[str, typer.Argument(help="run id / name / latest, an environment of the latest run, "
                                             "or RUN:ENV")],
     contender: Annotated[str, typer.Argument(help="the same forms as BASELINE")],
-    threshold: Annotated[str, typer.Option(help="smallest change that matters, e.g. 3%")] = "3%",
+    threshold: Annotated[str | None, typer.Option(help="smallest change that matters, e.g. 3% (default 3%, "
+                                                  "1% for instructions)")] = None,
     alpha: Annotated[float, typer.Option(min=1e-6, max=0.5, help="suite-wide error rate")] = 0.01,
     method: Annotated[str, typer.Option(help="multiplicity control: holm or bh")] = "holm",
-    metric: Annotated[list[str] | None, typer.Option(help="time, memory, file_size (repeatable; default all)")] = None,
+    metric: Annotated[list[str] | None, typer.Option(help="time, memory, file_size, instructions (repeatable; "
+                                                     "default all that were measured)")] = None,
     fmt: Annotated[str, typer.Option("--format", "-f", help="table, markdown or json")] = "table",
     fail_on_inconclusive: Annotated[bool, typer.Option(help="exit 3 when any verdict is inconclusive")] = False,
     cross_machine: Annotated[bool, typer.Option(help="allow sides from different machines")] = False,
@@ -106,6 +128,7 @@ def compare(
     """Compare two runs or environments: ratio with a confidence interval and a verdict per case.
     Exit 0: no regression; 1: regression found; 3: inconclusive (with --fail-on-inconclusive); 2: usage error."""
     from colbench.analysis.compare import exit_code
+    from colbench.analysis.sides import METRICS
 
     @friendly
     def body() -> int:
@@ -113,10 +136,10 @@ def compare(
             raise UsageError(f"--format {fmt!r}: choose table, markdown or json")
         if method not in ("holm", "bh"):
             raise UsageError(f"--method {method!r}: choose holm or bh")
-        metrics = metric or ["time", "memory", "file_size"]
-        unknown = [m for m in metrics if m not in ("time", "memory", "file_size")]
+        metrics = metric or list(METRICS)
+        unknown = [m for m in metrics if m not in METRICS]
         if unknown:
-            raise UsageError(f"--metric {unknown[0]!r}: choose time, memory or file_size")
+            raise UsageError(f"--metric {unknown[0]!r}: choose {', '.join(METRICS)}")
         db = _store(store, create=False)
         comparisons, notes = compare_sides(db, baseline, contender, threshold=parse_threshold(threshold),
                                            alpha=alpha, method=method, metrics=metrics,

@@ -17,10 +17,13 @@ def history(
     machine: Annotated[str | None, typer.Option(help="machine name or id (default: this machine)")] = None,
     min_size: Annotated[int, typer.Option(min=2, help="minimum points between change points")] = 5,
     fmt: Annotated[str, typer.Option("--format", "-f", help="table or json")] = "table",
+    metric: Annotated[str, typer.Option(help="time (wall seconds) or instructions")] = "time",
     store: StoreOption = None,
 ) -> None:
     """A case's results over time (commits, versions or dates), with change points (e-divisive means)."""
     from colbench.analysis.history import case_histories
+    from colbench.model.result import METRIC_SERIES
+    from colbench.render.fmt import fmt_instructions
     from colbench.runner.machine import machine_info
     from colbench.store.selection import history_results, pick_machine
 
@@ -32,12 +35,18 @@ def history(
             if not sep:
                 raise UsageError(f"--param {option!r}: write NAME=VALUE")
             filters[name] = value
+        if metric not in METRIC_SERIES:
+            raise UsageError(f"--metric {metric!r}: choose {' or '.join(METRIC_SERIES)}")
         db = _store(store, create=False)
         machine_id = pick_machine(db, benchmark, machine, here=machine_info()["machine_id"])
         histories = case_histories(history_results(db, benchmark, machine_id), machine_id, filters,
-                                   min_size=min_size)
+                                   min_size=min_size, metric=metric)
         if not histories:
-            raise UsageError(f"no successful results of {benchmark} on machine {machine_id} match those params")
+            measured = "" if metric == "time" else f" with {metric} measured (`run --measure {metric}`)"
+            raise UsageError(f"no successful results of {benchmark} on machine {machine_id} match those "
+                             f"params{measured}")
+        show = (lambda v: f"{v * 1e3:.3f} ms") if metric == "time" else (lambda v: fmt_instructions(v) + " instr")
+        digits = 1 if metric == "time" else 3  # instruction counts repeat to hundredths of a percent
         if fmt == "json":
             typer.echo(json.dumps([h.to_dict() for h in histories], indent=2, default=str))
             return
@@ -49,14 +58,14 @@ def history(
             for i, point in enumerate(h.points):
                 cp = changes.get(i)
                 mark = f"[bold]{cp.magnitude:+.1%}[/bold] (p={cp.p_value:.3f})" if cp else ""
-                table.add_row(point.when[:19], point.label, f"{point.median * 1e3:.3f} ms", f"±{point.cv:.1%}"
+                table.add_row(point.when[:19], point.label, show(point.median), f"±{point.cv:.{digits}%}"
                               if point.cv == point.cv else "-", str(point.processes), mark)
             console.print(table)
             if not h.change_points:
                 console.print(h.note or "no change point")
             for cp in h.change_points:
                 console.print(f"change point at {h.points[cp.index].label} ({h.points[cp.index].when[:10]}): "
-                              f"{cp.magnitude:+.1%}, median {cp.before_median * 1e3:.3f} → "
-                              f"{cp.after_median * 1e3:.3f} ms, p={cp.p_value:.3f}")
+                              f"{cp.magnitude:+.1%}, median {show(cp.before_median)} → "
+                              f"{show(cp.after_median)}, p={cp.p_value:.3f}")
 
     body()

@@ -14,7 +14,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from colbench.analysis.aggregate import summarize_cases
-from colbench.render.fmt import fmt_bytes, fmt_seconds, spread
+from colbench.render.fmt import fmt_bytes, fmt_seconds, instructions_cell, spread
 from colbench.report.terminal import throughput_cell
 from colbench.runner.execute import Execution, PlannedCase, RunObserver
 
@@ -50,12 +50,18 @@ class RichProgress(RunObserver):
     def case_done(self, case: PlannedCase, results: list[dict[str, Any]]) -> None:
         for summary in summarize_cases(results):
             env = escape(f" [{summary.env_name}]") if summary.env_name != "default" else ""
-            if summary.ok:
+            if summary.ok and not summary.wall.get("n"):  # instructions only
+                self.console.print(f"[green]✓[/green] {_label(case)}{env}: {instructions_cell(summary)} "
+                                   "instructions per iteration")
+            elif summary.ok:
                 rate = throughput_cell(summary, self.calibration)
                 rate = f"  {rate}" if rate != "-" else ""
+                counted = instructions_cell(summary)
+                counted = f"  {counted} instructions" if counted != "-" else ""
                 self.console.print(
                     f"[green]✓[/green] {_label(case)}{env}: {fmt_seconds(summary.wall['median'])} "
                     f"{spread(summary)} (n={summary.wall['n']}){rate}  peak {fmt_bytes(summary.peak_rss_bytes)}"
+                    f"{counted}"
                 )
             else:
                 error = summary.errors[0]

@@ -33,22 +33,28 @@ def report(
                                                 "with it")] = None,
     history: Annotated[bool, typer.Option("--history/--no-history", help="history and change points of every "
                                           "case with 3+ runs on the machine")] = True,
+    metric: Annotated[list[str] | None, typer.Option(help="time or instructions for the compares and histories "
+                                                     "(repeatable; default every metric measured)")] = None,
     store: StoreOption = None,
 ) -> None:
     """Write a report of runs: plots (PNG + SVG) and a self-contained index.html, or a Markdown summary."""
     from colbench.cli.common import friendly
 
-    friendly(_report)(run_ids, output, fmt, compare, history, store)
+    friendly(_report)(run_ids, output, fmt, compare, history, store, metric)
 
 
 def _report(run_ids: list[str] | None, output: Path, fmt: str, compare: str | None, history: bool,
-            store: str | None) -> None:
+            store: str | None, metrics: list[str] | None = None) -> None:
     from colbench.cli.common import UsageError, _store, console
+    from colbench.model.result import METRIC_SERIES
     from colbench.report.html import render_markdown, write_report
     from colbench.store.base import resolve_run_id
 
     if fmt not in ("html", "markdown"):
         raise UsageError(f"--format {fmt!r}: choose html or markdown")
+    unknown = [m for m in metrics or () if m not in METRIC_SERIES]
+    if unknown:
+        raise UsageError(f"--metric {unknown[0]!r}: choose {' or '.join(METRIC_SERIES)}")
     if str(output) == "-" and fmt != "markdown":
         raise UsageError("--output - (stdout) works with --format markdown only")
     if output.exists() and not output.is_dir():
@@ -59,11 +65,12 @@ def _report(run_ids: list[str] | None, output: Path, fmt: str, compare: str | No
     if str(output) == "-":
         from colbench.report.html import build_run_view, cross_run_compares
 
-        views = [build_run_view(db, run_id, plots=False, history=history) for run_id in ids]
-        sys.stdout.write(render_markdown(views, cross_run_compares(db, ids, baseline, with_plot=False)))
+        views = [build_run_view(db, run_id, plots=False, history=history, metrics=metrics) for run_id in ids]
+        sys.stdout.write(render_markdown(views, cross_run_compares(db, ids, baseline, with_plot=False,
+                                                                   metrics=metrics)))
         return
     try:
-        written = write_report(db, ids, output, fmt=fmt, baseline_id=baseline, history=history)
+        written = write_report(db, ids, output, fmt=fmt, baseline_id=baseline, history=history, metrics=metrics)
     except OSError as exc:
         raise UsageError(f"cannot write the report into {output}: {exc.strerror or exc}") from None
     plots = sum(1 for path in written if path.suffix == ".png")

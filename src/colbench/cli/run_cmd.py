@@ -52,13 +52,17 @@ def run(
     budget: Annotated[str, typer.Option(help="--until-decided: time for the whole run, e.g. 90s, 10m, 1h")] = "10m",
     max_looks: Annotated[int | None, typer.Option(min=2, help="--until-decided: most looks at the data "
                                                   "(default: as many as the budget allows)")] = None,
-    threshold: Annotated[str, typer.Option(help="with several --env: smallest change that matters")] = "3%",
+    threshold: Annotated[str | None, typer.Option(help="with several --env: smallest change that matters "
+                                                  "(default 3%, 1% for instructions)")] = None,
     alpha: Annotated[float, typer.Option(min=1e-6, max=0.5, help="with several --env: suite-wide error rate")] = 0.01,
+    measure: Annotated[str, typer.Option(help="wall, instructions (counted under Valgrind, Python workers), or "
+                                         "wall,instructions; see docs/metrics.md")] = "wall",
 ) -> None:
     """Run benchmarks, each case in fresh worker processes, storing every result as it completes.
 
     Exit codes: 0 when the run finished (some cases may have errors, shown in the table), 2 for bad input,
     3 when every case of the run ended in an error, 1 when `--env` comparisons found a regression."""
+    from colbench.analysis.compare import DEFAULT_THRESHOLD
     from colbench.cli.compare_cmd import parse_duration, parse_threshold
     from colbench.model.params import parse_param_option, split_values
     from colbench.runner import env_options
@@ -93,8 +97,16 @@ def run(
         config = RunConfig(targets=list(targets or []), overrides=overrides, iterations=iterations, warmup=warmup,
                            processes=processes, timeout_s=timeout,
                            memory_limit_bytes=parse_memory_limit(memory_limit) if memory_limit is not None else None,
-                           run_name=run_name, seed=seed, scale=scale, commit=commit_info, machine_name=machine)
+                           run_name=run_name, seed=seed, scale=scale, commit=commit_info, machine_name=machine,
+                           measure=parse_measure_option(measure))
     plan = make_plan(config.targets, config.overrides, config.scale)
+    if "instructions" in config.measure:
+        from colbench.runner.execute import counting_toolchain
+        from colbench.runner.instructions import restrict_plan
+
+        restrict_plan(plan, config.measure)
+        if not dry_run:
+            counting_toolchain(config)  # fail now, in one line, when Valgrind or a compiler is missing
     for bench, params, reason in plan.skipped:
         err_console.print(f"[yellow]skipped[/yellow] {bench} {_short(params)}: {reason}", highlight=False)
     if dry_run:
@@ -115,8 +127,8 @@ def run(
         from colbench.cli.compare_cmd import compare_run_envs, print_session
 
         db = _store(store)
-        session = compare_run_envs(db, config, plan, envs, run_doc, threshold=threshold_value, alpha=alpha,
-                                   until_decided=until_decided, budget_s=budget_s, max_looks=max_looks)
+        session = compare_run_envs(db, config, plan, envs, run_doc, threshold=threshold_value or DEFAULT_THRESHOLD,
+                                   alpha=alpha, until_decided=until_decided, budget_s=budget_s, max_looks=max_looks)
         _show_run(db, session.run["run_id"], "table")
         _show_claims(db, session.run)
         print_session(session)
@@ -154,6 +166,15 @@ def _every_case_failed(db: Any, run_id: str) -> bool:
     for result in db.results(ResultQuery(run_ids=(run_id,))):
         ok_by_case[result["case_id"]] = ok_by_case.get(result["case_id"], False) or result.get("status") == "ok"
     return bool(ok_by_case) and not any(ok_by_case.values())
+
+
+def parse_measure_option(text: str) -> tuple[str, ...]:
+    from colbench.runner.instructions import parse_measure
+
+    try:
+        return parse_measure(text)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def fit_runtimes(plan: Any, envs: list[Any]) -> list[tuple[str, Any, str]]:
@@ -208,7 +229,9 @@ def _print_plan(plan: Any, config: Any, store_url: str | None, envs: int = 1) ->
              f"start-up assumed for {', '.join(est.assumed_startup)} (never run on this machine)"
              if est.assumed_startup else "",
              f"{est.unknown_cases} of {len(plan.cases)} cases have no estimate (no history on this machine): "
-             "the total leaves their run time out" if est.unknown_cases else ""]
+             "the total leaves their run time out" if est.unknown_cases else "",
+             "instructions are counted under Valgrind, 20–50× slower than the times above: not in this estimate"
+             if "instructions" in config.measure else ""]
     console.print(f"estimated time: {'at least ' if est.unknown_cases else ''}{fmt_seconds(est.seconds)}")
     for note in filter(None, notes):
         console.print(f"[dim]{note}[/dim]", highlight=False)

@@ -61,6 +61,8 @@ class RunConfig:
     scale: float = 1.0
     commit: dict[str, Any] | None = None
     machine_name: str | None = None
+    #: what to record: ("wall",), ("instructions",) or both (see runner/instructions.py)
+    measure: tuple[str, ...] = ("wall",)
 
     def resolved(self, plan: Plan) -> tuple[int, int, int]:
         suite = plan.suite
@@ -200,7 +202,7 @@ def start_run(store: Store, config: RunConfig, plan: Plan, envs: Sequence[EnvCho
         "config": {"targets": config.targets, "overrides": config.overrides, "iterations": iterations,
                    "warmup": warmup, "processes": processes, "timeout_s": config.timeout_s,
                    "memory_limit_bytes": config.memory_limit_bytes, "seed": config.seed, "scale": config.scale,
-                   "suite": plan.suite.name if plan.suite else None},
+                   "suite": plan.suite.name if plan.suite else None, "measure": list(config.measure)},
         "envs": [asdict(e) for e in envs],
         "cases": len(plan.cases),
     }
@@ -221,7 +223,7 @@ def config_from_run(run: dict[str, Any]) -> RunConfig:
                      iterations=saved["iterations"], warmup=saved["warmup"], processes=saved["processes"],
                      timeout_s=saved["timeout_s"], memory_limit_bytes=saved.get("memory_limit_bytes"),
                      run_name=run.get("name"), seed=saved.get("seed", 42), scale=saved.get("scale", 1.0),
-                     commit=run.get("commit"))
+                     commit=run.get("commit"), measure=tuple(saved.get("measure") or ("wall",)))
 
 
 def execute_run(store: Store, run: dict[str, Any], plan: Plan, envs: Sequence[EnvChoice], config: RunConfig,
@@ -235,6 +237,7 @@ def execute_run(store: Store, run: dict[str, Any], plan: Plan, envs: Sequence[En
     sweep_stale_exec_dirs()  # left by a colbench killed with -9 (its workers died with it)
     cache_own_bytecode()  # or, under PYTHONDONTWRITEBYTECODE, every Python worker compiles colbench again
     iterations, warmup, processes = config.resolved(plan)
+    toolchain = counting_toolchain(config)
     by_case: dict[str, list[dict[str, Any]]] = {}
     current: str | None = None
     executions: list[Execution] = []
@@ -255,7 +258,8 @@ def execute_run(store: Store, run: dict[str, Any], plan: Plan, envs: Sequence[En
                     current = case.case_id
                     by_case[current] = []
                     observer.case_started(case)
-                result = _execute_one(run, execution, inputs[case.case_id], iterations, warmup, config)
+                result = _execute_one(run, execution, inputs[case.case_id], iterations, warmup, config,
+                                      toolchain)
                 with stop.deferred():  # a completed result is stored whole before a signal takes effect
                     store.add_result(result)
                     stored += 1
@@ -287,8 +291,20 @@ def _case(plan: Plan, case_id: str) -> PlannedCase:
     return next(c for c in plan.cases if c.case_id == case_id)
 
 
+def counting_toolchain(config: RunConfig) -> Any:
+    """Valgrind and its helper when the run counts instructions (None otherwise); PlanError when unavailable."""
+    if "instructions" not in config.measure:
+        return None
+    from colbench.runner.instructions import InstructionsUnavailable, find_toolchain
+
+    try:
+        return find_toolchain()
+    except InstructionsUnavailable as exc:
+        raise PlanError(str(exc)) from None
+
+
 def _execute_one(run: dict[str, Any], execution: Execution, inputs: dict[str, Any], iterations: int, warmup: int,
-                 config: RunConfig) -> dict[str, Any]:
+                 config: RunConfig, toolchain: Any = None) -> dict[str, Any]:
     case, env = execution.case, execution.env
     spec = case_spec(case, inputs, iterations, warmup, config.seed + execution.process_index)
     try:
@@ -296,7 +312,12 @@ def _execute_one(run: dict[str, Any], execution: Execution, inputs: dict[str, An
     except PlanError as exc:
         done, warning = WorkerOutcome(error_document("invalid", str(exc)), {}), None
     else:
-        done = run_worker(spec, launch)
+        if config.measure == ("wall",):
+            done = run_worker(spec, launch)
+        else:
+            from colbench.runner.instructions import run_measures
+
+            done = run_measures(spec, launch, case.runtime, config.measure, toolchain)
     report = WorkerReport.from_json(done.document)
     if warning:
         report.warnings.append(warning)

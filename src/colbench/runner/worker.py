@@ -17,10 +17,14 @@ import resource
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from colbench.model.benchmark import Benchmark, CheckFailed, Context, OutputCheck
 from colbench.runner.pagecache import evict, read_through
+
+if TYPE_CHECKING:  # imported only by the cases that use them: most workers never load ctypes
+    from colbench.runner.callgrind_probe import CallgrindProbe
+    from colbench.runner.extra_work import ExtraWork
 
 PROTOCOL = 1
 
@@ -54,12 +58,14 @@ def _run_delay_ns() -> int | None:
     return total
 
 
-def _timed(bench: Benchmark, ctx: Context) -> tuple[dict[str, float], Any]:
+def _timed(bench: Benchmark, ctx: Context, extra: ExtraWork | None = None) -> tuple[dict[str, float], Any]:
     bench.before_each(ctx)
     delay0 = _run_delay_ns()
     user0, sys0 = _cpu_times()
     t0 = time.perf_counter_ns()
     output = bench.run(ctx)
+    if extra is not None:
+        extra.run()
     t1 = time.perf_counter_ns()
     user1, sys1 = _cpu_times()
     delay1 = _run_delay_ns()
@@ -71,6 +77,68 @@ def _timed(bench: Benchmark, ctx: Context) -> tuple[dict[str, float], Any]:
     sample.update(ctx.iteration_metrics)
     ctx.iteration_metrics.clear()
     return sample, output
+
+
+def _counted(bench: Benchmark, ctx: Context, probe: CallgrindProbe, extra: ExtraWork | None,
+             timed_index: int) -> tuple[dict[str, float], Any]:
+    """Under callgrind: instructions of the timed call instead of times (which Valgrind makes meaningless).
+
+    Warm-ups (timed_index < 0) run uninstrumented and uncounted: first calls often import whole libraries
+    (pandas' readers import pandas), which instrumented would cost minutes. Instrumentation starts before the
+    first timed iteration, where COLBENCH_EXTRA_WORK is sized on one extra call (counted for that only)."""
+    if timed_index < 0:
+        bench.before_each(ctx)
+        output = bench.run(ctx)
+        ctx.iteration_metrics.clear()
+        return {}, output
+    if timed_index == 0:
+        probe.start()
+        if extra is not None:
+            bench.before_each(ctx)
+            first, output = probe.count(lambda: bench.run(ctx))
+            del output
+            ctx.warn(extra.calibrate(first, lambda fn: probe.count(fn)[0], probe_units=10_000))
+    bench.before_each(ctx)
+
+    def call() -> Any:
+        output = bench.run(ctx)
+        if extra is not None:
+            extra.run()
+        return output
+
+    count, output = probe.count(call)
+    ctx.iteration_metrics.clear()  # a benchmark's own timings mean nothing under Valgrind
+    return {"instructions": count}, output
+
+
+def _instruments(spec: dict[str, Any]) -> tuple[CallgrindProbe | None, ExtraWork | None]:
+    """The instruction counter (for `"measure": "instructions"`) and injected extra work (COLBENCH_EXTRA_WORK)."""
+    probe = extra = None
+    if spec.get("measure", "wall") == "instructions":
+        from colbench.runner.callgrind_probe import ProbeUnavailable, open_probe
+
+        try:
+            probe = open_probe(spec)
+        except ProbeUnavailable as exc:
+            raise InvalidCase(str(exc)) from None
+    if os.environ.get("COLBENCH_EXTRA_WORK"):
+        from colbench.runner.extra_work import ExtraWork
+
+        try:
+            extra = ExtraWork.from_env()
+        except ValueError as exc:
+            raise InvalidCase(str(exc)) from None
+        if int(spec.get("warmup", 0)) < 1:
+            raise InvalidCase("COLBENCH_EXTRA_WORK is sized from the first warm-up iteration: use --warmup 1 or more")
+    return probe, extra
+
+
+def _size_extra_work(extra: ExtraWork, first_wall_s: float) -> str:
+    def wall(fn: Any) -> float:
+        t0 = time.perf_counter_ns()
+        fn()
+        return (time.perf_counter_ns() - t0) / 1e9
+    return extra.calibrate(first_wall_s, wall, probe_units=200_000)
 
 
 def _append(samples: dict[str, list[float]], sample: dict[str, float]) -> None:
@@ -180,10 +248,12 @@ def run_case(spec: dict[str, Any]) -> dict[str, Any]:
     }
     ctx: Context | None = None
     bench: Benchmark | None = None
+    probe: CallgrindProbe | None = None
     set_up = False
     try:
         if spec.get("protocol") != PROTOCOL:
             raise InvalidCase(f"case protocol {spec.get('protocol')!r}; this worker speaks {PROTOCOL}")
+        probe, extra = _instruments(spec)
         bench = get_benchmark(spec["benchmark"])
         params = dict(spec["params"])
         known = set(bench.full_grid().names)
@@ -215,10 +285,15 @@ def run_case(spec: dict[str, Any]) -> dict[str, Any]:
         for index in range(int(spec.get("warmup", 0)) + int(spec["iterations"])):
             if cache_mode == "cold":
                 result["cache"]["achieved"] = evict(paths, ctx.warn)
-            sample, output = _timed(bench, ctx)
+            if probe is None:
+                sample, output = _timed(bench, ctx, extra)
+            else:
+                sample, output = _counted(bench, ctx, probe, extra, index - int(spec.get("warmup", 0)))
             if first:
-                result["first_iteration"] = dict(sample)
+                result["first_iteration"] = dict(sample) or None
                 first = False
+                if extra is not None and probe is None:
+                    ctx.warn(_size_extra_work(extra, sample["wall_s"]))
             target = result["warmup_samples"] if index < int(spec.get("warmup", 0)) else result["samples"]
             _append(target, sample)
             check = _check_output(bench, ctx, output)
@@ -241,6 +316,8 @@ def run_case(spec: dict[str, Any]) -> dict[str, Any]:
     except Exception as exc:  # the benchmark's own failure: record it, don't crash the worker
         _fail(result, "exception", f"{type(exc).__name__}: {exc}")
     finally:
+        if probe is not None:
+            probe.stop()
         if bench is not None and ctx is not None and set_up:
             try:
                 bench.teardown(ctx)

@@ -48,6 +48,8 @@ class Runtime:
     pin: Callable[[str, Say], dict[str, str]] | None = None
     #: make the worker for these pins ready before a run (build what is missing); raises RuntimeUnavailable
     prepare: Callable[[Mapping[str, str], Say], None] | None = None
+    #: why `--measure instructions` cannot count this worker's timed calls; None when it can
+    instructions_unsupported: str | None = None
 
     def worker_command(self, python: str = sys.executable, pins: Mapping[str, str] | None = None) -> list[str]:
         reason = self.unavailable()
@@ -82,9 +84,12 @@ def _java_prepare(pins: Mapping[str, str], say: Say) -> None:
 RUNTIMES: dict[str, Runtime] = {
     "python": Runtime("python", "Python", _python_command, lambda: None, assumed_startup_s=0.25),
     "r": Runtime("r", "R", lambda _python, _pins: r.command(), r.unavailable, setup_script="r/install.sh",
-                 assumed_startup_s=0.5, pin=lambda spec, _say: r.pin(spec)),
+                 assumed_startup_s=0.5, pin=lambda spec, _say: r.pin(spec),
+                 instructions_unsupported="the R worker has no callgrind client-request hook yet"),
     "java": Runtime("java", "Java", lambda _python, pins: java.java_command(pins.get("arrow")),
-                    java.java_unavailable, assumed_startup_s=1.0, pin=java.pin, prepare=_java_prepare),
+                    java.java_unavailable, assumed_startup_s=1.0, pin=java.pin, prepare=_java_prepare,
+                    instructions_unsupported="the Java worker has no callgrind hook, and the JIT compiles on "
+                    "background threads at varying times, so its counts would not repeat"),
 }
 
 

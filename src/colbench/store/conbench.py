@@ -267,6 +267,9 @@ def to_conbench(result: Mapping[str, Any], run: Mapping[str, Any] | None = None,
         doc["stats"] = {"data": wall, "unit": "s", "times": wall, "time_unit": "s", "iterations": len(wall)}
     else:
         error = dict(result.get("error") or {})
+        if result.get("status") == "ok" and "wall" not in (result.get("measure") or {}).get("metrics", ["wall"]):
+            error = {"kind": "no-wall-time", "message": "only instructions were counted (run --measure "
+                     "instructions); Conbench receives wall times"}
         error.setdefault("kind", "no-samples" if result.get("status") == "ok" else "error")
         doc["error"] = {k: v for k, v in error.items() if v is not None}
     return doc
