@@ -21,7 +21,15 @@ from colbench.model.benchmark import int_param
 from colbench.model.records import CaseSpec, WorkerReport
 from colbench.model.result import SCHEMA_VERSION
 from colbench.runner.collect import build_result
-from colbench.runner.isolate import WorkerLaunch, WorkerOutcome, choose_cpus, error_document, run_worker, thread_env
+from colbench.runner.isolate import (
+    DEFAULT_ENV,
+    WorkerLaunch,
+    WorkerOutcome,
+    choose_cpus,
+    error_document,
+    run_worker,
+    thread_env,
+)
 from colbench.runner.machine import checks_as_json, environment_checks, machine_info
 from colbench.runner.plan import Plan, PlanError, PlannedCase
 from colbench.runtimes import RuntimeUnavailable, get_runtime
@@ -161,7 +169,7 @@ def case_spec(case: PlannedCase, inputs: dict[str, Any], iterations: int, warmup
 def launch_for(case: PlannedCase, env: EnvChoice, config: RunConfig) -> tuple[WorkerLaunch, str | None]:
     threads = int_param(case.params, "threads")
     cpus, warning = choose_cpus(threads)
-    child_env = {**os.environ, **env.variables, **thread_env(threads)}
+    child_env = {**DEFAULT_ENV, **os.environ, **env.variables, **thread_env(threads)}
     allocator = str(case.params.get("allocator", "default"))
     if allocator != "default":
         child_env["ARROW_DEFAULT_MEMORY_POOL"] = allocator
