@@ -61,6 +61,7 @@ class FileRead(Benchmark):
     def setup(self, ctx: Context) -> None:
         ctx.state["engine"] = engine = get_engine(ctx.params["engine"])
         engine.configure(ctx.threads)
+        engine.prepare(ctx.params["output"])
 
     def run(self, ctx: Context) -> Any:
         p = ctx.params

@@ -24,7 +24,15 @@ from colbench.redact import redact_doc
 from colbench.runner.bytecode import cache_own_bytecode
 from colbench.runner.collect import build_result
 from colbench.runner.interrupt import Interrupted, signal_name, stop_on_signals
-from colbench.runner.isolate import WorkerLaunch, WorkerOutcome, choose_cpus, error_document, run_worker, thread_env
+from colbench.runner.isolate import (
+    DEFAULT_ENV,
+    WorkerLaunch,
+    WorkerOutcome,
+    choose_cpus,
+    error_document,
+    run_worker,
+    thread_env,
+)
 from colbench.runner.lifeline import sweep_stale_exec_dirs
 from colbench.runner.machine import checks_as_json, environment_checks, machine_info
 from colbench.runner.plan import Plan, PlanError, PlannedCase
@@ -171,7 +179,7 @@ def case_spec(case: PlannedCase, inputs: dict[str, Any], iterations: int, warmup
 def launch_for(case: PlannedCase, env: EnvChoice, config: RunConfig) -> tuple[WorkerLaunch, str | None]:
     threads = int_param(case.params, "threads")
     cpus, warning = choose_cpus(threads)
-    child_env = {**os.environ, **env.variables, **thread_env(threads)}
+    child_env = {**DEFAULT_ENV, **os.environ, **env.variables, **thread_env(threads)}
     allocator = str(case.params.get("allocator", "default"))
     if allocator != "default":
         child_env["ARROW_DEFAULT_MEMORY_POOL"] = allocator

@@ -56,6 +56,15 @@ def thread_env(threads: int) -> dict[str, str]:
                                    "ARROW_IO_THREADS", "NUMEXPR_NUM_THREADS", "COLBENCH_THREADS")}
 
 
+#: Defaults under the user's own environment (and any --env variables), which win over them.
+#: OpenMP threads that wait for a sibling spin by default (libgomp). On a dedicated machine that costs no wall
+#: time, since the spinning thread has a core of its own; on a shared or loaded one it burns the time slices
+#: the descheduled sibling needs: data.table's fread with 2 threads on this loaded 2-core VM took twice the
+#: CPU time of 1 thread and its ratio to Arrow swung 1.2–3.5× between rounds, while with passive waiting its
+#: CPU time equalled the 1-thread read (docs/experiments.md, "E1: why the headline moved").
+DEFAULT_ENV = {"OMP_WAIT_POLICY": "passive"}
+
+
 def choose_cpus(threads: int) -> tuple[list[int] | None, str | None]:
     """The first `threads` CPUs this process may use; a warning when there are fewer than asked."""
     try:

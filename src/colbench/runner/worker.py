@@ -172,7 +172,7 @@ def apply_threads(threads: int) -> dict[str, Any]:
         applied["polars"] = size() if callable(size) else None
     with contextlib.suppress(AttributeError):
         applied["cpu_affinity"] = sorted(os.sched_getaffinity(0))
-    for var in ("OMP_NUM_THREADS", "POLARS_MAX_THREADS"):
+    for var in ("OMP_NUM_THREADS", "OMP_WAIT_POLICY", "POLARS_MAX_THREADS"):
         if var in os.environ:
             applied[var] = os.environ[var]
     return applied

@@ -312,7 +312,7 @@ run_case <- function(case, st) {
   applied <- loaded$applied
   affinity <- cpu_affinity()
   if (!is.null(affinity)) applied$cpu_affinity <- I(affinity)
-  for (var in c("OMP_NUM_THREADS", "VROOM_THREADS", "R_DATATABLE_NUM_THREADS"))
+  for (var in c("OMP_NUM_THREADS", "OMP_WAIT_POLICY", "VROOM_THREADS", "R_DATATABLE_NUM_THREADS"))
     if (nzchar(Sys.getenv(var))) applied[[var]] <- Sys.getenv(var)
   st$threads_applied <- applied
   read <- loaded$read
