@@ -89,7 +89,7 @@ def cli() -> None:
         err_console.print(f"[red]colbench: error:[/red] {escape(exc.format_message())}{hint}", highlight=False,
                           soft_wrap=True)
         sys.exit(exc.exit_code)
-    except click_errors.Abort:
+    except typer.Abort:
         err_console.print("Aborted!", highlight=False)
         sys.exit(1)
     sys.exit(code if isinstance(code, int) else 0)
