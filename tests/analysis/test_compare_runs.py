@@ -20,8 +20,9 @@ def compare_json(home, *args):
 def aa_home(tmp_path_factory):
     home = tmp_path_factory.mktemp("aa")
     durations = ",".join(f"{0.005 + i * 0.0005:.4f}" for i in range(20))
-    colbench("run", "placebo", "--param", f"duration={durations}", "--env", "A=@current", "--env", "B=@current",
-             "--iterations", "3", "--warmup", "0", "--processes", "12", home=home, check=True, timeout=600)
+    proc = colbench("run", "placebo", "--param", f"duration={durations}", "--env", "A=@current", "--env",
+                    "B=@current", "--iterations", "3", "--warmup", "0", "--processes", "12", home=home, timeout=900)
+    assert proc.returncode == 0, proc.stderr  # an A/A run that found a regression exits 1
     return home
 
 
@@ -43,10 +44,13 @@ def test_markdown_is_ready_for_a_pull_request(aa_home):
 @pytest.fixture(scope="module")
 def slow_home(tmp_path_factory):
     home = tmp_path_factory.mktemp("slow")
-    colbench("run", "placebo", "--param", "duration=0.01", "--env", "base=@current",
-             "--env", "slow6=@current COLBENCH_PLACEBO_FACTOR=1.06",
-             "--env", "slow1=@current COLBENCH_PLACEBO_FACTOR=1.01",
-             "--iterations", "7", "--warmup", "1", "--processes", "16", home=home, check=True, timeout=600)
+    proc = colbench("run", "placebo", "--param", "duration=0.01", "--env", "base=@current",
+                    "--env", "slow6=@current COLBENCH_PLACEBO_FACTOR=1.06",
+                    "--env", "slow1=@current COLBENCH_PLACEBO_FACTOR=1.01",
+                    "--iterations", "7", "--warmup", "1", "--processes", "16", home=home, timeout=900)
+    # the run compares every environment with the first and exits 1 when one regressed
+    assert proc.returncode in (0, 1), proc.stderr
+    (home / "run_exit_code").write_text(str(proc.returncode))
     return home
 
 
@@ -56,6 +60,7 @@ def test_six_percent_slower_is_a_regression_and_exits_1(slow_home):
     assert case["verdict"] == "regression", case
     assert 1.04 < case["ratio"] < 1.08 and case["ci_low"] > 1.03
     assert code == 1
+    assert (slow_home / "run_exit_code").read_text() == "1"  # the run itself said so
 
 
 def test_one_percent_slower_is_no_change_not_a_regression(slow_home):
