@@ -27,7 +27,7 @@ def test_every_benchmark_runs_validates_and_lands_in_the_store(quick):
     ran = {r["benchmark"] for r in rows}
     assert ran >= {"placebo", "csv-read", "file-read", "file-write", "dataframe-conversion", "dsib",
                    "ipc-bandwidth", "mmap-read"}
-    failed = [(r["benchmark"], r["error"]) for r in rows if r["status"] != "ok"]
+    failed = [(r["benchmark"], r["status"], r.get("error_message")) for r in rows if r["status"] != "ok"]
     assert not failed, failed
     assert all(r["n"] == 6 and r["processes"] == 2 for r in rows)
     writes = [r for r in rows if r["benchmark"] == "file-write"]
