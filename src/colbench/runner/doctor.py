@@ -139,8 +139,7 @@ def _other() -> list[Finding]:
 
 
 def _valgrind_enables() -> str:
-    # Honest about today's colbench: nothing runs under Valgrind yet (whoever adds instruction counts says so here).
-    return "nothing in colbench yet (instruction counts are not measured in this version)"
+    return "--measure instructions (instruction counts of the timed call, Python workers; docs/metrics.md)"
 
 
 def diagnose() -> list[Finding]:
