@@ -68,7 +68,7 @@ def test_export_validates_against_conbench_schema(finished, tmp_path):
     for doc in docs:
         assert conbench_refusals(doc) == [], doc
         assert doc["tags"] == {"name": "placebo", "duration": 0.001, "error": doc["tags"]["error"], "threads": 1,
-                               "allocator": "default", "cache": "warm"}
+                               "work": 0, "setup_work": 0, "allocator": "default", "cache": "warm"}
         assert doc["github"] == {"repository": REPO, "commit": "0123abcd"} and doc["run_name"] == "to-publish"
         assert doc["machine_info"]["cpu_core_count"] >= 1 and doc["machine_info"]["memory_bytes"] > 0
         assert doc["context"]["colbench_machine_id"] == results[0]["machine_id"]
