@@ -1,28 +1,34 @@
+import math
+
 import numpy as np
 import pytest
 
-from colbench.analysis.calibrate import calibrate_suite, sample_size, split_aa
+from colbench.analysis.calibrate import calibrate_suite, split_aa
 from colbench.analysis.compare import CaseInput
-from colbench.analysis.rank_tests import pairs_needed, processes_needed
+from colbench.analysis.power import blocks_needed
 
 from .simulate import processes
 
 
-def test_aa_calibration_flags_noisy_cases_with_the_processes_they_need():
+def test_aa_calibration_flags_noisy_cases_with_the_blocks_they_need():
     rng = np.random.default_rng(60)
     cases = {f"quiet{i}": processes(rng, 40, between=0.005, cv=0.01) for i in range(18)}
     cases.update({f"noisy{i}": processes(rng, 40, between=0.08) for i in range(2)})
-    report = calibrate_suite(cases)
+    report = calibrate_suite(cases, seconds_per_block={"noisy0": 2.0})
     assert report.false_positive_rate == 0.0 and not report.any_false_positive
     assert report.unadjusted_rejection_rate <= 0.1
     assert set(report.noisy) == {"noisy0", "noisy1"}
     noisy = {c.key: c for c in report.cases}["noisy0"]
-    assert noisy.paired and noisy.n == 20
-    assert noisy.needed > 60
-    assert noisy.cv_processes > 0.05
+    assert noisy.paired and noisy.n == 20 and noisy.basis == "wall"
+    # spread of per-block log-ratios ~ sqrt(2) * 8% (this sample: 5.7%): dozens of blocks for 5%
+    assert 0.04 < noisy.sigma_log < 0.16
+    assert noisy.needed is not None and noisy.needed > 25
+    assert noisy.needed_s == pytest.approx(2.0 * noisy.needed)
+    assert noisy.mde_95 > 0.05
     quiet = {c.key: c for c in report.cases}["quiet0"]
     assert quiet.cv_iterations == pytest.approx(0.01, rel=0.5)
-    assert quiet.needed <= 20 and quiet.verdict == "no change"
+    assert quiet.needed is not None and quiet.needed <= 20 and quiet.verdict == "no change"
+    assert quiet.mde_95 < 0.05 and quiet.needed_s is None
     assert report.no_change_rate >= 0.85
 
 
@@ -42,13 +48,11 @@ def test_unpaired_calibration_input():
     assert not c.paired and c.n == 12 and c.sigma_log > 0
 
 
-def test_sample_size_formula():
-    level = 0.01 / 20
-    small = sample_size(0.01, threshold=0.03, level=level)
-    big = sample_size(0.04, threshold=0.03, level=level)
-    assert small == processes_needed(level)  # quiet: the exact-test floor binds
-    assert big > small
-    # quadrupling sigma needs ~16x the processes (unpaired: factor 2 * pi/3 * z^2 / delta^2)
-    assert sample_size(0.16, threshold=0.03, level=level) == pytest.approx(16 * big, rel=0.05)
-    assert sample_size(0.04, threshold=0.03, level=level, paired=True) == pytest.approx(big / 2, abs=1)
-    assert sample_size(float("nan"), threshold=0.03, level=level, paired=True) == pairs_needed(level)
+def test_needed_blocks_grow_with_the_square_of_the_noise():
+    level = 0.01 / 10
+    small = blocks_needed(0.04, 0.05, level=level, power=0.95)
+    big = blocks_needed(0.16, 0.05, level=level, power=0.95)
+    assert small is not None and big is not None
+    assert big == pytest.approx(16 * small, rel=0.05)
+    assert blocks_needed(0.08, 0.03, level=level) is None  # never: the effect is not beyond the threshold
+    assert blocks_needed(math.nan, 0.05, level=level) is None

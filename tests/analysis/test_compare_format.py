@@ -31,16 +31,21 @@ def test_table_rows_have_every_column():
     rows = table_rows(_results())
     assert len(rows) == 4 and all(len(r) == len(TABLE_COLUMNS) for r in rows)
     assert rows[0][0] == "csv-read reader=pyarrow"
-    assert rows[0][7] == "regression"
+    assert rows[0][8] == "regression"
     assert rows[2][2] == "1.91 MiB"
     assert rows[3][5] == "[-, -]"
+    # the smallest slowdown each comparison could have caught, at 80% and 95% power
+    mde80, mde95 = (float(x.rstrip("%")) for x in rows[1][7].split(" / "))
+    assert 3.0 <= mde80 < mde95 < 20
+    assert rows[3][7] == "- / -"  # 2 processes per side can never reach the level
+    assert rows[2][7] == "-"  # deterministic: any change beyond the threshold shows
 
 
 def test_markdown_report_for_a_pull_request():
     md = markdown_report(_results(), baseline_label="main", contender_label="pr-123")
     assert md.startswith("### colbench compare: `main` vs `pr-123`")
     assert "1 regression, 1 improvement, 1 no change, 1 inconclusive of 4 comparisons; threshold +/-3%" in md
-    assert "| case | metric | main | pr-123 | ratio [CI] | verdict |" in md
+    assert "| case | metric | main | pr-123 | ratio [CI] | MDE 80/95% | verdict |" in md
     assert f"**{MARKERS['regression']}**" in md
     assert "reader=pandas\\|c" in md  # pipes escaped
     assert "<details><summary>1 with no change</summary>" in md
@@ -56,6 +61,9 @@ def test_summary_json_and_units():
     assert doc["summary"] == {"regression": 1, "improvement": 1, "no change": 1, "inconclusive": 1}
     tiny = doc["comparisons"][3]
     assert tiny["verdict"] == "inconclusive" and tiny["ci_high"] is None
+    assert tiny["mde_80"] is None and tiny["mde_95"] is None
+    same = doc["comparisons"][1]
+    assert 0.03 <= same["mde_80"] < same["mde_95"] and same["basis"] == "wall" and same["sigma_log"] > 0
     assert format_value(0.000512) == "512 us"
     assert format_value(1.5) == "1.5 s"
     assert format_value(3e-9) == "3 ns"

@@ -44,6 +44,9 @@ def test_every_failure_mode_becomes_an_error_result_and_the_run_goes_on(cli, hom
     assert ok["status"] == "ok" and ok["error"] is None
     assert len(ok["samples"]["wall_s"]) == 3 and len(ok["warmup_samples"]["wall_s"]) == 1
     assert all(0.005 <= s < 0.05 for s in ok["samples"]["wall_s"])
+    if sys.platform == "linux":  # time spent waiting for a CPU, per iteration (analysis/basis.py)
+        delays = ok["samples"]["run_delay_s"]
+        assert len(delays) == 3 and all(0 <= d < s for d, s in zip(delays, ok["samples"]["wall_s"], strict=True))
     assert ok["first_iteration"]["wall_s"] == ok["warmup_samples"]["wall_s"][0]
     assert ok["summary"]["wall_s"]["n"] == 3 and ok["output"]["rows"] == 1
 

@@ -1,27 +1,19 @@
-"""A/A calibration: how noisy is each case, does `compare` keep its promise here, and how many processes
-would a noisy case need?
+"""A/A calibration: how noisy is each case here, does `compare` keep its promise, and what can a gate catch?
 
 In an A/A run both sides are the same code on the same machine, so every regression or improvement
-verdict is a false positive. Two rates are reported:
+verdict is a false positive. Reported:
 
 - `false_positive_rate`: the share of cases that got a regression/improvement verdict at the chosen
   settings (threshold, alpha, multiplicity method): what a maintainer would see;
 - `unadjusted_rejection_rate`: the share with a raw p <= alpha (no threshold, no multiplicity). It
   estimates the size of the per-case test; well above alpha means the samples are not exchangeable
-  (drift between the halves, order effects, a bad pairing) and the verdicts cannot be trusted.
-
-Processes needed (per side, or blocks when paired) to resolve the threshold, for a case whose
-between-process spread on the log scale is sigma (robust, MAD-based)::
-
-    unpaired:  n = ceil( 2 * (pi/3) * sigma^2 * (z_{1-a/2} + z_{1-beta})^2 / delta^2 )
-    paired:    n = ceil(     (pi/3) * sigma_d^2 * (z_{1-a/2} + z_{1-beta})^2 / delta^2 )
-
-with delta = ln(1 + threshold), a = alpha / m (the interval level `compare_suite` uses for m cases),
-beta = 1 - power (default power 0.8) and sigma_d the spread of the per-block log-ratios. pi/3 is the
-variance inflation of the Hodges–Lehmann estimator relative to the mean under normal noise (asymptotic
-efficiency 3/pi). With that n a case with no change is called "no change" (interval inside the band),
-and one that changed by 2*threshold is called a regression, each with probability about `power`. The
-result is never below the smallest n at which the exact rank test can reach level a at all.
+  (drift between the halves, order effects, a bad pairing) and the verdicts cannot be trusted;
+- per case: the spread of iterations and of processes, the spread of the per-block log-ratios that the
+  verdict works with (`sigma_log`, on the basis the verdict would use: wall or CPU time, see `basis.py`),
+  the minimum detectable effect at this run's n (`mde_95`), and the blocks a gate needs to call a true
+  slowdown of `effect` (default 5%) a regression with 95% probability (`needed`, see `power.py`); a case
+  with fewer blocks than that is flagged `noisy`. With the seconds one block takes, `needed_s` is the
+  time that costs.
 """
 
 from __future__ import annotations
@@ -31,11 +23,10 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats as sps
 
-from colbench.analysis.compare import CaseInput, Method, Samples, Verdict, block_log_ratios, compare_suite
-from colbench.analysis.rank_tests import pairs_needed, processes_needed
-from colbench.analysis.stats import process_locations, robust_sigma, within_process_cv
+from colbench.analysis.compare import CaseInput, Method, Samples, Verdict, compare_suite
+from colbench.analysis.power import blocks_needed
+from colbench.analysis.stats import process_locations, within_process_cv
 
 
 @dataclass(frozen=True)
@@ -43,14 +34,15 @@ class CalibrationCase:
     """Noise and A/A outcome of one case.
 
     `cv_iterations`: median over processes of the iteration-level CV; `cv_processes`: CV of the
-    per-process medians (what inference sees); `sigma_log`: the robust spread used for the sample size
-    (per-process log location, or per-block log-ratio when paired). `needed` is processes per side
-    (unpaired) or blocks (paired); `noisy` when the case had fewer than that.
+    per-process medians; `sigma_log`: robust spread of the per-block log-ratios (per-process log
+    locations when unpaired); `basis`: wall or CPU time, as the verdict used. `n` is blocks (paired) or
+    processes per side; `needed` the blocks to catch `effect` with 95% power (None: not within 100,000).
     """
 
     key: Hashable
     metric: str
     paired: bool
+    basis: str
     n: int
     cv_iterations: float
     cv_processes: float
@@ -61,7 +53,9 @@ class CalibrationCase:
     ci_high: float
     p_value: float
     false_positive: bool
-    needed: int
+    mde_95: float
+    needed: int | None
+    needed_s: float | None
     noisy: bool
 
 
@@ -71,7 +65,7 @@ class CalibrationReport:
     threshold: float
     alpha: float
     method: str
-    power: float
+    effect: float
     false_positive_rate: float
     unadjusted_rejection_rate: float
     no_change_rate: float
@@ -102,23 +96,6 @@ def split_aa(processes: Samples) -> CaseInput:
     )
 
 
-def sample_size(sigma_log: float, *, threshold: float, level: float, power: float = 0.8, paired: bool = False) -> int:
-    """Processes per side (unpaired) or blocks (paired) to resolve `threshold` at interval level `level`.
-
-    See the module docstring for the formula. NaN sigma (fewer than 2 values) gives the exact-test
-    minimum.
-    """
-    floor = pairs_needed(level) if paired else processes_needed(level)
-    floor = max(floor, 2)
-    if not math.isfinite(sigma_log):
-        return floor
-    delta = math.log1p(threshold)
-    z = float(sps.norm.isf(level / 2)) + float(sps.norm.isf(1 - power))
-    factor = 1.0 if paired else 2.0
-    n = math.ceil(factor * (math.pi / 3) * sigma_log**2 * z**2 / delta**2)
-    return max(n, floor)
-
-
 def calibrate_suite(
     cases: Mapping[Hashable, CaseInput | Samples],
     *,
@@ -126,7 +103,8 @@ def calibrate_suite(
     alpha: float = 0.01,
     method: Method = "holm",
     paired: bool | None = None,
-    power: float = 0.8,
+    effect: float = 0.05,
+    seconds_per_block: Mapping[Hashable, float] | None = None,
 ) -> CalibrationReport:
     """Calibrate from A/A results: per case a `CaseInput` (two sides of the same code) or a single list
     of processes in execution order (split with `split_aa`)."""
@@ -137,35 +115,35 @@ def calibrate_suite(
     out = []
     for comp in comparisons:
         case = inputs[comp.key]
-        locs_b = process_locations(case.baseline)
-        locs_c = process_locations(case.contender)
-        if comp.paired:
-            sigma = robust_sigma(block_log_ratios(case))
-            n = comp.n_blocks
-        else:
-            centred = [np.log(locs) - np.median(np.log(locs)) for locs in (locs_b, locs_c) if locs.size]
-            sigma = robust_sigma(np.concatenate(centred)) if centred else math.nan
-            n = min(comp.n_baseline, comp.n_contender)
+        shown = case if comp.basis == case.basis or case.check is None else case.check
+        locs_b, locs_c = process_locations(shown.baseline), process_locations(shown.contender)
         pooled = np.concatenate([locs_b, locs_c])
         cv_proc = float(pooled.std(ddof=1) / pooled.mean()) if pooled.size > 1 else math.nan
-        needed = sample_size(sigma, threshold=threshold, level=level, power=power, paired=comp.paired)
+        n = comp.n_blocks if comp.paired else min(comp.n_baseline, comp.n_contender)
+        # a case compared on CPU time is tested at half the level (wall time is the other half)
+        case_level = level / 2 if case.check is not None else level
+        needed = blocks_needed(comp.sigma_log, effect, level=case_level, power=0.95, threshold=threshold)
+        per_block = (seconds_per_block or {}).get(comp.key)
         out.append(
             CalibrationCase(
                 key=comp.key,
                 metric=comp.metric,
                 paired=comp.paired,
+                basis=comp.basis,
                 n=n,
-                cv_iterations=within_process_cv([*case.baseline, *case.contender]),
+                cv_iterations=within_process_cv([*shown.baseline, *shown.contender]),
                 cv_processes=cv_proc,
-                sigma_log=sigma,
+                sigma_log=comp.sigma_log,
                 verdict=comp.verdict,
                 ratio=comp.ratio,
                 ci_low=comp.ci_low,
                 ci_high=comp.ci_high,
                 p_value=comp.p_value,
                 false_positive=comp.verdict in (Verdict.REGRESSION, Verdict.IMPROVEMENT),
+                mde_95=comp.mde_95,
                 needed=needed,
-                noisy=n < needed,
+                needed_s=needed * per_block if needed is not None and per_block else None,
+                noisy=needed is None or n < needed,
             )
         )
     total = max(len(out), 1)
@@ -174,7 +152,7 @@ def calibrate_suite(
         threshold=threshold,
         alpha=alpha,
         method=method,
-        power=power,
+        effect=effect,
         false_positive_rate=sum(c.false_positive for c in out) / total,
         unadjusted_rejection_rate=sum(c.p_value <= alpha for c in out) / total,
         no_change_rate=sum(c.verdict == Verdict.NO_CHANGE for c in out) / total,

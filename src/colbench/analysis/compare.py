@@ -17,12 +17,25 @@ Statistical design (see also docs in the functions below):
   their true ratios at once and no verdict in the suite is wrong. With BH the R selected (BH-significant)
   comparisons get Benjamini–Yekutieli FCR intervals at level 1 - R*alpha/m; the others keep the
   Bonferroni level, so "no change" claims stay family-wise protected under both methods.
-- **Verdicts** (on the interval at the adjusted level, in "worse" orientation for the metric):
-  regression if the interval lies entirely beyond the threshold on the bad side *and* the adjusted
-  p <= alpha; improvement likewise on the good side; no change if the interval lies entirely within
-  the band (an equivalence test); otherwise inconclusive, saying whether there were too few samples
-  to ever reach the level, the interval was wider than the band (too noisy), or it straddles a
-  threshold. A side with fewer than two processes never gets a verdict.
+- **Verdicts** (on the interval at the adjusted level, in "worse" orientation for the metric) follow
+  minimum-effect and equivalence testing, the way a CI gate needs them:
+  *regression* when the interval excludes 1 + floor (the change is real: significant) *and* the
+  estimate is at least 1 + threshold (it is as large as the change that matters); improvement likewise
+  on the good side; *no change* when the whole interval lies inside the band (two one-sided tests:
+  equivalence); otherwise *inconclusive*, saying why (too few samples to ever reach the level, an
+  interval wider than the band, a real change whose size is not yet pinned down). The floor defaults to 0
+  ("the interval excludes 1"). Error rates: at a true ratio <= 1 + floor a regression is called with
+  probability <= alpha/2 (family-wise); at a true change beyond the threshold "no change" likewise. A true
+  change between the floor and the threshold may be called a regression when its estimate reaches the
+  threshold; that is a real slowdown, honestly reported with its interval. A side with fewer than two
+  processes never gets a verdict.
+- **Per block**, the log-ratio is the Hodges–Lehmann shift between the two sides' iterations in that
+  block (the median of all contender-minus-baseline differences of log times): it uses every iteration,
+  shrugs off an interrupted one, and is the estimate a variance-components model would make when
+  processes differ. Inference stays over blocks, so correlated iterations inside a process never count
+  as independent evidence.
+- **Power.** Every comparison carries its minimum detectable effect (`power.py`): the smallest slowdown
+  this n and this noise would have called a regression with 80% and 95% probability.
 - **Deterministic metrics** (e.g. file size: every process gives the identical value): when each side
   has >= 2 processes and the differences have no spread at all, the interval is the point itself.
 """
@@ -33,10 +46,11 @@ import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from enum import StrEnum
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
+from colbench.analysis.power import HL_VARIANCE_FACTOR, mde_from_se
 from colbench.analysis.rank_tests import (
     ShiftAnalysis,
     paired_shift,
@@ -44,7 +58,7 @@ from colbench.analysis.rank_tests import (
     processes_needed,
     unpaired_shift,
 )
-from colbench.analysis.stats import process_locations
+from colbench.analysis.stats import process_locations, qn_sigma
 
 Direction = Literal["lower_is_better", "higher_is_better"]
 Method = Literal["holm", "bh", "bonferroni", "none"]
@@ -56,7 +70,17 @@ METRIC_DIRECTIONS: dict[str, Direction] = {
     "memory": "lower_is_better",
     "file_size": "lower_is_better",
     "throughput": "higher_is_better",
+    "instructions": "lower_is_better",
 }
+
+#: Smallest change that matters, per metric, when the caller names none. Instruction counts repeat to ~0.05%
+#: (docs/metrics.md), so a 1% change in them is both detectable and worth a look.
+DEFAULT_THRESHOLD = 0.03
+METRIC_THRESHOLDS: dict[str, float] = {"instructions": 0.01}
+
+
+def default_threshold(metric: str) -> float:
+    return METRIC_THRESHOLDS.get(metric, DEFAULT_THRESHOLD)
 
 
 class Verdict(StrEnum):
@@ -72,7 +96,7 @@ class CaseInput:
 
     `baseline_blocks` / `contender_blocks` give the block index of each process (same order as the
     process lists); when both are given the comparison is paired by block. `direction` defaults to the
-    metric's (see `METRIC_DIRECTIONS`).
+    metric's (see `METRIC_DIRECTIONS`). `threshold`, when set, replaces the suite's for this comparison.
     """
 
     baseline: Samples
@@ -81,6 +105,12 @@ class CaseInput:
     metric: str = "time"
     baseline_blocks: Sequence[int] | None = None
     contender_blocks: Sequence[int] | None = None
+    #: what the samples measure ("wall" time, "cpu" time, or "value" for one number per process)
+    basis: str = "wall"
+    #: a second view of the same case compared alongside (wall time when `basis` is "cpu"): each at half
+    #: the error level, and a regression on either is a regression (see `basis.py`)
+    check: CaseInput | None = None
+    threshold: float | None = None
 
     @property
     def resolved_direction(self) -> Direction:
@@ -98,6 +128,9 @@ class CaseComparison:
     `p_value` tests ratio == 1 before adjustment, `p_adjusted` after. `n_baseline`/`n_contender` count
     processes; `n_blocks` is the number of blocks used when `paired`. Medians and CVs are over the
     per-process medians (the CV is the between-process spread that inference works with).
+    `basis` says what was compared (wall or CPU time, see `basis.py`); `sigma_log` is the robust spread of
+    the per-block log-ratios (per-process log values when unpaired); `mde_80`/`mde_95` the smallest
+    slowdown (0.05 = 5%) this comparison would have called a regression with 80%/95% probability.
     """
 
     key: Hashable
@@ -122,6 +155,11 @@ class CaseComparison:
     threshold: float
     alpha: float
     method: str
+    floor: float = 0.0
+    basis: str = "wall"
+    sigma_log: float = math.nan
+    mde_80: float = math.inf
+    mde_95: float = math.inf
 
     @property
     def label(self) -> str:
@@ -166,10 +204,11 @@ def _locations(samples: Samples, side: str) -> np.ndarray:
 
 
 def block_log_ratios(case: CaseInput) -> np.ndarray:
-    """Per block: mean log location of the contender's processes minus the baseline's.
+    """Per block: the Hodges–Lehmann shift from the baseline's iterations to the contender's, on the log scale.
 
-    Blocks missing one side (a crashed process) are dropped. A block may hold several processes per
-    side (A B B A); they are averaged on the log scale inside the block.
+    That is the median of every difference log(contender iteration) - log(baseline iteration) within the
+    block. Blocks missing one side (a crashed process) are dropped. A block may hold several processes
+    per side (A B B A); their iterations are pooled inside the block.
     """
     assert case.baseline_blocks is not None and case.contender_blocks is not None
     if len(case.baseline_blocks) != len(case.baseline) or len(case.contender_blocks) != len(case.contender):
@@ -179,14 +218,16 @@ def block_log_ratios(case: CaseInput) -> np.ndarray:
         [(case.baseline, case.baseline_blocks), (case.contender, case.contender_blocks)]
     ):
         for proc, block in zip(samples, blocks, strict=True):
-            if len(proc) == 0:
+            values = np.asarray(proc, dtype=float)
+            if values.size == 0:
                 continue
-            value = float(np.median(np.asarray(proc, dtype=float)))
-            if not value > 0 or not math.isfinite(value):
+            if not (np.all(values > 0) and np.all(np.isfinite(values))):
                 raise ValueError("samples must be positive and finite (ratios are taken on the log scale)")
-            sides[side].setdefault(int(block), []).append(math.log(value))
+            sides[side].setdefault(int(block), []).extend(np.log(values).tolist())
     common = sorted(set(sides[0]) & set(sides[1]))
-    return np.array([np.mean(sides[1][b]) - np.mean(sides[0][b]) for b in common], dtype=float)
+    return np.array(
+        [float(np.median(np.subtract.outer(sides[1][b], sides[0][b]))) for b in common], dtype=float
+    )
 
 
 @dataclass
@@ -199,9 +240,25 @@ class _Prepared:
     paired: bool
     n_blocks: int
     early_reason: str | None
+    check: _Prepared | None = None
+
+    @property
+    def p_value(self) -> float:
+        """Raw p of "ratio = 1"; with a check, Bonferroni over the two views."""
+        p = self.analysis.p_value if self.analysis is not None else 1.0
+        if self.check is None:
+            return p
+        return min(1.0, 2.0 * min(p, self.check.p_value))
 
 
 def _prepare(key: Hashable, case: CaseInput, paired: bool | None) -> _Prepared:
+    prep = _prepare_one(key, case, paired)
+    if case.check is not None:
+        prep.check = _prepare_one(key, case.check, paired)
+    return prep
+
+
+def _prepare_one(key: Hashable, case: CaseInput, paired: bool | None) -> _Prepared:
     locs_b = _locations(case.baseline, "baseline")
     locs_c = _locations(case.contender, "contender")
     has_blocks = case.baseline_blocks is not None and case.contender_blocks is not None
@@ -276,6 +333,7 @@ _CHANGE_WORDS = {
     "time": ("slower", "faster"),
     "memory": ("larger", "smaller"),
     "file_size": ("larger", "smaller"),
+    "instructions": ("more instructions", "fewer instructions"),
 }
 
 
@@ -286,8 +344,42 @@ def _describe_change(log_ratio: float, metric: str) -> str:
     return f"{abs(change) * 100:.1f}% {up if change > 0 else down}"
 
 
+def decide(
+    estimate: float,
+    low: float,
+    high: float,
+    *,
+    threshold: float,
+    floor: float = 0.0,
+    significant: bool | None = None,
+    direction: Direction = "lower_is_better",
+) -> Verdict:
+    """The verdict rule on a log-ratio estimate and its interval (contender / baseline, log scale).
+
+    Regression: the interval excludes ln(1 + floor) on the bad side and the estimate reaches
+    ln(1 + threshold); improvement likewise on the good side; no change: the interval lies within
+    +/- ln(1 + threshold); otherwise inconclusive. `significant` (the multiplicity-adjusted p <= alpha)
+    defaults to "the interval excludes 0". E.g. for time, 1.051 [1.027, 1.074] at threshold 3% is a
+    regression; 1.01 [0.985, 1.028] is no change; 1.02 [0.95, 1.09] is inconclusive.
+    """
+    delta, noise = math.log1p(threshold), math.log1p(floor)
+    if direction == "lower_is_better":
+        bad_estimate, bad_lo, bad_hi = estimate, low, high
+    else:
+        bad_estimate, bad_lo, bad_hi = -estimate, -high, -low
+    if significant is None:
+        significant = bad_lo > 0 or bad_hi < 0
+    if significant and bad_lo > noise and bad_estimate >= delta:
+        return Verdict.REGRESSION
+    if significant and bad_hi < -noise and bad_estimate <= -delta:
+        return Verdict.IMPROVEMENT
+    if -delta <= bad_lo and bad_hi <= delta:
+        return Verdict.NO_CHANGE
+    return Verdict.INCONCLUSIVE
+
+
 def _verdict(
-    prep: _Prepared, level: float, p_adj: float, threshold: float, alpha: float
+    prep: _Prepared, level: float, p_adj: float, threshold: float, alpha: float, floor: float
 ) -> tuple[Verdict, str, float, float]:
     """Verdict, reason and the log interval (contender/baseline) at the given error level."""
     if prep.analysis is None:
@@ -302,26 +394,52 @@ def _verdict(
             need = f"{processes_needed(level)} processes per side"
         reason = f"too few samples: {what} can never reach p <= {level:.2g} (need >= {need})"
         return Verdict.INCONCLUSIVE, reason, lo, hi
-    delta = math.log1p(threshold)
-    bad_lo, bad_hi = (lo, hi) if prep.case.resolved_direction == "lower_is_better" else (-hi, -lo)
+    direction = prep.case.resolved_direction
     significant = p_adj <= alpha
+    verdict = decide(analysis.estimate, lo, hi, threshold=threshold, floor=floor, significant=significant,
+                     direction=direction)
     ci = f"CI {math.exp(lo):.3f}-{math.exp(hi):.3f}"
     band = f"+/-{threshold * 100:g}%"
+    beyond = "1" if floor == 0 else f"{1 + floor:g}"
     tag = " (deterministic)" if analysis.deterministic else ""
-    if (bad_lo > delta or bad_hi < -delta) and significant:
-        verdict = Verdict.REGRESSION if bad_lo > delta else Verdict.IMPROVEMENT
-        change = f"{_describe_change(analysis.estimate, prep.case.metric)}, {ci}"
-        return verdict, f"{change} entirely beyond {band}{tag}", lo, hi
-    if -delta <= bad_lo and bad_hi <= delta:
+    change = _describe_change(analysis.estimate, prep.case.metric)
+    if verdict in (Verdict.REGRESSION, Verdict.IMPROVEMENT):
+        return verdict, f"{change}, {ci} excludes {beyond}, estimate beyond {band}{tag}", lo, hi
+    if verdict == Verdict.NO_CHANGE:
         small = ", a real but smaller change" if significant and analysis.estimate != 0 else ""
         return Verdict.NO_CHANGE, f"{ci} within {band}{small}{tag}", lo, hi
-    if bad_hi - bad_lo > 2 * delta:
-        reason = f"too noisy: {ci} is wider than the {band} band; more processes needed"
-    elif significant:
-        reason = f"changed, but {ci} straddles the {band} threshold"
+    delta, noise = math.log1p(threshold), math.log1p(floor)
+    bad_lo, bad_hi = (lo, hi) if direction == "lower_is_better" else (-hi, -lo)
+    if significant and (bad_lo > noise or bad_hi < -noise):
+        reason = f"changed ({change}), but whether by {band} or more is open: {ci}"
+    elif bad_hi - bad_lo > 2 * delta:
+        reason = f"too noisy: {ci} is wider than the {band} band; more blocks needed"
     else:
         reason = f"{ci} crosses the {band} threshold"
     return Verdict.INCONCLUSIVE, reason, lo, hi
+
+
+def _noise_and_mde(prep: _Prepared, level: float, threshold: float, floor: float) -> tuple[float, float, float]:
+    """(sigma on the log scale, MDE at 80% power, MDE at 95% power) of one comparison."""
+    if prep.analysis is None:
+        return math.nan, math.inf, math.inf
+    analysis = prep.analysis
+    if prep.paired:
+        sigma = qn_sigma(np.asarray(block_log_ratios(prep.case)))
+        n_eff = float(analysis.n1)
+        attainable = analysis.n1 >= pairs_needed(level)
+    else:
+        centred = [np.log(x) - np.median(np.log(x)) for x in (prep.locs_b, prep.locs_c)]
+        sigma = qn_sigma(np.concatenate(centred))
+        n_eff = 1.0 / (1.0 / analysis.n1 + 1.0 / analysis.n2)
+        attainable = min(analysis.n1, analysis.n2) >= processes_needed(level)
+    if analysis.deterministic:
+        sigma = 0.0
+    if not attainable or not math.isfinite(sigma):
+        return sigma, math.inf, math.inf
+    se = math.sqrt(HL_VARIANCE_FACTOR) * sigma / math.sqrt(n_eff)
+    mdes = [mde_from_se(se, level=level, power=p, threshold=threshold, floor=floor) for p in (0.8, 0.95)]
+    return sigma, mdes[0], mdes[1]
 
 
 def _between_cv(locs: np.ndarray) -> float:
@@ -331,13 +449,14 @@ def _between_cv(locs: np.ndarray) -> float:
 
 
 def compare_suite(
-    cases: Mapping[Hashable, CaseInput | tuple],
+    cases: Mapping[Any, CaseInput | tuple],
     *,
     threshold: float = 0.03,
     alpha: float = 0.01,
     method: Method = "holm",
     paired: bool | None = None,
     family_size: int | None = None,
+    floor: float = 0.0,
 ) -> list[CaseComparison]:
     """Compare every case of a suite with the error rate controlled across all of them.
 
@@ -346,22 +465,41 @@ def compare_suite(
     memory and file size of all cases in one call to control the error rate over every verdict shown.
     `paired=None` pairs by block whenever both sides carry block indices; False forces unpaired;
     True requires blocks. `family_size` (>= number of cases) keeps a larger family, for adaptive looks.
-    Results come back in the order of `cases`.
+    `floor` (< threshold): a regression's interval must exclude 1 + floor. Results come back in the order
+    of `cases`.
     """
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
     if not threshold > 0:
         raise ValueError(f"threshold must be > 0, got {threshold}")
+    if not 0 <= floor < threshold:
+        raise ValueError(f"floor must be in [0, threshold), got {floor}")
     prepared = [_prepare(key, _as_case(value), paired) for key, value in cases.items()]
     if not prepared:
         return []
     m = max(len(prepared), family_size or 0)
-    raw_p = [p.analysis.p_value if p.analysis is not None else 1.0 for p in prepared]
+    raw_p = [p.p_value for p in prepared]
     p_adj = adjust_pvalues(raw_p, method, family_size=m)
     levels = _interval_levels(p_adj, alpha, method, m)
     out = []
     for prep, p, pa, level in zip(prepared, raw_p, p_adj, levels, strict=True):
-        verdict, reason, lo, hi = _verdict(prep, level, pa, threshold, alpha)
+        case_threshold = prep.case.threshold or threshold
+        if prep.check is not None:
+            level /= 2  # Bonferroni over the two views of the case
+        verdict, reason, lo, hi = _verdict(prep, level, pa, case_threshold, alpha, floor)
+        sigma, mde_80, mde_95 = _noise_and_mde(prep, level, case_threshold, floor)
+        basis = prep.case.basis
+        if prep.check is not None:
+            checked = _verdict(prep.check, level, pa, case_threshold, alpha, floor)
+            if checked[0] == Verdict.REGRESSION and verdict != Verdict.REGRESSION:
+                cpu_verdict = verdict
+                prep = prep.check  # report the view that found the regression
+                verdict, reason, lo, hi = checked
+                reason = f"{reason} (wall-time check; CPU time: {cpu_verdict})"
+                basis = prep.case.basis
+                sigma, mde_80, mde_95 = _noise_and_mde(prep, level, case_threshold, floor)
+            else:
+                reason = f"{reason}; wall-time check: {checked[0]}"
         estimate = prep.analysis.estimate if prep.analysis is not None else math.nan
         if prep.analysis is None and prep.locs_b.size and prep.locs_c.size:
             estimate = math.log(np.median(prep.locs_c) / np.median(prep.locs_b))
@@ -386,9 +524,14 @@ def compare_suite(
                 contender_median=float(np.median(prep.locs_c)) if prep.locs_c.size else math.nan,
                 baseline_cv=_between_cv(prep.locs_b),
                 contender_cv=_between_cv(prep.locs_c),
-                threshold=threshold,
+                threshold=case_threshold,
                 alpha=alpha,
                 method=method,
+                floor=floor,
+                basis=basis,
+                sigma_log=sigma,
+                mde_80=mde_80,
+                mde_95=mde_95,
             )
         )
     return out

@@ -18,7 +18,9 @@ MARKERS: dict[Verdict, str] = {
     Verdict.INCONCLUSIVE: "[?] inconclusive",
 }
 
-TABLE_COLUMNS: tuple[str, ...] = ("case", "metric", "baseline", "contender", "ratio", "CI", "n", "verdict", "reason")
+TABLE_COLUMNS: tuple[str, ...] = (
+    "case", "metric", "baseline", "contender", "ratio", "CI", "n", "MDE 80/95%", "verdict", "reason",
+)
 
 _METHOD_NAMES = {"holm": "Holm", "bh": "Benjamini-Hochberg", "bonferroni": "Bonferroni", "none": "no adjustment"}
 
@@ -38,6 +40,11 @@ def format_value(value: float, metric: str = "time") -> str:
             if abs(value) >= scale:
                 return f"{value / scale:.3g} {unit}{suffix}"
         return f"{value:.0f} B{suffix}"
+    if metric == "instructions":
+        for unit, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+            if abs(value) >= scale:
+                return f"{value / scale:.4g} {unit}instr"
+        return f"{value:.0f} instr"
     return f"{value:.4g}"
 
 
@@ -51,6 +58,24 @@ def format_ci(c: CaseComparison) -> str:
     return f"[{c.ci_low:.3f}, {c.ci_high:.3f}]"
 
 
+def format_mde(c: CaseComparison) -> str:
+    """E.g. '3.4% / 4.1%': the smallest slowdown this comparison would have caught with 80% / 95% power."""
+    if c.metric != "time" and c.sigma_log == 0:
+        return "-"  # deterministic: any change beyond the threshold is seen
+
+    def one(value: float) -> str:
+        return f"{value * 100:.1f}%" if math.isfinite(value) else "-"
+
+    return f"{one(c.mde_80)} / {one(c.mde_95)}"
+
+
+def format_metric(c: CaseComparison) -> str:
+    """Which measure the verdict compared: 'time (wall)', 'time (CPU)', or the metric."""
+    if c.metric == "time":
+        return f"time ({'CPU' if c.basis == 'cpu' else 'wall'})"
+    return c.metric
+
+
 def _n(c: CaseComparison) -> str:
     if c.paired:
         return f"{c.n_blocks} blocks"
@@ -62,12 +87,13 @@ def table_rows(comparisons: Sequence[CaseComparison]) -> list[tuple[str, ...]]:
     return [
         (
             c.label,
-            c.metric,
+            format_metric(c),
             format_value(c.baseline_median, c.metric),
             format_value(c.contender_median, c.metric),
             format_ratio(c),
             format_ci(c),
             _n(c),
+            format_mde(c),
             str(c.verdict),
             c.reason,
         )
@@ -88,7 +114,7 @@ def summary_line(comparisons: Sequence[CaseComparison]) -> str:
     if comparisons:
         first = comparisons[0]
         settings = (
-            f"; threshold +/-{first.threshold * 100:g}%, alpha {first.alpha:g},"
+            f"; threshold +/-{first.threshold * 100:g}%, alpha {first.alpha:.2g},"
             f" {_METHOD_NAMES.get(first.method, first.method)} across the suite"
         )
     return f"{', '.join(parts)} of {len(comparisons)} comparisons{settings}"
@@ -100,17 +126,18 @@ def _md_escape(text: str) -> str:
 
 def _md_table(comparisons: Sequence[CaseComparison], baseline_label: str, contender_label: str) -> list[str]:
     lines = [
-        f"| case | metric | {_md_escape(baseline_label)} | {_md_escape(contender_label)} | ratio [CI] | verdict |",
-        "| --- | --- | ---: | ---: | --- | --- |",
+        f"| case | metric | {_md_escape(baseline_label)} | {_md_escape(contender_label)} | ratio [CI] | "
+        "MDE 80/95% | verdict |",
+        "| --- | --- | ---: | ---: | --- | ---: | --- |",
     ]
     for c in comparisons:
         marker = MARKERS[c.verdict]
         if c.verdict == Verdict.REGRESSION:
             marker = f"**{marker}**"
         lines.append(
-            f"| {_md_escape(c.label)} | {c.metric} | {format_value(c.baseline_median, c.metric)} | "
+            f"| {_md_escape(c.label)} | {format_metric(c)} | {format_value(c.baseline_median, c.metric)} | "
             f"{format_value(c.contender_median, c.metric)} | {format_ratio(c)} {format_ci(c)} | "
-            f"{marker}: {_md_escape(c.reason)} |"
+            f"{format_mde(c)} | {marker}: {_md_escape(c.reason)} |"
         )
     return lines
 
@@ -144,11 +171,15 @@ def markdown_report(
         lines += ["", "</details>", ""]
     if comparisons:
         lines.append(
-            f"Ratio = {contender_label} / {baseline_label} of the per-process medians (Hodges-Lehmann), "
+            f"Ratio = {contender_label} / {baseline_label} (Hodges-Lehmann over processes, or over blocks when "
+            "the two ran interleaved), "
             f"confidence intervals at {min(c.ci_level for c in comparisons) * 100:.4g}% or more, "
             f"adjusted for {len(comparisons)} comparisons. "
-            "Regression or improvement: the whole interval beyond the threshold; no change: the whole interval "
-            "within it; anything else is inconclusive."
+            "Regression or improvement: the interval excludes 1 and the estimate is beyond the threshold; "
+            "no change: the whole interval within the threshold; anything else is inconclusive. "
+            "MDE: the smallest slowdown this comparison would have called a regression with 80% / 95% "
+            "probability. Metric `time (CPU)`: CPU time was clearly quieter than wall time for that case "
+            "and was compared, with wall time as a check."
         )
     return "\n".join(lines).rstrip() + "\n"
 

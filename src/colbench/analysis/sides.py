@@ -7,13 +7,16 @@ store's business (colbench.store.selection).
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from typing import Any
 
+from colbench.analysis.basis import choose_basis, iteration_values
 from colbench.analysis.compare import CaseInput
 from colbench.model.records import Side
+from colbench.model.result import METRIC_SERIES
 
-METRICS = ("time", "memory", "file_size")
+METRICS = ("time", "memory", "file_size", "instructions")
 
 
 class ComparisonError(ValueError):
@@ -45,7 +48,9 @@ def short_labels(results: list[dict[str, Any]]) -> dict[str, str]:
 
 def _per_process(result: dict[str, Any], metric: str) -> list[float] | None:
     if metric == "time":
-        values = (result.get("samples") or {}).get("wall_s") or []
+        return iteration_values(result, "wall")
+    if metric in METRIC_SERIES:  # per-iteration series: wall seconds, instruction counts
+        values = (result.get("samples") or {}).get(METRIC_SERIES[metric]) or []
         return [v for v in values if v is not None] or None
     if metric == "memory":
         value = (result.get("memory") or {}).get("peak_rss_bytes")
@@ -64,9 +69,29 @@ def _measured(results: list[dict[str, Any]], metric: str) -> list[tuple[dict[str
     return found
 
 
+def _time_input(wall: CaseInput, base: list[dict[str, Any]], cont: list[dict[str, Any]], basis: str) -> CaseInput:
+    """The time comparison of one case on the basis the rule of `basis.py` picks (or the one asked for)."""
+    if basis == "wall":
+        return wall
+    cpu_b = [v for r in base if (v := iteration_values(r, "cpu"))]
+    cpu_c = [v for r in cont if (v := iteration_values(r, "cpu"))]
+    if len(cpu_b) != len(base) or len(cpu_c) != len(cont):
+        return wall
+    cpu = dataclasses.replace(wall, baseline=cpu_b, contender=cpu_c, basis="cpu")
+    if basis == "cpu":
+        return cpu
+    delays = [iteration_values(r, "run_delay") for r in [*base, *cont]]
+    run_delay = [d for d in delays if d is not None]
+    chosen, _ = choose_basis(wall, cpu, run_delay if len(run_delay) == len(delays) else None)
+    return dataclasses.replace(cpu, check=wall) if chosen == "cpu" else wall
+
+
 def case_inputs(baseline: Side, contender: Side, metric: str = "time",
-                allow_cross_machine: bool = False) -> tuple[dict[str, CaseInput], list[str]]:
-    """CaseInputs for every case both sides ran successfully; notes for what could not be compared."""
+                allow_cross_machine: bool = False, basis: str = "auto") -> tuple[dict[str, CaseInput], list[str]]:
+    """CaseInputs for every case both sides ran successfully; notes for what could not be compared.
+
+    For time, `basis` "auto" compares CPU time where the rule of `basis.py` finds it quieter (with wall
+    time as a check), else wall time; "wall" or "cpu" force one."""
     if not allow_cross_machine and baseline.machine_ids and contender.machine_ids and \
             baseline.machine_ids != contender.machine_ids:
         raise ComparisonError("the two sides ran on different machines; comparing them mixes hardware with code "
@@ -86,14 +111,20 @@ def case_inputs(baseline: Side, contender: Side, metric: str = "time",
         cont = _measured(sides[1][case_id], metric)
         label = labels[case_id]
         if not base or not cont:
-            if metric == "time":
+            ok = [[r for r in side[case_id] if r["status"] == "ok"] for side in sides]
+            if metric == "time" and not (ok[0] and ok[1]):  # not for an instructions-only case without times
                 notes.append(f"{label}: no successful results on one side")
             continue
-        cases[label] = CaseInput(
+        case = CaseInput(
             baseline=[v for _, v in base], contender=[v for _, v in cont], metric=metric,
             baseline_blocks=[r["block"] for r, _ in base] if paired else None,
             contender_blocks=[r["block"] for r, _ in cont] if paired else None,
+            basis="wall" if metric == "time" else "value",
         )
+        if metric == "time":
+            chosen = basis if paired or basis != "auto" else "wall"  # the rule needs blocks
+            case = _time_input(case, [r for r, _ in base], [r for r, _ in cont], chosen)
+        cases[label] = case
     only = set(sides[0]) ^ set(sides[1])
     if only:
         notes.append(f"{len(only)} case(s) ran on one side only")

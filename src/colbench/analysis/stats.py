@@ -122,3 +122,25 @@ def summary_stats(values: Sequence[float | None]) -> dict[str, float | int | Non
         return {"n": 0, "min": None, "median": None, "mean": None, "stdev": None, "iqr": None, "cv": None}
     summary = summarize(clean).to_dict()
     return {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in summary.items()}
+
+
+def qn_sigma(values: Sequence[float] | np.ndarray) -> float:
+    """Rousseeuw–Croux Qn estimate of the standard deviation; NaN below 2 values.
+
+    Qn is the first quartile of the pairwise distances |x_i - x_j|, scaled to the standard deviation
+    under normal noise (with the small-sample correction). Unlike the MAD (37% efficient, so a spread
+    from 20 blocks easily comes out half the truth) it is 82% efficient, and like the MAD it ignores up
+    to half the values being wild. Falls back to the ordinary stdev when more than half the values tie.
+    """
+    arr = np.sort(np.asarray(values, dtype=float))
+    n = arr.size
+    if n < 2:
+        return math.nan
+    i, j = np.triu_indices(n, k=1)
+    distances = np.sort(np.abs(arr[j] - arr[i]))
+    h = n // 2 + 1
+    k = h * (h - 1) // 2
+    qn = 2.2219 * float(distances[min(k, distances.size) - 1])
+    small = {2: 0.399, 3: 0.994, 4: 0.512, 5: 0.844, 6: 0.611, 7: 0.857, 8: 0.669, 9: 0.872}
+    qn *= small.get(n, n / (n + 1.4) if n % 2 else n / (n + 3.8))
+    return qn if qn > 0 else float(arr.std(ddof=1))

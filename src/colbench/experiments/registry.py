@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from colbench.experiments import e1_csv_readers, e2_dsib, e3_ipc_bandwidth, e4_arrow_jl, e5_feather_v2
 from colbench.experiments.base import Experiment
-from colbench.experiments.suites import QUICK
+from colbench.experiments.suites import GATE, QUICK
 from colbench.model.benchmark import Suite
 from colbench.model.claims import Claim, LeastGainClaim
 
@@ -27,7 +27,7 @@ EXPERIMENTS: tuple[Experiment, ...] = tuple(home.EXPERIMENT for home in (
 
 @cache
 def all_suites() -> dict[str, Suite]:
-    suites: dict[str, Suite] = {QUICK.name: QUICK}
+    suites: dict[str, Suite] = {QUICK.name: QUICK, GATE.name: GATE}
     for experiment in EXPERIMENTS:
         suites.update((suite.name, suite) for suite in experiment.suites)
     from importlib.metadata import entry_points
