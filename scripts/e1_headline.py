@@ -1,23 +1,26 @@
 """E1's headline, Arrow → data frame vs data.table's fread on the taxi twin: what moves the ratio.
 
-    uv run python scripts/e1_headline.py [--study threads,text,star,dates,size,load,colbench]
-                                         [--rows 500000] [--sizes 100000,500000,2000000] [--rounds 5]
+    uv run python scripts/e1_headline.py [--study threads,omp,text,star,dates,size,load] [--rows 500000]
+                                         [--sizes 100000,500000,2000000] [--rounds 5] [--threads 2]
+                                         [--wait passive]
 
 Plain timing, outside colbench: every measurement is one fresh process (Python: pyarrow.csv.read_csv then
-Table.to_pandas, as colbench's pyarrow engine does; R: data.table::fread as workers/r/worker.R calls it),
-pinned to the first `threads` CPUs with OMP_NUM_THREADS set, as colbench's orchestrator does. A process runs
+Table.to_pandas, as colbench's pyarrow engine does; R: data.table::fread as colbench's R worker calls it),
+pinned to the first `threads` CPUs with OMP_NUM_THREADS set, as colbench's orchestrator does. fread's
+OpenMP wait policy is libgomp's default unless `--wait` (or a study) sets OMP_WAIT_POLICY; colbench itself
+now runs workers with OMP_WAIT_POLICY=passive. A process runs
 `--warmup` untimed reads and `--iterations` timed ones and is reduced to their median. One *round* runs every
 variant of a study once, in a shuffled order; the ratio fread / pyarrow is taken inside each round (the two
 sides ran seconds apart, under the same load), and the rounds give its spread: median [min–max].
 
 Studies (each prints a table):
-- threads  1 vs 2 threads for both readers (and what fread reports it used);
+- threads  1 vs 2 threads for both readers (and what each reports it used);
 - text     the twin's `%.17g` floats vs the same rows with the shortest round-trip text (≤ 8 digits);
 - star     the taxi file's single `*` flag where the twin puts it (outside fread's type-detection sample, as
            on the real file) vs the middle row (the twin before v2: inside the sample at 100k and 2M rows);
 - dates    fread parsing the two datetime columns (its default since 1.14) vs keeping them as text,
            and pyarrow's read alone (Arrow table) vs read + to_pandas;
-- size     the ratio at 100k, 500k and 2M rows;
+- size     the ratio at each of `--sizes` (fread spinning and passive);
 - load     the same pair with one extra busy process pinned to CPU 1 (the other helpers' load, controlled);
 - omp      fread's OpenMP threads waiting passively (OMP_WAIT_POLICY=passive) vs libgomp's default spinning;
 - first    the first read of a process vs the later ones (from every process of the other studies).

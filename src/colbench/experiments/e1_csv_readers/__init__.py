@@ -2,7 +2,7 @@
 Some Updated R Benchmarks (Ursa Labs, 2021)."""
 
 from colbench.experiments.base import Experiment
-from colbench.experiments.e1_csv_readers.suite import ALLOCATOR, E1
+from colbench.experiments.e1_csv_readers.suite import ALLOCATOR, E1, E1_ALL
 
 EXPERIMENT = Experiment(
     key="e1",
@@ -10,5 +10,5 @@ EXPERIMENT = Experiment(
     title="E1 — arrowbench CSV readers (R, 2021)",
     post="Measuring and Monitoring Arrow's Performance: Some Updated R Benchmarks (Ursa Labs, 2021)",
     url='https://ursalabs.org/blog/2021-r-benchmarks-part-1/',
-    suites=(E1, ALLOCATOR,),
+    suites=(E1, E1_ALL, ALLOCATOR),
 )
