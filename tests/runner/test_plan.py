@@ -51,3 +51,22 @@ def test_scale_multiplies_rows_and_suites_expand():
     quick = make_plan(["quick"])
     assert {c.benchmark.name for c in quick.cases + []} | {b for b, _, _ in quick.skipped} >= {
         "placebo", "csv-read", "file-read", "file-write", "dataframe-conversion", "dsib", "ipc-bandwidth", "mmap-read"}
+
+
+def test_a_suite_entry_asks_more_processes_for_the_cases_its_claims_decide():
+    from colbench.experiments.e3_ipc_bandwidth.claims import CLAIMS
+    from colbench.runner.execute import RunConfig, schedule
+
+    plan = make_plan(["e3"])
+    more = [c for c in plan.cases if c.processes == 6]
+    # every case a claim reads is among them, and only those (the rest of the figure's grid keeps the suite's 3)
+    assert more and all(any(claim.faster.matches(c.benchmark.name, c.params) or
+                            claim.slower.matches(c.benchmark.name, c.params) for claim in CLAIMS) for c in more)
+    assert len({c.case_id for c in plan.cases}) == len(plan.cases)  # repeated by the full entry, planned once
+    config = RunConfig(targets=["e3"])
+    default = config.resolved(plan)[2]
+    env = type("Env", (), {"name": "current"})()
+    executions = schedule(plan.cases, [env], lambda c: config.processes_of(c, default), seed=1)
+    assert len(executions) == 6 * len(more) + default * (len(plan.cases) - len(more))
+    config.processes = 2  # --processes overrides every entry
+    assert len(schedule(plan.cases, [env], lambda c: config.processes_of(c, default), seed=1)) == 2 * len(plan.cases)

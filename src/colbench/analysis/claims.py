@@ -5,8 +5,10 @@
   evaluated once per shared condition. Where several thread counts were measured, the most threads are used, as
   every post reported its biggest machine.
 - **Estimate and interval: the statistics of `compare`** (colbench.analysis.compare): per-process values,
-  Hodges–Lehmann ratio, exact rank interval, Holm-adjusted across every claim evaluated together (one family),
-  at `alpha` (default 0.05: a claim verdict is a finding, not a CI gate).
+  Hodges–Lehmann ratio, exact rank interval, Holm-adjusted over one experiment's claims (each post is one
+  family: 2–6 comparisons), at `alpha` (default 0.05: a claim verdict is a finding, not a CI gate). An exact
+  unpaired rank interval at Holm's first level 1 - 0.05/m needs at least 5 processes a side for m <= 6 (3 a
+  side can never go below a two-sided 0.1): the experiment suites run 6.
 - **Verdict.** *holds* when the whole interval lies beyond the claim's bar (`at_least`, and below `at_most` for a
   claim of likeness); *does not hold* when the whole interval lies on the other side of the bar (or outside the
   band); *inconclusive* otherwise, or when compare gives no interval at this sample size. A side with no results
@@ -200,10 +202,17 @@ def evaluate_claims(claims: Sequence[Claim], results: Sequence[Json], runs: Mapp
             continue
         for index, sides in enumerate(found):
             measured[(claim.key, index)] = sides
-    comparisons = compare_suite({key: _case_input(s) for key, s in measured.items()}, alpha=alpha,
-                                threshold=0.03) if measured else []
-    for (key, _), comparison in zip(measured, comparisons, strict=True):
-        sides = measured[(key, _)]
+    # One family per experiment: a reader asks whether *this post* holds up, so Holm adjusts over the post's
+    # claims (5-6 of them), not over every claim of every post evaluated together.
+    families: dict[str, list[tuple[str, int]]] = defaultdict(list)
+    for measured_key, sides in measured.items():
+        families[sides.claim.experiment].append(measured_key)
+    comparison_of: dict[tuple[str, int], CaseComparison] = {}
+    for keys in families.values():
+        family = compare_suite({k: _case_input(measured[k]) for k in keys}, alpha=alpha, threshold=0.03)
+        comparison_of.update(zip(keys, family, strict=True))
+    for (key, index), sides in measured.items():
+        comparison = comparison_of[(key, index)]
         claim = sides.claim
         status, reason = _status(claim, comparison)
         verdicts.setdefault(key, []).append(ClaimVerdict(

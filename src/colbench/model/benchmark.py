@@ -181,6 +181,9 @@ class Benchmark:
 class SuiteEntry:
     benchmark: str
     params: dict[str, list[ParamValue]] = field(default_factory=dict)
+    #: processes per case for this entry's cases (e.g. the cases a post's claims decide on need more than the rest
+    #: of a figure's grid); None: the suite's. `--processes` on the command line overrides both.
+    processes: int | None = None
 
 
 @dataclass(frozen=True)

@@ -64,5 +64,5 @@ def estimate_plan(plan: Plan, iterations: int, warmup: int, processes: int, hist
         if startup is None:
             startup = RUNTIMES[case.runtime].assumed_startup_s if case.runtime in RUNTIMES else 1.0
             assumed.add(case.runtime)
-        total += processes * envs * (startup + (iterations + warmup) * per_iteration)
+        total += (case.processes or processes) * envs * (startup + (iterations + warmup) * per_iteration)
     return Estimate(total, unknown, sorted(assumed))

@@ -78,6 +78,10 @@ class RunConfig:
         return (pick(self.iterations, suite and suite.iterations, 5), pick(self.warmup, suite and suite.warmup, 1),
                 pick(self.processes, suite and suite.processes, 3))
 
+    def processes_of(self, case: PlannedCase, default: int) -> int:
+        """A case's processes: --processes wins, then its suite entry's, then the run's default."""
+        return self.processes if self.processes is not None else (case.processes or default)
+
 
 @dataclass
 class Execution:
@@ -117,13 +121,15 @@ def git_commit(repo: str | Path) -> dict[str, Any]:
     return {"sha": sha, "repository": str(Path(repo).resolve()), "dirty": dirty, "timestamp": when}
 
 
-def schedule(cases: Sequence[PlannedCase], envs: Sequence[EnvChoice], processes: int, seed: int) -> list[Execution]:
+def schedule(cases: Sequence[PlannedCase], envs: Sequence[EnvChoice], processes: int | Callable[[PlannedCase], int],
+             seed: int) -> list[Execution]:
     """All processes of a case run back to back; across environments they interleave in randomized blocks
-    (A B, B A, …), so drift during a case hits every environment alike."""
+    (A B, B A, …), so drift during a case hits every environment alike. `processes`: one count for every case,
+    or a case's own count."""
     rng = random.Random(seed)
     plan: list[Execution] = []
     for case in cases:
-        for block in range(processes):
+        for block in range(processes(case) if callable(processes) else processes):
             order = list(envs)
             rng.shuffle(order)
             plan.extend(Execution(case, env, block, block) for env in order)
@@ -254,7 +260,8 @@ def execute_run(store: Store, run: dict[str, Any], plan: Plan, envs: Sequence[En
         try:
             inputs = prepare_inputs(plan.cases)
             done = store.completed(run["run_id"])
-            executions = [e for e in schedule(plan.cases, envs, processes, config.seed)
+            planned = schedule(plan.cases, envs, lambda c: config.processes_of(c, processes), config.seed)
+            executions = [e for e in planned
                           if (e.case.case_id, e.env.name, e.process_index) not in done
                           and (only_cases is None or only_cases(e.case))]
             observer.start(run, len(dict.fromkeys(e.case.case_id for e in executions)), len(executions))

@@ -25,6 +25,8 @@ class PlannedCase:
     inputs: dict[str, DataRequest]
     runtime: str
     engine: str
+    #: processes per case asked for by its suite entry (None: the run's default)
+    processes: int | None = None
 
 
 @dataclass
@@ -40,6 +42,7 @@ class Target:
     benchmark: Benchmark
     params: dict[str, list[ParamValue]]
     suite: Suite | None = None
+    processes: int | None = None
 
 
 def resolve_targets(names: Sequence[str]) -> list[Target]:
@@ -51,7 +54,7 @@ def resolve_targets(names: Sequence[str]) -> list[Target]:
         if name in suites:
             suite = suites[name]
             for entry in suite.entries:
-                targets.append(Target(get_benchmark(entry.benchmark), dict(entry.params), suite))
+                targets.append(Target(get_benchmark(entry.benchmark), dict(entry.params), suite, entry.processes))
             continue
         try:
             targets.append(Target(get_benchmark(name), {}))
@@ -98,7 +101,7 @@ def make_plan(names: Sequence[str], overrides: Mapping[str, Sequence[Any]] | Non
             plan.cases.append(PlannedCase(
                 benchmark=target.benchmark, params=params, case_id=cid,
                 inputs=target.benchmark.inputs(params), runtime=target.benchmark.runtime(params),
-                engine=target.benchmark.engine_for(params),
+                engine=target.benchmark.engine_for(params), processes=target.processes,
             ))
     if not plan.cases:
         detail = "; ".join(f"{b} {p}: {r}" for b, p, r in (plan.skipped + plan.dropped)[:3])
