@@ -53,8 +53,18 @@ def conditions_cell(v: ClaimVerdict) -> str:
 def claims_table(verdicts: Sequence[ClaimVerdict], untestable: Sequence[Untestable] = (), *,
                  cores: int | None = None) -> Table:
     """One row per claim (and condition): verdict, measured ratio [interval], bar, published ratio."""
-    level = next((v.ci_level for v in verdicts if v.ci_level), None)
-    heading = "claims of the posts: slower / faster, " + (f"{level:.1%} intervals (Holm)" if level else "intervals")
+    levels: dict[str, float] = {}
+    for v in verdicts:
+        if v.ci_level:  # compound claims come after their family's claims and keep their own level
+            levels.setdefault(v.experiment, v.ci_level)
+    if len(set(levels.values())) == 1:
+        shown = f"{next(iter(levels.values())):.1%} intervals (Holm within each post)"
+    elif levels:
+        shown = "intervals at each post's Holm level (" + ", ".join(
+            f"{e.upper()} {level:.1%}" for e, level in sorted(levels.items())) + ")"
+    else:
+        shown = "intervals"
+    heading = "claims of the posts: slower / faster, " + shown
     table = Table(title=heading + (f"; {cores} cores here" if cores else ""), header_style="bold")
     for name, justify in (("claim", "left"), ("verdict", "left"), ("measured", "right"), ("bar", "right"),
                           ("published", "right"), ("conditions", "left"), ("versions", "left")):
