@@ -392,6 +392,11 @@ def _verdict(
         else:
             what = f"{analysis.n1}+{analysis.n2} processes"
             need = f"{processes_needed(level)} processes per side"
+            if min(analysis.n1, analysis.n2) >= processes_needed(level):
+                # enough processes, but tied values (e.g. one side a constant) leave no exact rank interval
+                reason = (f"no exact rank interval at {level:.2g}: the two sides' values are tied (one side is "
+                          "constant), so the rank test cannot order them")
+                return Verdict.INCONCLUSIVE, reason, lo, hi
         reason = f"too few samples: {what} can never reach p <= {level:.2g} (need >= {need})"
         return Verdict.INCONCLUSIVE, reason, lo, hi
     direction = prep.case.resolved_direction
