@@ -98,3 +98,25 @@ def test_on_a_crowded_machine_the_run_delay_tells_waiting_for_a_cpu_from_waiting
     # a case that waits for I/O half its time stays on wall time, run delay or not
     io_bound, _ = case_inputs(*runs(rng, 12, busy=0.5, preempt=0.2, record_delay=True))
     assert next(iter(io_bound.values())).basis == "wall"
+
+
+def test_too_few_blocks_to_split_the_level_compare_wall_time_alone():
+    """8 blocks reach p <= 0.01 (2/256) but not 0.005: a CPU view with its wall check would make a clear +30%
+    "too few samples"; wall time alone decides it, and the reason says why. With 9 blocks both views stay."""
+    import numpy as np
+
+    from colbench.analysis.compare import CaseInput, Verdict, compare_suite
+
+    rng = np.random.default_rng(7)
+
+    def case(blocks: int) -> CaseInput:
+        base = [[float(v) for v in 0.010 * np.exp(rng.normal(0, 0.01, 3))] for _ in range(blocks)]
+        slow = [[float(v) for v in 0.013 * np.exp(rng.normal(0, 0.01, 3))] for _ in range(blocks)]
+        index = list(range(blocks))
+        wall = CaseInput(base, slow, baseline_blocks=index, contender_blocks=index, basis="wall")
+        return CaseInput(base, slow, baseline_blocks=index, contender_blocks=index, basis="cpu", check=wall)
+
+    (eight,) = compare_suite({"c": case(8)}, alpha=0.01)
+    assert eight.verdict == Verdict.REGRESSION and "wall time alone" in eight.reason, eight.reason
+    (nine,) = compare_suite({"c": case(9)}, alpha=0.01)
+    assert nine.verdict == Verdict.REGRESSION and "wall time alone" not in nine.reason, nine.reason

@@ -241,6 +241,14 @@ class _Prepared:
     n_blocks: int
     early_reason: str | None
     check: _Prepared | None = None
+    #: the CPU-time view was set aside: this n reaches the error level, but not half of it (see compare_suite)
+    wall_alone: bool = False
+
+    def reaches(self, level: float) -> bool:
+        """Whether this many blocks (or processes) can give p <= level at all."""
+        if self.paired:
+            return self.n_blocks >= pairs_needed(level)
+        return min(self.locs_b.size, self.locs_c.size) >= processes_needed(level)
 
     @property
     def p_value(self) -> float:
@@ -483,6 +491,16 @@ def compare_suite(
     if not prepared:
         return []
     m = max(len(prepared), family_size or 0)
+    # A CPU-time view with its wall-time check splits each case's error level in two. Where the samples reach
+    # the family's smallest level (alpha / m) but not half of it, the split would turn a decidable case into
+    # "too few samples": compare wall time alone then. The choice depends on n, m and alpha only, never on the
+    # data, so the test stays exact.
+    for index, prep in enumerate(prepared):
+        check = prep.check
+        if check is not None and check.analysis is not None and not check.reaches(alpha / m / 2) \
+                and check.reaches(alpha / m):
+            prepared[index] = _Prepared(check.key, check.case, check.locs_b, check.locs_c, check.analysis,
+                                        check.paired, check.n_blocks, check.early_reason, wall_alone=True)
     raw_p = [p.p_value for p in prepared]
     p_adj = adjust_pvalues(raw_p, method, family_size=m)
     levels = _interval_levels(p_adj, alpha, method, m)
@@ -505,6 +523,9 @@ def compare_suite(
                 sigma, mde_80, mde_95 = _noise_and_mde(prep, level, case_threshold, floor)
             else:
                 reason = f"{reason}; wall-time check: {checked[0]}"
+        if prep.wall_alone:
+            reason = f"{reason} (wall time alone: {prep.n_blocks or prep.locs_b.size} samples cannot split the " \
+                     "error level with a CPU-time view)"
         estimate = prep.analysis.estimate if prep.analysis is not None else math.nan
         if prep.analysis is None and prep.locs_b.size and prep.locs_c.size:
             estimate = math.log(np.median(prep.locs_c) / np.median(prep.locs_b))
