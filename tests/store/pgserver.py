@@ -42,7 +42,11 @@ class PgServer:
         self._as: list[str] = []
         if os.geteuid() == 0:
             shutil.chown(self.root, "postgres")
-            self._as = ["runuser", "-u", "postgres", "--"]
+            # runuser lives in /usr/sbin, which a minimal PATH (e.g. PATH=/usr/bin:/bin) leaves out
+            runuser = shutil.which("runuser", path=os.pathsep.join([os.environ.get("PATH", ""), "/usr/sbin", "/sbin"]))
+            if runuser is None:
+                raise RuntimeError("runuser not found: PostgreSQL's server must not run as root (util-linux)")
+            self._as = [runuser, "-u", "postgres", "--"]
         self._pg(["initdb", "-D", str(self.data), "-U", self.user, "-A", "trust", "-E", "UTF8", "--locale=C",
                   "--no-sync"])
 
