@@ -20,7 +20,8 @@ is blind to waiting: I/O, sleeps, lock contention, a slower disk. So the rule, p
    change adds the same constant to every block) and does not change when a block's sides swap.
 3. When CPU time is chosen, wall time is still compared as a check: each at half the error level
    (Bonferroni over the two), and a regression on either is a regression (a slowdown that is pure
-   waiting is not missed once wall time resolves it).
+   waiting is not missed once wall time resolves it). Where the blocks reach the family's level but not
+   half of it, `compare_suite` sets the CPU view aside and wall time decides alone at the full level.
 
 Every input of the rule is unchanged when the two sides of a block swap places, so under "no change"
 the choice carries no information about the sign of the effect and the exact rank test stays exact.

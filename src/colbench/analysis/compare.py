@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from enum import StrEnum
 from typing import Any, Literal
 
@@ -402,8 +402,8 @@ def _verdict(
             need = f"{processes_needed(level)} processes per side"
             if min(analysis.n1, analysis.n2) >= processes_needed(level):
                 # enough processes, but tied values (e.g. one side a constant) leave no exact rank interval
-                reason = (f"no exact rank interval at {level:.2g}: the two sides' values are tied (one side is "
-                          "constant), so the rank test cannot order them")
+                reason = (f"no exact rank interval at {level:.2g}: values are tied across the two sides (e.g. one "
+                          "side is a constant), so the rank test cannot order them")
                 return Verdict.INCONCLUSIVE, reason, lo, hi
         reason = f"too few samples: {what} can never reach p <= {level:.2g} (need >= {need})"
         return Verdict.INCONCLUSIVE, reason, lo, hi
@@ -499,8 +499,7 @@ def compare_suite(
         check = prep.check
         if check is not None and check.analysis is not None and not check.reaches(alpha / m / 2) \
                 and check.reaches(alpha / m):
-            prepared[index] = _Prepared(check.key, check.case, check.locs_b, check.locs_c, check.analysis,
-                                        check.paired, check.n_blocks, check.early_reason, wall_alone=True)
+            prepared[index] = replace(check, wall_alone=True)
     raw_p = [p.p_value for p in prepared]
     p_adj = adjust_pvalues(raw_p, method, family_size=m)
     levels = _interval_levels(p_adj, alpha, method, m)

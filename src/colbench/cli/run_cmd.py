@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
-from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -212,10 +211,10 @@ def _print_plan(plan: Any, config: Any, store_url: str | None, envs: int = 1) ->
         history = plan_history(_store(store_url, create=False), plan, machine_info()["machine_id"])
     except StoreError:
         history = History()
-    if config.processes is None:  # suite entries may ask more processes for some cases (those a claim decides on)
-        processes_text = " or ".join(f"{n}" for n in sorted({c.processes or processes for c in plan.cases}))
-    else:
-        processes_text = str(processes)
+    def processes_of(case: Any) -> int:  # suite entries may ask more for some cases (those a claim decides on)
+        return config.processes_of(case, processes)
+
+    processes_text = " or ".join(str(n) for n in sorted({processes_of(c) for c in plan.cases}))
     table = Table(title=f"plan: {len(plan.cases)} cases × {processes_text} processes × ({warmup} warm-up + "
                   f"{iterations} timed iterations)")
     for column in ("benchmark", "params", "runtime", "est. per iteration"):
@@ -228,9 +227,7 @@ def _print_plan(plan: Any, config: Any, store_url: str | None, envs: int = 1) ->
     reasons = Counter(f"{bench}: {reason}" for bench, _, reason in plan.dropped)
     for reason, count in reasons.items():
         console.print(f"[dim]dropped {count} invalid combination(s) of {reason}[/dim]", highlight=False)
-    if config.processes is not None:
-        plan = replace(plan, cases=[replace(c, processes=None) for c in plan.cases])
-    est = estimate_plan(plan, iterations, warmup, processes, history, envs=envs)
+    est = estimate_plan(plan, iterations, warmup, processes_of, history, envs=envs)
     startup = ", ".join(f"{rt} {fmt_seconds(s)}" for rt, s in sorted(history.startup_s.items()))
     notes = [f"process start-up measured here: {startup}" if startup else "",
              f"start-up assumed for {', '.join(est.assumed_startup)} (never run on this machine)"

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from colbench.model.records import median_of
-from colbench.runner.plan import Plan
+from colbench.runner.plan import Plan, PlannedCase
 from colbench.runtimes import RUNTIMES
 from colbench.store.base import ResultQuery, Store
 
@@ -52,8 +53,8 @@ class Estimate:
     assumed_startup: list[str]  # runtimes whose start-up is a guess, not a measurement
 
 
-def estimate_plan(plan: Plan, iterations: int, warmup: int, processes: int, history: History,
-                  envs: int = 1) -> Estimate:
+def estimate_plan(plan: Plan, iterations: int, warmup: int, processes: Callable[[PlannedCase], int],
+                  history: History, envs: int = 1) -> Estimate:
     total, unknown, assumed = 0.0, 0, set()
     for case in plan.cases:
         per_iteration = history.per_iteration_s.get(case.case_id, case.benchmark.estimate_seconds(case.params))
@@ -64,5 +65,5 @@ def estimate_plan(plan: Plan, iterations: int, warmup: int, processes: int, hist
         if startup is None:
             startup = RUNTIMES[case.runtime].assumed_startup_s if case.runtime in RUNTIMES else 1.0
             assumed.add(case.runtime)
-        total += (case.processes or processes) * envs * (startup + (iterations + warmup) * per_iteration)
+        total += processes(case) * envs * (startup + (iterations + warmup) * per_iteration)
     return Estimate(total, unknown, sorted(assumed))

@@ -121,15 +121,15 @@ def git_commit(repo: str | Path) -> dict[str, Any]:
     return {"sha": sha, "repository": str(Path(repo).resolve()), "dirty": dirty, "timestamp": when}
 
 
-def schedule(cases: Sequence[PlannedCase], envs: Sequence[EnvChoice], processes: int | Callable[[PlannedCase], int],
+def schedule(cases: Sequence[PlannedCase], envs: Sequence[EnvChoice], processes: Callable[[PlannedCase], int],
              seed: int) -> list[Execution]:
     """All processes of a case run back to back; across environments they interleave in randomized blocks
-    (A B, B A, …), so drift during a case hits every environment alike. `processes`: one count for every case,
-    or a case's own count."""
+    (A B, B A, …), so drift during a case hits every environment alike. `processes`: a case's count
+    (`RunConfig.processes_of`)."""
     rng = random.Random(seed)
     plan: list[Execution] = []
     for case in cases:
-        for block in range(processes(case) if callable(processes) else processes):
+        for block in range(processes(case)):
             order = list(envs)
             rng.shuffle(order)
             plan.extend(Execution(case, env, block, block) for env in order)

@@ -7,9 +7,10 @@ interval at the level Holm asks of E1's five claims (1 - 0.05/5) needs at least 
 every timing claim reads "inconclusive: too few samples" however clear the difference, and with exactly 5 the
 interval is the most extreme pair of processes, so one disturbed process decides it. 6 leaves that margin.
 500,000 rows is 3.4 % of the taxi file's 14.86 M rows and 2.3 % of Fannie Mae's 22.18 M: a read is ~0.4 s of
-CPU, well above process start-up and first-iteration effects, and the suite takes ~10 minutes on 2 loaded
-cores. `--scale` moves toward the post's sizes on a bigger machine. docs/experiments.md says what moves the
-taxi headline (threads, OpenMP waiting, the `*` flag, float text, datetime parsing, size, load) and by how much.
+CPU, well above process start-up and first-iteration effects; the suite took 1 min 43 s on the idle 2-core
+reference VM, its data generated on the way. `--scale` moves toward the post's sizes on a bigger machine.
+docs/experiments.md says what moves the taxi headline (threads, OpenMP waiting, the `*` flag, float text,
+datetime parsing, size, load) and by how much.
 
 `e1-all` is the full grid (every reader colbench has, gzip, 1 and 2 threads), 3 processes a case, for the
 figure rather than the claims.
