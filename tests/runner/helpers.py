@@ -31,7 +31,8 @@ def wait_for_worker(orchestrator: subprocess.Popen[str], error: str | None = Non
         if orchestrator.poll() is not None:
             raise AssertionError(f"colbench ended first ({orchestrator.returncode}): {orchestrator.stderr.read()}")
         for child in psutil.Process(orchestrator.pid).children():
-            with contextlib.suppress(psutil.Error, OSError, ValueError, KeyError):
+            # a child just forked (not yet exec'd) or already a zombie has no worker cmdline to read yet
+            with contextlib.suppress(psutil.Error, OSError, ValueError, KeyError, IndexError):
                 if error is None or json.loads(Path(child.cmdline()[-2]).read_text())["params"]["error"] == error:
                     return child
         time.sleep(0.05)
