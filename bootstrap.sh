@@ -11,8 +11,8 @@ find_uv() {
   for candidate in "$HOME/.local/bin/uv" ".tools/uv/bin/uv"; do
     if [ -x "$candidate" ]; then echo "$candidate"; return; fi
   done
-  # installed as a package of this Python, but its script directory is not on PATH
-  if python3 -m uv --version >/dev/null 2>&1; then echo "python3 -m uv"; return; fi
+  # installed as a package of this Python, but its script directory is not on PATH: ask it where its binary is
+  python3 -c "import uv; print(uv.find_uv_bin())" 2>/dev/null && return
   return 1
 }
 
@@ -24,5 +24,9 @@ if ! UV=$(find_uv); then
   UV=$(find_uv) || { echo "bootstrap: could not install uv; see https://docs.astral.sh/uv/" >&2; exit 1; }
 fi
 
-$UV sync --frozen --all-extras --quiet
-exec $UV run --frozen --all-extras "$@"
+# colbench's --env feature (and its tests) call uv themselves: make the uv found here the one they find, on PATH
+# and in $UV (which `uv run` sets as well), even when it was just installed into a directory PATH lacks
+UV=$(cd "$(dirname "$UV")" && pwd)/$(basename "$UV")
+export UV PATH="$(dirname "$UV"):$PATH"
+"$UV" sync --frozen --all-extras --quiet
+exec "$UV" run --frozen --all-extras "$@"

@@ -2,24 +2,37 @@
 
 Bulk-loads N synthetic result records (realistic ~3.5 KB documents: 10 machines, 30 benchmarks × 20 cases,
 runs of 100 cases × 3 processes over two years) into a PostgreSQL store (COPY) and a DuckDB store, then times,
-through the stores' own `results()`/`completed()` (so JSON decoding and transfer count):
+through the stores' own methods (so JSON decoding and transfer count):
 
-    run        results of one run (show, compare, report)           ResultQuery(run_ids=(run,))
-    history    one benchmark on one machine, ordered by time        ResultQuery(benchmark=, machine_id=)
-    case       one case on one machine over time (ok results)       ResultQuery(case_id=, machine_id=, status="ok")
-    completed  what a resumed run skips                             completed(run)
+    run          results of one run (show, compare, report)         results(ResultQuery(run_ids=(run,)))
+    history      one benchmark on one machine, whole records        results(ResultQuery(benchmark=, machine_id=))
+    case         one case on one machine over time (ok results)     results(ResultQuery(case_id=, machine_id=, ...))
+    completed    what a resumed run skips                           completed(run)
+    summaries    one benchmark on one machine, summary columns      summaries(ResultQuery(benchmark=, machine_id=))
+    machines     machines with results of one benchmark             machines(benchmark)
+
+and what the commands do with the store (the same calls `colbench history` and `colbench compare` make):
+
+    history-cmd  pick_machine + case_histories (store reads, then e-divisive change points per case)
+    history-read the store reads of history-cmd alone (machines + summaries)
+    compare-cmd  compare_sides of two runs on one machine (resolve both sides, then intervals and verdicts)
+    compare-read the store reads of compare-cmd alone (resolve_side twice)
 
 first without the secondary indexes (primary keys stay: they make writes idempotent), then with them.
 
     uv run python scripts/measure_store_queries.py --url postgresql://USER@HOST:PORT/DB --duckdb /tmp/m.duckdb
 
-The PostgreSQL database should be empty (it is loaded, not cleaned up); the DuckDB file is created anew.
+The PostgreSQL database should be empty (it is loaded, not cleaned up); the DuckDB file is created anew. `--reuse`
+times a store an earlier call loaded. Each figure is the median of `--repeat` calls after one warm-up call; the
+machine's load average is printed beside them (the timings of a loaded machine are higher).
 """
 
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
+import os
 import random
 import statistics
 import time
@@ -100,24 +113,68 @@ def synthetic(rows: int, seed: int = 1) -> Iterator[tuple[dict[str, Any], dict[s
                 yield result, (run if n == 0 and process == 0 else None)
 
 
-def timed(label: str, call: Callable[[], Any], repeat: int) -> tuple[str, float, int]:
-    call()  # warm the caches: we measure the steady state a dashboard sees
-    times, found = [], 0
+def _fresh(store: Any) -> None:
+    """Close the DuckDB store's shared read-only connection: every timed call opens the file as a command does."""
+    path = getattr(store, "path", None)
+    if path is not None:
+        try:
+            from colbench.store.duckdb_connect import release
+        except ImportError:  # a colbench from before shared connections opens the file for every query anyway
+            return
+        release(path)
+
+
+def timed(label: str, call: Callable[[], Any], repeat: int, store: Any = None) -> tuple[str, float, int, float]:
+    """(label, median wall seconds, rows, median CPU seconds of this process, all threads): on a loaded machine the
+    CPU time is the better guide to the wall time of a quiet one."""
+    call()  # warm the operating system's caches: we measure the steady state a command or dashboard sees
+    times, cpu, found = [], [], 0
     for _ in range(repeat):
-        started = time.perf_counter()
+        _fresh(store)
+        started, started_cpu = time.perf_counter(), time.process_time()
         found = len(call())
         times.append(time.perf_counter() - started)
-    return label, statistics.median(times), found
+        cpu.append(time.process_time() - started_cpu)
+    return label, statistics.median(times), found, statistics.median(cpu)
 
 
-def queries(store: Any, probe: dict[str, str], repeat: int) -> list[tuple[str, float, int]]:
-    return [
-        timed("run", lambda: store.results(ResultQuery(run_ids=(probe["run"],))), repeat),
-        timed("history", lambda: store.results(ResultQuery(benchmark=probe["benchmark"],
-                                                           machine_id=probe["machine"])), repeat),
+def queries(store: Any, probe: dict[str, str], repeat: int) -> list[tuple[str, float, int, float]]:
+    from colbench.analysis.history import case_histories
+    from colbench.cli.compare_cmd import compare_sides
+    from colbench.store.selection import history_results, pick_machine, resolve_side
+
+    history_query = ResultQuery(benchmark=probe["benchmark"], machine_id=probe["machine"])
+    found = [
+        timed("run", lambda: store.results(ResultQuery(run_ids=(probe["run"],))), repeat, store),
+        timed("history", lambda: store.results(history_query), repeat, store),
         timed("case", lambda: store.results(ResultQuery(case_id=probe["case"], machine_id=probe["machine"],
-                                                        status="ok")), repeat),
-        timed("completed", lambda: store.completed(probe["run"]), repeat),
+                                                        status="ok")), repeat, store),
+        timed("completed", lambda: store.completed(probe["run"]), repeat, store),
+    ]
+    if hasattr(store, "summaries"):  # colbench since store schema 2
+        found += [timed("summaries", lambda: store.summaries(history_query), repeat, store),
+                  timed("machines", lambda: store.machines(probe["benchmark"]), repeat, store)]
+
+        def history_reads() -> list[Any]:
+            store.machines(probe["benchmark"])
+            return store.summaries(ResultQuery(benchmark=probe["benchmark"], machine_id=probe["machine"],
+                                               status="ok"))
+
+        found.append(timed("history-read", history_reads, repeat, store))
+
+    def history_command() -> list[Any]:
+        machine = pick_machine(store, probe["benchmark"], probe["machine_name"], here="")
+        return case_histories(history_results(store, probe["benchmark"], machine), machine, {})
+
+    def compare_command() -> list[Any]:
+        return compare_sides(store, probe["baseline"], probe["contender"], threshold=0.03, alpha=0.01,
+                             method="holm", metrics=["time", "memory", "file_size"])[0]
+
+    return found + [
+        timed("history-cmd", history_command, repeat, store),
+        timed("compare-read", lambda: [resolve_side(store, probe["baseline"]),
+                                       resolve_side(store, probe["contender"])], repeat, store),
+        timed("compare-cmd", compare_command, repeat, store),
     ]
 
 
@@ -149,12 +206,12 @@ def load_duckdb(path: Path, rows: int) -> None:
     import pyarrow as pa
 
     from colbench.store.duckdb_store import DuckDBStore, result_row, run_row
+    from colbench.store.queries import RESULT_COLUMNS
 
     path.unlink(missing_ok=True)
     DuckDBStore(path)
     started = time.perf_counter()
-    names = ["result_id", "run_id", "case_id", "benchmark", "env_name", "process_index", "block", "status",
-             "machine_id", "commit_sha", "created_at", "wall_median", "doc"]
+    names = list(RESULT_COLUMNS)
     con = duckdb.connect(str(path))
     for statement in ("DROP INDEX results_run", "DROP INDEX results_history", "DROP INDEX results_case"):
         con.execute(statement)  # load first; DuckDBStore builds its indexes again when it next opens the file
@@ -199,10 +256,23 @@ def set_indexes(kind: str, target: str, on: bool) -> float:
 
 
 def _probe() -> dict[str, str]:
-    """The first synthetic run's machine, benchmark and case: every loader makes the same data from the same seed."""
+    """The first synthetic run's machine, benchmark and case, and the next run on that machine (to compare with):
+    every loader makes the same data from the same seed."""
     first = next(synthetic(1))[0]
+    contender = next(run["run_id"] for _, run in synthetic(10**9)
+                     if run and run["machine_id"] == first["machine_id"] and run["run_id"] != first["run_id"])
     return {"run": first["run_id"], "benchmark": first["benchmark"], "machine": first["machine_id"],
-            "case": first["case_id"]}
+            "machine_name": first["machine"]["name"], "case": first["case_id"], "baseline": first["run_id"],
+            "contender": contender}
+
+
+def _open_reading(url: str) -> Any:
+    """The store as a reading command opens it (read-only, where this colbench knows how)."""
+    from colbench.store import open_store
+
+    if "read_only" in inspect.signature(open_store).parameters:
+        return open_store(url, create=False, read_only=True)
+    return open_store(url, create=False)
 
 
 def main() -> None:
@@ -213,8 +283,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--reuse", action="store_true", help="time the queries on data an earlier call loaded")
     args = parser.parse_args()
-    from colbench.store import open_store
-
+    load = os.getloadavg()
     report = []
     if args.url:
         if not args.reuse:
@@ -223,22 +292,25 @@ def main() -> None:
             build = set_indexes("postgresql", args.url, indexed)
             if indexed:
                 print(f"postgresql: built the indexes in {build:.1f} s")
-            store = open_store(args.url, create=False)
+            store = _open_reading(args.url)
             report += [("postgresql", indexed, *row) for row in queries(store, _probe(), args.repeat)]
             store.close()
     if args.duckdb:
         if not args.reuse:
             load_duckdb(args.duckdb, args.rows)
-        store = open_store(str(args.duckdb), create=False)  # DuckDBStore creates its indexes whenever it opens
+        store = _open_reading(str(args.duckdb))  # with the indexes a writing open of the file made
         report += [("duckdb", True, *row) for row in queries(store, _probe(), args.repeat)]
         store.close()
-    print(f"\n{'store':<11} {'query':<10} {'rows':>6} {'no indexes':>12} {'indexes':>10}")
-    for kind, label in dict.fromkeys((k, q) for k, _, q, _, _ in report):
-        found = {indexed: (seconds, rows) for k, indexed, q, seconds, rows in report if (k, q) == (kind, label)}
+    after = os.getloadavg()
+    print(f"\nload average {load[0]:.2f} before, {after[0]:.2f} after, on {os.cpu_count()} CPUs")
+    print(f"{'store':<11} {'query':<13} {'rows':>6} {'no indexes':>12} {'indexes':>10} {'(CPU)':>10}")
+    for kind, label in dict.fromkeys((k, q) for k, _, q, *_ in report):
+        found = {indexed: (seconds, rows, cpu) for k, indexed, q, seconds, rows, cpu in report
+                 if (k, q) == (kind, label)}
         cells = [f"{found[i][0] * 1000:>9.1f} ms" if i in found else f"{'n/a':>12}" for i in (False, True)]
-        print(f"{kind:<11} {label:<10} {found[True][1]:>6} {cells[0]} {cells[1]:>10}")
-    print(json.dumps([{"store": k, "indexes": i, "query": q, "median_ms": round(s * 1000, 2), "rows": n}
-                      for k, i, q, s, n in report]))
+        print(f"{kind:<11} {label:<13} {found[True][1]:>6} {cells[0]} {cells[1]:>10} {found[True][2] * 1000:>7.1f} ms")
+    print(json.dumps([{"store": k, "indexes": i, "query": q, "median_ms": round(s * 1000, 2), "rows": n,
+                       "cpu_ms": round(c * 1000, 2)} for k, i, q, s, n, c in report]))
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ import json
 import jsonschema
 
 from colbench.model.result import SCHEMA_PATH
+from colbench.model.summary import summary_of
 from colbench.store.base import ResultQuery, Store, resolve_run_id
 
 
@@ -29,3 +30,9 @@ def check_round_trip(store: Store, run_name: str = "round-trip", results_expecte
     machine = results[0]["machine_id"]
     assert len(store.results(ResultQuery(benchmark="placebo", machine_id=machine, status="ok"))) == results_expected
     assert store.results(ResultQuery(machine_id="another-machine")) == []  # machines never mix unless asked
+    # history and compare read the summary columns: they must say what the records say
+    query = ResultQuery(benchmark="placebo", machine_id=machine, status="ok")
+    assert store.summaries(query) == [summary_of(r) for r in store.results(query)]
+    assert store.summaries(ResultQuery(machine_id="another-machine")) == []
+    assert store.machines("placebo") == {machine: results[0]["machine"]["name"]} and store.machines("none") == {}
+    assert [r.run_id for r in store.find_runs(run_name)] == [run_id] == [r.run_id for r in store.find_runs(None)]

@@ -1,3 +1,3 @@
-from colbench.cli.main import app
+from colbench.cli.main import cli
 
-app()
+cli()

@@ -40,3 +40,17 @@ def test_errors_are_one_line_and_exit_2(root: Path) -> None:
     assert res.exit_code == 2 and "unknown format 'orc'" in res.output
     res = runner.invoke(data_app, ["make", "nyctaxi_2010-01", "--rows", "10", "-o", "oops"])
     assert res.exit_code == 2 and "key=value" in res.output
+
+
+def test_make_verify_says_rebuilt_after_a_corrupt_file(root: Path) -> None:
+    args = ["make", "vroom_numeric", "--rows", "200", "--format", "csv"]
+    made = runner.invoke(data_app, args)
+    assert made.exit_code == 0, made.output
+    path = Path(made.output.split("\n")[0].strip())
+    assert runner.invoke(data_app, [*args, "--verify"]).output.rstrip().endswith("(already cached, verified)")
+    data = bytearray(path.read_bytes())
+    data[-2:-1] = b"9" if data[-2:-1] != b"9" else b"8"  # same size, other bytes: only a re-hash sees it
+    path.write_bytes(bytes(data))
+    rebuilt = runner.invoke(data_app, [*args, "--verify"])
+    assert rebuilt.exit_code == 0, rebuilt.output
+    assert "already cached" not in rebuilt.output and "made in" in rebuilt.output

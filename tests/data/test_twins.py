@@ -236,3 +236,19 @@ def test_experiment_frames(root: Path) -> None:
     lengths = pc.utf8_length(chars["X3"]).to_numpy()
     assert chars.num_columns == 5 and set(chars.schema.types) == {pa.string()}
     assert lengths.min() == 5 and lengths.max() == 25
+
+
+def test_taxi_star_flag_lies_between_freads_type_detection_jumps(tmp_path: Path) -> None:
+    # fread guesses types from 100 lines at each of 101 evenly spaced byte offsets of the data; on the real
+    # 14.86 M-row file its one "*" is almost surely outside them (fread bumps the column and re-reads it), so
+    # the twin's must be too, at every benchmark size, or fread's time jumps with the row count
+    rows = 60_000
+    made = _csv(tmp_path, "nyctaxi_2010-01", rows)
+    data = made.path.read_bytes()
+    first = data.index(b"\r\n\r\n") + 4  # the first data row (header, blank line)
+    star = data.index(b",*,")
+    lines = data[first:].count(b"\r\n")
+    assert lines == rows
+    fraction = (star - first) / (len(data) - first) * 100  # in units of fread's 100 jumps
+    window = 100 / rows * 100  # 100 sampled lines, in the same units
+    assert fraction % 1 > window + 0.1 and fraction % 1 < 0.9, "the * is inside or next to a jump's sample"

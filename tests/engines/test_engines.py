@@ -92,3 +92,23 @@ def test_a_missing_library_is_a_reason_not_a_crash(monkeypatch):
     adapter = get_engine("polars")
     monkeypatch.setattr(type(adapter), "module", "polars_that_is_not_installed")
     assert "not installed" in adapter.unavailable()
+
+
+@pytest.mark.parametrize("engine", sorted(ENGINES))
+def test_prepare_imports_the_data_frame_library_before_timing(engine: str) -> None:
+    # a fresh interpreter: pyarrow's to_pandas and DuckDB's df() import pandas on first use, which must not
+    # land in the first timed iteration; an Arrow-table read must not load it at all
+    import subprocess
+    import sys
+
+    if get_engine(engine).unavailable():
+        pytest.skip(f"{engine} is not installed")
+    code = ("import sys; from colbench.engines import get_engine; e = get_engine(sys.argv[1]); "
+            "e.prepare('arrow_table'); before = e.frame_module in sys.modules; e.prepare('dataframe'); "
+            "print(e.frame_module, before, e.frame_module in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code, engine], capture_output=True, text=True, check=True)
+    module, before, after = out.stdout.split()
+    assert module == ("polars" if engine == "polars" else "pandas")
+    assert after == "True"
+    if engine in ("pyarrow", "polars", "duckdb"):  # importing these does not pull in pandas by itself
+        assert before == "False"

@@ -48,10 +48,12 @@ def assert_svg(text: str) -> None:
     assert "<text" in text or "<path" in text
 
 
-def derived_history(source: Path, target: Path, runs: int = 12, step_at: int = 6, factor: float = 1.25) -> None:
+def derived_history(source: Path, target: Path, runs: int = 12, step_at: int = 6, factor: float = 1.25,
+                    series: str = "wall_s") -> None:
     """A store with `runs` runs made of the real results of the source's first run, the times multiplied by
     `factor` from run `step_at` on: a known step for the change-point marks (the detection is tested by the
-    analysis tests; this checks that reports and pages show what it finds)."""
+    analysis tests; this checks that reports and pages show what it finds). `series="instructions"` turns the
+    times into counts (one per ns), as a `--measure instructions` run records them."""
     source_db = store_of(source)
     first = source_db.list_runs()[-1]
     results = source_db.results(ResultQuery(run_ids=(first["run_id"],), status="ok"))
@@ -69,4 +71,8 @@ def derived_history(source: Path, target: Path, runs: int = 12, step_at: int = 6
                          timestamp=run["started_at"], commit=run["commit"], run_name=run["name"])
             copy_["samples"]["wall_s"] = [v * scale for v in copy_["samples"]["wall_s"]]
             copy_["summary"]["wall_s"] = summary_stats(copy_["samples"]["wall_s"])
+            if series == "instructions":
+                counts = [round(v * 1e9) for v in copy_["samples"]["wall_s"]]
+                copy_.update(samples={"instructions": counts}, summary={"instructions": summary_stats(counts)},
+                             measure={"metrics": ["instructions"]}, first_iteration=None)
             target_db.add_result(copy_)

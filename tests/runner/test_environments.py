@@ -15,7 +15,7 @@ from colbench.runner.environments import (
     spec_package_names,
 )
 
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_parse_requirements():
@@ -121,3 +121,33 @@ def test_unresolvable_spec(tmp_path, monkeypatch):
     monkeypatch.setenv("COLBENCH_HOME", str(tmp_path))
     with pytest.raises(EnvError, match="resolving environment 'x'"):
         ensure_environment(parse_env_option("x=pyarrow==0.0.1.dev999"), PROJECT_ROOT)
+
+
+def test_uv_is_found_through_UV_when_it_is_not_on_PATH(monkeypatch):
+    """`uv run` names its executable in $UV: with uv off PATH (a fresh machine after ./bootstrap.sh) --env still
+    finds it, and the uv found runs."""
+    from colbench.runner.environments import _uv
+
+    real = _uv()
+    assert subprocess.run([*real, "--version"], capture_output=True, text=True).stdout.startswith("uv ")
+    if len(real) == 1:
+        monkeypatch.setenv("UV", real[0])
+        monkeypatch.setenv("PATH", "/nonexistent")
+        assert _uv() == real
+    monkeypatch.setenv("UV", "/nonexistent/uv")  # a stale $UV is passed over, not trusted
+    monkeypatch.setenv("PATH", str(Path(real[0]).parent) if len(real) == 1 else "/nonexistent")
+    assert subprocess.run([*_uv(), "--version"], capture_output=True, text=True).stdout.startswith("uv ")
+
+
+def test_clean_takes_keys_never_paths(tmp_path, monkeypatch):
+    monkeypatch.setenv("COLBENCH_HOME", str(tmp_path / "home"))
+    (tmp_path / "home" / "envs").mkdir(parents=True)
+    decoy = tmp_path / "decoy"
+    decoy.mkdir()
+    (decoy / "keep").write_text("keep")
+    (tmp_path / "home" / "envs" / "0123456789abcdef").symlink_to(decoy, target_is_directory=True)
+    for key in ("", ".", "..", "../decoy", str(decoy)):
+        with pytest.raises(ValueError, match="environment key"):
+            clean_environments([key])
+    assert clean_environments(["0123"]) == ["0123456789abcdef"]  # the link goes, what it points to stays
+    assert (decoy / "keep").read_text() == "keep"

@@ -81,6 +81,15 @@ def test_threads_pin_the_worker_and_reach_engine_variables(cli, home):
     assert len(results[2]["threads"]["applied"]["cpu_affinity"]) == min(2, ncpu)
     assert results[2]["threads"]["applied"]["OMP_NUM_THREADS"] == "2"
     assert results[2]["threads"]["applied"]["POLARS_MAX_THREADS"] == "2"
+    # OpenMP threads wait passively unless the user says otherwise (spinning makes others' load part of a figure)
+    assert results[1]["threads"]["applied"]["OMP_WAIT_POLICY"] == os.environ.get("OMP_WAIT_POLICY", "passive")
+
+
+def test_an_env_of_the_user_overrides_the_default_openmp_wait_policy(cli, home):
+    cli("run", "placebo", "--threads", "2", "--processes", "1", "--iterations", "1", "--warmup", "0",
+        "--env", "spin=@current OMP_WAIT_POLICY=active", check=True)
+    (result,) = stored(home)
+    assert result["threads"]["applied"]["OMP_WAIT_POLICY"] == "active"
 
 
 def test_kill_minus_9_of_the_runner_loses_nothing_and_resume_fills_the_gaps(home):

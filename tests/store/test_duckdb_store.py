@@ -8,9 +8,8 @@ import duckdb
 import pyarrow.parquet as pq
 import pytest
 
-from colbench.model.result import SCHEMA_VERSION
 from colbench.store import open_store
-from colbench.store.base import StoreError
+from colbench.store.base import STORE_SCHEMA_VERSION, StoreError
 from tests.store_contract import check_round_trip
 
 
@@ -55,7 +54,7 @@ def test_a_store_from_a_newer_colbench_is_refused(tmp_path, cli):
     path = tmp_path / "newer.duckdb"
     open_store(str(path))
     with duckdb.connect(str(path)) as con:
-        con.execute("UPDATE colbench_meta SET value = ? WHERE key = 'schema_version'", [str(SCHEMA_VERSION + 1)])
+        con.execute("UPDATE colbench_meta SET value = ? WHERE key = 'schema_version'", [str(STORE_SCHEMA_VERSION + 1)])
     with pytest.raises(StoreError, match="newer colbench"):
         open_store(str(path))
     proc = cli("show", "--store", str(path))
@@ -66,7 +65,7 @@ def test_unreadable_and_foreign_files_are_refused(tmp_path, cli):
     garbage = tmp_path / "garbage.duckdb"
     garbage.write_bytes(b"this is not a database" * 100)
     proc = cli("run", "placebo", "--store", str(garbage))
-    assert proc.returncode == 2 and "cannot open results store" in proc.stderr
+    assert proc.returncode == 2 and "is not a DuckDB file" in proc.stderr
     assert garbage.read_bytes().startswith(b"this is not a database")
     foreign = tmp_path / "foreign.duckdb"
     with duckdb.connect(str(foreign)) as con:

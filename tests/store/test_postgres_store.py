@@ -16,9 +16,9 @@ import psycopg
 import psycopg.sql
 import pytest
 
-from colbench.model.result import SCHEMA_VERSION
+from colbench.model.summary import summary_of
 from colbench.store import open_store
-from colbench.store.base import ResultQuery, StoreError
+from colbench.store.base import STORE_SCHEMA_VERSION, ResultQuery, StoreError
 from colbench.store.copy import copy_store
 from colbench.store.export import export_results
 from colbench.store.postgres_store import PostgresStore, redact
@@ -103,7 +103,8 @@ def test_concurrent_writers_never_lose_or_duplicate(pg_url):
     new = sum(json.loads(out)["new"] for out, _ in outputs)
     assert _count(pg_url) == (150 + 4 * 50, 150 + 4 * 50)
     assert new == 150 + 4 * 50  # every result reported new by exactly one writer
-    assert _count(pg_url, "SELECT value FROM colbench_meta WHERE key = 'schema_version'") == (str(SCHEMA_VERSION),)
+    version = _count(pg_url, "SELECT value FROM colbench_meta WHERE key = 'schema_version'")
+    assert version == (str(STORE_SCHEMA_VERSION),)
 
 
 def test_concurrent_cli_runs(pg_url, home):
@@ -196,8 +197,9 @@ def test_migrates_a_store_from_schema_0(pg_url):
                          doc["process_index"], doc["block"], "ok", "m1", doc["timestamp"][:19].replace("T", " "),
                          json.dumps(doc)])
     store = open_store(pg_url)
-    assert store.schema_version() == SCHEMA_VERSION
+    assert store.schema_version() == STORE_SCHEMA_VERSION
     assert store.results(ResultQuery(run_ids=("old-run",))) == docs
+    assert store.summaries(ResultQuery(run_ids=("old-run",))) == [summary_of(d) for d in docs]  # backfilled
     assert store.add_result(docs[0]) is False and store.add_result(synthetic_result("old-run", 3)) is True
     with psycopg.connect(pg_url) as con:
         rows = con.execute("SELECT wall_median, commit_sha, created_at FROM results ORDER BY process_index").fetchall()
@@ -213,7 +215,7 @@ def test_migrates_a_store_from_schema_0(pg_url):
 def test_a_store_from_a_newer_colbench_is_refused(pg_url, cli):
     open_store(pg_url).close()
     with psycopg.connect(pg_url, autocommit=True) as con:
-        con.execute("UPDATE colbench_meta SET value = %s WHERE key = 'schema_version'", [str(SCHEMA_VERSION + 1)])
+        con.execute("UPDATE colbench_meta SET value = %s WHERE key = 'schema_version'", [str(STORE_SCHEMA_VERSION + 1)])
     with pytest.raises(StoreError, match="newer colbench"):
         open_store(pg_url)
     proc = cli("show", "--store", pg_url)
@@ -234,7 +236,7 @@ def test_foreign_missing_and_unreachable_stores_are_refused(pg_url, cli):
     assert time.monotonic() - started < 30
     proc = cli("show", "--store", pg_url.replace("colbench@", "nobody@"))
     assert proc.returncode == 2 and 'role "nobody" does not exist' in proc.stderr
-    assert redact("postgresql://u:pw@h:5/db") == "postgresql://u@h:5/db"
+    assert redact("postgresql://u:pw@h:5/db") == "postgresql://u:***@h:5/db"
 
 
 def test_store_copy_round_trip(pg_url, tmp_path, home):
@@ -258,7 +260,7 @@ def test_store_copy_round_trip(pg_url, tmp_path, home):
         query = ResultQuery(machine_id=machine)
         assert returned.results(query) == laptop.results(query) == open_store(pg_url).results(query)
     info = json.loads(store_cli("info", "--store", pg_url, "--format", "json", home=home).stdout)
-    assert info["schema_version"] == SCHEMA_VERSION and (info["runs"], info["results"]) == (3, 14)
+    assert info["schema_version"] == STORE_SCHEMA_VERSION and (info["runs"], info["results"]) == (3, 14)
     assert {m["machine_id"]: m["results"] for m in info["machines"]}["m2"] == 10
     info = json.loads(store_cli("info", "--store", str(back), "--format", "json", home=home).stdout)
     assert info["backend"] == "duckdb" and (info["runs"], info["results"]) == (3, 14)

@@ -1,10 +1,10 @@
-"""The Java worker (workers/java) run for real: `java <jvm.options> -jar colbench-worker.jar case.json result.json`.
+"""The Java worker (colbench/workers/java) run for real: `java <jvm.options> -jar JAR case.json result.json`.
 
-The jar is built once per session by workers/java/build.sh. Benchmark `ipc-bandwidth` (runtime=java) runs on
-small data for every type x access x source with 1 and 2 threads; each result is checked against values
-recomputed here from the same deterministic formulas (workers/java/README.md, "Data and checksums"), with the
-bytes counted exactly as the post did. The failure paths (a missing case file, invalid params, an exception
-inside the run) must end as a clean non-zero exit or an error result.
+The jar is built once per session by `colbench setup java`, as a user builds it. Benchmark `ipc-bandwidth`
+(runtime=java) runs on small data for every type x access x source with 1 and 2 threads; each result is checked
+against values recomputed here from the same deterministic formulas (colbench/workers/java/README.md, "Data and
+checksums"), with the bytes counted exactly as the post did. The failure paths (a missing case file, invalid
+params, an exception inside the run) must end as a clean non-zero exit or an error result.
 
 Without `java` or `mvn` on PATH the whole module is skipped.
 """
@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-WORKER_DIR = ROOT / "workers" / "java"
+from tests.conftest import colbench
+
 JAVA = shutil.which("java")
 MVN = shutil.which("mvn")
 
@@ -51,15 +51,16 @@ SOURCES = ("buffer", "stream")
 
 
 @pytest.fixture(scope="session")
-def worker() -> list[str]:
+def worker(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     """The command line that runs the worker, as the orchestrator builds it: java, jvm.options, -jar JAR."""
-    proc = subprocess.run(["bash", str(WORKER_DIR / "build.sh")], capture_output=True, text=True, timeout=900)
-    assert proc.returncode == 0, f"build.sh failed:\n{proc.stdout}\n{proc.stderr}"
-    jar = Path(proc.stdout.strip().splitlines()[-1])
-    assert jar.is_file(), jar
-    flags = [line.strip() for line in (WORKER_DIR / "jvm.options").read_text().splitlines()
-             if line.strip() and not line.lstrip().startswith("#")]
-    return [str(JAVA), *flags, "-jar", str(jar)]
+    from colbench.runtimes.java import jvm_flags
+
+    home = tmp_path_factory.mktemp("java-home")
+    proc = colbench("setup", "java", home=home, timeout=900)
+    assert proc.returncode == 0, f"colbench setup java failed:\n{proc.stdout}\n{proc.stderr}"
+    jars = list((home / "workers" / "java").glob("*/colbench-worker.jar"))
+    assert len(jars) == 1, jars
+    return [str(JAVA), *jvm_flags(), "-jar", str(jars[0])]
 
 
 def make_case(params: dict[str, Any], *, iterations: int = 2, warmup: int = 1) -> dict[str, Any]:

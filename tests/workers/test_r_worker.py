@@ -1,4 +1,4 @@
-"""The R worker (workers/r/worker.R) run for real: `Rscript workers/r/worker.R case.json result.json`.
+"""The R worker (colbench/workers/r/worker.R) run for real: `Rscript worker.R case.json result.json`.
 
 Small CSVs in the two real layouts of E1 are written here:
 - taxi-like (nyctaxi_2010-01): header line, ONE blank line, CRLF rows, 18 columns with strings, datetimes,
@@ -9,7 +9,7 @@ plain and gzip. Every reader (data.table, readr, vroom) reads every file with 1 
 and the failure paths (missing file, an exception inside a reader, invalid params, a wrong expected shape,
 an unreadable case file) must come back as error results or a clean non-zero exit.
 
-Install R with `workers/r/install.sh`; without `Rscript` the whole module is skipped (fails under
+Install R with `colbench setup r`; without `Rscript` the whole module is skipped (fails under
 COLBENCH_REQUIRE_ALL=1, as in CI).
 """
 
@@ -27,21 +27,23 @@ from typing import Any
 
 import pytest
 
+from colbench.runtimes.sources import worker_file
+
 ROOT = Path(__file__).resolve().parents[2]
-WORKER = ROOT / "workers" / "r" / "worker.R"
+WORKER = worker_file("r", "worker.R")
 RSCRIPT = shutil.which("Rscript")
 
 REQUIRE_ALL = os.environ.get("COLBENCH_REQUIRE_ALL") == "1"  # CI: a missing R is a failure, not a skip
 
 pytestmark = pytest.mark.skipif(
-    RSCRIPT is None and not REQUIRE_ALL, reason="Rscript not found: run workers/r/install.sh to install R"
+    RSCRIPT is None and not REQUIRE_ALL, reason="Rscript not found: run `colbench setup r` to install R"
 )
 
 
 @pytest.fixture(autouse=True)
 def _require_r() -> None:
     if RSCRIPT is None:
-        pytest.fail("Rscript not found and COLBENCH_REQUIRE_ALL=1: run workers/r/install.sh")
+        pytest.fail("Rscript not found and COLBENCH_REQUIRE_ALL=1: run `colbench setup r`")
 
 
 TAXI_ROWS = 1500

@@ -37,7 +37,8 @@ class CaseSummary:
 
     @property
     def ok(self) -> bool:
-        return not self.errors and self.wall.get("n", 0) > 0
+        counted = (self.metrics.get("instructions") or {}).get("n") or 0
+        return not self.errors and (self.wall.get("n", 0) > 0 or counted > 0)
 
     @property
     def error_kinds(self) -> list[str]:

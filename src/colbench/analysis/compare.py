@@ -70,7 +70,17 @@ METRIC_DIRECTIONS: dict[str, Direction] = {
     "memory": "lower_is_better",
     "file_size": "lower_is_better",
     "throughput": "higher_is_better",
+    "instructions": "lower_is_better",
 }
+
+#: Smallest change that matters, per metric, when the caller names none. Instruction counts repeat to ~0.05%
+#: (docs/metrics.md), so a 1% change in them is both detectable and worth a look.
+DEFAULT_THRESHOLD = 0.03
+METRIC_THRESHOLDS: dict[str, float] = {"instructions": 0.01}
+
+
+def default_threshold(metric: str) -> float:
+    return METRIC_THRESHOLDS.get(metric, DEFAULT_THRESHOLD)
 
 
 class Verdict(StrEnum):
@@ -86,7 +96,7 @@ class CaseInput:
 
     `baseline_blocks` / `contender_blocks` give the block index of each process (same order as the
     process lists); when both are given the comparison is paired by block. `direction` defaults to the
-    metric's (see `METRIC_DIRECTIONS`).
+    metric's (see `METRIC_DIRECTIONS`). `threshold`, when set, replaces the suite's for this comparison.
     """
 
     baseline: Samples
@@ -100,6 +110,7 @@ class CaseInput:
     #: a second view of the same case compared alongside (wall time when `basis` is "cpu"): each at half
     #: the error level, and a regression on either is a regression (see `basis.py`)
     check: CaseInput | None = None
+    threshold: float | None = None
 
     @property
     def resolved_direction(self) -> Direction:
@@ -322,6 +333,7 @@ _CHANGE_WORDS = {
     "time": ("slower", "faster"),
     "memory": ("larger", "smaller"),
     "file_size": ("larger", "smaller"),
+    "instructions": ("more instructions", "fewer instructions"),
 }
 
 
@@ -471,20 +483,21 @@ def compare_suite(
     levels = _interval_levels(p_adj, alpha, method, m)
     out = []
     for prep, p, pa, level in zip(prepared, raw_p, p_adj, levels, strict=True):
+        case_threshold = prep.case.threshold or threshold
         if prep.check is not None:
             level /= 2  # Bonferroni over the two views of the case
-        verdict, reason, lo, hi = _verdict(prep, level, pa, threshold, alpha, floor)
-        sigma, mde_80, mde_95 = _noise_and_mde(prep, level, threshold, floor)
+        verdict, reason, lo, hi = _verdict(prep, level, pa, case_threshold, alpha, floor)
+        sigma, mde_80, mde_95 = _noise_and_mde(prep, level, case_threshold, floor)
         basis = prep.case.basis
         if prep.check is not None:
-            checked = _verdict(prep.check, level, pa, threshold, alpha, floor)
+            checked = _verdict(prep.check, level, pa, case_threshold, alpha, floor)
             if checked[0] == Verdict.REGRESSION and verdict != Verdict.REGRESSION:
                 cpu_verdict = verdict
                 prep = prep.check  # report the view that found the regression
                 verdict, reason, lo, hi = checked
                 reason = f"{reason} (wall-time check; CPU time: {cpu_verdict})"
                 basis = prep.case.basis
-                sigma, mde_80, mde_95 = _noise_and_mde(prep, level, threshold, floor)
+                sigma, mde_80, mde_95 = _noise_and_mde(prep, level, case_threshold, floor)
             else:
                 reason = f"{reason}; wall-time check: {checked[0]}"
         estimate = prep.analysis.estimate if prep.analysis is not None else math.nan
@@ -511,7 +524,7 @@ def compare_suite(
                 contender_median=float(np.median(prep.locs_c)) if prep.locs_c.size else math.nan,
                 baseline_cv=_between_cv(prep.locs_b),
                 contender_cv=_between_cv(prep.locs_c),
-                threshold=threshold,
+                threshold=case_threshold,
                 alpha=alpha,
                 method=method,
                 floor=floor,

@@ -40,6 +40,11 @@ def format_value(value: float, metric: str = "time") -> str:
             if abs(value) >= scale:
                 return f"{value / scale:.3g} {unit}{suffix}"
         return f"{value:.0f} B{suffix}"
+    if metric == "instructions":
+        for unit, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+            if abs(value) >= scale:
+                return f"{value / scale:.4g} {unit}instr"
+        return f"{value:.0f} instr"
     return f"{value:.4g}"
 
 

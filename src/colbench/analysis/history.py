@@ -10,6 +10,8 @@ import numpy as np
 
 from colbench.analysis.changepoint import ChangePoint, detect_change_points
 from colbench.analysis.sides import case_label
+from colbench.model.result import METRIC_SERIES
+from colbench.model.summary import ResultSummary
 
 
 @dataclass
@@ -32,51 +34,56 @@ class History:
     points: list[Point]
     change_points: list[ChangePoint] = field(default_factory=list)
     note: str = ""
+    metric: str = "time"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"case_id": self.case_id, "label": self.label, "machine_id": self.machine_id,
+        return {"case_id": self.case_id, "label": self.label, "metric": self.metric, "machine_id": self.machine_id,
                 "machine_name": self.machine_name, "points": [asdict(p) for p in self.points],
                 "change_points": [{**asdict(cp), "at": self.points[cp.index].label} for cp in self.change_points],
                 "note": self.note}
 
 
-def _point_label(result: dict[str, Any]) -> str:
-    commit = (result.get("commit") or {}).get("sha")
-    if commit:
-        return commit[:10]
-    engine = result.get("engine") or ""
-    versions = result.get("versions") or {}
+def _point_label(result: ResultSummary) -> str:
+    if result.commit_sha:
+        return result.commit_sha[:10]
+    engine = result.engine or ""
     for name in (engine, engine.split("-")[0], "pyarrow"):
-        if name in versions:
-            return f"{name} {versions[name]}"
-    return result["timestamp"][:10]
+        if name in result.versions:
+            return f"{name} {result.versions[name]}"
+    return result.timestamp[:10]
 
 
-def case_histories(results: list[dict[str, Any]], machine_id: str, filters: dict[str, str],
-                   min_size: int = 5, seed: int = 0) -> list[History]:
-    """One history per case and environment from one machine's successful results of a benchmark."""
-    results = [r for r in results if all(str(r["params"].get(k)) == v for k, v in filters.items())]
+def case_histories(results: list[ResultSummary], machine_id: str, filters: dict[str, str],
+                   min_size: int = 5, seed: int = 0, metric: str = "time") -> list[History]:
+    """One history per case and environment from one machine's successful results of a benchmark (their
+    summaries: the stored per-process medians, not the records, so a long history stays fast to read), of
+    `metric`: "time" (wall seconds) or "instructions"; cases that never measured it have none."""
+    series = METRIC_SERIES[metric]
+    results = [r for r in results if all(str(r.params.get(k)) == v for k, v in filters.items())]
     # one series per case and environment: two library versions are two histories, not one zig-zag
-    by_case: dict[tuple[str, str], dict[tuple[str, str], list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
+    by_case: dict[tuple[str, str], dict[tuple[str, str], list[ResultSummary]]] = defaultdict(lambda: defaultdict(list))
     for r in results:
-        by_case[(r["case_id"], r["env_name"])][(r["run_id"], r["env_name"])].append(r)
+        by_case[(r.case_id, r.env_name)][(r.run_id, r.env_name)].append(r)
     histories = []
     for (case_id, env_name), runs in by_case.items():
         points = []
         for (run_id, env_name), members in runs.items():
-            medians = np.array([np.median(r["samples"]["wall_s"]) for r in members if r["samples"].get("wall_s")])
+            medians = np.array([r.medians[series] for r in members if r.medians.get(series) is not None])
             if medians.size == 0:
                 continue
-            first = min(members, key=lambda r: r["timestamp"])
+            first = min(members, key=lambda r: r.timestamp)
             cv = float(medians.std(ddof=1) / medians.mean()) if medians.size > 1 else float("nan")
-            points.append(Point(when=first["timestamp"], run_id=run_id, env_name=env_name,
+            points.append(Point(when=first.timestamp, run_id=run_id, env_name=env_name,
                                 label=_point_label(first), median=float(np.median(medians)), cv=cv,
                                 processes=int(medians.size)))
+        if not points:
+            continue
         points.sort(key=lambda p: p.when)
         any_result = next(iter(runs.values()))[0]
-        label = case_label(any_result) + (f" [{env_name}]" if env_name != "default" else "")
+        label = case_label({"benchmark": any_result.benchmark, "params": any_result.params}) + \
+            (f" [{env_name}]" if env_name != "default" else "")
         history = History(case_id=case_id, label=label, machine_id=machine_id,
-                          machine_name=any_result["machine"]["name"], points=points)
+                          machine_name=any_result.machine_name or machine_id, points=points, metric=metric)
         if len(points) >= 2 * min_size:
             history.change_points = detect_change_points([p.median for p in points], min_size=min_size, seed=seed)
         else:

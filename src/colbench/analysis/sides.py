@@ -14,8 +14,9 @@ from typing import Any
 from colbench.analysis.basis import choose_basis, iteration_values
 from colbench.analysis.compare import CaseInput
 from colbench.model.records import Side
+from colbench.model.result import METRIC_SERIES
 
-METRICS = ("time", "memory", "file_size")
+METRICS = ("time", "memory", "file_size", "instructions")
 
 
 class ComparisonError(ValueError):
@@ -48,6 +49,9 @@ def short_labels(results: list[dict[str, Any]]) -> dict[str, str]:
 def _per_process(result: dict[str, Any], metric: str) -> list[float] | None:
     if metric == "time":
         return iteration_values(result, "wall")
+    if metric in METRIC_SERIES:  # per-iteration series: wall seconds, instruction counts
+        values = (result.get("samples") or {}).get(METRIC_SERIES[metric]) or []
+        return [v for v in values if v is not None] or None
     if metric == "memory":
         value = (result.get("memory") or {}).get("peak_rss_bytes")
     else:
@@ -121,7 +125,8 @@ def case_inputs(baseline: Side, contender: Side, metric: str = "time",
         cont = _measured(sides[1][case_id], metric)
         label = labels[case_id]
         if not base or not cont:
-            if metric == "time":
+            ok = [[r for r in side[case_id] if r["status"] == "ok"] for side in sides]
+            if metric == "time" and not (ok[0] and ok[1]):  # not for an instructions-only case without times
                 notes.append(f"{label}: no successful results on one side")
             continue
         case = CaseInput(

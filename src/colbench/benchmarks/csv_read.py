@@ -65,6 +65,7 @@ class CsvRead(Benchmark):
     def setup(self, ctx: Context) -> None:
         ctx.state["engine"] = engine = get_engine(ctx.params["reader"])
         ctx.state["applied"] = engine.configure(ctx.threads)
+        engine.prepare(ctx.params["output"])
         layout = csv_layout(ctx)
         ctx.state["layout"] = dataclasses.replace(layout, full_inference=ctx.params["inference"] == "full")
 

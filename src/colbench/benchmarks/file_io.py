@@ -8,6 +8,7 @@ from colbench.benchmarks.common import FANNIE, TAXI_2010, check_shape, engine_mi
 from colbench.engines import get_engine, shape
 from colbench.model.benchmark import Benchmark, CheckFailed, Context, DataRequest, OutputCheck, Params, Work
 from colbench.model.params import Grid, Param
+from colbench.paths import remove
 
 FILE_ENGINES = ("pyarrow", "pandas", "polars", "duckdb", "fastparquet")
 FORMATS = ("parquet", "feather", "feather_v1", "ipc_stream")
@@ -60,6 +61,7 @@ class FileRead(Benchmark):
     def setup(self, ctx: Context) -> None:
         ctx.state["engine"] = engine = get_engine(ctx.params["engine"])
         engine.configure(ctx.threads)
+        engine.prepare(ctx.params["output"])
 
     def run(self, ctx: Context) -> Any:
         p = ctx.params
@@ -109,7 +111,7 @@ class FileWrite(Benchmark):
         ctx.state["target"] = ctx.scratch / f"out.{p['format']}"
 
     def before_each(self, ctx: Context) -> None:
-        ctx.state["target"].unlink(missing_ok=True)
+        remove(ctx.state["target"], within=ctx.scratch)
 
     def run(self, ctx: Context) -> Any:
         p = ctx.params

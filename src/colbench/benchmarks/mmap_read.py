@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 from colbench.benchmarks.common import check_shape, rows_param, threads_param
 from colbench.model.benchmark import Benchmark, CheckFailed, Context, DataRequest, OutputCheck, Params, Work
 from colbench.model.params import Grid, Param
+from colbench.paths import remove
 
 OPERATIONS = ("write_arrow", "write_csv", "read_mmap", "read_stream", "read_copy", "read_csv")
 
@@ -40,7 +41,7 @@ class MmapRead(Benchmark):
 
     def before_each(self, ctx: Context) -> None:
         if "target" in ctx.state:
-            ctx.state["target"].unlink(missing_ok=True)
+            remove(ctx.state["target"], within=ctx.scratch)
 
     def run(self, ctx: Context) -> Any:
         import pyarrow as pa

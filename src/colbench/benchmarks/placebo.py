@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import ctypes
-import hashlib
 import os
 import sys
 import time
@@ -12,7 +10,20 @@ from typing import Any, ClassVar
 from colbench.model.benchmark import Benchmark, Context, OutputCheck, Work
 from colbench.model.params import Grid, Param, non_negative
 
-ERRORS = ("none", "exception", "segfault", "oom", "hang", "junk")
+ERRORS = ("none", "exception", "segfault", "oom", "hang", "junk", "rt-signal")
+#: the real-time signal `error=rt-signal` kills the worker with (SIGRTMIN+6 with glibc): Python has no name for it
+RT_SIGNAL = 40
+# sha1(b"placebo")[:8], written out so the worker need not import hashlib
+_CHECKSUM = "8d6f03c9"
+
+
+def busy(units: int) -> int:
+    """Interpreter-bound integer work, the same instructions every time for a given `units` (the `work` param;
+    COLBENCH_EXTRA_WORK borrows it, runner/extra_work.py)."""
+    acc = 0
+    for i in range(units):
+        acc = (acc * 31 + i) & 0xFFFF
+    return acc
 
 
 def spin(seconds: float) -> int:
@@ -32,14 +43,20 @@ class Placebo(Benchmark):
     grid: ClassVar[Grid] = Grid((
         Param("duration", default=(0.01,), type=float, check=non_negative, help="seconds of busy work"),
         Param("error", default=("none",), choices=ERRORS, help="how to fail: exception, segfault, oom "
-              "(allocate until the memory limit), hang (past the timeout), junk (garbage on stdout/stderr)"),
+              "(allocate until the memory limit), hang (past the timeout), junk (garbage on stdout/stderr), "
+              f"rt-signal (killed by signal {RT_SIGNAL})"),
         Param("threads", default=(1,), type=int, check=lambda v: None if v > 0 else "must be > 0"),
+        Param("work", default=(0,), type=int, check=non_negative, help="units of deterministic CPU work per "
+              "iteration, after the busy wait: the same instructions every time (for --measure instructions)"),
+        Param("setup_work", default=(0,), type=int, check=non_negative, help="units of the same work in setup "
+              "(untimed)"),
     ))
 
     def estimate_seconds(self, params: dict[str, Any]) -> float | None:
         return float(params["duration"])
 
     def setup(self, ctx: Context) -> None:
+        busy(int(ctx.params["setup_work"]))
         ctx.state["hoard"] = []
         # A known slowdown for testing comparisons: `--env slow="@current COLBENCH_PLACEBO_FACTOR=1.06"`
         ctx.state["factor"] = float(os.environ.get("COLBENCH_PLACEBO_FACTOR", "1"))
@@ -51,7 +68,12 @@ class Placebo(Benchmark):
         if error == "exception":
             raise RuntimeError("placebo raised on purpose")
         if error == "segfault":
+            import ctypes
+
             ctypes.string_at(0)
+        if error == "rt-signal":
+            os.kill(os.getpid(), RT_SIGNAL)
+            time.sleep(60)  # the signal is delivered at once; this is never reached
         if error == "oom":
             while True:  # touch every page so RSS really grows
                 ctx.state["hoard"].append(bytearray(os.urandom(1)) * (64 << 20))
@@ -63,10 +85,10 @@ class Placebo(Benchmark):
             sys.stdout.flush()
             sys.stderr.buffer.write(os.urandom(256) + b"\n")
             sys.stderr.flush()
-        return spin(float(ctx.params["duration"]) * ctx.state["factor"])
+        return spin(float(ctx.params["duration"]) * ctx.state["factor"]) + busy(int(ctx.params["work"]))
 
     def after_each(self, ctx: Context, output: Any) -> OutputCheck:
-        return OutputCheck(rows=1, columns=1, checksum=hashlib.sha1(b"placebo").hexdigest()[:8])
+        return OutputCheck(rows=1, columns=1, checksum=_CHECKSUM)
 
     def work(self, ctx: Context) -> Work:
         return Work(rows=1)

@@ -21,6 +21,7 @@ from colbench.cli.common import console, friendly
 from colbench.data.errors import DataError
 from colbench.model.benchmark import DataRequest
 from colbench.paths import data_dir
+from colbench.redact import redact
 from colbench.render.fmt import fmt_bytes
 
 data_app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
@@ -71,7 +72,7 @@ def list_cmd(
                                      "≈" + fmt_bytes(src.size) if src.size else "") if x) or "?"
         dims = f"{src.rows:,} × {src.columns}" if src.rows else (f"? × {src.columns}" if src.columns else "?")
         kind = "user source" if src.user else ("source + twin" if src.twin else "source")
-        table.add_row(name, kind, local, size, dims, src.origin)
+        table.add_row(name, kind, local, size, dims, redact(src.origin))
     for name, gen in GENERATORS.items():
         if name in all_sources():
             continue
@@ -152,14 +153,25 @@ def make_cmd(
 
     request = DataRequest(name, fmt, codec, rows, seed, _parse_options(option or []))
     plan = resolve(request, _root(root))
-    existed = plan.path.exists()
+    before = _identity(plan.path)
     start = time.perf_counter()
     made = materialize(request, _root(root), verify=verify)
     took = time.perf_counter() - start
     rate = made.size_bytes / 1e6 / max(took, 1e-9)
-    how = "already cached" if existed and took < 0.5 else f"made in {took:.2f} s, {rate:.3g} MB/s"
+    # a (re)built file is renamed into place: a new inode, so "cached" means the very same file is still there
+    cached = before is not None and before == _identity(made.path)
+    how = ("already cached, verified" if verify else "already cached") if cached else \
+        f"made in {took:.2f} s, {rate:.3g} MB/s"
     console.print(f"{made.path}\n{made.rows:,} rows × {made.columns} columns, {fmt_bytes(made.size_bytes)} "
                   f"({how})", highlight=False)
+
+
+def _identity(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return None
+    return st.st_dev, st.st_ino, st.st_mtime_ns
 
 
 # --- prepare --------------------------------------------------------------------------------------------
@@ -218,7 +230,8 @@ def clean_cmd(
                                         "temporary files and files without manifest")] = False,
     root: RootOption = None,
 ) -> None:
-    """Free the disk used by the format cache (and downloads with --downloads)."""
+    """Free the disk used by the format cache (and downloads with --downloads). DATASET must be a known data set;
+    nothing outside $COLBENCH_HOME and $COLBENCH_DATA is ever deleted."""
     from colbench.data.cache import clean
 
     freed = clean(_root(root), dataset=dataset, downloads=downloads, stale_only=stale)
@@ -243,7 +256,7 @@ def register_cmd(
 
     src = register_source(name, location, checksum, delimiter=_auto(delimiter) if len(delimiter) > 1 else delimiter,
                           header=header, replace_existing=replace)
-    console.print(f"registered {src.name} ({src.origin}, {src.checksum or 'no checksum'}) in "
+    console.print(f"registered {src.name} ({redact(src.origin)}, {src.checksum or 'no checksum'}) in "
                   f"{user_registry_path()}", highlight=False)
 
 

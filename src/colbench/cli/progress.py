@@ -1,4 +1,9 @@
-"""The live view of a run: a progress bar over cases with ETA, and a line per finished case."""
+"""The live view of a run: a progress bar over cases with ETA, and a line per finished case.
+
+It redraws on events only (a case starts, a process ends), never on a timer: while a worker runs the
+orchestrator sleeps, so it does not take CPU from what is measured. The elapsed time and ETA therefore move
+when something happens, not every second.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +14,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from colbench.analysis.aggregate import summarize_cases
-from colbench.render.fmt import fmt_bytes, fmt_seconds, spread
+from colbench.render.fmt import fmt_bytes, fmt_seconds, instructions_cell, spread
 from colbench.report.terminal import throughput_cell
 from colbench.runner.execute import Execution, PlannedCase, RunObserver
 
@@ -25,6 +30,7 @@ class RichProgress(RunObserver):
         self.progress = Progress(
             TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("cases"),
             TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), console=console, transient=True,
+            auto_refresh=False,
         )
         self.task: Any = None
         self.calibration: dict[str, Any] | None = None
@@ -36,26 +42,33 @@ class RichProgress(RunObserver):
         self.task = self.progress.add_task("running", total=cases)
 
     def case_started(self, case: PlannedCase) -> None:
-        self.progress.update(self.task, description=_label(case)[:60])
+        self.progress.update(self.task, description=_label(case)[:60], refresh=True)
 
     def execution_done(self, execution: Execution, result: dict[str, Any]) -> None:
-        pass
+        self.progress.refresh()
 
     def case_done(self, case: PlannedCase, results: list[dict[str, Any]]) -> None:
         for summary in summarize_cases(results):
             env = escape(f" [{summary.env_name}]") if summary.env_name != "default" else ""
-            if summary.ok:
+            if summary.ok and not summary.wall.get("n"):  # instructions only
+                self.console.print(f"[green]✓[/green] {_label(case)}{env}: {instructions_cell(summary)} "
+                                   "instructions per iteration")
+            elif summary.ok:
                 rate = throughput_cell(summary, self.calibration)
                 rate = f"  {rate}" if rate != "-" else ""
+                counted = instructions_cell(summary)
+                counted = f"  {counted} instructions" if counted != "-" else ""
                 self.console.print(
                     f"[green]✓[/green] {_label(case)}{env}: {fmt_seconds(summary.wall['median'])} "
                     f"{spread(summary)} (n={summary.wall['n']}){rate}  peak {fmt_bytes(summary.peak_rss_bytes)}"
+                    f"{counted}"
                 )
             else:
                 error = summary.errors[0]
                 self.console.print(f"[red]✗[/red] {_label(case)}{env}: {error.get('kind')}: "
                                    f"{(error.get('message') or '').splitlines()[0][:140]}")
         self.progress.advance(self.task)
+        self.progress.refresh()
 
     def finish(self, run: dict[str, Any]) -> None:
         self.progress.stop()

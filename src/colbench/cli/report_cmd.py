@@ -11,6 +11,7 @@ Nothing from `colbench.cli.main` is imported at module level, so either side may
 from __future__ import annotations
 
 import ipaddress
+import socket
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -32,22 +33,28 @@ def report(
                                                 "with it")] = None,
     history: Annotated[bool, typer.Option("--history/--no-history", help="history and change points of every "
                                           "case with 3+ runs on the machine")] = True,
+    metric: Annotated[list[str] | None, typer.Option(help="time or instructions for the compares and histories "
+                                                     "(repeatable; default every metric measured)")] = None,
     store: StoreOption = None,
 ) -> None:
     """Write a report of runs: plots (PNG + SVG) and a self-contained index.html, or a Markdown summary."""
     from colbench.cli.common import friendly
 
-    friendly(_report)(run_ids, output, fmt, compare, history, store)
+    friendly(_report)(run_ids, output, fmt, compare, history, store, metric)
 
 
 def _report(run_ids: list[str] | None, output: Path, fmt: str, compare: str | None, history: bool,
-            store: str | None) -> None:
+            store: str | None, metrics: list[str] | None = None) -> None:
     from colbench.cli.common import UsageError, _store, console
+    from colbench.model.result import METRIC_SERIES
     from colbench.report.html import render_markdown, write_report
     from colbench.store.base import resolve_run_id
 
     if fmt not in ("html", "markdown"):
         raise UsageError(f"--format {fmt!r}: choose html or markdown")
+    unknown = [m for m in metrics or () if m not in METRIC_SERIES]
+    if unknown:
+        raise UsageError(f"--metric {unknown[0]!r}: choose {' or '.join(METRIC_SERIES)}")
     if str(output) == "-" and fmt != "markdown":
         raise UsageError("--output - (stdout) works with --format markdown only")
     if output.exists() and not output.is_dir():
@@ -58,10 +65,14 @@ def _report(run_ids: list[str] | None, output: Path, fmt: str, compare: str | No
     if str(output) == "-":
         from colbench.report.html import build_run_view, cross_run_compares
 
-        views = [build_run_view(db, run_id, plots=False, history=history) for run_id in ids]
-        sys.stdout.write(render_markdown(views, cross_run_compares(db, ids, baseline, with_plot=False)))
+        views = [build_run_view(db, run_id, plots=False, history=history, metrics=metrics) for run_id in ids]
+        sys.stdout.write(render_markdown(views, cross_run_compares(db, ids, baseline, with_plot=False,
+                                                                   metrics=metrics)))
         return
-    written = write_report(db, ids, output, fmt=fmt, baseline_id=baseline, history=history)
+    try:
+        written = write_report(db, ids, output, fmt=fmt, baseline_id=baseline, history=history, metrics=metrics)
+    except OSError as exc:
+        raise UsageError(f"cannot write the report into {output}: {exc.strerror or exc}") from None
     plots = sum(1 for path in written if path.suffix == ".png")
     console.print(f"wrote {written[0]}" + (f" and {plots} plots (PNG + SVG) in {output}" if plots else ""),
                   highlight=False, soft_wrap=True)
@@ -88,6 +99,7 @@ def _serve(store: str | None, host: str, port: int) -> None:
         from colbench.report.dashboard import create_app
     except ImportError as exc:
         raise UsageError(f"colbench serve needs the serve extra: `uv sync --extra serve` ({exc})") from None
+    check_listen(host, port)
     db = _store(store, create=False)
     if not _is_loopback(host):
         err_console.print(f"[yellow]warning:[/yellow] listening on {host}: anyone who can reach this machine can "
@@ -95,6 +107,26 @@ def _serve(store: str | None, host: str, port: int) -> None:
     err_console.print(f"colbench dashboard over {db.url} at http://{host}:{port}/ (Ctrl-C stops)", highlight=False,
                       soft_wrap=True)
     uvicorn.run(create_app(db), host=host, port=port, log_level="warning", access_log=False)
+
+
+def check_listen(host: str, port: int) -> None:
+    """One clear line before uvicorn starts, rather than its log and exit code: a host that is neither an address
+    nor a name this machine resolves, or an address:port this process cannot listen on."""
+    from colbench.cli.common import UsageError
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (socket.gaierror, UnicodeError, ValueError):
+        raise UsageError(f"--host {host!r}: not an IP address or a host name this machine resolves "
+                         "(e.g. 127.0.0.1, or 0.0.0.0 for every interface)") from None
+    family, kind, proto, _, address = infos[0]
+    try:
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(address)
+    except OSError as exc:
+        raise UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}; choose another --port or --host")\
+            from None
 
 
 def _is_loopback(host: str) -> bool:

@@ -15,6 +15,7 @@ import typer
 from rich.table import Table
 
 from colbench.cli.common import StoreOption, UsageError, _store, console, friendly
+from colbench.redact import redact
 
 store_app = typer.Typer(help="Move results between stores, upload the local spool, describe a store.",
                         no_args_is_help=True)
@@ -50,12 +51,13 @@ def copy_command(
 @store_app.command("sync")
 @friendly
 def sync_command(store: StoreOption = None) -> None:
-    """Upload results a PostgreSQL store kept in the local spool while its server was away."""
-    db = _store(store, create=False)
-    spool = getattr(db, "spool", None)
-    if spool is None:
-        console.print(f"nothing to sync: {db.url} is a local DuckDB file", highlight=False)
-        return
+    """Write what waits in the store's spool: results a PostgreSQL store kept while its server was away, or a
+    DuckDB store while another process held the file."""
+    from colbench.paths import default_store_url
+    from colbench.store import open_store
+
+    db = open_store(store or default_store_url(), create=False)  # it must exist, and sync writes to it
+    spool = db.spool
     first = db.synced_on_open
     later = db.sync_spool()
     runs, results = first.runs + later.runs, first.results + later.results
@@ -70,22 +72,18 @@ def sync_command(store: StoreOption = None) -> None:
     db.close()
 
 
-def store_info(db: Any) -> dict[str, Any]:
-    """Backend, schema version, counts and machines of a store."""
-    if hasattr(db, "info"):
-        return db.info()
-    with db._connect() as con:  # the DuckDB store: read its tables directly
-        row = con.execute("SELECT value FROM colbench_meta WHERE key = 'schema_version'").fetchone()
-        machines = con.execute(
-            "SELECT r.machine_id, (SELECT max(json_extract_string(doc, '$.machine.name')) FROM runs "
-            "WHERE runs.machine_id = r.machine_id), r.n FROM (SELECT machine_id, count(*) AS n FROM results "
-            "GROUP BY machine_id) r ORDER BY r.n DESC, r.machine_id").fetchall()
-        return {
-            "url": db.url, "backend": "duckdb", "schema_version": int(row[0]) if row else 0,
-            "runs": con.execute("SELECT count(*) FROM runs").fetchone()[0],
-            "results": con.execute("SELECT count(*) FROM results").fetchone()[0],
-            "machines": [{"machine_id": m, "name": n, "results": c} for m, n, c in machines],
-        }
+def store_info(db: Any, check: bool = False) -> dict[str, Any]:
+    """Backend, schema version, counts and machines of a store (`damaged`: the parts that could not be read)."""
+    from colbench.store.base import STORE_SCHEMA_VERSION
+
+    found = db.info(check=check)
+    found.setdefault("damaged", {})
+    found["current_schema_version"] = STORE_SCHEMA_VERSION
+    return found
+
+
+def _count(value: Any) -> str:
+    return "unreadable" if value is None else f"{value:,}"
 
 
 @store_app.command("info")
@@ -93,28 +91,48 @@ def store_info(db: Any) -> dict[str, Any]:
 def info_command(
     store: StoreOption = None,
     fmt: Annotated[str, typer.Option("--format", "-f", help="table or json")] = "table",
+    check: Annotated[bool, typer.Option("--check", help="read every table in full: finds damage the counts miss "
+                                        "(slow on a big store)")] = False,
 ) -> None:
-    """Schema version, number of runs and results, machines, and what waits in the local spool."""
+    """Schema version, number of runs and results, machines, and what waits in the local spool. On a damaged store
+    it shows what is readable, then exits 2."""
+    from colbench.paths import default_store_url
+    from colbench.store import open_store
+    from colbench.store.base import StoreError
+
     if fmt not in ("table", "json"):
         raise UsageError(f"--format {fmt!r}: choose table or json")
-    db = _store(store, create=False)
-    found = store_info(db)
+    db = open_store(store or default_store_url(), create=False, read_only=True, salvage=True)
+    found = store_info(db, check=check)
     db.close()
+    damaged = found["damaged"]
     if fmt == "json":
         typer.echo(json.dumps(found, indent=2, default=str))
-        return
+    else:
+        _print_info(found)
+    if damaged:
+        part, message = next(iter(damaged.items()))
+        raise StoreError(f"{message} ({len(damaged)} part(s) unreadable, first: {part})")
+
+
+def _print_info(found: dict[str, Any]) -> None:
     table = Table(title=f"{found['backend']} store {found['url']}", show_header=False)
-    table.add_row("schema version", str(found["schema_version"]))
+    version = found["schema_version"]
+    older = version < found["current_schema_version"]
+    table.add_row("schema version", f"{version}" + (" (the next `colbench run` upgrades it; until then history and "
+                                                    "compare read whole records)" if older else ""))
     if found.get("server"):
         table.add_row("server version", str(found["server"]))
-    table.add_row("runs", f"{found['runs']:,}")
-    table.add_row("results", f"{found['results']:,}")
+    table.add_row("runs", _count(found["runs"]))
+    table.add_row("results", _count(found["results"]))
     for machine in found["machines"]:
         table.add_row(f"machine {machine['machine_id']}", f"{machine['name'] or '?'}: {machine['results']:,} results")
     spool = found.get("spool")
     if spool and (spool["runs"] or spool["results"]):
         table.add_row("local spool", f"{spool['results']} result(s), {spool['runs']} run record(s) in {spool['dir']}: "
                       "`colbench store sync` uploads them")
+    for part, message in found["damaged"].items():
+        table.add_row(f"[red]{part}[/red]", "unreadable: " + (message[:100] + "…" if len(message) > 100 else message))
     console.print(table)
 
 
@@ -157,5 +175,5 @@ def publish_command(
     db.close()
     report = publish(results, runs, conbench, repository=github_repository, run_reason=run_reason, force=force)
     skipped = f" ({report.skipped} posted before: --force posts them again)" if report.skipped else ""
-    console.print(f"published {report.posted} result(s) of {len(ids)} run(s) to {conbench}{skipped}",
+    console.print(f"published {report.posted} result(s) of {len(ids)} run(s) to {redact(conbench)}{skipped}",
                   highlight=False)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from colbench.data.errors import DataError
+from colbench.paths import remove
 
 try:  # POSIX
     import fcntl
@@ -45,8 +46,7 @@ def atomic_path(target: Path) -> Iterator[Path]:
         yield tmp
         os.replace(tmp, target)
     finally:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
+        remove(tmp, within=target.parent)  # gone already when the rename succeeded
 
 
 def fsync_dir(path: Path) -> None:

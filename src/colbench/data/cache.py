@@ -42,13 +42,13 @@ import pyarrow as pa
 
 from colbench.data import csvio, formats, manifest, variants
 from colbench.data.atomic import TEMP_MARK, FileLock, atomic_path, temp_files_for, write_json_atomic
-from colbench.data.download import archive_path, decompress, require_archive, source_state
+from colbench.data.download import archive_path, decompress, downloads_dir, require_archive, source_state
 from colbench.data.errors import DataError
 from colbench.data.hashing import file_digest
 from colbench.data.sources import Source, all_sources
 from colbench.data.synth import GENERATORS, Generator, TextLayout
 from colbench.model.benchmark import DataRequest
-from colbench.paths import data_dir
+from colbench.paths import check_name, data_dir, remove, require_owned
 
 CONVERTER_VERSION = "1"  # bump when conversions from CSV change
 CALIBRATION_ROWS = 20_000
@@ -243,7 +243,7 @@ def _materialize(plan: Plan, *, verify: bool = False) -> CachedFile:
             warnings.warn(f"cached file {plan.path} has no manifest entry (an interrupted build?); rebuilding it",
                           CacheWarning, stacklevel=3)
         for leftover in temp_files_for(plan.path):  # from killed builds: we hold the lock
-            leftover.unlink(missing_ok=True)
+            remove(leftover, within=plan.path.parent)
         entry = _build(plan)
         return _cached(plan, entry)
 
@@ -372,7 +372,7 @@ def cached_files(root: Path | None = None, dataset: str | None = None) -> list[C
     """Every materialised file with its recorded size (for file-size tables and ``data list``)."""
     base = cache_dir(root)
     out = []
-    for path, entry in manifest.entries(base / dataset if dataset else base):
+    for path, entry in manifest.entries(base / known_dataset(dataset) if dataset is not None else base):
         layout = TextLayout.from_json(entry.layout) if entry.layout else None
         out.append(CachedFile(
             path=path, size_bytes=entry.size_bytes, rows=entry.rows, columns=entry.columns, dataset=entry.dataset,
@@ -394,11 +394,24 @@ def size_table(root: Path | None = None, dataset: str | None = None) -> list[dic
             for c in cached_files(root, dataset)]
 
 
+def known_dataset(name: str) -> str:
+    """`name` if it is a built-in source, a registered user source or a generator; else a DataError. Only such
+    names become directories under the cache and the downloads, so no user string is ever taken as a path."""
+    known = known_datasets()
+    if name not in known:
+        raise DataError(f"unknown data set {name!r}; known: {', '.join(known)}")
+    return check_name(name, "data set")
+
+
 def clean(root: Path | None = None, *, dataset: str | None = None, downloads: bool = False,
           stale_only: bool = False) -> int:
-    """Delete cached files (all, one data set's, or only stale leftovers); returns the bytes freed."""
-    root = Path(root) if root is not None else data_dir()
-    base = cache_dir(root) / dataset if dataset else cache_dir(root)
+    """Delete cached files (all, one data set's, or only stale leftovers); returns the bytes freed.
+
+    Deletes only under ``cache/`` and ``downloads/`` of a data directory inside $COLBENCH_HOME or $COLBENCH_DATA,
+    and only through :func:`colbench.paths.remove` (a symlink is removed, never what it points to)."""
+    root = require_owned(Path(root) if root is not None else data_dir(), "data directory")
+    cache = cache_dir(root)
+    base = cache / known_dataset(dataset) if dataset is not None else cache
     freed = 0
     if stale_only:
         for path, entry in list(manifest.entries(base)):
@@ -407,33 +420,20 @@ def clean(root: Path | None = None, *, dataset: str | None = None, downloads: bo
             except DataError:
                 current = None
             if current is None or manifest.normalized(current) != manifest.normalized(entry.lineage):
-                freed += _unlink(path) + _unlink(manifest.sidecar(path))
-        if base.exists():
+                freed += remove(path, within=cache) + remove(manifest.sidecar(path), within=cache)
+        if base.is_dir() and not base.is_symlink():
             for p in base.rglob("*"):
                 stray = TEMP_MARK in p.name
                 no_entry = (p.is_file() and not p.name.endswith((manifest.SUFFIX, ".lock"))
                             and manifest.read(p) is None)
                 if p.is_file() and (stray or no_entry):
-                    freed += _unlink(p)
+                    freed += remove(p, within=cache)
         return freed
-    if base.exists():
-        freed += sum(p.stat().st_size for p in base.rglob("*") if p.is_file())
-        shutil.rmtree(base)
+    freed += remove(base, within=root)
     if downloads:
-        dl = root / "downloads" / dataset if dataset else root / "downloads"
-        if dl.exists():
-            freed += sum(p.stat().st_size for p in dl.rglob("*") if p.is_file())
-            shutil.rmtree(dl)
+        dl = downloads_dir(root)
+        freed += remove(dl / dataset if dataset is not None else dl, within=root)
     return freed
-
-
-def _unlink(path: Path) -> int:
-    try:
-        size = path.stat().st_size
-        path.unlink()
-        return size
-    except FileNotFoundError:
-        return 0
 
 
 # --- estimates and prepare --------------------------------------------------------------------------------

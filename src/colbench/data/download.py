@@ -29,6 +29,7 @@ from colbench.data.atomic import atomic_path, write_json_atomic
 from colbench.data.errors import DataError
 from colbench.data.hashing import file_digest, matches, parse_checksum
 from colbench.data.sources import Source, SourceState
+from colbench.paths import check_name, inside, remove
 
 BLOCK = 1 << 20
 # Dropped connections are retried; failures to connect at all (no route, DNS) are not: that is "no network".
@@ -45,8 +46,10 @@ def downloads_dir(root: Path) -> Path:
 
 
 def archive_path(source: Source, root: Path) -> Path:
-    """Where the file of a source lives once downloaded (or where to put one fetched by hand)."""
-    return downloads_dir(root) / source.name / source.filename
+    """Where the file of a source lives once downloaded (or where to put one fetched by hand); a name or file
+    name that would lead out of the downloads directory (a hand-edited registry) is refused."""
+    folder = inside(downloads_dir(root), check_name(source.name, "source name"), what="source")
+    return inside(folder, source.filename, what=f"file name of source {source.name}")
 
 
 def _sidecar(archive: Path) -> Path:
@@ -109,7 +112,7 @@ def download(url: str, dest: Path, *, checksum: str | None = None, retries: int 
     if checksum:
         ok, actual = matches(part, checksum)
         if not ok:
-            part.unlink()
+            remove(part, within=dest.parent)
             raise DataError(f"checksum mismatch for {dest.name}: expected {checksum}, got {actual}; "
                             "the file was deleted, run the same command again to download it afresh")
     else:

@@ -28,7 +28,7 @@ from colbench.data.columns import (
 from colbench.data.errors import DataError
 from colbench.data.hashing import file_digest, parse_checksum
 from colbench.data.synth import GENERATORS
-from colbench.paths import colbench_home
+from colbench.paths import NAME_PATTERN, colbench_home
 
 COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz"}
 
@@ -140,7 +140,15 @@ def load_user_sources() -> dict[str, Source]:
         doc = json.loads(path.read_text())
     except (OSError, ValueError) as exc:
         raise DataError(f"cannot read the user source registry {path}: {exc}; fix or delete it") from None
-    return {d["name"]: replace(Source.from_json(d), user=True) for d in doc.get("sources", [])}
+    try:
+        sources = {d["name"]: replace(Source.from_json(d), user=True) for d in doc.get("sources", [])}
+    except (AttributeError, KeyError, TypeError) as exc:
+        raise DataError(f"cannot read the user source registry {path}: {exc!r}; fix or delete it") from None
+    bad = [name for name in sources if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name)]
+    if bad:  # a name becomes a directory under downloads/: a hand-edited one must not lead elsewhere
+        raise DataError(f"the user source registry {path} holds bad names ({', '.join(map(repr, bad))}); "
+                        "fix or delete it")
+    return sources
 
 
 def all_sources() -> dict[str, Source]:
@@ -159,8 +167,9 @@ def register_source(name: str, location: str, checksum: str | None = None, *, de
 
     A local file without a checksum gets its sha256 recorded now, so later copies can be checked.
     """
-    if not name or any(c in name for c in "/\\ ") or name.startswith("."):
-        raise DataError(f"bad source name {name!r}: use letters, digits, '-', '_' and '.'")
+    if not NAME_PATTERN.fullmatch(name or ""):
+        raise DataError(f"bad source name {name!r}: use letters, digits, '-', '_' and '.' (starting with a letter or "
+                        "digit, at most 64)")
     if name in BUILTIN or name in GENERATORS:
         raise DataError(f"{name!r} is a built-in data set; choose another name")
     is_url = "://" in location
@@ -181,6 +190,8 @@ def register_source(name: str, location: str, checksum: str | None = None, *, de
                     rows=rows, columns=columns, delimiter=delimiter, header=header,
                     blank_line_after_header=blank_line_after_header, line_terminator=line_terminator,
                     column_names=tuple(column_names), description=description, user=True)
+    if source.filename in (".", "..") or "/" in source.filename or "\\" in source.filename:
+        raise DataError(f"{location}: cannot tell the file name; give a URL or path that ends in one")
     users = load_user_sources()
     if name in users and not replace_existing:
         raise DataError(f"user source {name!r} exists; pass replace_existing=True (--replace) to overwrite it")

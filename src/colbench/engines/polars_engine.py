@@ -13,6 +13,7 @@ from colbench.engines.base import CsvLayout, Engine
 class PolarsEngine(Engine):
     name = "polars"
     module = "polars"
+    frame_module = "polars"
     csv_outputs = ("dataframe",)
     read_formats = {"parquet": ("dataframe",), "feather": ("dataframe",), "ipc_stream": ("dataframe",)}
     write_formats = {"parquet": ("uncompressed", "snappy", "zstd", "lz4", "gzip", "brotli"),

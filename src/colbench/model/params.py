@@ -130,4 +130,12 @@ def parse_param_option(option: str) -> tuple[str, list[str]]:
     name, sep, values = option.partition("=")
     if not sep or not name.strip() or not values.strip():
         raise ParamError(f"--param {option!r}: write it as NAME=VALUE[,VALUE...], e.g. --param threads=1,2")
-    return name.strip(), [v for v in values.split(",") if v.strip() != ""]
+    return name.strip(), split_values(f"--param {option!r}", values)
+
+
+def split_values(what: str, text: str) -> list[str]:
+    """`V1,V2` → [V1, V2]; an empty item (`a,,b`, a trailing comma, nothing at all) is an error, not dropped."""
+    values = [v.strip() for v in text.split(",")]
+    if not all(values):
+        raise ParamError(f"{what}: empty value in {text!r}; write VALUE[,VALUE...] without empty items")
+    return values

@@ -49,12 +49,16 @@ class CaseSpec:
     cache: str = "warm"
     seed: int = 0
     scratch_dir: str | None = None
+    #: "wall", or "instructions" for a worker started under Valgrind to count them (docs/metrics.md)
+    measure: str = "wall"
     protocol: int = PROTOCOL
 
     def to_json(self) -> Json:
         doc = asdict(self)
         if doc["scratch_dir"] is None:
             del doc["scratch_dir"]
+        if doc["measure"] == "wall":  # the default: case.json stays as every worker has always read it
+            del doc["measure"]
         return doc
 
     @classmethod
@@ -106,6 +110,8 @@ class WorkerReport:
     units: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     error: ErrorInfo | None = None
+    #: set by the orchestrator (runner/instructions.py): which metrics this report holds and how they were taken
+    measure: Json | None = None
     protocol: int = PROTOCOL
 
     @classmethod
@@ -177,6 +183,8 @@ class Result:
     commit: Json | None = None
     warnings: list[str] = field(default_factory=list)
     error: Json | None = None
+    #: which metrics the record holds (`wall`, `instructions`) and how instructions were counted
+    measure: Json = field(default_factory=lambda: {"metrics": ["wall"]})
     schema_version: int = SCHEMA_VERSION
 
     def to_json(self) -> Json:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import Any
 
 from colbench.analysis.aggregate import CaseSummary
+from colbench.model.result import METRIC_SERIES
 
 
 def fmt_seconds(value: float | None) -> str:
@@ -30,6 +32,44 @@ def fmt_bytes(value: float | None) -> str:
     return str(value)
 
 
+def fmt_instructions(value: float | None) -> str:
+    """An instruction count: 217.4 M, 1.234 G."""
+    if value is None:
+        return "-"
+    for unit, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if abs(value) >= scale:
+            return f"{value / scale:.4g} {unit}"
+    return f"{value:.0f}"
+
+
+def instructions_cell(summary: CaseSummary) -> str:
+    """Median instructions per iteration with their spread (CV, all iterations pooled), or '-'."""
+    counted = summary.metrics.get("instructions") or {}
+    if not counted.get("n"):
+        return "-"
+    cv = counted.get("cv")
+    return fmt_instructions(counted.get("median")) + ("" if cv is None else f" ±{cv * 100:.2f}%")
+
+
+def fmt_measured(value: float | None, metric: str = "time") -> str:
+    """A value of a per-iteration metric: seconds for time, a count for instructions."""
+    if metric == "instructions":
+        return "-" if value is None else f"{fmt_instructions(value)} instr"
+    return fmt_seconds(value)
+
+
+def measured_metrics(summaries: Sequence[CaseSummary]) -> list[str]:
+    """The per-iteration metrics these cases recorded: time, instructions or both (time when none)."""
+    found = [m for m, series in METRIC_SERIES.items()
+             if any((s.wall if series == "wall_s" else s.metrics.get(series) or {}).get("n") for s in summaries)]
+    return found or ["time"]
+
+
+def summary_median(summary: CaseSummary, metric: str = "time") -> float | None:
+    series = METRIC_SERIES[metric]
+    return (summary.wall if series == "wall_s" else summary.metrics.get(series) or {}).get("median")
+
+
 def fmt_rate(bytes_per_s: float | None) -> str:
     return "-" if bytes_per_s is None else f"{bytes_per_s / 1e6:,.1f} MB/s"
 
@@ -42,8 +82,22 @@ def varying_params(summaries: Sequence[CaseSummary]) -> dict[str, list[str]]:
     varying: dict[str, list[str]] = {}
     for bench, members in by_bench.items():
         names = list(members[0].params)
-        varying[bench] = [n for n in names if len({json.dumps(m.params.get(n)) for m in members}) > 1]
+        varying[bench] = [n for n in names if len({json.dumps(m.params.get(n)) for m in members}) > 1] \
+            or _not_defaults(bench, members[0].params)
     return varying
+
+
+def _not_defaults(benchmark: str, params: dict[str, Any]) -> list[str]:
+    """The params of a lone case that a plain run of its benchmark would not have had as its only value, so a
+    single chosen case is labelled by what was chosen rather than "(defaults)"."""
+    from colbench.benchmarks.registry import UnknownTarget, get_benchmark
+
+    try:
+        grid = get_benchmark(benchmark).full_grid()
+    except UnknownTarget:  # a benchmark this colbench does not know (results from elsewhere): show every param
+        return list(params)
+    defaults = {p.name: p.default for p in grid.params}
+    return [n for n, v in params.items() if n not in defaults or tuple(defaults[n]) != (v,)]
 
 
 def case_label(summary: CaseSummary, shown: Sequence[str]) -> str:

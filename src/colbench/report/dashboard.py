@@ -3,8 +3,10 @@
 Pages (server-rendered, charts inlined as PNG data URIs, no script at all):
     /                                   runs, newest first, and a form to compare two of them
     /runs/{run_id}                      one run: facts, checks, tables, plots, errors, its environments compared
-    /compare?baseline=R1&contender=R2   verdicts with intervals (optional baseline_env / contender_env)
-    /history?benchmark=B&case=C         a case over time with change points; &machine=M filters by machine
+    /compare?baseline=R1&contender=R2   verdicts with intervals (optional baseline_env / contender_env;
+                                        &metric=instructions compares instruction counts instead of times)
+    /history?benchmark=B&case=C         a case over time with change points; &machine=M filters by machine,
+                                        &metric=instructions shows instruction counts
 
 Read-only: it only calls the store's query methods, whose SQL is fixed and parameterised. Request values are
 checked before use: run ids and machine ids against the store's own lists, environment names against the
@@ -28,6 +30,8 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
 from colbench.model.records import median_of
+from colbench.model.result import METRIC_SERIES
+from colbench.redact import redact_doc
 from colbench.render.figures import Plot
 from colbench.report.html import (
     HistoryView,
@@ -46,6 +50,7 @@ HEADERS = {"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff", 
 BENCHMARK = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,99}")
 CASE = re.compile(r"[0-9a-f]{4,64}")
 RECENT_RUNS = 30  # the history index lists benchmarks seen in this many recent runs
+METRICS = tuple(METRIC_SERIES)  # time, instructions
 
 
 def create_app(store: Store | str) -> Starlette:
@@ -65,21 +70,22 @@ def create_app(store: Store | str) -> Starlette:
         return wrapper
 
     def runs_index(request: Request) -> Response:
-        runs = db.list_runs()
+        runs = redact_doc(db.list_runs())  # records stored before redaction may hold secrets
         return page("dash_runs.html", runs=runs, choices=_run_choices(runs))
 
     def run_page(request: Request) -> Response:
-        runs = db.list_runs()
+        runs = redact_doc(db.list_runs())  # records stored before redaction may hold secrets
         run_id = _known_run(request.path_params["run_id"], runs)
         view = build_run_view(db, run_id, history=False, dashboard=True)
         return page("dash_run.html", view=view, choices=_run_choices(runs))
 
     def compare_page(request: Request) -> Response:
-        runs = db.list_runs()
+        runs = redact_doc(db.list_runs())  # records stored before redaction may hold secrets
         query = request.query_params
         choices = _run_choices(runs)
         if not query.get("baseline"):
-            return page("dash_compare.html", view=None, choices=choices, picked={}, envs={})
+            return page("dash_compare.html", view=None, choices=choices, picked={}, envs={}, metrics=METRICS)
+        metric = _known_metric(query.get("metric"))
         baseline = _known_run(query["baseline"], runs)
         contender = _known_run(query.get("contender") or baseline, runs)
         envs = {r["run_id"]: [e.get("name", "default") for e in r.get("envs") or []] for r in runs}
@@ -90,13 +96,13 @@ def create_app(store: Store | str) -> Starlette:
                 baseline_env, contender_env = envs[baseline][0], envs[baseline][1]
             else:
                 raise HTTPException(400, "pick two different runs, or two environments of one run")
-        view = run_compare(db, baseline, contender, baseline_env, contender_env)
+        view = run_compare(db, baseline, contender, baseline_env, contender_env, metric=metric)
         picked = {"baseline": baseline, "contender": contender, "baseline_env": baseline_env or "",
-                  "contender_env": contender_env or ""}
-        return page("dash_compare.html", view=view, choices=choices, picked=picked, envs=envs)
+                  "contender_env": contender_env or "", "metric": metric}
+        return page("dash_compare.html", view=view, choices=choices, picked=picked, envs=envs, metrics=METRICS)
 
     def history_page(request: Request) -> Response:
-        runs = db.list_runs()
+        runs = redact_doc(db.list_runs())  # records stored before redaction may hold secrets
         query = request.query_params
         machines = {r["machine_id"]: (r.get("machine") or {}).get("name", r["machine_id"]) for r in runs}
         machine = query.get("machine") or None
@@ -104,7 +110,9 @@ def create_app(store: Store | str) -> Starlette:
             raise HTTPException(404, f"no machine {machine!r} in this store")
         benchmark = _pattern(query.get("benchmark"), BENCHMARK, "benchmark")
         case = _pattern(query.get("case"), CASE, "case")
-        context = {"machines": machines, "machine": machine or "", "benchmark": benchmark or "", "case": case or ""}
+        metric = _known_metric(query.get("metric"))
+        context = {"machines": machines, "machine": machine or "", "benchmark": benchmark or "", "case": case or "",
+                   "metric": metric, "metrics": METRICS}
         if benchmark is None:
             recent = tuple(r["run_id"] for r in runs[:RECENT_RUNS])
             benchmarks = sorted({r["benchmark"] for r in db.results(ResultQuery(run_ids=recent))}) if recent else []
@@ -115,10 +123,11 @@ def create_app(store: Store | str) -> Starlette:
                 raise HTTPException(404, f"no results of benchmark {benchmark!r}"
                                     + (f" on machine {machine}" if machine else ""))
             return page("dash_history.html", benchmarks=None, cases=cases, series=None, **context)
-        found = case_history(db, benchmark, case, machine)
+        found = case_history(db, benchmark, case, machine, metric=metric)
         if not found:
             raise HTTPException(404, f"no results of case {case} of {benchmark!r}"
-                                + (f" on machine {machine}" if machine else ""))
+                                + (f" on machine {machine}" if machine else "")
+                                + (f" with {metric} measured" if metric != "time" else ""))
         views = []
         for series in found:
             figure = history_figure(series)
@@ -147,6 +156,14 @@ def _warm_up() -> None:
     for module in ("colbench.analysis.compare", "colbench.analysis.changepoint"):
         with contextlib.suppress(ImportError):
             importlib.import_module(module)
+
+
+def _known_metric(value: str | None) -> str:
+    if not value:
+        return "time"
+    if value not in METRICS:
+        raise HTTPException(400, f"unknown metric: choose {' or '.join(METRICS)}")
+    return value
 
 
 def _known_run(value: str, runs: list[dict[str, Any]]) -> str:

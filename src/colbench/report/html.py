@@ -26,8 +26,10 @@ from rich.text import Text
 import colbench
 from colbench.analysis.aggregate import CaseSummary, summarize_cases
 from colbench.experiments.registry import experiment_tables
+from colbench.paths import inside
+from colbench.redact import redact_argv, redact_doc
 from colbench.render.figures import Plot
-from colbench.render.fmt import case_label, fmt_bytes, fmt_seconds, varying_params
+from colbench.render.fmt import case_label, fmt_bytes, fmt_measured, fmt_seconds, measured_metrics, varying_params
 from colbench.report.claims import claims_figure, claims_table, evaluate_runs, experiments_of_run
 from colbench.report.plots import make_plots
 from colbench.report.plots_compare import (
@@ -35,6 +37,7 @@ from colbench.report.plots_compare import (
     CompareRow,
     compare_cases,
     compare_figure,
+    metric_threshold,
     pair_cases,
     verdict_counts,
 )
@@ -125,7 +128,7 @@ class RunView:
 
     @property
     def command(self) -> str:
-        argv = [str(a) for a in self.run.get("argv") or []]
+        argv = redact_argv([str(a) for a in self.run.get("argv") or []])
         return " ".join(["colbench", *argv[1:]]) if argv else ""
 
 
@@ -265,38 +268,51 @@ def _env_names(run: dict[str, Any], summaries: Sequence[CaseSummary]) -> list[st
     return [e for e in declared if e in present] + [e for e in present if e not in declared]
 
 
+METRIC_TITLES = {"time": "", "instructions": " — instructions"}
+
+
 def compare_view(baseline: Sequence[CaseSummary], contender: Sequence[CaseSummary], *, title: str,
-                 baseline_label: str, contender_label: str, same_run: bool, with_plot: bool = True) -> CompareView:
-    rows = compare_cases(pair_cases(baseline, contender), paired=same_run)
+                 baseline_label: str, contender_label: str, same_run: bool, with_plot: bool = True,
+                 metric: str = "time") -> CompareView:
+    """The cases both sides ran, compared on `metric` ("time" or "instructions")."""
+    rows = compare_cases(pair_cases(baseline, contender), paired=same_run, metric=metric)
+    band = f"±{metric_threshold(metric):.0%}"
+    title += METRIC_TITLES.get(metric, f" — {metric}")
     pairing = "paired by interleaving block (same run)" if same_run else "unpaired (separate runs)"
-    note = ("Ratio = contender / baseline of the per-process medians (Hodges–Lehmann), interval adjusted for "
-            f"{len(rows)} comparison{'s' if len(rows) != 1 else ''} (Holm), {pairing}. Regression or "
-            "improvement: the whole interval beyond ±3%; no change: the whole interval within.")
+    what = "instruction counts" if metric == "instructions" else "times"
+    note = (f"Ratio = contender / baseline of the per-process medians of the {what} (Hodges–Lehmann), interval "
+            f"adjusted for {len(rows)} comparison{'s' if len(rows) != 1 else ''} (Holm), {pairing}. Regression "
+            f"or improvement: the whole interval beyond {band}; no change: the whole interval within.")
     plot = None
     if with_plot and rows:
-        figure = compare_figure(rows, f"{contender_label} vs {baseline_label}")
+        figure = compare_figure(rows, f"{contender_label} vs {baseline_label}", threshold=metric_threshold(metric))
         if figure is not None:
-            plot = Plot(f"compare-{_slug(baseline_label)}-vs-{_slug(contender_label)}", title, figure,
-                        "Ratio per case with its interval, coloured by verdict; the grey band is ±3%.")
+            key = f"compare-{_slug(baseline_label)}-vs-{_slug(contender_label)}" + \
+                ("" if metric == "time" else f"-{metric}")
+            plot = Plot(key, title, figure, f"Ratio per case with its interval, coloured by verdict; the grey band "
+                        f"is {band}.")
     return CompareView(title, baseline_label, contender_label, rows, note, plot)
 
 
-def env_compares(run: dict[str, Any], summaries: Sequence[CaseSummary], with_plot: bool = True) -> list[CompareView]:
-    """A run with several environments: each one against the first (same run, interleaved blocks)."""
+def env_compares(run: dict[str, Any], summaries: Sequence[CaseSummary], with_plot: bool = True,
+                 metrics: Sequence[str] | None = None) -> list[CompareView]:
+    """A run with several environments: each one against the first (same run, interleaved blocks), on each
+    metric (default: every metric the run measured)."""
     envs = _env_names(run, summaries)
     views = []
-    for env in envs[1:]:
-        views.append(compare_view([s for s in summaries if s.env_name == envs[0]],
-                                  [s for s in summaries if s.env_name == env],
-                                  title=f"environment {env} vs {envs[0]}", baseline_label=envs[0],
-                                  contender_label=env, same_run=True, with_plot=with_plot))
+    for metric in metrics or measured_metrics(summaries):
+        for env in envs[1:]:
+            views.append(compare_view([s for s in summaries if s.env_name == envs[0]],
+                                      [s for s in summaries if s.env_name == env],
+                                      title=f"environment {env} vs {envs[0]}", baseline_label=envs[0],
+                                      contender_label=env, same_run=True, with_plot=with_plot, metric=metric))
     return views
 
 
 def run_compare(store: Store, baseline_id: str, contender_id: str, baseline_env: str | None = None,
-                contender_env: str | None = None, with_plot: bool = True) -> CompareView:
-    """Two runs (or two environments of one run) compared case by case; an environment not named is the
-    run's first."""
+                contender_env: str | None = None, with_plot: bool = True, metric: str = "time") -> CompareView:
+    """Two runs (or two environments of one run) compared case by case on `metric`; an environment not named
+    is the run's first."""
     sides = []
     same_run = baseline_id == contender_id
     for run_id, env in ((baseline_id, baseline_env), (contender_id, contender_env)):
@@ -311,11 +327,11 @@ def run_compare(store: Store, baseline_id: str, contender_id: str, baseline_env:
     (base, b_label, run_label), (cont, c_label, _) = sides
     heading = f"environment {c_label} vs {b_label} in run {run_label}" if same_run else f"{c_label} vs {b_label}"
     return compare_view(base, cont, title=heading, baseline_label=b_label, contender_label=c_label,
-                        same_run=same_run, with_plot=with_plot)
+                        same_run=same_run, with_plot=with_plot, metric=metric)
 
 
 def case_history(store: Store, benchmark: str, case_id: str, machine_id: str | None = None,
-                 label: str | None = None) -> list[HistorySeries]:
+                 label: str | None = None, metric: str = "time") -> list[HistorySeries]:
     results = store.results(ResultQuery(benchmark=benchmark, case_id=case_id, machine_id=machine_id, status="ok"))
     if not results:
         return []
@@ -323,12 +339,14 @@ def case_history(store: Store, benchmark: str, case_id: str, machine_id: str | N
         params = results[-1].get("params") or {}
         label = f"{benchmark} " + " ".join(f"{k}={v}" for k, v in params.items()
                                            if (k, v) not in (("allocator", "default"), ("cache", "warm")))
-    return series_from_results(results, label)
+    return series_from_results(results, label, metric=metric)
 
 
 def run_histories(store: Store, run: dict[str, Any], summaries: Sequence[CaseSummary],
-                  limit: int = HISTORY_LIMIT, link: bool = False) -> list[HistoryView]:
-    """History of every case of the run that has at least MIN_RUNS runs on this machine in the store."""
+                  limit: int = HISTORY_LIMIT, link: bool = False,
+                  metrics: Sequence[str] | None = None) -> list[HistoryView]:
+    """History of every case of the run that has at least MIN_RUNS runs on this machine in the store, of each
+    metric (default: every metric the run measured)."""
     machine_id = run.get("machine_id")
     varying = varying_params(summaries)
     labels = {(s.case_id, s.env_name): f"{s.benchmark} {case_label(s, varying.get(s.benchmark, []))}"
@@ -342,14 +360,17 @@ def run_histories(store: Store, run: dict[str, Any], summaries: Sequence[CaseSum
             if key in labels:
                 by_case[key].append(r)
         for key, members in by_case.items():
-            if len({r["run_id"] for r in members}) >= MIN_RUNS:
-                found.extend(series_from_results(members, labels[key]))
+            for metric in metrics or measured_metrics(summaries):
+                series = [s for s in series_from_results(members, labels[key], metric=metric)
+                          if len(s.points) >= MIN_RUNS]
+                found.extend(series)
     found.sort(key=lambda s: (-s.biggest_change, s.label))
     views = []
     for series in found[:limit]:
         figure = history_figure(series, compact=True)
-        plot = Plot(f"history-{series.case_id}-{_slug(series.env_name)}", f"history of {series.label}", figure) \
-            if figure is not None else None
+        suffix = "" if series.metric == "time" else f"-{series.metric}"
+        plot = Plot(f"history-{series.case_id}-{_slug(series.env_name)}{suffix}", f"history of {series.label}"
+                    + METRIC_TITLES.get(series.metric, ""), figure) if figure is not None else None
         views.append(HistoryView(series, plot, history_link(series) if link else None))
     return views
 
@@ -360,6 +381,8 @@ def history_link(series: HistorySeries) -> str:
     query = {"benchmark": series.benchmark, "case": series.case_id}
     if series.machine_id:
         query["machine"] = series.machine_id
+    if series.metric != "time":
+        query["metric"] = series.metric
     return "/history?" + urlencode(query)
 
 
@@ -367,10 +390,12 @@ def history_link(series: HistorySeries) -> str:
 
 
 def build_run_view(store: Store, run_id: str, *, plots: bool = True, history: bool = True,
-                   dashboard: bool = False) -> RunView:
-    """Everything one run's section shows (`run_id` must be an exact id: resolve it first)."""
-    run = store.get_run(run_id)
-    summaries = summarize_cases(store.results(ResultQuery(run_ids=(run_id,))))
+                   dashboard: bool = False, metrics: Sequence[str] | None = None) -> RunView:
+    """Everything one run's section shows (`run_id` must be an exact id: resolve it first); compares and
+    histories of `metrics` (default: every metric the run measured)."""
+    # redacted on read too: records stored before colbench redacted them may hold a password in argv or a URL
+    run = redact_doc(store.get_run(run_id))
+    summaries = summarize_cases(redact_doc(store.results(ResultQuery(run_ids=(run_id,)))))
     calibration = run.get("calibration")
     links = [history_link_for(s, run) for s in summaries] if dashboard else []
     tables = [table_view(t) for t in experiment_tables(summaries, run)]
@@ -387,8 +412,8 @@ def build_run_view(store: Store, run_id: str, *, plots: bool = True, history: bo
         run=run, summaries=summaries, info=run_info(run, summaries), machine=machine_rows(run.get("machine") or {}),
         checks=list(run.get("checks") or []), versions=versions_seen(summaries), tables=tables,
         plots=make_plots(summaries, run) if plots else [], errors=error_views(summaries), warnings=warnings,
-        compares=env_compares(run, summaries, with_plot=plots),
-        histories=run_histories(store, run, summaries, link=dashboard) if history else [],
+        compares=env_compares(run, summaries, with_plot=plots, metrics=metrics),
+        histories=run_histories(store, run, summaries, link=dashboard, metrics=metrics) if history else [],
         **claims_views(store, run, with_plot=plots),
     )
 
@@ -439,7 +464,8 @@ def environment() -> jinja2.Environment:
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), undefined=jinja2.StrictUndefined,
                              autoescape=jinja2.select_autoescape(("html",), default_for_string=True),
                              trim_blocks=True, lstrip_blocks=True)
-    env.filters.update(seconds=fmt_seconds, ratio=_ratio, pct=_pct, level=_level, bytes=fmt_bytes)
+    env.filters.update(seconds=fmt_seconds, ratio=_ratio, pct=_pct, level=_level, bytes=fmt_bytes,
+                       measured=fmt_measured)
     env.globals.update(colbench_version=colbench.__version__, min_runs=MIN_RUNS,
                        verdict_css=lambda v: VERDICT_CLASSES.get(v, ""))
     return env
@@ -480,8 +506,9 @@ def render_markdown(views: Sequence[RunView], compares: Sequence[CompareView] = 
             for h in view.histories:
                 changes = ", ".join(f"{c.magnitude:+.1%} at run {c.index + 1} "
                                     f"({h.series.points[c.index].version})" for c in h.series.changes)
-                out.append(f"- {h.series.label}: {len(h.series.points)} runs, last "
-                           f"{fmt_seconds(h.series.points[-1].median)}; {changes or 'no change point'}")
+                out.append(f"- {h.series.label}{METRIC_TITLES.get(h.series.metric, '')}: {len(h.series.points)} "
+                           f"runs, last {fmt_measured(h.series.points[-1].median, h.series.metric)}; "
+                           f"{changes or 'no change point'}")
             out.append("")
         if view.errors:
             out += ["### Errors", ""]
@@ -499,24 +526,27 @@ def _markdown_compare(item: CompareView, level: str) -> list[str]:
     for r in item.rows:
         interval = f"{_ratio(r.ci_low)} – {_ratio(r.ci_high)}" if r.ci_low is not None else "–"
         verdict = f"**{r.verdict}**" if r.verdict == "regression" else r.verdict
-        lines.append(f"| {r.label} | {fmt_seconds(r.baseline_median)} | {fmt_seconds(r.contender_median)} | "
+        lines.append(f"| {r.label} | {fmt_measured(r.baseline_median, r.metric)} | "
+                     f"{fmt_measured(r.contender_median, r.metric)} | "
                      f"{_ratio(r.ratio)} | {interval} | {verdict} |")
     return [*lines, ""]
 
 
 def write_report(store: Store, run_ids: Sequence[str], output: Path, *, fmt: str = "html",
-                 baseline_id: str | None = None, history: bool = True) -> list[Path]:
+                 baseline_id: str | None = None, history: bool = True,
+                 metrics: Sequence[str] | None = None) -> list[Path]:
     """Write the report of the runs (exact ids) into `output`; returns the files written.
 
     html: `index.html` plus `<plot>.png`/`.svg` (in `<run id>/` when there are several runs); markdown:
     `report.md` only. Compare sections: each run against `baseline_id` when given, else every run after the
-    first against the first; plus the environments of a run with several.
+    first against the first; plus the environments of a run with several. Compares and histories are of
+    `metrics` ("time", "instructions"; default: every one the runs measured).
     """
     if fmt not in ("html", "markdown"):
         raise ValueError(f"unknown report format {fmt!r}")
     html = fmt == "html"
-    views = [build_run_view(store, run_id, plots=html, history=history) for run_id in run_ids]
-    compares = cross_run_compares(store, run_ids, baseline_id, with_plot=html)
+    views = [build_run_view(store, run_id, plots=html, history=history, metrics=metrics) for run_id in run_ids]
+    compares = cross_run_compares(store, run_ids, baseline_id, with_plot=html, metrics=metrics)
     output.mkdir(parents=True, exist_ok=True)
     if not html:
         path = output / "report.md"
@@ -525,7 +555,8 @@ def write_report(store: Store, run_ids: Sequence[str], output: Path, *, fmt: str
     written: list[Path] = []
     files: dict[str, dict[str, tuple[str, str]]] = {}
     for view in views:
-        directory = output / view.run["run_id"] if len(views) > 1 else output
+        # a run id read from a store (perhaps copied from elsewhere) becomes a directory: it must stay in `output`
+        directory = inside(output, view.run["run_id"], what="run id") if len(views) > 1 else output
         for plot in [*view.plots, *([view.claims_plot] if view.claims_plot else [])]:
             png, svg = plot.save(directory)
             written += [png, svg]
@@ -537,11 +568,18 @@ def write_report(store: Store, run_ids: Sequence[str], output: Path, *, fmt: str
 
 
 def cross_run_compares(store: Store, run_ids: Sequence[str], baseline_id: str | None,
-                       with_plot: bool = True) -> list[CompareView]:
+                       with_plot: bool = True, metrics: Sequence[str] | None = None) -> list[CompareView]:
     """Each run against the baseline when one is named; else each run after the first against the first, kept
-    only when the two share cases (several runs of different benchmarks are just reported side by side)."""
-    if baseline_id is not None:
-        return [run_compare(store, baseline_id, r, with_plot=with_plot) for r in run_ids if r != baseline_id]
-    views = [run_compare(store, run_ids[0], r, with_plot=with_plot) for r in run_ids[1:]]
-    return [v for v in views if v.rows]
+    only when the two share cases (several runs of different benchmarks are just reported side by side). Of each
+    of `metrics`; by default time, plus instructions where both runs counted them."""
+    views = []
+    for metric in metrics or ("time", "instructions"):
+        if baseline_id is not None:
+            found = [run_compare(store, baseline_id, r, with_plot=with_plot, metric=metric)
+                     for r in run_ids if r != baseline_id]
+            views += [v for v in found if v.rows or (metric == "time" and not metrics)]
+        else:
+            found = [run_compare(store, run_ids[0], r, with_plot=with_plot, metric=metric) for r in run_ids[1:]]
+            views += [v for v in found if v.rows]
+    return views
 

@@ -18,8 +18,9 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from colbench.analysis.aggregate import CaseSummary
 from colbench.analysis.compare import CaseInput, compare_suite
+from colbench.model.result import METRIC_SERIES
 from colbench.render.figures import LIMIT_COLOR, new_figure, styled, title
-from colbench.render.fmt import case_label, varying_params
+from colbench.render.fmt import case_label, summary_median, varying_params
 
 NOT_COMPARED = "not compared"
 VERDICT_CLASSES = {"regression": "bad", "improvement": "good", "no change": "same", "inconclusive": "warn",
@@ -28,11 +29,15 @@ VERDICT_COLORS = {"regression": "#c0392b", "improvement": "#1e8449", "no change"
                   "inconclusive": "#d68910", NOT_COMPARED: "#2e86c1"}
 DEFAULT_THRESHOLD = 0.03
 DEFAULT_ALPHA = 0.01
+METRIC_THRESHOLDS = {"instructions": 0.01}  # as colbench.analysis.compare: counts repeat to ~0.05%
+AXIS_LABELS = {"time": "time ratio contender / baseline (log scale; < 1 is faster)",
+               "instructions": "instruction-count ratio contender / baseline (log scale; < 1 is fewer)"}
 
 
 @dataclass(frozen=True)
 class CompareRow:
-    """One case compared: contender / baseline of the wall time (lower is better)."""
+    """One case compared: contender / baseline of a per-iteration metric, wall time or instructions (lower is
+    better)."""
 
     benchmark: str
     case_id: str
@@ -46,6 +51,7 @@ class CompareRow:
     reason: str = ""
     ci_level: float | None = None
     n: str = ""  # processes per side ("3/3") or pairs ("3 blocks")
+    metric: str = "time"  # a key of colbench.model.result.METRIC_SERIES
 
     @property
     def css(self) -> str:
@@ -63,10 +69,10 @@ def pair_cases(baseline: Sequence[CaseSummary], contender: Sequence[CaseSummary]
     return [(by_case[c.case_id], c) for c in contender if c.ok and c.case_id in by_case]
 
 
-def _processes(summary: CaseSummary) -> tuple[list[list[float]], list[int]]:
+def _processes(summary: CaseSummary, series: str = "wall_s") -> tuple[list[list[float]], list[int]]:
     samples, blocks = [], []
     for result in summary.results:
-        values = [v for v in (result.get("samples") or {}).get("wall_s") or [] if v is not None]
+        values = [v for v in (result.get("samples") or {}).get(series) or [] if v is not None]
         if result.get("status") == "ok" and values:
             samples.append(values)
             blocks.append(int(result.get("block") or 0))
@@ -87,27 +93,36 @@ def _finite(value: float | None) -> float | None:
     return value if value is not None and math.isfinite(value) else None
 
 
-def _fallback(b: CaseSummary, c: CaseSummary, label: str) -> CompareRow:
-    base, cont = b.wall.get("median"), c.wall.get("median")
+def _fallback(b: CaseSummary, c: CaseSummary, label: str, metric: str = "time") -> CompareRow:
+    base, cont = summary_median(b, metric), summary_median(c, metric)
     ratio = cont / base if base and cont else None
     return CompareRow(c.benchmark, c.case_id, label, base, cont, ratio, None, None, NOT_COMPARED,
                       "samples unusable for the statistics: ratio of the pooled medians only", None,
-                      f"{b.processes}/{c.processes}")
+                      f"{b.processes}/{c.processes}", metric)
+
+
+def metric_threshold(metric: str, threshold: float | None = None) -> float:
+    return threshold if threshold is not None else METRIC_THRESHOLDS.get(metric, DEFAULT_THRESHOLD)
 
 
 def compare_cases(pairs: Sequence[tuple[CaseSummary, CaseSummary]], *, paired: bool = False,
-                  threshold: float = DEFAULT_THRESHOLD, alpha: float = DEFAULT_ALPHA) -> list[CompareRow]:
+                  threshold: float | None = None, alpha: float = DEFAULT_ALPHA,
+                  metric: str = "time") -> list[CompareRow]:
     """THE adapter from case pairs to `CompareRow`s, through `colbench.analysis.compare.compare_suite`.
 
     `paired=True` when both sides come from one run (environments interleaved in blocks): the comparison is
-    then paired by block. The family for the multiplicity adjustment is every pair given.
+    then paired by block. The family for the multiplicity adjustment is every pair given. `metric` is "time"
+    (wall seconds) or "instructions"; pairs where either side lacks it are left out.
     """
+    series = METRIC_SERIES[metric]
+    pairs = [(b, c) for b, c in pairs if summary_median(b, metric) and summary_median(c, metric)]
+    threshold = metric_threshold(metric, threshold)
     labels = _labels(pairs)
     cases: dict[str, Any] = {}
     for b, c in pairs:
-        (b_samples, b_blocks), (c_samples, c_blocks) = _processes(b), _processes(c)
+        (b_samples, b_blocks), (c_samples, c_blocks) = _processes(b, series), _processes(c, series)
         if _usable(b_samples) and _usable(c_samples):
-            cases[c.case_id] = CaseInput(b_samples, c_samples, metric="time",
+            cases[c.case_id] = CaseInput(b_samples, c_samples, metric=metric,
                                          baseline_blocks=b_blocks if paired else None,
                                          contender_blocks=c_blocks if paired else None)
     try:
@@ -118,12 +133,12 @@ def compare_cases(pairs: Sequence[tuple[CaseSummary, CaseSummary]], *, paired: b
     for b, c in pairs:
         x = found.get(c.case_id)
         if x is None:
-            rows.append(_fallback(b, c, labels[c.case_id]))
+            rows.append(_fallback(b, c, labels[c.case_id], metric))
             continue
         n = f"{x.n_blocks} blocks" if x.paired else f"{x.n_baseline}/{x.n_contender}"
         rows.append(CompareRow(c.benchmark, c.case_id, labels[c.case_id], _finite(x.baseline_median),
                                _finite(x.contender_median), _finite(x.ratio), _finite(x.ci_low), _finite(x.ci_high),
-                               str(x.verdict), x.reason, x.ci_level, n))
+                               str(x.verdict), x.reason, x.ci_level, n, metric))
     return rows
 
 
@@ -165,7 +180,7 @@ def compare_figure(rows: Sequence[CompareRow], heading: str, threshold: float = 
     ax.set_xlim(min(lows) / 1.05, max(highs) * 1.05)
     ax.set_yticks(range(len(shown)), [r.label for r in shown])
     ax.set_ylim(len(shown) - 0.5, -0.7)
-    ax.set_xlabel("time ratio contender / baseline (log scale; < 1 is faster); lines: confidence interval")
+    ax.set_xlabel(AXIS_LABELS.get(shown[0].metric, AXIS_LABELS["time"]) + "; lines: confidence interval")
     fig.legend(loc="outside lower center", ncols=len(seen) + 1)
     title(fig, heading)
     return fig

@@ -18,7 +18,9 @@ from matplotlib.figure import Figure
 
 from colbench.analysis.changepoint import detect_change_points
 from colbench.model.records import median_of
+from colbench.model.result import METRIC_SERIES
 from colbench.render.figures import LIMIT_COLOR, PALETTE, fmt_time, new_figure, styled, time_unit, title
+from colbench.render.fmt import fmt_measured
 
 MIN_RUNS = 3  # a history worth showing has at least this many runs of the case on the machine
 MIN_SEGMENT = 5  # as `colbench history`: a change point needs this many runs on both sides
@@ -53,6 +55,7 @@ class HistorySeries:
     points: list[HistoryPoint]
     changes: list[ChangeMark] = field(default_factory=list)
     method: str = ""
+    metric: str = "time"  # a key of colbench.model.result.METRIC_SERIES
 
     @property
     def biggest_change(self) -> float:
@@ -87,8 +90,11 @@ def _version(result: dict[str, Any]) -> str:
     return str(result.get("run_id", ""))
 
 
-def series_from_results(results: Iterable[dict[str, Any]], label: str, detect: bool = True) -> list[HistorySeries]:
-    """Group ok results of one case by (machine, environment) and run: one series per machine/environment."""
+def series_from_results(results: Iterable[dict[str, Any]], label: str, detect: bool = True,
+                        metric: str = "time") -> list[HistorySeries]:
+    """Group ok results of one case by (machine, environment) and run: one series per machine/environment, of
+    `metric` ("time" or "instructions"; runs that did not measure it are left out)."""
+    key = METRIC_SERIES[metric]
     groups: dict[tuple[str | None, str], dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
     for r in results:
         if r.get("status") == "ok":
@@ -97,12 +103,14 @@ def series_from_results(results: Iterable[dict[str, Any]], label: str, detect: b
     for (machine_id, env_name), runs in groups.items():
         points = []
         for run_id, members in runs.items():
-            medians = [m for r in members if (m := median_of(r)) is not None]
+            medians = [m for r in members if (m := median_of(r, key)) is not None]
             if not medians:
                 continue
             first = min(members, key=lambda r: str(r.get("timestamp")))
             points.append(HistoryPoint(run_id, str(first.get("timestamp", "")), _version(first), _median(medians),
                                        min(medians), max(medians), len(medians)))
+        if not points:
+            continue
         points.sort(key=lambda p: (p.timestamp, p.run_id))
         if len({p.version for p in points}) == 1 and len(points) > 1:  # nothing told apart: name the runs instead
             names = {r["run_id"]: r.get("run_name") or r["run_id"][-6:] for members in runs.values() for r in members}
@@ -111,8 +119,17 @@ def series_from_results(results: Iterable[dict[str, Any]], label: str, detect: b
         changes, method = find_change_points([p.median for p in points]) if detect else ([], "")
         out.append(HistorySeries(any_result["benchmark"], any_result["case_id"], label, machine_id,
                                  (any_result.get("machine") or {}).get("name") or str(machine_id), env_name, points,
-                                 changes, method))
+                                 changes, method, metric))
     return out
+
+
+def count_unit(values: Sequence[float]) -> tuple[float, str]:
+    """Scale and unit for instruction counts so the largest value reads between 1 and 1000."""
+    biggest = max((abs(v) for v in values if v and math.isfinite(v)), default=1.0)
+    for unit, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if biggest >= scale:
+            return scale, unit
+    return 1.0, "count"
 
 
 @styled
@@ -122,7 +139,8 @@ def history_figure(series: HistorySeries, compact: bool = False) -> Figure | Non
     points = series.points
     if not points:
         return None
-    scale, unit = time_unit([p.high for p in points])
+    counts = series.metric == "instructions"
+    scale, unit = count_unit([p.high for p in points]) if counts else time_unit([p.high for p in points])
     fig, axes = new_figure(1, 1, width=5.2 if compact else 8.0, panel_height=1.9 if compact else 2.8)
     ax = axes[0][0]
     xs = list(range(len(points)))
@@ -144,12 +162,13 @@ def history_figure(series: HistorySeries, compact: bool = False) -> Figure | Non
     ax.set_xticks(xs[::step], [f"{p.timestamp[:10]}\n{p.version}" for p in points[::step]],
                   fontsize=6 if compact else 7)
     ax.set_ylim(bottom=0, top=top * 1.25)
-    ax.set_ylabel(f"median time ({unit})")
+    ax.set_ylabel(f"median instructions ({unit})" if counts else f"median time ({unit})")
     ax.margins(x=0.03)
     if not compact:
+        last = fmt_measured(points[-1].median, "instructions") if counts else fmt_time(points[-1].median)
         title(fig, f"{series.label} — {series.machine_name}" + (f", {series.env_name}"
                                                                   if series.env_name != "default" else ""),
-              f"{len(points)} runs; last {fmt_time(points[-1].median)}; "
+              f"{len(points)} runs; last {last}; "
               + (f"{len(series.changes)} change point(s)" if series.changes else "no change point")
               + (f" ({series.method})" if series.method else ""))
     return fig

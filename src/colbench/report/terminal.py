@@ -12,7 +12,15 @@ from rich.markup import escape
 from rich.table import Table
 
 from colbench.analysis.aggregate import CaseSummary
-from colbench.render.fmt import case_label, fmt_bytes, fmt_rate, fmt_seconds, spread, varying_params
+from colbench.render.fmt import (
+    case_label,
+    fmt_bytes,
+    fmt_rate,
+    fmt_seconds,
+    instructions_cell,
+    spread,
+    varying_params,
+)
 
 
 def row_dict(summary: CaseSummary) -> dict[str, Any]:
@@ -25,8 +33,16 @@ def row_dict(summary: CaseSummary) -> dict[str, Any]:
         "min_s": summary.wall.get("min"), "first_iteration_s": summary.first_iteration.get("median"),
         "mb_per_s": summary.bytes_per_s / 1e6 if summary.bytes_per_s else None,
         "peak_rss_bytes": summary.peak_rss_bytes, "file_size_bytes": summary.file_size_bytes,
+        **_instructions_columns(summary),
         "error_message": "; ".join(e.get("message", "") for e in summary.errors[:1]) or None,
     }
+
+
+def _instructions_columns(summary: CaseSummary) -> dict[str, Any]:
+    counted = summary.metrics.get("instructions")
+    if not counted:
+        return {}
+    return {"instructions_median": counted.get("median"), "instructions_cv": counted.get("cv")}
 
 
 def throughput_cell(summary: CaseSummary, calibration: dict[str, Any] | None) -> str:
@@ -53,23 +69,31 @@ def results_table(summaries: Sequence[CaseSummary], title: str | None = None,
     for name, justify in (("median", "right"), ("spread (CV)", "right"), ("n", "right"), ("first run", "right"),
                           ("throughput", "right"), ("peak RSS", "right"), ("file size", "right")):
         table.add_column(name, justify=justify)
+    counted = any("instructions" in s.metrics for s in summaries)
+    if counted:
+        table.add_column("instructions (CV)", justify="right")
     for s in summaries:
         label = case_label(s, varying.get(s.benchmark, []))
         cells = [s.benchmark, label] + ([s.env_name] if envs else [])
         if not s.ok:
             first = s.errors[0] if s.errors else {}
             message = f"[red]{escape(first.get('kind', 'error'))}[/red]: {escape(first.get('message', '')[:140])}"
-            table.add_row(*cells, message, "", "", "", "", fmt_bytes(s.peak_rss_bytes), "")
+            table.add_row(*cells, message, "", "", "", "", fmt_bytes(s.peak_rss_bytes), "", *[""] * counted)
             continue
-        table.add_row(*cells, fmt_seconds(s.wall.get("median")), spread(s),
-                      f"{s.wall.get('n')} ({s.processes}p)",
+        n = s.wall.get("n") or (s.metrics.get("instructions") or {}).get("n")
+        table.add_row(*cells, fmt_seconds(s.wall.get("median")), spread(s), f"{n} ({s.processes}p)",
                       fmt_seconds(s.first_iteration.get("median")), throughput_cell(s, calibration),
-                      fmt_bytes(s.peak_rss_bytes), fmt_bytes(s.file_size_bytes))
+                      fmt_bytes(s.peak_rss_bytes), fmt_bytes(s.file_size_bytes),
+                      *([instructions_cell(s)] if counted else []))
     return table
 
 
 def render_text(summaries: Sequence[CaseSummary], fmt: str) -> str:
-    rows = [row_dict(s) for s in summaries]
+    return render_rows([row_dict(s) for s in summaries], fmt)
+
+
+def render_rows(rows: Sequence[dict[str, Any]], fmt: str) -> str:
+    """Flat rows as json, csv or markdown."""
     if fmt == "json":
         return json.dumps(rows, indent=2, default=str)
     columns = list(dict.fromkeys(k for r in rows for k in r))

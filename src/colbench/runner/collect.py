@@ -66,4 +66,5 @@ def build_result(*, run: dict[str, Any], case_id: str, benchmark: str, params: d
         commit=run.get("commit"),
         warnings=report.warnings,
         error=report.error.to_json() if report.error else None,
+        measure=report.measure or {"metrics": ["wall"]},
     )

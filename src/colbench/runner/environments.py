@@ -14,6 +14,7 @@ A directory without the marker is never used.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -29,11 +30,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from colbench.paths import envs_dir
+from colbench.paths import NAME_PATTERN, check_name, envs_dir, remove
+from colbench.redact import redact, redact_argv
 
 MARKER = "colbench-env.json"
 LOCK_FILE = "requirements.lock"
-_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 _SOURCE_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
 
 
@@ -131,7 +132,7 @@ def parse_env_option(option: str, cwd: Path | None = None) -> EnvSpec:
     name = name.strip()
     if not sep or not name or spec.startswith("="):
         raise EnvError(f"--env expects NAME=SPEC (e.g. old=pyarrow==15.0.2), got {option!r}")
-    if not _NAME_RE.match(name):
+    if not NAME_PATTERN.fullmatch(name):
         raise EnvError(f"--env name {name!r}: use letters, digits, '.', '_' or '-' (at most 64)")
     try:
         tokens = shlex.split(spec)
@@ -182,10 +183,60 @@ def spec_package_names(requirements: Iterable[str]) -> set[str]:
     return names
 
 
+# ------------------------------------------------------------------------------------------- project
+
+
+def colbench_project() -> Path:
+    """The colbench source tree that environments install (editable, `--no-deps`) so their workers run this code.
+
+    In a checkout that is the checkout. From an installed wheel there is none, so one is made once per installed
+    content: a copy of the installed package plus a pyproject.toml written from its metadata (name, version,
+    requirements), under envs_dir()/.colbench-src-<digest>/.
+    """
+    import colbench
+    from colbench.runtimes.sources import copy_tree, tree_digest
+
+    package = Path(colbench.__file__).resolve().parent
+    checkout = package.parents[1]
+    if package.parent.name == "src" and (checkout / "pyproject.toml").is_file():
+        return checkout
+    from importlib import metadata
+
+    requirements = [r for r in metadata.requires("colbench") or [] if "extra ==" not in r]
+    pyproject = (
+        f'[project]\nname = "colbench"\nversion = "{colbench.__version__}"\nrequires-python = ">=3.11"\n'
+        f"dependencies = {json.dumps(requirements)}\n\n"
+        '[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n\n'
+        '[tool.hatch.build.targets.wheel]\npackages = ["src/colbench"]\n'
+    )
+    digest = hashlib.sha256((tree_digest(package) + pyproject).encode()).hexdigest()[:16]
+    tree = envs_dir() / f".colbench-src-{digest}"
+    if not (tree / "pyproject.toml").is_file():
+        tmp = envs_dir() / f".tmp-src-{uuid.uuid4().hex[:8]}"
+        try:
+            copy_tree(package, tmp / "src" / "colbench")
+            (tmp / "pyproject.toml").write_text(pyproject)  # written last: a tree without it is never used
+            with contextlib.suppress(OSError):
+                remove(tree, within=envs_dir())
+            tmp.rename(tree)
+        except OSError:
+            if not (tree / "pyproject.toml").is_file():
+                raise
+        finally:
+            with contextlib.suppress(OSError):
+                remove(tmp, within=envs_dir())
+    return tree
+
+
 # ------------------------------------------------------------------------------------------------ uv
 
 
 def _uv() -> list[str]:
+    """The uv to call: $UV (set by `uv run` to the uv running us, so it works when uv is not on PATH), then uv on
+    PATH, then the uv package of this interpreter."""
+    named = os.environ.get("UV")
+    if named and os.access(named, os.X_OK) and not os.path.isdir(named):
+        return [named]
     exe = shutil.which("uv")
     if exe:
         return [exe]
@@ -202,7 +253,7 @@ def _run(cmd: Sequence[str], what: str, cwd: Path | None = None) -> subprocess.C
     proc = subprocess.run(list(cmd), capture_output=True, text=True, cwd=cwd, env=env)
     if proc.returncode != 0:
         detail = (proc.stderr or proc.stdout).strip()
-        raise EnvError(f"{what} failed:\n{detail[-3000:]}")
+        raise EnvError(redact(f"{what} failed:\n{detail[-3000:]}"))  # uv quotes git URLs, tokens included
     return proc
 
 
@@ -283,7 +334,7 @@ def resolve_requirements(spec: EnvSpec, project_root: Path, python: str | None =
         )
         lock = (work / LOCK_FILE).read_text()
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        remove(work, within=envs_dir())
     return lock, requirements
 
 
@@ -380,7 +431,7 @@ def _smoke_test(python: str, spec: EnvSpec) -> None:
         hint = ""
         if "NumPy 1.x" in proc.stderr or "_ARRAY_API" in proc.stderr:
             hint = " -- built against NumPy 1.x: add numpy<2 to the spec"
-        raise EnvError(f"environment {spec.name!r} ({spec.text}): {detail}{hint}")
+        raise EnvError(redact(f"environment {spec.name!r} ({spec.text}): {detail}{hint}"))
 
 
 def ensure_environment(spec: EnvSpec, project_root: Path, *, python: str | None = None) -> Environment:
@@ -424,7 +475,7 @@ def ensure_environment(spec: EnvSpec, project_root: Path, *, python: str | None 
             "key": key,
             "name": spec.name,
             "first_name": spec.name,
-            "requirements": list(spec.requirements),
+            "requirements": redact_argv(list(spec.requirements)),  # metadata: no token of a git URL
             "resolved": _installed(Path(env_python)),
             "python_version": interp["version"],
             "project_root": str(project_root),
@@ -438,11 +489,11 @@ def ensure_environment(spec: EnvSpec, project_root: Path, *, python: str | None 
         except OSError:
             # Someone else finished the same key first (or a broken leftover is in the way).
             if _load(dest) is None:
-                shutil.rmtree(dest, ignore_errors=True)
+                remove(dest, within=root)
                 tmp.rename(dest)
     finally:
         if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
+            remove(tmp, within=root)
     env = _load(dest, spec.name)
     if env is None:  # pragma: no cover - only if the directory vanished under us
         raise EnvError(f"environment {key} disappeared while being created")
@@ -481,6 +532,8 @@ def clean_environments(keys: Iterable[str] | None = None) -> list[str]:
 
     Returns the names of the removed directories.
     """
+    for k in keys or ():
+        check_name(k, "environment key")  # a key is a name, never a path
     root = envs_dir()
     if not root.is_dir():
         if keys:
@@ -499,6 +552,6 @@ def clean_environments(keys: Iterable[str] | None = None) -> list[str]:
             targets.append(matches[0])
     removed = []
     for d in targets:
-        shutil.rmtree(d, ignore_errors=True)
+        remove(d, within=root)
         removed.append(d.name)
     return removed

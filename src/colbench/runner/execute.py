@@ -20,8 +20,20 @@ import colbench
 from colbench.model.benchmark import int_param
 from colbench.model.records import CaseSpec, WorkerReport
 from colbench.model.result import SCHEMA_VERSION
+from colbench.redact import redact_doc
+from colbench.runner.bytecode import cache_own_bytecode
 from colbench.runner.collect import build_result
-from colbench.runner.isolate import WorkerLaunch, WorkerOutcome, choose_cpus, error_document, run_worker, thread_env
+from colbench.runner.interrupt import Interrupted, signal_name, stop_on_signals
+from colbench.runner.isolate import (
+    DEFAULT_ENV,
+    WorkerLaunch,
+    WorkerOutcome,
+    choose_cpus,
+    error_document,
+    run_worker,
+    thread_env,
+)
+from colbench.runner.lifeline import sweep_stale_exec_dirs
 from colbench.runner.machine import checks_as_json, environment_checks, machine_info
 from colbench.runner.plan import Plan, PlanError, PlannedCase
 from colbench.runtimes import RuntimeUnavailable, get_runtime
@@ -39,6 +51,8 @@ class EnvChoice:
     resolved: dict[str, str] = field(default_factory=dict)
     #: extra environment variables for this side's workers (an A/B of a setting rather than a version)
     variables: dict[str, str] = field(default_factory=dict)
+    #: "python" (uv environments), or "java" / "r" for the other workers' version matrices (runner/runtime_envs.py)
+    runtime: str = "python"
 
 
 @dataclass
@@ -55,6 +69,8 @@ class RunConfig:
     scale: float = 1.0
     commit: dict[str, Any] | None = None
     machine_name: str | None = None
+    #: what to record: ("wall",), ("instructions",) or both (see runner/instructions.py)
+    measure: tuple[str, ...] = ("wall",)
 
     def resolved(self, plan: Plan) -> tuple[int, int, int]:
         suite = plan.suite
@@ -115,8 +131,10 @@ def schedule(cases: Sequence[PlannedCase], envs: Sequence[EnvChoice], processes:
 
 
 def worker_command(runtime: str, env: EnvChoice) -> list[str]:
+    """How a worker of `runtime` starts in `env`; a Java or R environment's pins (e.g. {"arrow": "18.1.0"}) choose
+    the worker build for cases of its own runtime."""
     try:
-        return get_runtime(runtime).worker_command(env.python)
+        return get_runtime(runtime).worker_command(env.python, env.resolved if env.runtime == runtime else {})
     except RuntimeUnavailable as exc:
         raise PlanError(str(exc)) from None
 
@@ -161,7 +179,7 @@ def case_spec(case: PlannedCase, inputs: dict[str, Any], iterations: int, warmup
 def launch_for(case: PlannedCase, env: EnvChoice, config: RunConfig) -> tuple[WorkerLaunch, str | None]:
     threads = int_param(case.params, "threads")
     cpus, warning = choose_cpus(threads)
-    child_env = {**os.environ, **env.variables, **thread_env(threads)}
+    child_env = {**DEFAULT_ENV, **os.environ, **env.variables, **thread_env(threads)}
     allocator = str(case.params.get("allocator", "default"))
     if allocator != "default":
         child_env["ARROW_DEFAULT_MEMORY_POOL"] = allocator
@@ -192,7 +210,7 @@ def start_run(store: Store, config: RunConfig, plan: Plan, envs: Sequence[EnvCho
         "config": {"targets": config.targets, "overrides": config.overrides, "iterations": iterations,
                    "warmup": warmup, "processes": processes, "timeout_s": config.timeout_s,
                    "memory_limit_bytes": config.memory_limit_bytes, "seed": config.seed, "scale": config.scale,
-                   "suite": plan.suite.name if plan.suite else None},
+                   "suite": plan.suite.name if plan.suite else None, "measure": list(config.measure)},
         "envs": [asdict(e) for e in envs],
         "cases": len(plan.cases),
     }
@@ -201,6 +219,8 @@ def start_run(store: Store, config: RunConfig, plan: Plan, envs: Sequence[EnvCho
         from colbench.runner.bandwidth import measure
 
         run["calibration"] = measure(memcpy_threads)
+    # argv is recorded whole, and --store/--commit/--env may carry a password or a token: the record never does
+    run = redact_doc(run)
     store.create_run(run)
     return run
 
@@ -211,47 +231,67 @@ def config_from_run(run: dict[str, Any]) -> RunConfig:
                      iterations=saved["iterations"], warmup=saved["warmup"], processes=saved["processes"],
                      timeout_s=saved["timeout_s"], memory_limit_bytes=saved.get("memory_limit_bytes"),
                      run_name=run.get("name"), seed=saved.get("seed", 42), scale=saved.get("scale", 1.0),
-                     commit=run.get("commit"))
+                     commit=run.get("commit"), measure=tuple(saved.get("measure") or ("wall",)))
 
 
 def execute_run(store: Store, run: dict[str, Any], plan: Plan, envs: Sequence[EnvChoice], config: RunConfig,
                 observer: RunObserver | None = None,
                 only_cases: Callable[[PlannedCase], bool] | None = None) -> dict[str, Any]:
-    """Run every execution of the plan that the store does not have yet; returns the finished run record."""
+    """Run every execution of the plan that the store does not have yet; returns the finished run record.
+
+    SIGINT or SIGTERM ends it: the running worker's process group is killed, the run is stored as
+    `interrupted`, and `Interrupted` (with a line for the user in its detail) propagates."""
     observer = observer or RunObserver()
+    sweep_stale_exec_dirs()  # left by a colbench killed with -9 (its workers died with it)
+    cache_own_bytecode()  # or, under PYTHONDONTWRITEBYTECODE, every Python worker compiles colbench again
     iterations, warmup, processes = config.resolved(plan)
-    inputs = prepare_inputs(plan.cases)
-    done = store.completed(run["run_id"])
-    executions = [e for e in schedule(plan.cases, envs, processes, config.seed)
-                  if (e.case.case_id, e.env.name, e.process_index) not in done
-                  and (only_cases is None or only_cases(e.case))]
-    case_order = list(dict.fromkeys(e.case.case_id for e in executions))
-    observer.start(run, len(case_order), len(executions))
+    toolchain = counting_toolchain(config)
     by_case: dict[str, list[dict[str, Any]]] = {}
     current: str | None = None
-    try:
-        for execution in executions:
-            case = execution.case
-            if case.case_id != current:
-                if current is not None:
-                    observer.case_done(_case(plan, current), by_case[current])
-                current = case.case_id
-                by_case[current] = []
-                observer.case_started(case)
-            result = _execute_one(run, execution, inputs[case.case_id], iterations, warmup, config)
-            store.add_result(result)
-            by_case[current].append(result)
-            observer.execution_done(execution, result)
-        if current is not None:
-            observer.case_done(_case(plan, current), by_case[current])
-        run["status"] = "finished"
-    except KeyboardInterrupt:
-        run["status"] = "interrupted"
-        raise
-    finally:
-        run["finished_at"] = datetime.now(UTC).isoformat()
-        store.update_run(run)
-        observer.finish(run)
+    executions: list[Execution] = []
+    stored = 0
+    with stop_on_signals() as stop:
+        try:
+            inputs = prepare_inputs(plan.cases)
+            done = store.completed(run["run_id"])
+            executions = [e for e in schedule(plan.cases, envs, processes, config.seed)
+                          if (e.case.case_id, e.env.name, e.process_index) not in done
+                          and (only_cases is None or only_cases(e.case))]
+            observer.start(run, len(dict.fromkeys(e.case.case_id for e in executions)), len(executions))
+            for execution in executions:
+                case = execution.case
+                if case.case_id != current:
+                    if current is not None:
+                        observer.case_done(_case(plan, current), by_case[current])
+                    current = case.case_id
+                    by_case[current] = []
+                    observer.case_started(case)
+                result = _execute_one(run, execution, inputs[case.case_id], iterations, warmup, config,
+                                      toolchain)
+                with stop.deferred():  # a completed result is stored whole before a signal takes effect
+                    store.add_result(result)
+                    stored += 1
+                by_case[current].append(result)
+                observer.execution_done(execution, result)
+            if current is not None:
+                observer.case_done(_case(plan, current), by_case[current])
+            run["status"] = "finished"
+        except Interrupted as exc:
+            run["status"] = "interrupted"
+            exc.detail = (f"run {run['run_id']} interrupted by {signal_name(exc.signum)}: {stored} of "
+                          f"{len(executions)} executions stored; `colbench run --resume {run['run_id']}` runs the rest")
+            raise
+        except KeyboardInterrupt:
+            run["status"] = "interrupted"
+            raise
+        finally:
+            run["finished_at"] = datetime.now(UTC).isoformat()
+            with stop.deferred():
+                store.update_run(run)
+            observer.finish(run)
+    # Every result is durable already (in the store, or in its spool while another process held it): wait for the
+    # store to take what waits, or stop with a message that says where the results are.
+    store.finish_writes()
     return run
 
 
@@ -259,8 +299,20 @@ def _case(plan: Plan, case_id: str) -> PlannedCase:
     return next(c for c in plan.cases if c.case_id == case_id)
 
 
+def counting_toolchain(config: RunConfig) -> Any:
+    """Valgrind and its helper when the run counts instructions (None otherwise); PlanError when unavailable."""
+    if "instructions" not in config.measure:
+        return None
+    from colbench.runner.instructions import InstructionsUnavailable, find_toolchain
+
+    try:
+        return find_toolchain()
+    except InstructionsUnavailable as exc:
+        raise PlanError(str(exc)) from None
+
+
 def _execute_one(run: dict[str, Any], execution: Execution, inputs: dict[str, Any], iterations: int, warmup: int,
-                 config: RunConfig) -> dict[str, Any]:
+                 config: RunConfig, toolchain: Any = None) -> dict[str, Any]:
     case, env = execution.case, execution.env
     spec = case_spec(case, inputs, iterations, warmup, config.seed + execution.process_index)
     try:
@@ -268,11 +320,17 @@ def _execute_one(run: dict[str, Any], execution: Execution, inputs: dict[str, An
     except PlanError as exc:
         done, warning = WorkerOutcome(error_document("invalid", str(exc)), {}), None
     else:
-        done = run_worker(spec, launch)
+        if config.measure == ("wall",):
+            done = run_worker(spec, launch)
+        else:
+            from colbench.runner.instructions import run_measures
+
+            done = run_measures(spec, launch, case.runtime, config.measure, toolchain)
     report = WorkerReport.from_json(done.document)
     if warning:
         report.warnings.append(warning)
-    return build_result(run=run, case_id=case.case_id, benchmark=case.benchmark.name, params=case.params,
-                        engine=case.engine, runtime=case.runtime, env=asdict(env),
-                        process_index=execution.process_index, block=execution.block, iterations=iterations,
-                        warmup=warmup, inputs=inputs, report=report, process=done.process).to_json()
+    # the environment's variables and a worker's error text may quote a secret: the stored result never does
+    return redact_doc(build_result(
+        run=run, case_id=case.case_id, benchmark=case.benchmark.name, params=case.params, engine=case.engine,
+        runtime=case.runtime, env=asdict(env), process_index=execution.process_index, block=execution.block,
+        iterations=iterations, warmup=warmup, inputs=inputs, report=report, process=done.process).to_json())

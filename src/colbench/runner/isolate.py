@@ -13,19 +13,19 @@ import random
 import signal
 import subprocess
 import tempfile
-import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import psutil
-
 from colbench.model.records import CaseSpec
+from colbench.runner.interrupt import signal_name
+from colbench.runner.lifeline import die_with_parent_hook, exec_dir_prefix
 from colbench.runner.machine import read_steal_seconds
+from colbench.runner.watch import ExitWatch, MemoryWatch
 
 STDERR_TAIL_LINES = 30
-_POLL_S = 0.02
 
 
 @dataclass
@@ -56,6 +56,15 @@ def thread_env(threads: int) -> dict[str, str]:
                                    "ARROW_IO_THREADS", "NUMEXPR_NUM_THREADS", "COLBENCH_THREADS")}
 
 
+#: Defaults under the user's own environment (and any --env variables), which win over them.
+#: OpenMP threads that wait for a sibling spin by default (libgomp). On a dedicated machine that costs no wall
+#: time, since the spinning thread has a core of its own; on a shared or loaded one it burns the time slices
+#: the descheduled sibling needs: data.table's fread with 2 threads on this loaded 2-core VM took twice the
+#: CPU time of 1 thread and its ratio to Arrow swung 1.2–3.5× between rounds, while with passive waiting its
+#: CPU time equalled the 1-thread read (docs/experiments.md, "E1: why the headline moved").
+DEFAULT_ENV = {"OMP_WAIT_POLICY": "passive"}
+
+
 def choose_cpus(threads: int) -> tuple[list[int] | None, str | None]:
     """The first `threads` CPUs this process may use; a warning when there are fewer than asked."""
     try:
@@ -79,17 +88,6 @@ def _tail(path: Path, lines: int = STDERR_TAIL_LINES) -> str:
     return "\n".join(text.splitlines()[-lines:])
 
 
-def _tree_rss(proc: psutil.Process) -> int:
-    try:
-        total = proc.memory_info().rss
-        for child in proc.children(recursive=True):
-            with contextlib.suppress(psutil.Error):
-                total += child.memory_info().rss
-        return total
-    except psutil.Error:
-        return 0
-
-
 def error_document(kind: str, message: str, **extra: Any) -> dict[str, Any]:
     return {"protocol": 1, "status": "error", "samples": {}, "warmup_samples": {}, "first_iteration": None,
             "output": None, "work": None, "memory": {}, "versions": {}, "warnings": [],
@@ -97,8 +95,11 @@ def error_document(kind: str, message: str, **extra: Any) -> dict[str, Any]:
 
 
 def run_worker(case_spec: CaseSpec, launch: WorkerLaunch) -> WorkerOutcome:
-    """Start the worker, watch it (timeout, memory), reap it with wait4, and read its result file."""
-    with tempfile.TemporaryDirectory(prefix="colbench-exec-") as tmp:
+    """Start the worker, sleep until it exits or must be killed (timeout, memory), reap it, read its result.
+
+    Whatever interrupts the wait (SIGINT/SIGTERM as `Interrupted`) kills the worker's process group and reaps
+    it before propagating, and the execution directory goes with the `with` block."""
+    with tempfile.TemporaryDirectory(prefix=exec_dir_prefix()) as tmp:
         tmpdir = Path(tmp)
         case_path, result_path = tmpdir / "case.json", tmpdir / "result.json"
         scratch = tmpdir / "scratch"
@@ -112,10 +113,7 @@ def run_worker(case_spec: CaseSpec, launch: WorkerLaunch) -> WorkerOutcome:
         # averages out across processes instead of biasing one case (pyperf does the same).
         env["COLBENCH_ENV_OFFSET"] = "x" * random.randrange(0, 4096)
         cpus = launch.cpus
-
-        def pin() -> None:
-            if cpus:
-                os.sched_setaffinity(0, cpus)
+        preexec = _preexec(cpus)
 
         steal_before = read_steal_seconds()
         started = time.perf_counter()
@@ -125,54 +123,36 @@ def run_worker(case_spec: CaseSpec, launch: WorkerLaunch) -> WorkerOutcome:
                 popen = subprocess.Popen(
                     [*launch.command, str(case_path), str(result_path)],
                     stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env, cwd=launch.cwd,
-                    start_new_session=True, preexec_fn=pin if cpus else None,
+                    start_new_session=True, preexec_fn=preexec,
                 )
-            except OSError as exc:
+            except (OSError, subprocess.SubprocessError) as exc:
                 doc = error_document("crash", f"cannot start worker {launch.command[0]!r}: {exc}")
                 return WorkerOutcome(doc, {"spawn_to_result_s": time.perf_counter() - started})
-
-        reaped: dict[str, Any] = {}
-
-        def reap() -> None:
-            _, status, usage = os.wait4(popen.pid, 0)
-            reaped["status"], reaped["usage"] = status, usage
-
-        reaper = threading.Thread(target=reap, daemon=True)
-        reaper.start()
-        watched = psutil.Process(popen.pid)
-        killed_for: str | None = None
-        peak_tree_rss = 0
-        while reaper.is_alive():
-            reaper.join(_POLL_S)
-            if not reaper.is_alive():
-                break
-            elapsed = time.perf_counter() - started
-            if launch.memory_limit_bytes:
-                rss = _tree_rss(watched)
-                peak_tree_rss = max(peak_tree_rss, rss)
-                if rss > launch.memory_limit_bytes:
-                    killed_for = "oom"
-            if killed_for is None and elapsed > launch.timeout_s:
-                killed_for = "timeout"
-            if killed_for:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(popen.pid, signal.SIGKILL)
-                reaper.join()
-                break
-        popen.returncode = -1  # reaped by wait4 above; stop Popen from waiting again
-        status, usage = reaped["status"], reaped["usage"]
+        try:
+            killed_for, watched = _watch(popen.pid, started + launch.timeout_s, launch.memory_limit_bytes)
+        except BaseException:
+            _kill_group(popen.pid)
+            os.wait4(popen.pid, 0)
+            popen.returncode = -signal.SIGKILL
+            raise
+        # Whatever the worker left in its process group goes too. Done before reaping, while the unreaped
+        # worker still holds its pid, so the group id cannot belong to anyone else yet.
+        _kill_group(popen.pid)
+        _, status, usage = os.wait4(popen.pid, 0)
+        popen.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
         elapsed = time.perf_counter() - started
         steal_after = read_steal_seconds()
         process = {
             "spawn_to_result_s": elapsed,
             "started_at": wall_started,
-            "exit_code": os.waitstatus_to_exitcode(status),
+            "exit_code": popen.returncode,
             "child_user_s": usage.ru_utime,
             "child_sys_s": usage.ru_stime,
             "child_maxrss_bytes": usage.ru_maxrss * 1024,
             "env_offset_bytes": len(env["COLBENCH_ENV_OFFSET"]),
             "cpus": cpus,
             "steal_s": (steal_after - steal_before) if steal_before is not None and steal_after is not None else None,
+            **watched,
         }
         stderr_tail = _tail(stderr_path)
         exit_code = process["exit_code"]
@@ -180,11 +160,12 @@ def run_worker(case_spec: CaseSpec, launch: WorkerLaunch) -> WorkerOutcome:
             doc = error_document("timeout", f"no result after {launch.timeout_s:g} s: killed (raise --timeout "
                                   "if the case is just slow)", stderr_tail=stderr_tail)
         elif killed_for == "oom":
-            doc = error_document("oom", f"memory {peak_tree_rss / 2**20:.0f} MiB passed the limit of "
-                                  f"{(launch.memory_limit_bytes or 0) / 2**20:.0f} MiB: killed (--memory-limit)",
+            memory = watched["memory_limit"]
+            doc = error_document("oom", f"memory {memory['peak_tree_rss_bytes'] / 2**20:.0f} MiB passed the limit "
+                                  f"of {memory['limit_bytes'] / 2**20:.0f} MiB: killed (--memory-limit)",
                                   stderr_tail=stderr_tail)
         elif exit_code < 0:
-            sig = signal.Signals(-exit_code).name
+            sig = signal_name(-exit_code)
             hint = " (the kernel's OOM killer uses SIGKILL)" if sig == "SIGKILL" else ""
             doc = error_document("crash", f"worker killed by {sig}{hint}", signal=sig, stderr_tail=stderr_tail,
                                   traceback=_python_fault(stderr_tail))
@@ -194,6 +175,48 @@ def run_worker(case_spec: CaseSpec, launch: WorkerLaunch) -> WorkerOutcome:
             doc["error"].setdefault("stderr_tail", stderr_tail)
             doc["error"].setdefault("exit_code", exit_code)
         return WorkerOutcome(doc, process)
+
+
+def _preexec(cpus: list[int] | None) -> Callable[[], None] | None:
+    """What the child does between fork and exec: pin its CPUs, and ask to die with this process."""
+    die_with_parent = die_with_parent_hook()
+    if not cpus:
+        return die_with_parent
+
+    def pin_and_tie() -> None:
+        os.sched_setaffinity(0, cpus)
+        if die_with_parent is not None:
+            die_with_parent()
+
+    return pin_and_tie
+
+
+def _watch(pid: int, deadline: float, memory_limit: int | None) -> tuple[str | None, dict[str, Any]]:
+    """Sleep until the worker exits (None) or must be killed ('timeout', 'oom'); it is left unreaped."""
+    exits = ExitWatch(pid)
+    memory = MemoryWatch(pid, memory_limit) if memory_limit else None
+    killed_for: str | None = None
+    try:
+        while True:
+            wake = deadline - time.perf_counter()
+            if memory is not None:
+                wake = min(wake, memory.next_look_in())
+            if exits.wait(wake):
+                break
+            if memory is not None and memory.over_limit():
+                killed_for = "oom"
+                break
+            if time.perf_counter() >= deadline:
+                killed_for = "timeout"
+                break
+    finally:
+        exits.close()
+    return killed_for, {"exit_wait": exits.mechanism, "memory_limit": memory.info() if memory else None}
+
+
+def _kill_group(pgid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
 
 
 def _python_fault(stderr_tail: str) -> str | None:

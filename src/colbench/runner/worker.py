@@ -2,8 +2,9 @@
 
 Runs one case in this (fresh) process as docs/protocol.md describes. It imports as little as possible
 before the benchmark does, so start-up cost stays small and the libraries under test load on the
-benchmark's terms. Everything it learns goes into result.json; stdout and stderr are left to the
-libraries.
+benchmark's terms (tempfile and traceback load only when a case needs them: a worker's start-up
+is part of every execution's overhead). Everything it learns goes into result.json; stdout
+and stderr are left to the libraries.
 """
 
 from __future__ import annotations
@@ -14,15 +15,16 @@ import json
 import os
 import resource
 import sys
-import tempfile
 import time
-import traceback
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from colbench.data.atomic import write_atomic
 from colbench.model.benchmark import Benchmark, CheckFailed, Context, OutputCheck
 from colbench.runner.pagecache import evict, read_through
+
+if TYPE_CHECKING:  # imported only by the cases that use them: most workers never load ctypes
+    from colbench.runner.callgrind_probe import CallgrindProbe
+    from colbench.runner.extra_work import ExtraWork
 
 PROTOCOL = 1
 
@@ -56,12 +58,14 @@ def _run_delay_ns() -> int | None:
     return total
 
 
-def _timed(bench: Benchmark, ctx: Context) -> tuple[dict[str, float], Any]:
+def _timed(bench: Benchmark, ctx: Context, extra: ExtraWork | None = None) -> tuple[dict[str, float], Any]:
     bench.before_each(ctx)
     delay0 = _run_delay_ns()
     user0, sys0 = _cpu_times()
     t0 = time.perf_counter_ns()
     output = bench.run(ctx)
+    if extra is not None:
+        extra.run()
     t1 = time.perf_counter_ns()
     user1, sys1 = _cpu_times()
     delay1 = _run_delay_ns()
@@ -73,6 +77,68 @@ def _timed(bench: Benchmark, ctx: Context) -> tuple[dict[str, float], Any]:
     sample.update(ctx.iteration_metrics)
     ctx.iteration_metrics.clear()
     return sample, output
+
+
+def _counted(bench: Benchmark, ctx: Context, probe: CallgrindProbe, extra: ExtraWork | None,
+             timed_index: int) -> tuple[dict[str, float], Any]:
+    """Under callgrind: instructions of the timed call instead of times (which Valgrind makes meaningless).
+
+    Warm-ups (timed_index < 0) run uninstrumented and uncounted: first calls often import whole libraries
+    (pandas' readers import pandas), which instrumented would cost minutes. Instrumentation starts before the
+    first timed iteration, where COLBENCH_EXTRA_WORK is sized on one extra call (counted for that only)."""
+    if timed_index < 0:
+        bench.before_each(ctx)
+        output = bench.run(ctx)
+        ctx.iteration_metrics.clear()
+        return {}, output
+    if timed_index == 0:
+        probe.start()
+        if extra is not None:
+            bench.before_each(ctx)
+            first, output = probe.count(lambda: bench.run(ctx))
+            del output
+            ctx.warn(extra.calibrate(first, lambda fn: probe.count(fn)[0], probe_units=10_000))
+    bench.before_each(ctx)
+
+    def call() -> Any:
+        output = bench.run(ctx)
+        if extra is not None:
+            extra.run()
+        return output
+
+    count, output = probe.count(call)
+    ctx.iteration_metrics.clear()  # a benchmark's own timings mean nothing under Valgrind
+    return {"instructions": count}, output
+
+
+def _instruments(spec: dict[str, Any]) -> tuple[CallgrindProbe | None, ExtraWork | None]:
+    """The instruction counter (for `"measure": "instructions"`) and injected extra work (COLBENCH_EXTRA_WORK)."""
+    probe = extra = None
+    if spec.get("measure", "wall") == "instructions":
+        from colbench.runner.callgrind_probe import ProbeUnavailable, open_probe
+
+        try:
+            probe = open_probe(spec)
+        except ProbeUnavailable as exc:
+            raise InvalidCase(str(exc)) from None
+    if os.environ.get("COLBENCH_EXTRA_WORK"):
+        from colbench.runner.extra_work import ExtraWork
+
+        try:
+            extra = ExtraWork.from_env()
+        except ValueError as exc:
+            raise InvalidCase(str(exc)) from None
+        if int(spec.get("warmup", 0)) < 1:
+            raise InvalidCase("COLBENCH_EXTRA_WORK is sized from the first warm-up iteration: use --warmup 1 or more")
+    return probe, extra
+
+
+def _size_extra_work(extra: ExtraWork, first_wall_s: float) -> str:
+    def wall(fn: Any) -> float:
+        t0 = time.perf_counter_ns()
+        fn()
+        return (time.perf_counter_ns() - t0) / 1e9
+    return extra.calibrate(first_wall_s, wall, probe_units=200_000)
 
 
 def _append(samples: dict[str, list[float]], sample: dict[str, float]) -> None:
@@ -106,7 +172,7 @@ def apply_threads(threads: int) -> dict[str, Any]:
         applied["polars"] = size() if callable(size) else None
     with contextlib.suppress(AttributeError):
         applied["cpu_affinity"] = sorted(os.sched_getaffinity(0))
-    for var in ("OMP_NUM_THREADS", "POLARS_MAX_THREADS"):
+    for var in ("OMP_NUM_THREADS", "OMP_WAIT_POLICY", "POLARS_MAX_THREADS"):
         if var in os.environ:
             applied[var] = os.environ[var]
     return applied
@@ -182,17 +248,19 @@ def run_case(spec: dict[str, Any]) -> dict[str, Any]:
     }
     ctx: Context | None = None
     bench: Benchmark | None = None
+    probe: CallgrindProbe | None = None
     set_up = False
     try:
         if spec.get("protocol") != PROTOCOL:
             raise InvalidCase(f"case protocol {spec.get('protocol')!r}; this worker speaks {PROTOCOL}")
+        probe, extra = _instruments(spec)
         bench = get_benchmark(spec["benchmark"])
         params = dict(spec["params"])
         known = set(bench.full_grid().names)
         unknown = sorted(set(params) - known)
         if unknown:
             raise InvalidCase(f"params {unknown} are not params of {bench.name}")
-        scratch = Path(spec.get("scratch_dir") or tempfile.mkdtemp(prefix="colbench-scratch-"))
+        scratch = Path(spec.get("scratch_dir") or _scratch_dir())
         scratch.mkdir(parents=True, exist_ok=True)
         inputs = {name: Path(doc["path"]) for name, doc in (spec.get("inputs") or {}).items()}
         ctx = Context(params=params, inputs=inputs, threads=int(spec["threads"]), seed=int(spec.get("seed", 0)),
@@ -217,10 +285,15 @@ def run_case(spec: dict[str, Any]) -> dict[str, Any]:
         for index in range(int(spec.get("warmup", 0)) + int(spec["iterations"])):
             if cache_mode == "cold":
                 result["cache"]["achieved"] = evict(paths, ctx.warn)
-            sample, output = _timed(bench, ctx)
+            if probe is None:
+                sample, output = _timed(bench, ctx, extra)
+            else:
+                sample, output = _counted(bench, ctx, probe, extra, index - int(spec.get("warmup", 0)))
             if first:
-                result["first_iteration"] = dict(sample)
+                result["first_iteration"] = dict(sample) or None
                 first = False
+                if extra is not None and probe is None:
+                    ctx.warn(_size_extra_work(extra, sample["wall_s"]))
             target = result["warmup_samples"] if index < int(spec.get("warmup", 0)) else result["samples"]
             _append(target, sample)
             check = _check_output(bench, ctx, output)
@@ -243,6 +316,8 @@ def run_case(spec: dict[str, Any]) -> dict[str, Any]:
     except Exception as exc:  # the benchmark's own failure: record it, don't crash the worker
         _fail(result, "exception", f"{type(exc).__name__}: {exc}")
     finally:
+        if probe is not None:
+            probe.stop()
         if bench is not None and ctx is not None and set_up:
             try:
                 bench.teardown(ctx)
@@ -257,9 +332,28 @@ def run_case(spec: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
+def _scratch_dir() -> str:
+    import tempfile
+
+    return tempfile.mkdtemp(prefix="colbench-scratch-")
+
+
 def _fail(result: dict[str, Any], kind: str, message: str) -> None:
+    import traceback
+
     result["status"] = "error"
     result["error"] = {"kind": kind, "message": message, "traceback": traceback.format_exc()}
+
+
+def write_atomically(path: Path, document: dict[str, Any]) -> None:
+    """Write, then rename: a worker killed while writing leaves no half file. Not data.atomic.write_atomic, on
+    purpose: the orchestrator reads this file as soon as the process has exited (from the page cache) and a
+    power cut loses the temporary directory anyway, so its two fsyncs (and its imports) would only add to every
+    execution's overhead (~20 ms here under load)."""
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w") as handle:
+        json.dump(document, handle, default=str)
+    os.replace(tmp, path)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -274,5 +368,5 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as exc:
         print(f"colbench worker: cannot read case file {case_path}: {exc}", file=sys.stderr)
         return 2
-    write_atomic(result_path, json.dumps(run_case(spec), default=str).encode())
+    write_atomically(result_path, run_case(spec))
     return 0

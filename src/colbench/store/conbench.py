@@ -54,6 +54,7 @@ from pathlib import Path
 from typing import Any
 
 from colbench.paths import colbench_home
+from colbench.redact import redact
 from colbench.runtimes import RUNTIMES
 from colbench.store.base import StoreError
 
@@ -266,6 +267,9 @@ def to_conbench(result: Mapping[str, Any], run: Mapping[str, Any] | None = None,
         doc["stats"] = {"data": wall, "unit": "s", "times": wall, "time_unit": "s", "iterations": len(wall)}
     else:
         error = dict(result.get("error") or {})
+        if result.get("status") == "ok" and "wall" not in (result.get("measure") or {}).get("metrics", ["wall"]):
+            error = {"kind": "no-wall-time", "message": "only instructions were counted (run --measure "
+                     "instructions); Conbench receives wall times"}
         error.setdefault("kind", "no-samples" if result.get("status") == "ok" else "error")
         doc["error"] = {k: v for k, v in error.items() if v is not None}
     return doc
@@ -310,9 +314,13 @@ class ConbenchSession:
     def __init__(self, url: str, *, email: str | None = None, password: str | None = None,
                  timeout_s: float = 30.0) -> None:
         if not re.match(r"^https?://[^/\s]+", url or ""):
-            raise ConbenchError(f"--conbench {url!r}: give the server's http(s):// URL, "
+            raise ConbenchError(f"--conbench {redact(url or '')!r}: give the server's http(s):// URL, "
                                 "e.g. https://conbench.example.org")
+        if "@" in url.split("://", 1)[1].split("/", 1)[0]:
+            raise ConbenchError(f"--conbench {redact(url)}: put the login in $CONBENCH_EMAIL and $CONBENCH_PASSWORD, "
+                                "not in the URL")
         self.url = url.rstrip("/")
+        self.shown_url = redact(self.url)  # what messages say: never a password given in the URL
         self.email = email if email is not None else os.environ.get("CONBENCH_EMAIL")
         self.password = password if password is not None else os.environ.get("CONBENCH_PASSWORD")
         self.timeout_s = timeout_s
@@ -331,12 +339,14 @@ class ConbenchSession:
                     time.sleep(0.5 * 2 ** attempt)
                     continue
                 return exc.code, exc.read()
+            except ValueError as exc:  # http.client.InvalidURL: a port that is not a number …
+                raise ConbenchError(f"--conbench {self.shown_url}: {redact(str(exc))}") from None
             except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
                 if attempt < 2 and not isinstance(getattr(exc, "reason", None), ConnectionRefusedError):
                     time.sleep(0.5 * 2 ** attempt)
                     continue
                 reason = getattr(exc, "reason", exc)
-                raise ConbenchError(f"cannot reach Conbench at {self.url}: {reason}") from None
+                raise ConbenchError(f"cannot reach Conbench at {self.shown_url}: {reason}") from None
         raise AssertionError("unreachable")
 
     def login(self) -> None:
@@ -344,7 +354,7 @@ class ConbenchSession:
             return  # try without: the server says 401 if it needs a login, and post() explains
         status, body = self._request("/api/login/", {"email": self.email, "password": self.password})
         if status not in (200, 204):
-            raise ConbenchError(f"Conbench at {self.url} refused the login of {self.email} (HTTP {status}"
+            raise ConbenchError(f"Conbench at {self.shown_url} refused the login of {self.email} (HTTP {status}"
                                 f"{_reason(body)}): check CONBENCH_EMAIL and CONBENCH_PASSWORD")
         self.logged_in = True
 
@@ -352,10 +362,10 @@ class ConbenchSession:
         status, body = self._request("/api/benchmark-results/", doc)
         if status == 401:
             hint = "the login was not accepted" if self.logged_in else "set CONBENCH_EMAIL and CONBENCH_PASSWORD"
-            raise ConbenchError(f"Conbench at {self.url} needs a login to take results (HTTP 401): {hint}")
+            raise ConbenchError(f"Conbench at {self.shown_url} needs a login to take results (HTTP 401): {hint}")
         if status not in (200, 201):
             which = (doc.get("info") or {}).get("colbench_result_id")
-            raise ConbenchError(f"Conbench at {self.url} refused result {which} (HTTP {status}{_reason(body)})")
+            raise ConbenchError(f"Conbench at {self.shown_url} refused result {which} (HTTP {status}{_reason(body)})")
         try:
             return json.loads(body or b"{}")
         except ValueError:

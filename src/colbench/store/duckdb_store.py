@@ -1,15 +1,24 @@
 """The embedded default store: one DuckDB file.
 
-Each write opens, commits and closes its own connection, so a result is durable (in DuckDB's WAL) the
-moment `add_result` returns, a `kill -9` of the runner loses nothing completed, and other processes
-(`colbench show` while a run is going) can open the file between writes.
+Each operation opens, commits and closes its own connection (`duckdb_connect.connection`), so other processes
+(`colbench show` while a run is going) can open the file between writes, and every DuckDB failure, while
+connecting or while querying, reaches the user as one line that says what to do.
+
+Reading commands open the file read-only: they never create, migrate or change it. A run opens it read-write.
+
+A completed result is never lost, even while another process holds the file: `add_result` first writes the
+result to the spool beside the file (`<file>.spool/`, fsync'd), then into the store, waiting a little for a lock;
+if the file stays locked the result waits in the spool, the run goes on and says so once, each later write tries
+again, and `finish_writes` (the end of a run) waits for the lock before giving up with the spool kept. The next
+store open that can write (`colbench run`, `show`, `store sync` …) writes what the spool holds. Writes are
+idempotent on the deterministic result id, so a result written twice is stored once.
 """
 
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Iterable, Iterator, Sequence
+import logging
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,10 +27,28 @@ from typing import Any
 import duckdb
 
 from colbench.model.records import median_of
-from colbench.model.result import SCHEMA_VERSION
-from colbench.store.base import ResultQuery, StoreError, results_sql
+from colbench.store.base import STORE_SCHEMA_VERSION, StoreError, StoreLocked
+from colbench.store.duckdb_connect import connection, wait_window
+from colbench.store.queries import (
+    RESULT_COLUMNS,
+    RUNS_ORDER,
+    ResultQuery,
+    ResultSummary,
+    RunRef,
+    find_runs_sql,
+    machines_sql,
+    results_sql,
+    summaries_sql,
+    summary_from_row,
+    summary_of,
+    summary_values,
+)
+from colbench.store.spool import Spool, SyncReport
 
-_LOCK_RETRY_S = 30.0
+log = logging.getLogger("colbench.store")
+
+#: A write while the run goes on waits this long for a lock before its result stays in the spool.
+WRITE_WAIT_S = 2.0
 
 DDL = [
     "CREATE TABLE IF NOT EXISTS colbench_meta (key TEXT PRIMARY KEY, value TEXT)",
@@ -31,11 +58,30 @@ DDL = [
     """CREATE TABLE IF NOT EXISTS results (
         result_id TEXT PRIMARY KEY, run_id TEXT NOT NULL, case_id TEXT NOT NULL, benchmark TEXT NOT NULL,
         env_name TEXT NOT NULL, process_index INTEGER NOT NULL, block INTEGER, status TEXT NOT NULL,
-        machine_id TEXT, commit_sha TEXT, created_at TIMESTAMP NOT NULL, wall_median DOUBLE, doc JSON NOT NULL)""",
+        machine_id TEXT, commit_sha TEXT, created_at TIMESTAMP NOT NULL, wall_median DOUBLE, doc JSON NOT NULL,
+        machine_name TEXT, engine TEXT, params JSON, versions JSON, medians JSON)""",
     "CREATE INDEX IF NOT EXISTS results_run ON results (run_id)",
     "CREATE INDEX IF NOT EXISTS results_history ON results (benchmark, machine_id, created_at)",
     "CREATE INDEX IF NOT EXISTS results_case ON results (case_id)",
 ]
+
+# Schema 1 → 2: the summary columns, filled from each stored record (one UPDATE, in DuckDB's JSON functions).
+MIGRATE_TO_2 = [
+    *[f"ALTER TABLE results ADD COLUMN IF NOT EXISTS {column} {kind}"
+      for column, kind in (("machine_name", "TEXT"), ("engine", "TEXT"), ("params", "JSON"), ("versions", "JSON"),
+                           ("medians", "JSON"))],
+    """UPDATE results SET machine_name = json_extract_string(doc, '$.machine.name'),
+        engine = json_extract_string(doc, '$.engine'),
+        params = coalesce(json_extract(doc, '$.params'), '{}'),
+        versions = coalesce(json_extract(doc, '$.versions'), '{}'),
+        medians = coalesce(to_json(map_from_entries([{'key': e.key, 'value': e.value.median} for e in
+            map_entries(json_transform(json_extract(doc, '$.summary'), '"MAP(VARCHAR, STRUCT(median DOUBLE))"'))])),
+            '{}')
+      WHERE medians IS NULL""",
+]
+
+_INSERT_RESULTS = (f"INSERT INTO results ({', '.join(RESULT_COLUMNS)}) VALUES ({', '.join('?' * len(RESULT_COLUMNS))})"
+                   " ON CONFLICT DO NOTHING")
 
 
 def to_timestamp(value: Any) -> datetime | None:
@@ -47,13 +93,13 @@ def to_timestamp(value: Any) -> datetime | None:
 
 
 def result_row(result: dict[str, Any]) -> tuple[Any, ...]:
-    """The indexed columns of a result, next to its whole document."""
+    """The indexed and summary columns of a result, next to its whole document (in RESULT_COLUMNS order)."""
     wall = median_of(result)
     return (
         result["result_id"], result["run_id"], result["case_id"], result["benchmark"], result.get("env_name", ""),
         result["process_index"], result.get("block"), result["status"], result.get("machine_id"),
         (result.get("commit") or {}).get("sha"), to_timestamp(result["timestamp"]), wall,
-        json.dumps(result, default=str),
+        json.dumps(result, default=str), *summary_values(result),
     )
 
 
@@ -63,69 +109,173 @@ def run_row(run: dict[str, Any]) -> tuple[Any, ...]:
             json.dumps(run, default=str))
 
 
+def _in_clause(ids: tuple[str, ...] | None) -> Callable[[int], tuple[str, list[Any]]]:
+    """The run-id condition of queries.py for DuckDB: IN (?, ?, …)."""
+    return lambda n: (f"run_id IN ({', '.join('?' * n)})", list(ids or ()))
+
+
+def _blocker(path: Path) -> Path | None:
+    """The nearest ancestor of `path` that exists but is not a directory (a file in the way), if any."""
+    for parent in path.parents:
+        if parent.exists():
+            return None if parent.is_dir() else parent
+    return None
+
+
 def _count(con: Any, sql: str, params: Sequence[Any] = ()) -> int:
     row = con.execute(sql, params).fetchone()
     return int(row[0]) if row else 0
 
 
 class DuckDBStore:
-    def __init__(self, path: str | Path, *, create: bool = True) -> None:
+    def __init__(self, path: str | Path, *, create: bool = True, read_only: bool = False,
+                 salvage: bool = False) -> None:
+        """`salvage` (for `colbench store info`): open a damaged file anyway, noting the damage in `self.damage`."""
         self.path = Path(path).expanduser()
         self.url = str(self.path)
-        if not self.path.exists():
-            if not create:
-                raise StoreError(f"no results store at {self.path}: `colbench run` creates it, or pass --store")
+        self.read_only = read_only
+        self.spool = Spool(self.path.name + ".spool", None, root=self.path.parent)
+        self.synced_on_open = SyncReport()
+        self.schema_version: int | None = None  # None until a connection checked it
+        self.damage: dict[str, str] = {}
+        self._salvage = salvage
+        self._locked_by: str | None = None  # who holds the file while our writes wait in the spool
+        # runs this process started, and the executions it wrote to them: `completed` answers while locked
+        self._runs_here: dict[str, set[tuple[str, str, int]]] = {}
+        self._check_location(create)
+        try:
+            with self._connect(wait_s=None if read_only else min(WRITE_WAIT_S, wait_window())):
+                pass
+        except StoreLocked as exc:
+            if read_only:
+                raise
+            self._went_locked(exc)  # a run measures anyway: its results wait in the spool, the check comes later
+        if self._waiting():
+            self._write_leftovers()
+        elif not read_only:
+            self.spool.prune()  # empty folders a killed run left
+
+    # -- opening -----------------------------------------------------------------------------------------------
+
+    def _waiting(self) -> int:
+        """How many records wait in the spool (none when it cannot be listed: writing there would say why)."""
+        try:
+            return len(self.spool)
+        except OSError:
+            return 0
+
+    def _check_location(self, create: bool) -> None:
+        try:
+            self._check_path(create)
+        except OSError as exc:  # a directory on the way we may not enter
+            raise StoreError(f"cannot reach the store {self.path} ({exc.strerror or exc}): point --store, or "
+                             "COLBENCH_HOME, at a place you can read and write") from None
+
+    def _check_path(self, create: bool) -> None:
+        if self.path.is_dir():
+            raise StoreError(f"--store {self.path} is a directory: give a file, e.g. {self.path / 'results.duckdb'}")
+        if self.path.exists():
+            return
+        blocker = _blocker(self.path)
+        in_the_way = f" ({blocker} is a file, not a directory)" if blocker else ""
+        if not create:
+            raise StoreError(f"no results store at {self.path}{in_the_way}: `colbench run` creates it, or pass --store")
+        try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self._connect() as con:
-            self._check_schema(con)
+        except OSError as exc:
+            raise StoreError(f"cannot create the store {self.path} ({exc.strerror or exc}{in_the_way}): point "
+                             "--store, or COLBENCH_HOME, at a directory you can write") from None
 
     @contextmanager
-    def _connect(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        deadline = time.monotonic() + _LOCK_RETRY_S
-        while True:
-            try:
-                con = duckdb.connect(str(self.path))
-                break
-            except duckdb.IOException as exc:
-                if "lock" in str(exc).lower() and time.monotonic() < deadline:
-                    time.sleep(0.05)  # another colbench process is writing: wait our turn
-                    continue
-                raise StoreError(f"cannot open results store {self.path}: {str(exc).splitlines()[0]} "
-                                 "(point --store at a colbench DuckDB file or a new path)") from exc
-            except duckdb.Error as exc:
-                raise StoreError(f"cannot open results store {self.path}: {str(exc).splitlines()[0]} "
-                                 "(point --store at a colbench DuckDB file or a new path)") from exc
-        try:
+    def _connect(self, *, write: bool = False, wait_s: float | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A connection; read-write when this store was opened for writing or `write` asks for it. The first one
+        checks the file (and creates or upgrades the schema when writing)."""
+        with connection(self.path, read_only=self.read_only and not write, wait_s=wait_s) as con:
+            if self.schema_version is None:
+                self._check_length(con)
+                self.schema_version = self._check_schema(con)
             yield con
-        finally:
-            con.close()
 
-    def _check_schema(self, con: duckdb.DuckDBPyConnection) -> None:
+    def _check_length(self, con: duckdb.DuckDBPyConnection) -> None:
+        """A file cut short (a copy that stopped, a full disk) opens, then fails on whichever query reaches the
+        missing blocks: check at once, for every command, that the file can hold the blocks its header says are in
+        use (a lower bound: free blocks at the end may be truncated away, used ones never are)."""
+        row = con.execute("PRAGMA database_size").fetchone()
+        if row is None:
+            return
+        _, _, block_size, _, used_blocks, *_ = row
+        expected, actual = int(block_size) * int(used_blocks), self.path.stat().st_size
+        if actual < expected:
+            damage = (f"the store {self.path} is damaged (the file is cut short: {actual:,} bytes, less than the "
+                      f"{expected:,} bytes of blocks its header says are in use): restore it from a copy, or start "
+                      f"a new one with --store NEW; `colbench store info --store {self.path}` shows what is readable")
+            if not self._salvage:
+                raise StoreError(damage)
+            self.damage["file"] = damage
+
+    def _check_schema(self, con: duckdb.DuckDBPyConnection) -> int:
         tables = {row[0] for row in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
         if tables and "colbench_meta" not in tables:
             raise StoreError(f"{self.path} is a DuckDB file but not a colbench store: pass another --store path")
+        version = 0
         if "colbench_meta" in tables:
             row = con.execute("SELECT value FROM colbench_meta WHERE key = 'schema_version'").fetchone()
             version = int(row[0]) if row else 0
-            if version > SCHEMA_VERSION:
+            if version > STORE_SCHEMA_VERSION:
                 raise StoreError(
-                    f"{self.path} was written by a newer colbench (schema {version}, this one knows "
-                    f"{SCHEMA_VERSION}): upgrade colbench, or use another --store"
+                    f"{self.path} was written by a newer colbench (store schema {version}, this one knows "
+                    f"{STORE_SCHEMA_VERSION}): upgrade colbench, or use another --store"
                 )
-            if version == SCHEMA_VERSION:
-                return  # up to date: reading commands leave the file untouched
-        for statement in DDL:
+            if version == STORE_SCHEMA_VERSION:
+                return version  # up to date: nothing to write
+        if self.read_only:
+            if not tables:
+                raise StoreError(f"{self.path} is an empty DuckDB file, not a colbench store yet: `colbench run "
+                                 "--store` makes it one, or pass another --store")
+            return version  # read as it is: history and compare read the records instead of the summary columns
+        fresh = "results" not in tables
+        if not fresh:
+            count = _count(con, "SELECT count(*) FROM results")
+            log.warning("upgrading the store %s to schema %d (%d results) …", self.path, STORE_SCHEMA_VERSION, count)
+        con.execute("BEGIN TRANSACTION")
+        for statement in DDL + ([] if fresh else MIGRATE_TO_2):
             con.execute(statement)
         con.execute("INSERT INTO colbench_meta VALUES ('schema_version', ?) ON CONFLICT (key) DO UPDATE SET "
-                    "value = excluded.value", [str(SCHEMA_VERSION)])
+                    "value = excluded.value", [str(STORE_SCHEMA_VERSION)])
+        con.execute("COMMIT")
+        return STORE_SCHEMA_VERSION
+
+    @property
+    def _has_summaries(self) -> bool:
+        return (self.schema_version or 0) >= 2
+
+    # -- runs --------------------------------------------------------------------------------------------------
 
     def create_run(self, run: dict[str, Any]) -> None:
-        with self._connect() as con:
-            con.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING", run_row(run))
+        self._runs_here.setdefault(run["run_id"], set())
+        self._write_run(run, "create")
 
     def update_run(self, run: dict[str, Any]) -> None:
-        with self._connect() as con:
-            con.execute("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?)", run_row(run))
+        self._write_run(run, "update")
+
+    def _write_run(self, run: dict[str, Any], op: str) -> None:
+        kept = self._spooled(lambda: self.spool.put_run(run, op))
+        try:
+            self._upsert_runs([{"op": op, "doc": run}], self._write_wait())
+        except StoreLocked as exc:
+            self._went_locked(exc)
+            return
+        self.spool.remove(kept)
+        self._write_waiting()
+
+    def _upsert_runs(self, spooled: list[dict[str, Any]], wait_s: float | None = None) -> None:
+        with self._connect(write=True, wait_s=wait_s) as con:
+            con.execute("BEGIN TRANSACTION")
+            for item in spooled:
+                verb = "INSERT OR REPLACE" if item["op"] == "update" else "INSERT"
+                conflict = "" if item["op"] == "update" else " ON CONFLICT DO NOTHING"
+                con.execute(f"{verb} INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?){conflict}", run_row(item["doc"]))
+            con.execute("COMMIT")
 
     def get_run(self, run_id: str) -> dict[str, Any]:
         with self._connect() as con:
@@ -135,43 +285,201 @@ class DuckDBStore:
         return json.loads(row[0])
 
     def list_runs(self, limit: int | None = None) -> list[dict[str, Any]]:
-        sql = "SELECT doc FROM runs ORDER BY started_at DESC, run_id"
+        sql = "SELECT doc FROM runs" + RUNS_ORDER
         with self._connect() as con:
             rows = con.execute(sql + (f" LIMIT {int(limit)}" if limit else "")).fetchall()
         return [json.loads(r[0]) for r in rows]
 
-    def add_result(self, result: dict[str, Any]) -> bool:
-        """Write one result; False when it was already there (same result id)."""
+    def find_runs(self, ref: str | None) -> list[RunRef]:
+        sql, args = find_runs_sql(ref, "?")
         with self._connect() as con:
-            before = _count(con, "SELECT count(*) FROM results WHERE result_id = ?", [result["result_id"]])
-            con.execute("INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                        result_row(result))
-        return before == 0
+            return [RunRef(run_id, name) for run_id, name in con.execute(sql, args).fetchall()]
+
+    # -- results -----------------------------------------------------------------------------------------------
+
+    def add_result(self, result: dict[str, Any]) -> bool:
+        """Write one result; False when it was already there (same result id). The result is in the spool before
+        the store is tried; when the store stays locked it waits there (and this returns True)."""
+        if result["run_id"] in self._runs_here:
+            self._runs_here[result["run_id"]].add((result["case_id"], result.get("env_name", ""),
+                                                   int(result["process_index"])))
+        kept = self._spooled(lambda: self.spool.put_result(result))
+        try:
+            added = self._insert_results([result], self._write_wait())
+        except StoreLocked as exc:
+            self._went_locked(exc)
+            return True
+        except StoreError as exc:
+            raise StoreError(f"{exc} (the result that just completed is kept in the spool {self.spool.dir})") from None
+        self.spool.remove(kept)
+        self._write_waiting()
+        return added == 1
 
     def add_results(self, results: Iterable[dict[str, Any]]) -> int:
-        rows = [result_row(r) for r in results]
+        return self._insert_results(list(results))
+
+    def _insert_results(self, docs: list[dict[str, Any]], wait_s: float | None = None) -> int:
+        rows = [result_row(r) for r in docs]
         if not rows:
             return 0
-        with self._connect() as con:
+        with self._connect(write=True, wait_s=wait_s) as con:
+            con.execute("BEGIN TRANSACTION")
             start = _count(con, "SELECT count(*) FROM results")
-            con.executemany("INSERT INTO results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
-                            "ON CONFLICT DO NOTHING", rows)
-            return _count(con, "SELECT count(*) FROM results") - start
+            con.executemany(_INSERT_RESULTS, rows)
+            added = _count(con, "SELECT count(*) FROM results") - start
+            con.execute("COMMIT")
+        return added
 
     def results(self, query: ResultQuery | None = None) -> list[dict[str, Any]]:
         query = query or ResultQuery()
-        built = results_sql(query, "?", lambda n: (f"run_id IN ({', '.join('?' * n)})", list(query.run_ids or ())))
+        built = results_sql(query, "?", _in_clause(query.run_ids))
         if built is None:
             return []
         sql, args = built
         with self._connect() as con:
             return [json.loads(r[0]) for r in con.execute(sql, args).fetchall()]
 
-    def completed(self, run_id: str) -> set[tuple[str, str, int]]:
+    def summaries(self, query: ResultQuery | None = None) -> list[ResultSummary]:
+        """The summary columns of the results `query` matches (from the records in a store not yet upgraded)."""
+        query = query or ResultQuery()
+        if not self._has_summaries:
+            return [summary_of(doc) for doc in self.results(query)]
+        built = summaries_sql(query, "?", _in_clause(query.run_ids))
+        if built is None:
+            return []
+        sql, args = built
         with self._connect() as con:
-            rows = con.execute("SELECT case_id, env_name, process_index FROM results WHERE run_id = ?",
-                               [run_id]).fetchall()
-        return {(r[0], r[1], int(r[2])) for r in rows}
+            return [summary_from_row(row) for row in con.execute(sql, args).fetchall()]
+
+    def machines(self, benchmark: str | None = None) -> dict[str, str | None]:
+        """machine_id → machine name, for the machines with results (of `benchmark`)."""
+        if not self._has_summaries:
+            return {s.machine_id: s.machine_name for s in self.summaries(ResultQuery(benchmark=benchmark))
+                    if s.machine_id is not None}
+        sql, args = machines_sql(benchmark, "?")
+        with self._connect() as con:
+            return dict(con.execute(sql, args).fetchall())
+
+    def completed(self, run_id: str) -> set[tuple[str, str, int]]:
+        """(case, environment, process) of the results a run has, in the store or waiting in the spool."""
+        try:
+            with self._connect(wait_s=self._write_wait() if run_id in self._runs_here else None) as con:
+                rows = con.execute("SELECT case_id, env_name, process_index FROM results WHERE run_id = ?",
+                                   [run_id]).fetchall()
+        except StoreLocked as exc:
+            if run_id not in self._runs_here:
+                raise
+            self._went_locked(exc)  # a run this process started: it knows what it wrote
+            return set(self._runs_here[run_id]) | self.spool.result_keys(run_id)
+        return {(r[0], r[1], int(r[2])) for r in rows} | self.spool.result_keys(run_id)
+
+    # -- the spool ---------------------------------------------------------------------------------------------
+
+    def _spooled(self, put: Any) -> Path:
+        try:
+            return put()
+        except OSError as exc:
+            raise StoreError(f"cannot keep a result in the spool {self.spool.dir} ({exc.strerror or exc}): the "
+                             f"directory of the store {self.path} must be writable") from None
+
+    def _write_wait(self) -> float:
+        """Once the store is known to be locked, try it without waiting between executions."""
+        return 0.0 if self._locked_by else min(WRITE_WAIT_S, wait_window())
+
+    def _went_locked(self, exc: StoreLocked) -> None:
+        if self._locked_by is None:
+            log.warning("store locked by %s: results kept in the spool at %s, will be written when it frees",
+                        exc.holder, self.spool.dir)
+        self._locked_by = exc.holder
+
+    def _write_waiting(self) -> None:
+        """After a write went through: write what waited in the spool while the store was locked."""
+        if self._locked_by is None:
+            return
+        try:
+            report = self.sync_spool(wait_s=0.0)
+        except StoreLocked:
+            return
+        self._locked_by = None
+        log.warning("the store %s is free again: wrote %d result(s) that waited in the spool", self.path,
+                    report.results)
+
+    def sync_spool(self, wait_s: float | None = None) -> SyncReport:
+        """Write what waits in the spool into the store; raises StoreLocked (keeping the files) if it stays locked."""
+        report = self.spool.drain(lambda runs: self._upsert_runs(runs, wait_s),
+                                  lambda docs: self._insert_results(docs, wait_s))
+        self.spool.prune()
+        return report
+
+    def _write_leftovers(self) -> None:
+        """At open: results an earlier process left in the spool (store locked, run killed) go into the store."""
+        try:
+            self.synced_on_open = self.sync_spool(wait_s=min(WRITE_WAIT_S, wait_window()))
+        except StoreError as exc:
+            runs, results = self.spool.pending()
+            log.warning("%d result(s) and %d run record(s) wait in the spool %s (%s); `colbench store sync` writes "
+                        "them", results, runs, self.spool.dir, exc)
+            return
+        if self.synced_on_open:
+            log.warning("wrote %d result(s) and %d run record(s) that waited in the spool %s into %s",
+                        self.synced_on_open.results, self.synced_on_open.runs, self.spool.dir, self.path)
+
+    def finish_writes(self) -> SyncReport:
+        """End of a run: wait (COLBENCH_STORE_WAIT_S) for a locked store to take what waits in the spool, or raise a
+        StoreError that says where the results are kept."""
+        if not len(self.spool):
+            self.spool.prune()
+            return SyncReport()
+        try:
+            report = self.sync_spool()
+        except StoreLocked as exc:
+            runs, results = self.spool.pending()
+            raise StoreError(f"the store {self.path} is still locked by {exc.holder}: {results} result(s) and {runs} "
+                             f"run record(s) are kept in the spool {self.spool.dir}; `colbench store sync --store "
+                             f"{self.path}` (or the next `colbench run` or `show`) writes them once it frees") from None
+        if self._locked_by:
+            log.warning("the store %s is free again: wrote %d result(s) that waited in the spool", self.path,
+                        report.results)
+            self._locked_by = None
+        return report
+
+    # -- housekeeping ------------------------------------------------------------------------------------------
+
+    def info(self, check: bool = False) -> dict[str, Any]:
+        """Schema version, counts and machines; with `check`, every table read in full. A part that cannot be read
+        is reported as unreadable (under "damaged") rather than raised."""
+        found: dict[str, Any] = {"url": self.url, "backend": "duckdb", "schema_version": self.schema_version,
+                                 "damaged": dict(self.damage)}
+        parts = {
+            "runs": "SELECT count(*) FROM runs",
+            "results": "SELECT count(*) FROM results",
+            "machines": "SELECT machine_id, count(*) AS n FROM results GROUP BY machine_id ORDER BY n DESC, "
+                        "machine_id",
+            "names": "SELECT machine_id, max(json_extract_string(doc, '$.machine.name')) FROM runs GROUP BY "
+                     "machine_id",
+        }
+        if check:
+            parts["runs, read in full"] = "SELECT count(*), sum(length(CAST(doc AS TEXT))) FROM runs"
+            parts["results, read in full"] = ("SELECT count(*), sum(length(CAST(doc AS TEXT))), "
+                                              "count(DISTINCT run_id) FROM results")
+        answers: dict[str, Any] = {}
+        for part, sql in parts.items():
+            try:
+                with self._connect() as con:
+                    answers[part] = con.execute(sql).fetchall()
+            except StoreLocked:
+                raise
+            except StoreError as exc:
+                found["damaged"][part] = str(exc)
+        names = dict(answers.get("names") or [])
+        for part in ("runs", "results"):
+            found[part] = answers[part][0][0] if part in answers else None
+        found["machines"] = [{"machine_id": m, "name": names.get(m), "results": n}
+                             for m, n in answers.get("machines") or []]
+        runs, results = self.spool.pending()
+        found["spool"] = {"dir": str(self.spool.dir), "runs": runs, "results": results}
+        return found
 
     def close(self) -> None:
         """Nothing to release: every operation closes its own connection."""
+

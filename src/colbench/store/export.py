@@ -22,6 +22,7 @@ def _flat(result: dict[str, Any]) -> dict[str, Any]:
         "params": json.dumps(result["params"], sort_keys=True), "engine": result.get("engine"),
         "machine_id": result.get("machine_id"), "commit": (result.get("commit") or {}).get("sha"),
         "median_s": wall.get("median"), "cv": wall.get("cv"),
+        "instructions_median": ((result.get("summary") or {}).get("instructions") or {}).get("median"),
         "first_iteration_s": (result.get("first_iteration") or {}).get("wall_s"),
         "peak_rss_bytes": (result.get("memory") or {}).get("peak_rss_bytes"),
         "error_kind": error.get("kind"), "error_message": error.get("message"),
@@ -41,7 +42,7 @@ def export_results(results: Sequence[dict[str, Any]], fmt: str, output: Path) ->
         for result in results:
             base = _flat(result)
             samples = result.get("samples") or {}
-            count = len(samples.get("wall_s") or [])
+            count = max((len(v) for v in samples.values()), default=0)
             if count == 0:
                 rows.append({**base, "iteration": None})
             for i in range(count):
@@ -61,6 +62,7 @@ def export_results(results: Sequence[dict[str, Any]], fmt: str, output: Path) ->
             samples = result.get("samples") or {}
             rows.append({**_flat(result), "wall_s": samples.get("wall_s") or [],
                          "cpu_user_s": samples.get("cpu_user_s") or [], "cpu_sys_s": samples.get("cpu_sys_s") or [],
+                         "instructions": samples.get("instructions") or [],
                          "doc": json.dumps(result, default=str)})
         pq.write_table(pa.Table.from_pylist(rows), output)
         return len(rows)

@@ -27,14 +27,26 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any, TypeVar
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import psycopg
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from colbench.model.records import median_of
-from colbench.model.result import SCHEMA_VERSION
-from colbench.store.base import ResultQuery, StoreError, results_sql
+from colbench.redact import redact as redact_secrets
+from colbench.store.base import STORE_SCHEMA_VERSION, StoreError
+from colbench.store.queries import (
+    RESULT_COLUMNS,
+    RUNS_ORDER,
+    ResultQuery,
+    ResultSummary,
+    RunRef,
+    find_runs_sql,
+    machines_sql,
+    results_sql,
+    summaries_sql,
+    summary_from_row,
+    summary_values,
+)
 from colbench.store.spool import Spool, SyncReport, store_key
 
 log = logging.getLogger("colbench.store")
@@ -46,8 +58,6 @@ _SCHEMA_LOCK = 7_303_258_741_126_404_161  # pg_advisory_xact_lock key: "colbench
 _BATCH = 1000
 _C = 'COLLATE "C"'
 
-RESULT_COLUMNS = ("result_id", "run_id", "case_id", "benchmark", "env_name", "process_index", "block", "status",
-                  "machine_id", "commit_sha", "created_at", "wall_median", "doc")
 RUN_COLUMNS = ("run_id", "name", "started_at", "finished_at", "status", "machine_id", "commit_sha", "doc")
 
 DDL = [
@@ -59,7 +69,8 @@ DDL = [
         result_id TEXT {_C} PRIMARY KEY, run_id TEXT {_C} NOT NULL, case_id TEXT {_C} NOT NULL,
         benchmark TEXT {_C} NOT NULL, env_name TEXT {_C} NOT NULL, process_index INTEGER NOT NULL, block INTEGER,
         status TEXT {_C} NOT NULL, machine_id TEXT {_C}, commit_sha TEXT, created_at TIMESTAMPTZ NOT NULL,
-        wall_median DOUBLE PRECISION, doc JSON NOT NULL)""",
+        wall_median DOUBLE PRECISION, doc JSON NOT NULL, machine_name TEXT, engine TEXT, params JSON,
+        versions JSON, medians JSON)""",
     *[
         # the queries behind show/compare (a run), history (benchmark × machine over time) and one case over time
         "CREATE INDEX IF NOT EXISTS results_run ON results (run_id)",
@@ -84,13 +95,7 @@ def redact(url: str) -> str:
             return "(unreadable connection string)"
         kept: dict[str, Any] = {k: v for k, v in params.items() if k != "password"}
         return make_conninfo("", **kept)
-    parts = urlsplit(url)
-    netloc = parts.netloc
-    if "@" in netloc:
-        userinfo, hosts = netloc.rsplit("@", 1)
-        netloc = f"{userinfo.split(':', 1)[0]}@{hosts}"
-    query = urlencode([(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "password"])
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    return redact_secrets(url)  # the one redaction colbench applies everywhere: user:***@, password=***
 
 
 def identity(url: str) -> str:
@@ -112,6 +117,7 @@ def result_row(result: dict[str, Any]) -> tuple[Any, ...]:
         result["result_id"], result["run_id"], result["case_id"], result["benchmark"], result.get("env_name", ""),
         result["process_index"], result.get("block"), result["status"], result.get("machine_id"),
         (result.get("commit") or {}).get("sha"), _utc(result["timestamp"]), wall, json.dumps(result, default=str),
+        *summary_values(result),
     )
 
 
@@ -121,8 +127,8 @@ def run_row(run: dict[str, Any]) -> tuple[Any, ...]:
             json.dumps(run, default=str))
 
 
-_INSERT_RESULT = (f"INSERT INTO results ({', '.join(RESULT_COLUMNS)}) VALUES ({', '.join(['%s'] * 12)}, %s::json) "
-                  "ON CONFLICT (result_id) DO NOTHING")
+_INSERT_RESULT = (f"INSERT INTO results ({', '.join(RESULT_COLUMNS)}) VALUES ({', '.join(['%s'] * 12)}, %s::json, "
+                  "%s, %s, %s::json, %s::json, %s::json) ON CONFLICT (result_id) DO NOTHING")
 _INSERT_RUN = f"INSERT INTO runs ({', '.join(RUN_COLUMNS)}) VALUES ({', '.join(['%s'] * 7)}, %s::json)"
 _UPSERT_RUN = _INSERT_RUN + " ON CONFLICT (run_id) DO UPDATE SET " + ", ".join(
     f"{c} = excluded.{c}" for c in RUN_COLUMNS[1:])
@@ -239,7 +245,7 @@ class PostgresStore:
 
     def _check_schema(self, con: psycopg.Connection[Any], create: bool) -> None:
         version = self._version(con)
-        if version == SCHEMA_VERSION:
+        if version == STORE_SCHEMA_VERSION:
             return  # the usual case: nothing to write, so read-only roles can open the store
         if version is None and not create:
             raise StoreError(f"no results store at {self.url}: `colbench run --store URL` creates it, "
@@ -247,20 +253,20 @@ class PostgresStore:
         with con.transaction():
             con.execute("SELECT pg_advisory_xact_lock(%s)", [_SCHEMA_LOCK])
             version = self._version(con)  # another runner may have done it while we waited
-            if version is not None and version > SCHEMA_VERSION:
+            if version is not None and version > STORE_SCHEMA_VERSION:
                 raise StoreError(
-                    f"{self.url} was written by a newer colbench (schema {version}, this one knows "
-                    f"{SCHEMA_VERSION}): upgrade colbench, or use another --store"
+                    f"{self.url} was written by a newer colbench (store schema {version}, this one knows "
+                    f"{STORE_SCHEMA_VERSION}): upgrade colbench, or use another --store"
                 )
             if version is None:
                 for statement in DDL:
                     con.execute(statement)
             else:
-                for target in range(version + 1, SCHEMA_VERSION + 1):
+                for target in range(version + 1, STORE_SCHEMA_VERSION + 1):
                     MIGRATIONS[target](con)
                     log.warning("migrated %s to schema %d", self.url, target)
             con.execute("INSERT INTO colbench_meta VALUES ('schema_version', %s) ON CONFLICT (key) DO UPDATE "
-                        "SET value = excluded.value", [str(SCHEMA_VERSION)])
+                        "SET value = excluded.value", [str(STORE_SCHEMA_VERSION)])
 
     def schema_version(self) -> int:
         return self._run(lambda con: self._version(con) or 0)
@@ -291,12 +297,16 @@ class PostgresStore:
         return row[0]
 
     def list_runs(self, limit: int | None = None) -> list[dict[str, Any]]:
-        sql = "SELECT doc FROM runs ORDER BY started_at DESC NULLS LAST, run_id"
+        sql = "SELECT doc FROM runs" + RUNS_ORDER
         args: list[Any] = []
         if limit:
             sql += " LIMIT %s"
             args.append(int(limit))
         return [r[0] for r in self._run(lambda con: con.execute(sql, args).fetchall())]
+
+    def find_runs(self, ref: str | None) -> list[RunRef]:
+        sql, args = find_runs_sql(ref, "%s")
+        return [RunRef(run_id, name) for run_id, name in self._run(lambda con: con.execute(sql, args).fetchall())]
 
     # -- results ---------------------------------------------------------------------------------------------
 
@@ -359,6 +369,19 @@ class PostgresStore:
         sql, args = built
         return [r[0] for r in self._run(lambda con: con.execute(sql, args).fetchall())]
 
+    def summaries(self, query: ResultQuery | None = None) -> list[ResultSummary]:
+        """The summary columns of the results `query` matches (history and compare read these, not the records)."""
+        query = query or ResultQuery()
+        built = summaries_sql(query, "%s", lambda n: ("run_id = ANY(%s)", [list(query.run_ids or ())]))
+        if built is None:
+            return []
+        sql, args = built
+        return [summary_from_row(row) for row in self._run(lambda con: con.execute(sql, args).fetchall())]
+
+    def machines(self, benchmark: str | None = None) -> dict[str, str | None]:
+        sql, args = machines_sql(benchmark, "%s")
+        return dict(self._run(lambda con: con.execute(sql, args).fetchall()))
+
     def completed(self, run_id: str) -> set[tuple[str, str, int]]:
         rows = self._run(lambda con: con.execute(
             "SELECT case_id, env_name, process_index FROM results WHERE run_id = %s", [run_id]).fetchall())
@@ -388,10 +411,18 @@ class PostgresStore:
         """Upload the local spool of this store; raises StoreUnavailable (keeping the files) if the server is away."""
         return self.spool.drain(self._upsert_runs, self._insert_results)
 
+    def finish_writes(self) -> SyncReport:
+        """End of a run: what the spool holds waits for `colbench store sync` (the writes already said so)."""
+        return SyncReport()
+
     # -- housekeeping ----------------------------------------------------------------------------------------
 
-    def info(self) -> dict[str, Any]:
+    def info(self, check: bool = False) -> dict[str, Any]:
+        """Schema version, counts, machines, server version; `check` also reads every document in full."""
         def collect(con: psycopg.Connection[Any]) -> dict[str, Any]:
+            if check:
+                for table in ("runs", "results"):
+                    con.execute(f"SELECT count(*), sum(length(doc::text)) FROM {table}").fetchone()
             machines = con.execute(
                 "SELECT r.machine_id, (SELECT max(doc->'machine'->>'name') FROM runs WHERE runs.machine_id = "
                 "r.machine_id), r.n FROM (SELECT machine_id, count(*) AS n FROM results GROUP BY machine_id) r "
@@ -451,4 +482,17 @@ def _migrate_to_1(con: psycopg.Connection[Any]) -> None:
                 [datetime.now(UTC).isoformat()])
 
 
-MIGRATIONS: dict[int, Callable[[psycopg.Connection[Any]], None]] = {1: _migrate_to_1}
+def _migrate_to_2(con: psycopg.Connection[Any]) -> None:
+    """The summary columns history and compare read instead of the records, filled from each record."""
+    for column, kind in (("machine_name", "TEXT"), ("engine", "TEXT"), ("params", "JSON"), ("versions", "JSON"),
+                         ("medians", "JSON")):
+        con.execute(f"ALTER TABLE results ADD COLUMN IF NOT EXISTS {column} {kind}")
+    con.execute("""UPDATE results SET machine_name = doc #>> '{machine,name}', engine = doc ->> 'engine',
+        params = coalesce(doc -> 'params', '{}'), versions = coalesce(doc -> 'versions', '{}'),
+        medians = coalesce((SELECT json_object_agg(key, value -> 'median') FROM json_each(
+            CASE WHEN json_typeof(doc -> 'summary') = 'object' THEN doc -> 'summary' END)
+            WHERE json_typeof(value) = 'object'), '{}')
+        WHERE medians IS NULL""")
+
+
+MIGRATIONS: dict[int, Callable[[psycopg.Connection[Any]], None]] = {1: _migrate_to_1, 2: _migrate_to_2}

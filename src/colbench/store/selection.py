@@ -6,9 +6,8 @@ A side is a run (`RUN`, a prefix, a name or `latest`), an environment of the lat
 
 from __future__ import annotations
 
-from typing import Any
-
 from colbench.model.records import Side
+from colbench.model.summary import ResultSummary
 from colbench.store.base import ResultQuery, Store, StoreError, resolve_run_id
 
 
@@ -42,8 +41,7 @@ def resolve_side(store: Store, ref: str) -> Side:
 
 def pick_machine(store: Store, benchmark: str, machine: str | None, here: str) -> str:
     """The machine whose history to show: named (by name or id), else this one (`here`); never a mix."""
-    results = store.results(ResultQuery(benchmark=benchmark))
-    machines: dict[str, str] = {r["machine_id"]: r["machine"]["name"] for r in results}
+    machines = {mid: name or mid for mid, name in store.machines(benchmark).items()}
     if not machines:
         raise StoreError(f"no results of {benchmark!r} in {store.url}")
     if machine:
@@ -63,9 +61,9 @@ def pick_machine(store: Store, benchmark: str, machine: str | None, here: str) -
                      + ", ".join(f"{n} ({m})" for m, n in machines.items()))
 
 
-def history_results(store: Store, benchmark: str, machine_id: str) -> list[dict[str, Any]]:
-    """One machine's successful results of a benchmark, for its history."""
-    return store.results(ResultQuery(benchmark=benchmark, machine_id=machine_id, status="ok"))
+def history_results(store: Store, benchmark: str, machine_id: str) -> list[ResultSummary]:
+    """One machine's successful results of a benchmark, for its history: their summaries, not their records."""
+    return store.summaries(ResultQuery(benchmark=benchmark, machine_id=machine_id, status="ok"))
 
 
 def latest_run_of_suite(store: Store, suite: str) -> str:

@@ -1,9 +1,11 @@
-"""A local, durable spool for writes a PostgreSQL store could not take.
+"""A local, durable spool for writes a store could not take (yet).
 
-When the server stays away longer than the store's retry window, `PostgresStore` writes each result (and run
-record) here instead and the run goes on. Layout, under `$COLBENCH_HOME/spool/<store key>/`:
+`PostgresStore` writes a result (or run record) here when the server stays away longer than its retry window, and
+the run goes on; its spool is `$COLBENCH_HOME/spool/<store key>/`. `DuckDBStore` writes every result here *first*
+and removes it once the store file took it, so a result survives a store locked by another process; its spool is
+`<store file>.spool/`, beside the file (writable whenever the store is), removed when empty. Layout:
 
-    store.txt                 the store URL (password removed), for humans and `colbench store info`
+    store.txt                 the store URL (password removed), for humans (PostgreSQL spools only)
     results/<result_id>.json  one result record per file
     runs/<run_id>.json        {"op": "create" | "update", "doc": run record}; a later update replaces the file
 
@@ -16,6 +18,7 @@ the server confirmed its row.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -59,7 +62,7 @@ class SyncReport:
 
 
 class Spool:
-    def __init__(self, key: str, label: str, root: Path | None = None) -> None:
+    def __init__(self, key: str, label: str | None, root: Path | None = None) -> None:
         self.dir = (root or colbench_home() / "spool") / key
         self.label = label
 
@@ -67,21 +70,57 @@ class Spool:
         folder = self.dir / sub
         if not folder.is_dir():
             folder.mkdir(parents=True, exist_ok=True)
-            (self.dir / "store.txt").write_text(self.label + "\n")
+            if self.label is not None:
+                (self.dir / "store.txt").write_text(self.label + "\n")
             fsync_dir(self.dir)
         return folder
 
+    def _put(self, sub: str, name: str, data: bytes) -> Path:
+        for attempt in (1, 2):
+            path = self._ensure(sub) / name
+            try:
+                write_atomic(path, data)
+                return path
+            except FileNotFoundError:
+                if attempt == 2:
+                    raise  # another process pruned the empty folder between our check and our write: once more
+        raise AssertionError("unreachable")
+
     def put_result(self, result: dict[str, Any]) -> Path:
-        path = self._ensure("results") / f"{result['result_id']}.json"
-        write_atomic(path, json.dumps(result, default=str).encode())
-        return path
+        return self._put("results", f"{result['result_id']}.json", json.dumps(result, default=str).encode())
 
     def put_run(self, run: dict[str, Any], op: str) -> Path:
-        path = self._ensure("runs") / f"{run['run_id']}.json"
+        path = self.dir / "runs" / f"{run['run_id']}.json"
         if op == "create" and path.exists():
             return path  # an update of the same run is already waiting, and it wins
-        write_atomic(path, json.dumps({"op": op, "doc": run}, default=str).encode())
-        return path
+        return self._put("runs", path.name, json.dumps({"op": op, "doc": run}, default=str).encode())
+
+    def remove(self, path: Path) -> None:
+        """Forget a file the store has taken. No directory fsync: a file that comes back after a crash is written
+        again, which is harmless (writes are idempotent)."""
+        path.unlink(missing_ok=True)
+
+    def result_keys(self, run_id: str) -> set[tuple[str, str, int]]:
+        """(case, environment, process) of the results of `run_id` waiting here."""
+        keys = set()
+        for path in self._files("results"):
+            try:
+                doc = json.loads(path.read_bytes())
+            except (OSError, ValueError):
+                continue
+            if doc.get("run_id") == run_id:
+                keys.add((doc["case_id"], doc.get("env_name", ""), int(doc["process_index"])))
+        return keys
+
+    def prune(self) -> None:
+        """Remove the spool's folders when nothing waits in them (files left behind keep them)."""
+        for sub in ("runs", "results"):
+            with contextlib.suppress(OSError):
+                (self.dir / sub).rmdir()
+        with contextlib.suppress(OSError):
+            if self.label is not None and {p.name for p in self.dir.iterdir()} == {"store.txt"}:
+                (self.dir / "store.txt").unlink()
+            self.dir.rmdir()
 
     def _files(self, sub: str) -> Iterator[Path]:
         folder = self.dir / sub

@@ -1,6 +1,6 @@
 # colbench R worker — worker protocol version 1 (docs/protocol.md).
 #
-#   Rscript workers/r/worker.R case.json result.json
+#   Rscript worker.R case.json result.json     (colbench/workers/r/ in the colbench package)
 #
 # One fresh process executes one benchmark case: read the case spec, apply threads, warm the cache (or evict
 # the input before every execution when cache = cold), run the warm-ups and the timed iterations, check the
@@ -10,7 +10,7 @@
 #   csv-read   E1 (arrowbench's read_csv): read a CSV / CSV.gz into an R data frame with
 #              data.table::fread, readr::read_delim (single-threaded) or vroom::vroom(altrep = FALSE),
 #              with defaults only: the delimiter (and col_names/header = FALSE for headerless files) is all that
-#              is passed that affects parsing. See workers/r/README.md for the details and the caveats.
+#              is passed that affects parsing. See README.md next to this file for the details and the caveats.
 #
 # Exit status: 0 when a result file was written (status "ok" or "error"), 2 for a usage error or an unreadable
 # case.json (one line on stderr, no result file), 3 when even the error result could not be written.
@@ -226,11 +226,11 @@ plan_csv_read <- function(case, warn) {
 load_reader <- function(plan) {
   pkg <- plan$reader
   if (!requireNamespace(pkg, quietly = TRUE))
-    stop("R package '", pkg, "' is not installed (run workers/r/install.sh)")
+    stop("R package '", pkg, "' is not installed (run `colbench setup r`)")
   n <- plan$threads
   if (pkg == "data.table") {
     if (plan$compression == "gzip" && !requireNamespace("R.utils", quietly = TRUE))
-      stop("data.table::fread needs the R package R.utils to read .gz files (run workers/r/install.sh)")
+      stop("data.table::fread needs the R package R.utils to read .gz files (run `colbench setup r`)")
     data.table::setDTthreads(threads = n)
     applied <- list(data.table = data.table::getDTthreads())
     path <- plan$path; sep <- plan$delimiter
@@ -312,7 +312,7 @@ run_case <- function(case, st) {
   applied <- loaded$applied
   affinity <- cpu_affinity()
   if (!is.null(affinity)) applied$cpu_affinity <- I(affinity)
-  for (var in c("OMP_NUM_THREADS", "VROOM_THREADS", "R_DATATABLE_NUM_THREADS"))
+  for (var in c("OMP_NUM_THREADS", "OMP_WAIT_POLICY", "VROOM_THREADS", "R_DATATABLE_NUM_THREADS"))
     if (nzchar(Sys.getenv(var))) applied[[var]] <- Sys.getenv(var)
   st$threads_applied <- applied
   read <- loaded$read
@@ -471,7 +471,7 @@ main <- function(args) {
   if (!file.exists(case_path)) die(paste0("case file not found: ", case_path))
 
   if (!requireNamespace("jsonlite", quietly = TRUE)) {
-    write_minimal_error(result_path, "R package jsonlite is not installed (run workers/r/install.sh)")
+    write_minimal_error(result_path, "R package jsonlite is not installed (run `colbench setup r`)")
     return(invisible(0L))
   }
   case <- tryCatch(jsonlite::fromJSON(case_path, simplifyVector = FALSE), error = function(e) e)

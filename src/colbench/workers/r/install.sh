@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Install the R runtime of colbench's R worker (workers/r/worker.R) from Debian/Ubuntu packages.
+# Install the R runtime of colbench's R worker (worker.R next to this script) from Debian/Ubuntu packages.
 #
-#   workers/r/install.sh           install what is missing (idempotent; < 1 s when everything is present)
-#   workers/r/install.sh --check   only report; exit 0 when ready, 1 when something is missing
+#   install.sh           install what is missing (idempotent; < 1 s when everything is present)
+#   install.sh --check   only report; exit 0 when ready, 1 when something is missing
 #
 # Called by `colbench setup r` and by `.ci/run`. CRAN is not used: every R package comes from apt
 # (`r-cran-*`), so versions are the distribution's (bookworm: R 4.2.2, data.table 1.14.8, readr 2.1.4,

@@ -1,0 +1,45 @@
+"""`colbench doctor`: a report of the optional tools colbench can use here."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from colbench.cli.common import console
+
+
+def doctor(
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table or json")] = "table",
+    strict: Annotated[bool, typer.Option("--strict", help="exit 1 when anything is missing or stale")] = False,
+) -> None:
+    """What is installed (R, Java, Maven, the Java worker, PostgreSQL, Valgrind, chromium, uv), what each
+    enables, and the command that installs what is missing. Exit 0: it is a report (--strict: 1 if incomplete)."""
+    from colbench.runner.doctor import diagnose
+
+    if fmt not in ("table", "json"):
+        typer.echo(f"colbench: error: --format {fmt!r}: use table or json", err=True)
+        raise typer.Exit(2)
+    findings = diagnose()
+    if fmt == "json":
+        typer.echo(json.dumps([{**asdict(f), "ok": f.ok} for f in findings], indent=2))
+    else:
+        table = Table(title="colbench doctor")
+        for column in ("", "what", "installed", "enables", "to install"):
+            table.add_column(column)
+        for f in findings:
+            mark = "[green]ok[/green]" if f.ok else "[yellow]--[/yellow]"
+            status = f.version or "missing"
+            if f.note:
+                status = f"{status}: {f.note}"
+            table.add_row(mark, *(escape(text) for text in (f.name, status, f.enables, "" if f.ok else f.install)))
+        console.print(table, highlight=False)
+        missing = [f.name.strip() for f in findings if not f.ok]
+        console.print(escape(f"{len(findings) - len(missing)} of {len(findings)} ready"
+                             + (f"; missing or stale: {', '.join(missing)}" if missing else "")), highlight=False)
+    if strict and any(not f.ok for f in findings):
+        raise typer.Exit(1)

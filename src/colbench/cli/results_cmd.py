@@ -1,0 +1,149 @@
+"""`colbench show`, `export`, `list` and `machine`: what is stored, what can run, where."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from colbench.cli.common import (
+    StoreOption,
+    UsageError,
+    _store,
+    console,
+    friendly,
+)
+from colbench.cli.run_cmd import _show_run
+
+
+@friendly
+def show(
+    run_id: Annotated[str, typer.Argument(help="run id, a prefix, a run name, or 'latest'")] = "latest",
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table, json, csv or markdown")] = "table",
+    store: StoreOption = None,
+    runs: Annotated[bool, typer.Option("--runs", help="list the runs in the store instead")] = False,
+) -> None:
+    """Show a run's results, one row per case (processes pooled), or list the runs."""
+    from colbench.store.base import resolve_run_id
+
+    if fmt not in ("table", "json", "csv", "markdown"):
+        raise UsageError(f"--format {fmt!r}: choose table, json, csv or markdown")
+    db = _store(store, create=False)
+    if runs:
+        _show_runs(db, fmt)
+        return
+    _show_run(db, resolve_run_id(db, run_id), fmt)
+
+
+def _show_runs(db: Any, fmt: str) -> None:
+    from colbench.redact import redact_doc
+    from colbench.report.terminal import render_rows
+
+    rows = [{"run_id": r["run_id"], "name": r.get("name"), "started_at": r["started_at"], "status": r.get("status"),
+             "cases": r.get("cases"), "machine": r["machine"]["name"]} for r in redact_doc(db.list_runs())]
+    if fmt != "table":
+        typer.echo(render_rows(rows, fmt))
+        return
+    table = Table(title=f"runs in {db.url}")
+    for column in ("run id", "name", "started", "status", "cases", "machine"):
+        table.add_column(column)
+    for r in rows:
+        table.add_row(r["run_id"], r["name"] or "", r["started_at"][:19], r["status"] or "", str(r["cases"] or ""),
+                      r["machine"])
+    console.print(table)
+
+
+@friendly
+def export(
+    run_ids: Annotated[list[str] | None, typer.Argument(help="runs to export (default: all)")] = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="parquet, csv, jsonl or conbench")] = "parquet",
+    output: Annotated[Path, typer.Option("--output", "-o", help="file to write")] = Path("colbench-results.parquet"),
+    store: StoreOption = None,
+) -> None:
+    """Export results (raw samples included) for other tools."""
+    from colbench.redact import redact_doc
+    from colbench.store.base import ResultQuery, resolve_run_id
+    from colbench.store.export import FORMATS, export_results
+
+    if fmt not in (*FORMATS, "conbench"):
+        raise UsageError(f"--format {fmt!r}: choose from {', '.join(FORMATS)}, conbench")
+    if output.is_dir():
+        raise UsageError(f"--output {output}: is a directory; give a file name, e.g. {output / ('results.' + fmt)}")
+    db = _store(store, create=False)
+    ids = tuple(resolve_run_id(db, r) for r in run_ids) if run_ids else None
+    results = redact_doc(db.results(ResultQuery(run_ids=ids)))  # older records may hold secrets
+    try:
+        if fmt == "conbench":
+            from colbench.cli.store_cmd import export_conbench
+
+            runs = {run_id: redact_doc(db.get_run(run_id)) for run_id in {r["run_id"] for r in results}}
+            count = export_conbench(results, runs, output)
+        else:
+            count = export_results(results, fmt, output)
+    except OSError as exc:
+        raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from None
+    console.print(f"wrote {count} rows to {output}")
+
+
+@friendly
+def list_benchmarks(
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table or json")] = "table",
+) -> None:
+    """Benchmarks with their params and defaults, and the suites."""
+    from colbench.benchmarks.registry import all_benchmarks
+    from colbench.experiments.registry import all_suites
+
+    benches = all_benchmarks()
+    suites = all_suites()
+    if fmt == "json":
+        typer.echo(json.dumps({
+            "benchmarks": {n: {"description": b.description, "params": {
+                p.name: {"default": list(p.default), "choices": list(p.choices) if p.choices else None,
+                         "help": p.help} for p in b.full_grid().params}} for n, b in benches.items()},
+            "suites": {n: {"description": s.description, "benchmarks": [e.benchmark for e in s.entries]}
+                       for n, s in suites.items()},
+        }, indent=2, default=str))
+        return
+    table = Table(title="benchmarks", show_lines=True)
+    for column in ("name", "description", "params (default; choices)"):
+        table.add_column(column)
+    for name, bench in benches.items():
+        lines = []
+        for p in bench.full_grid().params:
+            default = ",".join(map(str, p.default))
+            choices = f"; {p.describe_choices()}" if p.choices else ""
+            lines.append(f"{p.name} = {default}{choices}")
+        table.add_row(name, bench.description, "\n".join(lines))
+    console.print(table)
+    if suites:
+        suite_table = Table(title="suites")
+        for column in ("name", "description", "benchmarks"):
+            suite_table.add_column(column)
+        for name, suite in suites.items():
+            suite_table.add_row(name, suite.description, ", ".join(dict.fromkeys(e.benchmark for e in suite.entries)))
+        console.print(suite_table)
+
+
+@friendly
+def machine(
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table or json")] = "table",
+    name: Annotated[str | None, typer.Option(help="machine name (part of the fingerprint)")] = None,
+) -> None:
+    """Machine info and the checks that tell how noisy timings will be here."""
+    from colbench.runner.machine import checks_as_json, environment_checks, machine_info
+
+    info = machine_info(name)
+    checks = environment_checks(info)
+    if fmt == "json":
+        typer.echo(json.dumps({"machine": info, "checks": checks_as_json(checks)}, indent=2))
+        return
+    table = Table(title=f"machine {info['name']} ({info['machine_id']})", show_header=False)
+    for key, value in info.items():
+        table.add_row(key, ", ".join(f"{k} {v}" for k, v in value.items()) if isinstance(value, dict) else str(value))
+    console.print(table)
+    for check in checks:
+        mark = "[green]ok[/green]" if check.ok else "[yellow]warning[/yellow]"
+        console.print(f"{mark}  {check.message}")

@@ -1,0 +1,63 @@
+"""Secrets out of everything colbench records, prints or exports: passwords and tokens in URLs
+(`postgresql://user:pw@host`, `https://TOKEN@github.com/…`, `x-access-token:TOKEN@…`), `password=`/`token=`
+parameters in query strings and connection strings, and `KEY=VALUE` settings whose key names a secret.
+
+One function, :func:`redact`, applied where argv, URLs and environment specs are written to a run record or a
+result, where errors and URLs are printed, and again where stored records are shown or exported (records written
+before redaction existed)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+MASK = "***"
+
+# scheme://user:password@ or scheme://token@ (git+https:// and friends included); the parts stop at the characters
+# that end a URL's authority, and at quotes and brackets so JSON, HTML and Markdown around a URL stay intact
+_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)(?P<user>[^\s/?#@:\"'<>\[\]]*)"
+                       r"(?::(?P<password>[^\s/?#\"'<>\[\]]*))?@")
+# a user with no password is a token for web hosts (https://TOKEN@github.com/…); for postgresql:// it is a user name
+_TOKEN_AS_USER = ("http://", "https://", "git+http://", "git+https://")
+_SECRET_KEY = r"[A-Za-z0-9_.-]*(?:password|passwd|token|secret|api[_-]?key)[A-Za-z0-9_.-]*"
+# password=…, ?token=…, CONBENCH_PASSWORD=… (a query string, a libpq conninfo, an environment setting)
+_SECRET_NAME = re.compile(rf"(?i){_SECRET_KEY}")
+_KEY_VALUE = re.compile(rf"(?i)(?<![A-Za-z0-9_.-])(?P<key>{_SECRET_KEY}=)(?P<value>[^\s&#;,\"'<>]+)")
+
+
+def _userinfo(match: re.Match[str]) -> str:
+    scheme, user, password = match["scheme"], match["user"], match["password"]
+    if password is not None:
+        return f"{scheme}{user}:{MASK}@"
+    if scheme.lower() in _TOKEN_AS_USER and user:
+        return f"{scheme}{MASK}@"
+    return match.group(0)
+
+
+def redact(text: str) -> str:
+    """`text` with every credential it holds replaced by ***."""
+    if not isinstance(text, str) or not text:
+        return text
+    text = _USERINFO.sub(_userinfo, text)
+    return _KEY_VALUE.sub(lambda m: m["key"] + MASK, text)
+
+
+def redact_argv(argv: list[str]) -> list[str]:
+    return [redact(str(a)) for a in argv]
+
+
+def redact_doc(doc: Any) -> Any:
+    """A copy of a JSON-like document with every string value redacted (keys are kept)."""
+    if isinstance(doc, str):
+        return redact(doc)
+    if isinstance(doc, dict):  # {"CONBENCH_PASSWORD": "…"}: the key says the value is a secret
+        return {k: MASK if isinstance(v, str) and v and _SECRET_NAME.fullmatch(str(k)) else redact_doc(v)
+                for k, v in doc.items()}
+    if isinstance(doc, (list, tuple)):
+        return type(doc)(redact_doc(v) for v in doc)
+    return doc
+
+
+def is_redacted(text: str) -> bool:
+    """Whether `text` lost a secret to redaction (a value colbench could not use again)."""
+    return MASK in text

@@ -1,0 +1,87 @@
+"""`--env NAME=SPEC` options → the environments a run's workers start in (checked, built and cached).
+
+SPEC is a uv requirement set (`pyarrow==14.0.2 numpy<2`), `@current [KEY=VALUE …]` (this interpreter with extra
+variables), `java:arrow==V` or `r:pkg==V` (docs/environments.md). Every problem is an EnvError with one line that
+says what to do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from colbench.paths import check_name
+from colbench.redact import is_redacted, redact
+from colbench.runner.environments import EnvError, colbench_project, ensure_environment, parse_env_option
+from colbench.runner.execute import EnvChoice
+from colbench.runner.runtime_envs import is_runtime_spec, runtime_env
+
+
+def check_envs(options: list[str]) -> None:
+    """Everything about --env options that can be checked without building anything (--dry-run checks this too)."""
+
+    names = []
+    for option in options:
+        name, _, spec_text = option.partition("=")
+        if spec_text.strip().startswith("@current"):
+            names.append(current_env(name.strip(), spec_text.strip()).name)
+        elif is_runtime_spec(spec_text):
+            names.append(check_name(name.strip(), "--env name"))
+        else:
+            names.append(parse_env_option(option).name)
+    if len(set(names)) != len(names):
+        raise EnvError(f"--env names must differ: {', '.join(names)}")
+
+
+def current_env(name: str, spec: str) -> EnvChoice:
+    """`@current [KEY=VALUE ...]`: this interpreter, with extra environment variables for its workers (an A/B
+    of a setting rather than of a library version)."""
+
+    check_name(name, "--env name")
+    variables = {}
+    for token in spec.split()[1:]:
+        key, sep, value = token.partition("=")
+        if not sep or not key:
+            raise EnvError(f"--env {name}: after @current give KEY=VALUE variables, not {token!r}")
+        variables[key] = value
+    return EnvChoice(name=name, spec=spec, variables=variables)
+
+
+def build_envs(options: list[str], say: Callable[[str], None] = print) -> list[EnvChoice]:
+    """--env options → ready environments (built with uv and cached), in the order given."""
+
+    if not options:
+        return [EnvChoice()]
+    check_envs(options)
+    envs = []
+    project_root = None
+    for option in options:
+        name, _, spec_text = option.partition("=")
+        if spec_text.strip().startswith("@current"):
+            envs.append(current_env(name.strip(), spec_text.strip()))
+            continue
+        if is_runtime_spec(spec_text):  # java:arrow==V or r:pkg==V: the other workers' version matrices
+            envs.append(runtime_env(option, say=say))
+            continue
+        spec = parse_env_option(option)
+        say(f"environment {spec.name}: {redact(spec.text)} (uv, cached)")
+        project_root = project_root or colbench_project()  # the checkout, or a tree made from the wheel
+        built = ensure_environment(spec, project_root)
+        # what the run record keeps of the spec: never a token of a git URL
+        envs.append(EnvChoice(name=built.name, python=str(built.python), spec=redact(spec.text), key=built.key,
+                              resolved=dict(built.resolved)))
+    names = [e.name for e in envs]
+    if len(set(names)) != len(names):
+        raise EnvError(f"--env names must differ: {', '.join(names)}")
+    return envs
+
+
+def envs_from_run(run_doc: dict[str, Any]) -> list[EnvChoice]:
+
+    envs = [EnvChoice(**e) for e in run_doc.get("envs") or [{}]]
+    for env in envs:
+        secret = [k for k, v in env.variables.items() if is_redacted(v)]
+        if secret:
+            raise EnvError(f"run {run_doc['run_id']} cannot be resumed: environment {env.name}'s "
+                             f"{', '.join(secret)} held a secret, which colbench does not store; start a new run")
+    return envs

@@ -1,0 +1,242 @@
+"""The `instructions` metric: how many instructions the timed call executes, counted by Valgrind's callgrind.
+
+`colbench run … --measure instructions` (or `--measure wall,instructions`) starts each Python worker under
+`valgrind --tool=callgrind --instr-atstart=no` and records, per timed iteration, the instructions the
+benchmark's `run` executed — imports, data generation, `setup`, `before_each`, checks and teardown excluded —
+as the sample series `instructions`, next to `wall_s` when both are asked for.
+
+How only the timed call is counted — three ways were weighed:
+
+- **Client requests (chosen).** Valgrind's CALLGRIND_* macros are a magic no-op instruction sequence that the
+  program executes itself; they need native code, so colbench compiles a 1 KB C helper (`HELPER_SOURCE`) with
+  the system `cc` against Valgrind's own `valgrind/callgrind.h` on first use, caches it under
+  `$COLBENCH_HOME/valgrind/`, and the worker loads it with ctypes (pytest-codspeed does the same with a cffi
+  extension). The worker switches instrumentation on before the first timed iteration (setup and warm-ups run
+  uninstrumented, several times faster) and, per iteration, zeroes the counters just before `run` and dumps them
+  just after: the dump's `totals:` is that one call, read back and removed at once. The count includes a
+  constant ~2,400 instructions of the ctypes round trip (measured on an empty region), nothing else.
+- `--toggle-collect=FUNC` on a C function wrapping the call: needs the same compiled helper plus a callback
+  through ctypes, and collection toggled that way is per thread, so Arrow's worker threads would be missed.
+- Two runs per process count (N timed iterations and 0) and their difference: no C needed, but twice the
+  Valgrind runs, one figure per process instead of per iteration, and the difference inherits the noise of two
+  whole-process counts (Python start-up and `import pyarrow` are ~10⁹ instructions: 0.05% of that is as big as
+  a small case's whole timed region).
+
+What the count is: user-space instructions of the worker process (callgrind's `Ir`), all threads summed —
+Valgrind runs threads one at a time, so a multi-threaded case is deterministic only as far as its work split is
+(Arrow's CSV and Parquet readers split by blocks: measured identical totals at 1 and 2 threads). Kernel work
+(system calls, page faults), waiting (I/O, locks, sleeps) and everything about speed per instruction (caches,
+branch prediction, memory bandwidth, SIMD width, frequency) are invisible; see docs/metrics.md.
+
+The Arrow memory pool is left as the case asks (`allocator` param): jemalloc, mimalloc and the system
+allocator all run under Valgrind and repeated within 0.1% here, and forcing one would make the `allocator`
+cases meaningless. Valgrind runs everything 20–50× slower, so the worker's timeout is `TIMEOUT_FACTOR` times
+`--timeout` and the memory limit gets `MEMORY_ALLOWANCE_BYTES` more for Valgrind's own tables. When wall time is
+asked for too, each execution is two worker processes, one after the other in the same block: the usual one
+(wall, CPU, memory) and one under Valgrind (instructions only); both land in one record, whose `measure` field
+says so. Python workers only for now: the R and Java workers have no client-request hook (and Java's JIT
+compiles on background threads at varying times, so its counts would not repeat anyway).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from colbench.model.records import CaseSpec
+from colbench.paths import colbench_home
+from colbench.runner.callgrind_probe import DUMP_DIR_VAR, LIB_VAR, METRIC
+from colbench.runner.isolate import WorkerLaunch, WorkerOutcome, error_document, run_worker
+from colbench.runner.lifeline import exec_dir_prefix
+
+MEASURES = ("wall", METRIC)
+TIMEOUT_FACTOR = 50
+MEMORY_ALLOWANCE_BYTES = 512 << 20
+UNIT = "instructions"
+
+HELPER_SOURCE = """\
+/* colbench's callgrind client requests (built on first use; see colbench/runner/instructions.py). */
+#include <valgrind/callgrind.h>
+int colbench_running_on_valgrind(void) { return RUNNING_ON_VALGRIND; }
+void colbench_start(void) { CALLGRIND_START_INSTRUMENTATION; }
+void colbench_stop(void) { CALLGRIND_STOP_INSTRUMENTATION; }
+void colbench_zero(void) { CALLGRIND_ZERO_STATS; }
+void colbench_dump(const char *reason) { CALLGRIND_DUMP_STATS_AT(reason); }
+"""
+
+VALGRIND_OPTIONS = (
+    "--tool=callgrind",
+    "--instr-atstart=no",        # setup runs uninstrumented; the worker switches it on after setup
+    "--separate-threads=no",     # one cost table: a dump counts every thread
+    "--dump-line=no",            # totals are all colbench reads: keep the dumps small
+    f"--callgrind-out-file=%q{{{DUMP_DIR_VAR}}}/callgrind.out.%p",
+    "-q",
+)
+
+
+class InstructionsUnavailable(RuntimeError):
+    """This machine cannot count instructions; the message says what to install."""
+
+
+@dataclass(frozen=True)
+class Toolchain:
+    valgrind: str
+    version: str
+    helper: Path
+
+    def settings(self) -> dict[str, Any]:
+        """What the record keeps about how instructions were counted."""
+        return {"tool": "callgrind", "valgrind": self.version, "options": list(VALGRIND_OPTIONS),
+                "timeout_factor": TIMEOUT_FACTOR, "counts": "user-space instructions of run(), all threads"}
+
+
+def parse_measure(text: str) -> tuple[str, ...]:
+    """`wall`, `instructions` or `wall,instructions` → the metrics, in canonical order."""
+    chosen = {part.strip() for part in text.split(",") if part.strip()}
+    unknown = sorted(chosen - set(MEASURES))
+    if unknown or not chosen:
+        raise ValueError(f"--measure {text!r}: choose wall, instructions or wall,instructions")
+    return tuple(m for m in MEASURES if m in chosen)
+
+
+def unsupported_reason(runtime: str) -> str | None:
+    """Why a runtime's worker cannot count instructions (None: it can)."""
+    from colbench.runtimes import RUNTIMES
+
+    known = RUNTIMES.get(runtime)
+    note = known.instructions_unsupported if known else f"unknown runtime {runtime!r}"
+    return f"instructions are counted for Python workers only for now ({note})" if note else None
+
+
+def restrict_plan(plan: Any, measure: Sequence[str]) -> None:
+    """With instructions only, cases whose worker cannot count them are skipped with the reason (with wall
+    time too, they run for wall time and their records say why instructions are missing)."""
+    from colbench.runner.plan import PlanError
+
+    if tuple(measure) != (METRIC,):
+        return
+    kept = []
+    for case in plan.cases:
+        reason = unsupported_reason(case.runtime)
+        if reason:
+            plan.skipped.append((case.benchmark.name, case.params, reason))
+        else:
+            kept.append(case)
+    if not kept:
+        raise PlanError(f"no case of this plan can count instructions: {reason}")
+    plan.cases[:] = kept
+
+
+def find_toolchain(home: Path | None = None) -> Toolchain:
+    """Valgrind and the client-request helper, building the helper on first use."""
+    valgrind = os.environ.get("COLBENCH_VALGRIND") or shutil.which("valgrind")
+    if not valgrind:
+        raise InstructionsUnavailable("--measure instructions needs Valgrind: install it (Debian/Ubuntu: "
+                                      "`apt-get install valgrind`)")
+    try:
+        version = subprocess.run([valgrind, "--version"], capture_output=True, text=True, timeout=30,
+                                 check=True).stdout.strip().removeprefix("valgrind-")
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise InstructionsUnavailable(f"cannot run {valgrind} --version: {exc}") from None
+    return Toolchain(valgrind, version, build_helper(version, home or colbench_home()))
+
+
+def build_helper(valgrind_version: str, home: Path) -> Path:
+    """Compile HELPER_SOURCE once per (source, Valgrind version) into home/valgrind/; returns the library."""
+    key = hashlib.sha256(f"{valgrind_version}\n{HELPER_SOURCE}".encode()).hexdigest()[:16]
+    folder = home / "valgrind"
+    library = folder / f"colbench-callgrind-{key}.so"
+    if library.exists():
+        return library
+    compiler = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+    if not compiler:
+        raise InstructionsUnavailable("--measure instructions builds a small C helper on first use and needs a C "
+                                      "compiler: install one (Debian/Ubuntu: `apt-get install gcc`)")
+    folder.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=folder, prefix=".build-") as tmp:
+        source, built = Path(tmp) / "helper.c", Path(tmp) / "helper.so"
+        source.write_text(HELPER_SOURCE)
+        try:
+            done = subprocess.run([compiler, "-O2", "-shared", "-fPIC", "-o", str(built), str(source)],
+                                  capture_output=True, text=True, timeout=120)
+        except (OSError, subprocess.SubprocessError) as exc:
+            raise InstructionsUnavailable(f"cannot run the C compiler {compiler}: {exc}") from None
+        if done.returncode != 0:
+            if "callgrind.h" in done.stderr:
+                raise InstructionsUnavailable("valgrind/callgrind.h not found: install Valgrind's headers "
+                                              "(Debian/Ubuntu: part of `valgrind`; Fedora: `valgrind-devel`)")
+            first = next((line for line in done.stderr.splitlines() if "error" in line), done.stderr.strip())
+            raise InstructionsUnavailable(f"building the callgrind helper with {compiler} failed: {first[:300]}")
+        os.replace(built, library)  # atomic: concurrent runs may both build, and either result is fine
+    return library
+
+
+@contextlib.contextmanager
+def counting_launch(launch: WorkerLaunch, toolchain: Toolchain) -> Iterator[WorkerLaunch]:
+    """The same worker launch under callgrind, with its own dump folder (removed afterwards, and named like an
+    execution directory so that one left by a killed colbench is swept by the next run)."""
+    with tempfile.TemporaryDirectory(prefix=exec_dir_prefix()) as dumps:
+        env = {**launch.env, LIB_VAR: str(toolchain.helper), DUMP_DIR_VAR: dumps}
+        limit = launch.memory_limit_bytes + MEMORY_ALLOWANCE_BYTES if launch.memory_limit_bytes else None
+        yield dataclasses.replace(launch, command=[toolchain.valgrind, *VALGRIND_OPTIONS, *launch.command],
+                                  env=env, timeout_s=launch.timeout_s * TIMEOUT_FACTOR, memory_limit_bytes=limit)
+
+
+def run_measures(spec: CaseSpec, launch: WorkerLaunch, runtime: str, measure: Sequence[str],
+                 toolchain: Toolchain | None) -> WorkerOutcome:
+    """One execution: the wall-time worker and/or the counting worker, folded into one outcome."""
+    wall = run_worker(spec, launch) if "wall" in measure else None
+    if METRIC not in measure:
+        assert wall is not None
+        return wall
+    reason = unsupported_reason(runtime)
+    if reason or toolchain is None:
+        reason = reason or "no Valgrind toolchain was prepared for this run"
+        if wall is None:
+            return WorkerOutcome(error_document("invalid", reason), {})
+        wall.document.setdefault("warnings", []).append(reason)
+        wall.document["measure"] = {"metrics": ["wall"], METRIC: {"skipped": reason}}
+        return wall
+    with counting_launch(launch, toolchain) as counting:
+        counted = run_worker(dataclasses.replace(spec, measure=METRIC), counting)
+    return merge(wall, counted, toolchain)
+
+
+def merge(wall: WorkerOutcome | None, counted: WorkerOutcome, toolchain: Toolchain) -> WorkerOutcome:
+    """Fold the counting worker's result into the wall worker's (or stand alone when wall was not asked for).
+
+    Memory and process figures under Valgrind describe Valgrind as much as the case: they are kept apart, under
+    `measure.instructions`, so `compare --metric memory` and run-time estimates never see them."""
+    doc = counted.document
+    info = {**toolchain.settings(), "separate_process": wall is not None, "process": counted.process,
+            "memory": doc.get("memory") or {}, "status": doc.get("status")}
+    if wall is None:
+        merged = {**doc, "memory": {}, "units": {**(doc.get("units") or {}), METRIC: UNIT},
+                  "measure": {"metrics": [METRIC], METRIC: info}}
+        return WorkerOutcome(merged, {})
+    merged = dict(wall.document)
+    for key in ("samples", "warmup_samples"):
+        counts = (doc.get(key) or {}).get(METRIC)
+        if counts:
+            merged[key] = {**(merged.get(key) or {}), METRIC: counts}
+    first = (doc.get("first_iteration") or {}).get(METRIC)
+    if first is not None and merged.get("first_iteration") is not None:
+        merged["first_iteration"] = {**merged["first_iteration"], METRIC: first}
+    merged["units"] = {**(merged.get("units") or {}), METRIC: UNIT}
+    merged["warnings"] = list(dict.fromkeys([*(merged.get("warnings") or []), *(doc.get("warnings") or [])]))
+    merged["measure"] = {"metrics": ["wall", METRIC], METRIC: info}
+    if doc.get("status") != "ok" and merged.get("status") == "ok":
+        error = dict(doc.get("error") or {"kind": "no-result", "message": "no result"})
+        error["message"] = f"counting instructions under Valgrind: {error.get('message', '')}"
+        merged["status"], merged["error"] = "error", error
+    return WorkerOutcome(merged, wall.process)
+

@@ -1,0 +1,191 @@
+"""`--measure instructions`: real workers under real Valgrind, counting only the timed call.
+
+The placebo's `work` param runs a deterministic loop inside the timed call and `setup_work` the same loop in
+setup, so what is counted (and what is not) can be told apart. Valgrind runs are slow: few, tiny processes.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import statistics
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from colbench.model.result import SCHEMA_PATH
+from colbench.runner.instructions import merge, parse_measure, unsupported_reason
+from colbench.runner.isolate import WorkerOutcome
+from colbench.store import open_store
+from colbench.store.base import ResultQuery
+from tests.conftest import colbench
+
+SCHEMA = json.loads(SCHEMA_PATH.read_text())
+needs_valgrind = pytest.mark.skipif(shutil.which("valgrind") is None or shutil.which("cc") is None,
+                                    reason="Valgrind and a C compiler are needed to count instructions")
+
+
+def results_of(home: Path, run_name: str) -> list[dict]:
+    store = open_store(str(home / "results.duckdb"), create=False)
+    run_id = next(r["run_id"] for r in store.list_runs() if r.get("name") == run_name)
+    return store.results(ResultQuery(run_ids=(run_id,)))
+
+
+def by_params(results: list[dict], **params: int) -> list[dict]:
+    return [r for r in results if all(r["params"][k] == v for k, v in params.items())]
+
+
+def median_count(results: list[dict]) -> float:
+    return statistics.median(v for r in results for v in r["samples"]["instructions"])
+
+
+@pytest.fixture(scope="module")
+def counted_home(tmp_path_factory) -> Path:
+    """Two placebo cases, wall time and instructions, two processes each: the same timed work with and without
+    heavy setup."""
+    home = tmp_path_factory.mktemp("counted")
+    colbench("run", "placebo", "--param", "duration=0", "--param", "work=2000",
+             "--param", "setup_work=0,300000", "--measure", "wall,instructions", "--processes", "2",
+             "--iterations", "2", "--warmup", "1", "--run-name", "counted", home=home, check=True, timeout=900)
+    return home
+
+
+@needs_valgrind
+def test_every_iteration_records_instructions_beside_wall_time(counted_home):
+    results = results_of(counted_home, "counted")
+    assert len(results) == 4
+    for r in results:
+        jsonschema.validate(r, SCHEMA)
+        assert r["status"] == "ok", r["error"]
+        assert len(r["samples"]["instructions"]) == 2 and len(r["samples"]["wall_s"]) == 2
+        assert all(v > 0 for v in r["samples"]["instructions"])
+        assert "instructions" not in r["warmup_samples"]  # warm-ups run uncounted, at Valgrind's faster pace
+        assert r["units"]["instructions"] == "instructions"
+        measure = r["measure"]
+        assert measure["metrics"] == ["wall", "instructions"]
+        assert measure["instructions"]["separate_process"] is True
+        assert measure["instructions"]["tool"] == "callgrind"
+        # Valgrind's memory never stands in for the case's own
+        assert r["memory"]["peak_rss_bytes"] < measure["instructions"]["memory"]["peak_rss_bytes"]
+
+
+@needs_valgrind
+def test_setup_is_not_counted_and_the_timed_work_is(counted_home):
+    results = results_of(counted_home, "counted")
+    light = median_count(by_params(results, work=2000, setup_work=0))
+    heavy_setup = median_count(by_params(results, work=2000, setup_work=300000))
+    # setup does 150x the timed work: counted, it would dwarf the timed call
+    assert abs(heavy_setup / light - 1) < 0.01, (light, heavy_setup)
+    # the loop costs a few hundred instructions per unit in CPython: the count is the loop's, not a constant
+    assert 2000 * 100 < light < 2000 * 5000, light
+
+
+@needs_valgrind
+def test_counts_repeat_across_processes_within_a_percent(counted_home):
+    results = results_of(counted_home, "counted")
+    medians = [statistics.median(r["samples"]["instructions"]) for r in results]  # setup does not count
+    assert len(medians) == 4
+    assert (max(medians) - min(medians)) / min(medians) < 0.01, medians
+
+
+@needs_valgrind
+def test_compare_and_history_accept_instructions(counted_home):
+    colbench("run", "placebo", "--param", "duration=0", "--param", "work=2000", "--measure", "instructions",
+             "--env", "base=@current", "--env", "more=@current COLBENCH_EXTRA_WORK=50%", "--processes", "2",
+             "--iterations", "2", "--warmup", "1", "--run-name", "ab", home=counted_home, check=True, timeout=600)
+    for r in results_of(counted_home, "ab"):
+        assert set(r["samples"]) == {"instructions"} and r["measure"]["metrics"] == ["instructions"]
+        assert r["memory"] == {} and r["process"] == {}
+
+    same = colbench("compare", "counted", "ab:base", "--metric", "instructions", "--format", "json",
+                    home=counted_home)
+    assert same.returncode == 0, same.stderr
+    (case,) = json.loads(same.stdout)["comparisons"]
+    assert case["metric"] == "instructions" and case["threshold"] == 0.01
+    assert abs(case["ratio"] - 1) < 0.01, case
+
+    more = colbench("compare", "ab:base", "ab:more", "--metric", "instructions", "--format", "json",
+                    home=counted_home)
+    (case,) = json.loads(more.stdout)["comparisons"]
+    assert 1.45 < case["ratio"] < 1.55, case  # the injected 50% of extra work, counted
+
+    history = colbench("history", "placebo", "--param", "work=2000", "--metric", "instructions", "--format", "json",
+                       home=counted_home)
+    assert history.returncode == 0, history.stderr
+    series = json.loads(history.stdout)
+    assert series and all(h["metric"] == "instructions" for h in series)
+    assert all(p["median"] > 0 for h in series for p in h["points"])
+
+    report = colbench("report", "ab", "--format", "markdown", "--output", "-", "--metric", "instructions",
+                      home=counted_home)
+    assert report.returncode == 0, report.stderr
+    assert "environment more vs base — instructions" in report.stdout
+    assert " M instr |" in report.stdout  # counts, not seconds
+
+
+@pytest.mark.skipif(shutil.which("Rscript") is None, reason="needs R to plan an R case")
+def test_an_r_case_cannot_count_instructions(home):
+    proc = colbench("run", "csv-read", "--param", "reader=data.table", "--param", "rows=1000", "--threads", "1",
+                    "--param", "compression=none", "--param", "source=fanniemae_2016Q4",
+                    "--measure", "instructions", "--dry-run", home=home)
+    assert proc.returncode == 2
+    assert "Python workers only" in proc.stderr and "Traceback" not in proc.stderr
+    # asked for both, the R case runs for wall time and its record says why it has no count
+    both = colbench("run", "csv-read", "--param", "reader=data.table", "--param", "rows=1000", "--threads", "1",
+                    "--param", "compression=none", "--param", "source=fanniemae_2016Q4", "--processes", "1",
+                    "--iterations", "1", "--warmup", "0", "--measure", "wall,instructions", "--run-name", "r",
+                    home=home)
+    if "skipped" in both.stderr:
+        pytest.skip(both.stderr.strip())
+    assert both.returncode == 0, both.stderr
+    (record,) = results_of(home, "r")
+    assert record["status"] == "ok" and record["samples"]["wall_s"] and "instructions" not in record["samples"]
+    assert record["measure"]["metrics"] == ["wall"]
+    assert "Python workers only" in record["measure"]["instructions"]["skipped"]
+    assert any("Python workers only" in w for w in record["warnings"])
+
+
+def test_measure_option_is_checked():
+    assert parse_measure("instructions,wall") == ("wall", "instructions")
+    assert parse_measure("instructions") == ("instructions",)
+    with pytest.raises(ValueError, match="choose wall, instructions"):
+        parse_measure("cycles")
+
+
+def test_other_runtimes_say_instructions_are_python_only():
+    assert unsupported_reason("python") is None
+    assert "Python workers only" in unsupported_reason("r")
+    java = unsupported_reason("java")
+    assert "Python workers only" in java and "JIT" in java
+
+
+def test_missing_valgrind_or_compiler_is_one_line_and_exit_2(home):
+    proc = colbench("run", "placebo", "--measure", "instructions", home=home,
+                    env={"COLBENCH_VALGRIND": str(home / "no-such-valgrind")})
+    assert proc.returncode == 2
+    assert "no-such-valgrind" in proc.stderr and "Traceback" not in proc.stderr
+    if shutil.which("valgrind"):
+        proc = colbench("run", "placebo", "--measure", "instructions", home=home,
+                        env={"CC": str(home / "no-such-cc")})
+        assert proc.returncode == 2
+        assert "C compiler" in proc.stderr and "Traceback" not in proc.stderr
+    bad = colbench("run", "placebo", "--measure", "cycles", home=home)
+    assert bad.returncode == 2 and "choose wall, instructions" in bad.stderr
+
+
+def test_a_failing_count_makes_the_record_an_error_but_keeps_wall_time():
+    from colbench.runner.instructions import Toolchain
+
+    wall = WorkerOutcome({"status": "ok", "samples": {"wall_s": [0.1]}, "warmup_samples": {},
+                          "first_iteration": {"wall_s": 0.1}, "units": {}, "warnings": [], "error": None},
+                         {"spawn_to_result_s": 0.3})
+    counted = WorkerOutcome({"status": "error", "samples": {}, "error": {"kind": "timeout", "message": "no result"},
+                             "warnings": []}, {"spawn_to_result_s": 30.0})
+    merged = merge(wall, counted, Toolchain("valgrind", "3.19.0", Path("helper.so")))
+    doc = merged.document
+    assert doc["status"] == "error" and doc["error"]["kind"] == "timeout"
+    assert doc["error"]["message"].startswith("counting instructions under Valgrind")
+    assert doc["samples"] == {"wall_s": [0.1]}
+    assert merged.process == {"spawn_to_result_s": 0.3}
+    assert doc["measure"]["instructions"]["process"] == {"spawn_to_result_s": 30.0}

@@ -1,0 +1,446 @@
+"""Hostile but fair input over every command that takes a name, a path or a URL (issue 11).
+
+One table: each row runs the real `colbench` in a subprocess with a sandboxed COLBENCH_HOME and decoy directories
+outside it (next to the home, above it, and elsewhere under tmp_path), each holding sentinel files. Every row asserts
+the exit code, a one-line message on stderr that holds the expected phrase (exit code 0: the phrase is on stdout),
+no traceback, and that every decoy file is still there with its content. Then the secrets: a real run whose argv
+carries passwords and tokens, and every place a run is shown, exported, reported or served.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+TINY_RUN = ("run", "placebo", "--param", "duration=0", "--processes", "1", "--iterations", "1", "--warmup", "0")
+
+
+@dataclass(frozen=True)
+class Row:
+    id: str
+    argv: tuple[str, ...]  # {abs} {next} {above}: decoy directories; {sentinel}: a decoy file; {home}: the home
+    code: int
+    phrase: str  # in the one stderr line (exit != 0) or on stdout (exit 0)
+    setup: str | None = None  # see SETUPS
+    gone: str | None = None  # relative to the home: what the command had to remove (a symlink, not its target)
+
+
+ROWS = [
+    # --- data clean: a data set is a known name, never a path -------------------------------------------------
+    Row("clean-abs", ("data", "clean", "{abs}"), 2, "unknown data set"),
+    Row("clean-dotdot-next", ("data", "clean", "../../../decoy"), 2, "unknown data set"),
+    Row("clean-dotdot-above", ("data", "clean", "../../../../decoy"), 2, "unknown data set"),
+    Row("clean-dotdot", ("data", "clean", ".."), 2, "unknown data set"),
+    Row("clean-dot", ("data", "clean", "."), 2, "unknown data set"),
+    Row("clean-empty", ("data", "clean", ""), 2, "unknown data set"),
+    Row("clean-inner-dotdot", ("data", "clean", "a/../../../../decoy"), 2, "unknown data set"),
+    Row("clean-known-then-dotdot", ("data", "clean", "fanniemae_2016Q4/../../../../decoy"), 2, "unknown data set"),
+    Row("clean-downloads-abs", ("data", "clean", "--downloads", "{abs}"), 2, "unknown data set"),
+    Row("clean-downloads-dotdot", ("data", "clean", "--downloads", "../../../decoy"), 2, "unknown data set"),
+    Row("clean-downloads-empty", ("data", "clean", "--downloads", ""), 2, "unknown data set"),
+    Row("clean-stale-dotdot", ("data", "clean", "--stale", "../../../decoy"), 2, "unknown data set"),
+    Row("clean-root-abs", ("data", "clean", "--root", "{abs}"), 2, "outside $COLBENCH_HOME"),
+    Row("clean-root-next-downloads", ("data", "clean", "--downloads", "--root", "{next}"), 2, "outside $COLBENCH_HOME"),
+    Row("clean-root-home-dotdot", ("data", "clean", "--root", "{home}/../decoy"), 2, "outside $COLBENCH_HOME"),
+    Row("clean-symlinked-dataset", ("data", "clean", "fanniemae_2016Q4"), 0, "freed", "linked_dataset",
+        gone="data/cache/fanniemae_2016Q4"),
+    Row("clean-stale-symlinked-dataset", ("data", "clean", "--stale", "fanniemae_2016Q4"), 0, "freed",
+        "linked_dataset"),
+    Row("clean-all-symlinked-cache", ("data", "clean"), 0, "freed", "linked_cache", gone="data/cache"),
+    Row("clean-symlinked-download", ("data", "clean", "--downloads", "nyctaxi_2010-01"), 0, "freed",
+        "linked_download", gone="data/downloads/nyctaxi_2010-01"),
+    Row("clean-stale-symlinked-file", ("data", "clean", "--stale"), 0, "freed", "linked_file",
+        gone="data/cache/int64_frame/r10-s0/stray.csv"),
+    Row("clean-registry-bad-name", ("data", "clean", "../../../decoy"), 2, "fix or delete it", "evil_registry"),
+    Row("list-registry-bad-name", ("data", "list"), 2, "fix or delete it", "evil_registry"),
+    Row("list-cached-dotdot", ("data", "list", "--cached", "--dataset", "../../../decoy"), 2, "unknown data set"),
+    Row("register-dotdot-name", ("data", "register", "../decoy", "{sentinel}"), 2, "bad source name"),
+    Row("register-dot-name", ("data", "register", ".", "{sentinel}"), 2, "bad source name"),
+    Row("register-url-without-file", ("data", "register", "evil", "http://127.0.0.1:9/.."), 2,
+        "cannot tell the file name"),
+    Row("unregister-dotdot", ("data", "unregister", "../decoy"), 2, "no user source"),
+    Row("get-dotdot", ("data", "get", "../../../decoy"), 2, "unknown source"),
+    Row("make-dotdot", ("data", "make", "../../../decoy", "--rows", "10"), 2, "unknown dataset"),
+    # --- env clean and --env names --------------------------------------------------------------------------
+    Row("env-clean-empty", ("env", "clean", ""), 2, "environment key"),
+    Row("env-clean-dotdot", ("env", "clean", "../../decoy"), 2, "environment key"),
+    Row("env-clean-abs", ("env", "clean", "{abs}"), 2, "environment key"),
+    Row("env-clean-dot", ("env", "clean", "."), 2, "environment key"),
+    Row("env-clean-all-symlinked", ("env", "clean"), 0, "removed 1", "linked_env", gone="envs/0123456789abcdef"),
+    Row("env-clean-prefix-symlinked", ("env", "clean", "0123"), 0, "removed 1", "linked_env",
+        gone="envs/0123456789abcdef"),
+    Row("env-name-dotdot-current", (*TINY_RUN, "--env", "../x=@current"), 2, "--env name"),
+    Row("env-name-dotdot-current-dry", (*TINY_RUN, "--env", "../x=@current", "--dry-run"), 2, "--env name"),
+    Row("env-name-slash-spec-dry", (*TINY_RUN, "--env", "a/b=pyarrow", "--dry-run"), 2, "--env name"),
+    Row("env-name-empty", (*TINY_RUN, "--env", "=@current"), 2, "--env name"),
+    Row("env-bad-spec-dry", (*TINY_RUN, "--env", "a=pyarrow>>1", "--dry-run"), 2, "not a requirement"),
+    Row("env-bad-variable-dry", (*TINY_RUN, "--env", "a=@current NOVALUE", "--dry-run"), 2, "KEY=VALUE"),
+    Row("env-same-names-dry", (*TINY_RUN, "--env", "a=@current", "--env", "a=@current", "--dry-run"), 2,
+        "must differ"),
+    # --- run options ------------------------------------------------------------------------------------------
+    Row("memory-limit-zero", (*TINY_RUN, "--memory-limit", "0"), 2, "above 0"),
+    Row("memory-limit-negative", (*TINY_RUN, "--memory-limit", "-1GiB"), 2, "cannot read size"),
+    Row("memory-limit-garbage", (*TINY_RUN, "--memory-limit", "lots"), 2, "cannot read size"),
+    Row("memory-limit-dot", (*TINY_RUN, "--memory-limit", "."), 2, "cannot read size"),
+    Row("param-empty-item", ("run", "csv-read", "--param", "reader=pyarrow,,polars", "--dry-run"), 2, "empty value"),
+    Row("param-trailing-comma", ("run", "placebo", "--param", "duration=0,", "--dry-run"), 2, "empty value"),
+    Row("param-empty-value", ("run", "csv-read", "--param", "reader=", "--dry-run"), 2, "NAME=VALUE"),
+    Row("threads-empty-item", ("run", "placebo", "--threads", "1,,2", "--dry-run"), 2, "empty value"),
+    Row("resume-with-targets", ("run", "--resume", "latest", "placebo"), 2, "cannot be combined"),
+    Row("resume-with-param", ("run", "--resume", "latest", "--param", "duration=1"), 2, "cannot be combined"),
+    Row("timeout-zero", (*TINY_RUN, "--timeout", "0"), 2, "--timeout"),
+    Row("repo-dotdot", (*TINY_RUN, "--repo", "../../decoy"), 2, "cannot read a git commit"),
+    Row("run-name-is-a-name", (*TINY_RUN, "--run-name", "../../decoy"), 0, "(../../decoy)"),
+    Row("store-is-a-directory", (*TINY_RUN, "--store", "{abs}"), 2, "cannot open results store"),
+    Row("every-case-errors", ("run", "placebo", "--param", "error=exception", "--processes", "1", "--iterations", "1",
+                              "--warmup", "0"), 3, "every case"),
+    Row("unknown-option", ("run", "--bogus"), 2, "No such option"),
+    # --- reading commands and outputs -------------------------------------------------------------------------
+    Row("show-runs-json", ("show", "--runs", "--format", "json"), 0, '"run_id"', "store"),
+    Row("show-bad-run", ("show", "../../decoy"), 2, "no run", "store"),
+    Row("compare-bad-run", ("compare", "../../decoy", "latest"), 2, "neither a run", "store"),
+    Row("report-into-decoy", ("report", "latest", "--no-history", "-o", "{abs}"), 0, "wrote", "store"),
+    Row("report-onto-file", ("report", "latest", "-o", "{sentinel}"), 2, "not a directory", "store"),
+    Row("report-under-file", ("report", "latest", "-o", "{sentinel}/sub"), 2, "cannot write", "store"),
+    Row("export-onto-directory", ("export", "-o", "{abs}"), 2, "is a directory", "store"),
+    Row("export-under-file", ("export", "-o", "{sentinel}/x.parquet"), 2, "cannot write", "store"),
+    Row("store-copy-to-directory", ("store", "copy", "{home}/results.duckdb", "{abs}"), 2, "cannot open results store",
+        "store"),
+    Row("store-copy-onto-file", ("store", "copy", "{home}/results.duckdb", "{sentinel}"), 2,
+        "cannot open results store", "store"),
+    Row("store-copy-from-missing", ("store", "copy", "{home}/../decoy/none.duckdb", "{home}/copy.duckdb"), 2,
+        "no results store"),
+    Row("store-copy-beside-home", ("store", "copy", "{home}/results.duckdb", "{next}/new.duckdb"), 0, "copied 1 run",
+        "store"),
+    Row("serve-host-not-an-ip", ("serve", "--host", "not-an-ip"), 2, "--host"),
+    Row("serve-host-out-of-range", ("serve", "--host", "256.1.1.1"), 2, "--host"),
+    Row("serve-port-zero", ("serve", "--port", "0"), 2, "--port"),
+    Row("publish-password-in-url", ("publish", "--conbench", "http://me:HostileS3cret@127.0.0.1:9"), 2,
+        "CONBENCH_PASSWORD", "store"),
+    Row("publish-not-a-url", ("publish", "--conbench", "../../decoy"), 2, "http(s)://", "store"),
+    # --- rows the other helpers of issue 11 add to this table (placeholders) ----------------------------------
+    # damaged store (a tail-truncated DuckDB file): show latest / export / report / run → 2, "colbench store info"
+    # --store under a file; an unwritable COLBENCH_HOME; a read-only store file opened read-only by reading commands
+    # the DuckDB file held by another process for > 30 s: the finished result is kept, and the run says so
+    # --store mysql://…: one line, no stray directory, no DuckDB extension download
+    # signals: kill -9 / SIGTERM / Ctrl-C of `colbench run` with a hanging worker (no orphan, no colbench-exec-*
+    # left); a worker killed by signal 40 → an error result and the run goes on
+]
+
+
+# --------------------------------------------------------------------------------------------- the sandbox
+
+
+@dataclass
+class Sandbox:
+    root: Path
+    home: Path
+    work: Path
+    decoys: dict[str, Path]
+
+    @property
+    def sentinel(self) -> Path:
+        return self.decoys["abs"] / "sentinel.txt"
+
+    def fill(self, text: str) -> str:
+        return text.format(home=self.home, sentinel=self.sentinel, **{k: str(v) for k, v in self.decoys.items()})
+
+    def snapshot(self) -> dict[Path, bytes]:
+        return {p: p.read_bytes() for d in self.decoys.values() for p in sorted(d.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture
+def sandbox(tmp_path: Path) -> Sandbox:
+    """home = tmp/a/home (data in home/data, cache in home/data/cache); decoys at tmp/a/decoy (next to the home:
+    ../../../decoy from the cache), tmp/decoy (above it: ../../../../decoy) and tmp/elsewhere/decoy (absolute)."""
+    home = tmp_path / "a" / "home"
+    work = tmp_path / "a" / "work"
+    decoys = {"next": tmp_path / "a" / "decoy", "above": tmp_path / "decoy", "abs": tmp_path / "elsewhere" / "decoy"}
+    for name, decoy in decoys.items():
+        for sub in ("", "cache", "downloads", "envs", "cache/fanniemae_2016Q4"):
+            (decoy / sub).mkdir(parents=True, exist_ok=True)
+            (decoy / sub / "sentinel.txt").write_text(f"decoy {name}/{sub}: must survive\n")
+    home.mkdir(parents=True)
+    work.mkdir()
+    return Sandbox(tmp_path, home, work, decoys)
+
+
+def cli(box: Sandbox, *args: str, timeout: float = 300, extra_env: dict[str, str] | None = None,
+        ) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("COLBENCH_STORE", "COLBENCH_DATA")}
+    env.update({"COLBENCH_HOME": str(box.home), "COLUMNS": "200", **(extra_env or {})})
+    return subprocess.run([sys.executable, "-m", "colbench", *args], capture_output=True, text=True, env=env,
+                          cwd=box.work, timeout=timeout)
+
+
+@pytest.fixture(scope="module")
+def seeded_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A DuckDB store holding one tiny real run, copied into the sandboxes that need one."""
+    root = tmp_path_factory.mktemp("seed")
+    box = Sandbox(root, root / "home", root, {})
+    done = cli(box, *TINY_RUN)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return box.home / "results.duckdb"
+
+
+def _link(link: Path, target: Path) -> None:
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(target, target_is_directory=target.is_dir())
+
+
+SETUPS = {
+    "store": lambda box, seed: shutil.copy(seed, box.home / "results.duckdb"),
+    "linked_dataset": lambda box, seed: _link(box.home / "data/cache/fanniemae_2016Q4", box.decoys["abs"]),
+    "linked_cache": lambda box, seed: _link(box.home / "data/cache", box.decoys["abs"]),
+    "linked_download": lambda box, seed: _link(box.home / "data/downloads/nyctaxi_2010-01", box.decoys["abs"]),
+    "linked_file": lambda box, seed: _link(box.home / "data/cache/int64_frame/r10-s0/stray.csv", box.sentinel),
+    "linked_env": lambda box, seed: _link(box.home / "envs/0123456789abcdef", box.decoys["abs"]),
+    "evil_registry": lambda box, seed: (box.home / "sources.json").write_text(json.dumps(
+        {"sources": [{"name": "../../../decoy", "url": "http://127.0.0.1:9/decoy.csv"}]})),
+}
+
+
+def message_lines(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[r.id for r in ROWS])
+def test_hostile_input(row: Row, sandbox: Sandbox, seeded_store: Path) -> None:
+    if row.setup:
+        SETUPS[row.setup](sandbox, seeded_store)
+    before = sandbox.snapshot()
+    done = cli(sandbox, *(sandbox.fill(a) for a in row.argv))
+    shown = f"exit {done.returncode}\n--- stdout\n{done.stdout}\n--- stderr\n{done.stderr}"
+    assert done.returncode == row.code, shown
+    assert "Traceback" not in done.stdout + done.stderr, shown
+    if row.code == 0:
+        assert row.phrase in done.stdout, shown
+    else:
+        lines = message_lines(done.stderr)
+        assert len(lines) == 1, shown
+        assert row.phrase in lines[0], shown
+    after = {p: p.read_bytes() for p in before if p.is_file()}
+    assert after == before, f"decoy files changed or gone: {sorted(set(before) - set(after))}\n{shown}"
+    if row.gone:
+        assert not os.path.lexists(sandbox.home / row.gone), shown
+
+
+# ---------------------------------------------------------------------------------------------------- secrets
+
+SECRETS = ("S3cretPassw0rd", "S3cretT0ken", "S3cretGitT0ken", "S3cretOldRec0rd")
+
+
+def assert_no_secret(text: str | bytes, where: str) -> None:
+    data = text if isinstance(text, bytes) else text.encode()
+    for secret in SECRETS:
+        assert secret.encode() not in data, f"{secret} in {where}:\n{data[:3000]!r}"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _get(url: str) -> tuple[int, bytes]:
+    try:
+        with urllib.request.urlopen(url, timeout=30) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read()
+
+
+def _dashboard_pages(box: Sandbox, run_ids: list[str]) -> dict[str, bytes]:
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if k not in ("COLBENCH_STORE", "COLBENCH_DATA")}
+    env["COLBENCH_HOME"] = str(box.home)
+    server = subprocess.Popen([sys.executable, "-m", "colbench", "serve", "--port", str(port)], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=box.work)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                _get(base + "/")
+                break
+            except OSError:
+                assert server.poll() is None, server.communicate()
+                assert time.monotonic() < deadline, "the dashboard did not start"
+                time.sleep(0.3)
+        pages = {}
+        first, last = run_ids[0], run_ids[-1]
+        paths = ["/", *(f"/runs/{r}" for r in run_ids), f"/compare?baseline={last}&contender={first}", "/history"]
+        for path in paths:
+            status, body = _get(base + path)
+            assert status < 500, (path, status, body[:2000])
+            pages[path] = body
+        for run_id in run_ids:
+            assert run_id.encode() in pages[f"/runs/{run_id}"]
+        return pages
+    finally:
+        server.send_signal(signal.SIGTERM)
+        out, err = server.communicate(timeout=60)
+        assert_no_secret(out + err, "the dashboard's output")
+
+
+def _seen_everywhere(box: Sandbox, run_ids: list[str], store_args: tuple[str, ...] = ()) -> None:
+    """Every way a user can look at the runs: tables, run lists, exports, the report."""
+    for run_id in run_ids:
+        for fmt in ("table", "json", "csv", "markdown"):
+            shown = cli(box, "show", run_id, "--format", fmt, *store_args)
+            assert shown.returncode == 0, shown.stderr
+            assert_no_secret(shown.stdout + shown.stderr, f"show --format {fmt}")
+    for args in (("show", "--runs"), ("show", "--runs", "--format", "json"), ("store", "info")):
+        shown = cli(box, *args, *store_args)
+        assert shown.returncode == 0, shown.stderr
+        assert_no_secret(shown.stdout + shown.stderr, " ".join(args))
+    for fmt, name in (("jsonl", "x.jsonl"), ("csv", "x.csv"), ("parquet", "x.parquet"), ("conbench", "x.json")):
+        out = box.work / name
+        done = cli(box, "export", "--format", fmt, "-o", str(out), *store_args)
+        assert done.returncode == 0, done.stderr
+        assert_no_secret(out.read_bytes(), f"export --format {fmt}")
+        if fmt == "parquet":  # compressed pages would hide a secret from a byte search: read the values
+            import pyarrow.parquet as pq
+
+            assert_no_secret(json.dumps(pq.read_table(out).to_pylist(), default=str), "export parquet values")
+    report = box.work / "report"
+    done = cli(box, "report", *run_ids, "--no-history", "-o", str(report), *store_args)
+    assert done.returncode == 0, done.stderr
+    files = [p for p in report.rglob("*") if p.is_file()]
+    assert any(p.name == "index.html" for p in files)
+    for path in files:
+        assert_no_secret(path.read_bytes(), f"report file {path.name}")
+    markdown = cli(box, "report", *run_ids, "--no-history", "--format", "markdown", "-o", "-", *store_args)
+    assert markdown.returncode == 0, markdown.stderr
+    assert_no_secret(markdown.stdout, "report --format markdown")
+
+
+def _secret_run(box: Sandbox, *store_args: str) -> str:
+    done = cli(box, *TINY_RUN, *store_args, "--run-name", "secrets",
+               "--commit", "https://user:S3cretPassw0rd@example.invalid/repo.git",
+               "--env", "a=@current COLBENCH_API_TOKEN=S3cretT0ken "
+                        "GIT_URL=https://x-access-token:S3cretGitT0ken@github.com/org/repo")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert_no_secret(done.stdout + done.stderr, "the run's output")
+    shown = cli(box, "show", "--runs", "--format", "json", *store_args)
+    return json.loads(shown.stdout)[0]["run_id"]
+
+
+def _add_unredacted_copy(store: Path, run_id: str) -> str:
+    """A copy of the run as an older colbench stored it: argv and the environment spec raw, secrets included."""
+    import duckdb
+
+    old_id = "20200101T000000-0ld0ld"
+    with duckdb.connect(str(store)) as con:
+        doc = json.loads(con.execute("SELECT doc FROM runs WHERE run_id = ?", [run_id]).fetchone()[0])
+        doc["argv"] += ["--store", "postgresql://me:S3cretOldRec0rd@db.example/colbench"]
+        doc.update(run_id=old_id, started_at="2020-01-01T00:00:00+00:00", name="old")
+        con.execute("INSERT INTO runs (run_id, name, started_at, status, machine_id, doc) VALUES (?, ?, ?, ?, ?, ?)",
+                    [old_id, "old", "2020-01-01 00:00:00", doc["status"], doc["machine_id"], json.dumps(doc)])
+        columns = [c[0] for c in con.execute("DESCRIBE results").fetchall()]
+        for row in con.execute("SELECT * FROM results WHERE run_id = ?", [run_id]).fetchall():
+            values = dict(zip(columns, row, strict=True))
+            result = json.loads(values["doc"])
+            result["env"]["spec"] = "@current TOKEN=S3cretOldRec0rd"
+            result.update(run_id=old_id, result_id="0ld" + result["result_id"])
+            values.update(run_id=old_id, result_id=result["result_id"], doc=json.dumps(result))
+            con.execute(f"INSERT INTO results ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
+                        list(values.values()))
+    return old_id
+
+
+def test_secrets_appear_nowhere(sandbox: Sandbox) -> None:
+    """A run whose argv carries a password, a token and a git token: not in its record, its results, its output,
+    any table, export, report or dashboard page; and a record an older colbench stored raw is masked on read."""
+    import duckdb
+
+    store = sandbox.home / "results.duckdb"
+    run_id = _secret_run(sandbox)
+    with duckdb.connect(str(store), read_only=True) as con:
+        stored = con.execute("SELECT doc FROM runs").fetchall() + con.execute("SELECT doc FROM results").fetchall()
+        argv = json.loads(con.execute("SELECT doc FROM runs").fetchone()[0])["argv"]
+    assert_no_secret(json.dumps(stored), "the stored records")
+    assert "https://user:***@example.invalid/repo.git" in argv  # masked, not dropped: the record says what was run
+
+    old_id = _add_unredacted_copy(store, run_id)
+    _seen_everywhere(sandbox, [run_id, old_id])
+    pages = _dashboard_pages(sandbox, [run_id, old_id])
+    for path, body in pages.items():
+        assert_no_secret(body, f"dashboard page {path}")
+    assert b"user:***@example.invalid" in pages[f"/runs/{run_id}"]
+
+    # the variables' secrets were not stored, so a resume cannot restore them: it says so rather than run with ***
+    done = cli(sandbox, "run", "--resume", run_id)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "COLBENCH_API_TOKEN" in done.stderr and "cannot be resumed" in done.stderr
+    assert_no_secret(done.stdout + done.stderr, "the resume's output")
+
+
+def test_unreachable_postgres_store_error_hides_the_password(sandbox: Sandbox) -> None:
+    url = f"postgresql://me:S3cretPassw0rd@127.0.0.1:{_free_port()}/colbench"
+    for args in (("show", "latest", "--store", url), (*TINY_RUN, "--store", url)):
+        done = cli(sandbox, *args, extra_env={"COLBENCH_STORE_RETRY_S": "0"})
+        assert done.returncode == 2, done.stdout + done.stderr
+        assert len(message_lines(done.stderr)) == 1 and "Traceback" not in done.stderr, done.stderr
+        assert "me:***@127.0.0.1" in done.stderr
+        assert_no_secret(done.stdout + done.stderr, f"colbench {args[0]} with an unreachable store")
+
+
+def test_conbench_url_with_password_is_refused_without_echoing_it(sandbox: Sandbox, seeded_store: Path) -> None:
+    shutil.copy(seeded_store, sandbox.home / "results.duckdb")
+    done = cli(sandbox, "publish", "--conbench", "http://me:S3cretPassw0rd@127.0.0.1:9")
+    assert done.returncode == 2 and "CONBENCH_PASSWORD" in done.stderr, done.stderr
+    assert_no_secret(done.stdout + done.stderr, "publish")
+    done = cli(sandbox, "publish", "--conbench", f"http://127.0.0.1:{_free_port()}/?token=S3cretT0ken",
+               "--github-repository", "https://github.com/org/repo")
+    assert done.returncode == 2 and "cannot reach Conbench" in done.stderr, done.stderr
+    assert_no_secret(done.stdout + done.stderr, "publish to a closed port")
+
+
+@pytest.fixture(scope="module")
+def pg_server():
+    from tests.store.pgserver import PgServer, find_bindir
+
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        pytest.skip("psycopg is not installed: `uv sync --all-extras`")
+    bindir = find_bindir()
+    if bindir is None:
+        if os.environ.get("COLBENCH_REQUIRE_ALL") == "1":
+            pytest.fail("PostgreSQL is not installed (COLBENCH_REQUIRE_ALL=1)")
+        pytest.skip("PostgreSQL is not installed")
+    server = PgServer(bindir)
+    try:
+        server.start()
+        server.wait_ready()
+        yield server
+    finally:
+        server.destroy()
+
+
+def test_postgres_store_url_password_is_never_recorded(sandbox: Sandbox, pg_server) -> None:
+    import psycopg
+
+    plain = pg_server.create_database("hostile_secrets")
+    # the test server trusts local connections, so any password is accepted: the URL carries one like a real one
+    url = plain.replace(f"{pg_server.user}@", f"{pg_server.user}:S3cretPassw0rd@")
+    run_id = _secret_run(sandbox, "--store", url)
+    with psycopg.connect(plain) as con:
+        stored = con.execute("SELECT doc::text FROM runs").fetchall() + \
+            con.execute("SELECT doc::text FROM results").fetchall()
+        argv = json.loads(con.execute("SELECT doc::text FROM runs").fetchone()[0])["argv"]
+    assert_no_secret(json.dumps(stored), "the PostgreSQL records")
+    assert any(f"{pg_server.user}:***@" in a for a in argv), argv
+    _seen_everywhere(sandbox, [run_id], ("--store", url))
