@@ -7,7 +7,8 @@ and one fresh plain Python process that times `pyarrow.parquet.read_table` on th
 (same thread settings, file read once untimed, one warm-up, then N timed calls with perf_counter_ns). The order
 within a round alternates. It prints the per-process medians of both, the ratio colbench / plain of their
 medians with a bootstrap 95 % interval, the spread of each arm's process medians, and the machine load; a harness
-that disturbs what it measures shows as a ratio above 1, one that adds noise as a wider spread. Uses the data cache of $COLBENCH_HOME (the twin is generated once) and a temporary store.
+that disturbs what it measures shows as a ratio above 1, one that adds noise as a wider spread. Uses the data cache of
+$COLBENCH_HOME (the twin is generated once) and a temporary store.
 With `--baseline DIR` (the `src` directory of another colbench checkout) a third arm runs that colbench too.
 """
 
