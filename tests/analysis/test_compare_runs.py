@@ -23,7 +23,8 @@ def aa_home(tmp_path_factory):
     # machine, not the work
     units = ",".join(str(60_000 + i * 6_000) for i in range(20))
     proc = colbench("run", "placebo", "--param", "duration=0", "--param", f"work={units}", "--env", "A=@current",
-                    "--env", "B=@current", "--iterations", "3", "--warmup", "0", "--processes", "12", home=home, timeout=900)
+                    "--env", "B=@current", "--iterations", "3", "--warmup", "0", "--processes", "12", home=home,
+                    timeout=900)
     assert proc.returncode == 0, proc.stderr  # an A/A run that found a regression exits 1
     return home
 
