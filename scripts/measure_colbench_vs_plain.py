@@ -6,8 +6,9 @@ Each round runs one `colbench run file-read` process (pyarrow, Parquet/snappy Fa
 and one fresh plain Python process that times `pyarrow.parquet.read_table` on the same cached file the same way
 (same thread settings, file read once untimed, one warm-up, then N timed calls with perf_counter_ns). The order
 within a round alternates. It prints the per-process medians of both, the ratio colbench / plain of their
-medians with a bootstrap 95 % interval, and the machine load; a harness that disturbs what it measures shows as
-a ratio above 1. Uses the data cache of $COLBENCH_HOME (the twin is generated once) and a temporary store.
+medians with a bootstrap 95 % interval, the spread of each arm's process medians, and the machine load; a harness
+that disturbs what it measures shows as a ratio above 1, one that adds noise as a wider spread. Uses the data cache of
+$COLBENCH_HOME (the twin is generated once) and a temporary store.
 With `--baseline DIR` (the `src` directory of another colbench checkout) a third arm runs that colbench too.
 """
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import random
 import statistics
@@ -108,8 +110,9 @@ def main() -> None:
           f"{args.rounds} interleaved rounds; load before {load}, after {load_after}")
     for label, values in arms.items():
         q = statistics.quantiles(values, n=4)
+        spread = statistics.stdev(math.log(v) for v in values)
         print(f"  {label:8s}: per-process medians: median {statistics.median(values) * 1e3:.1f} ms, "
-              f"IQR {q[0] * 1e3:.1f}–{q[2] * 1e3:.1f} ms")
+              f"IQR {q[0] * 1e3:.1f}–{q[2] * 1e3:.1f} ms, spread between processes (sd of log) {spread:.1%}")
     print(f"  ratio colbench / plain (medians): {statistics.median(ours) / statistics.median(plain):.3f} "
           f"(bootstrap 95% {low:.3f}–{high:.3f})")
     if args.baseline:

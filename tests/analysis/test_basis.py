@@ -8,13 +8,14 @@ from colbench.analysis.sides import case_inputs
 from colbench.model.records import Side
 
 
-def result(block: int, env: str, wall: list[float], cpu: list[float], run_delay: list[float] | None = None) -> dict:
+def result(block: int, env: str, wall: list[float], cpu: list[float], run_delay: list[float] | None = None,
+           threads: int = 1) -> dict:
     samples = {"wall_s": wall, "cpu_user_s": [0.9 * c for c in cpu], "cpu_sys_s": [0.1 * c for c in cpu]}
     if run_delay is not None:
         samples["run_delay_s"] = run_delay
-    return {"run_id": "r", "case_id": "c1", "benchmark": "placebo", "params": {"duration": 0.1},
+    return {"run_id": "r", "case_id": "c1", "benchmark": "placebo", "params": {"duration": 0.1, "threads": threads},
             "env_name": env, "block": block, "process_index": block, "status": "ok", "machine_id": "m",
-            "samples": samples}
+            "threads": {"requested": threads}, "samples": samples}
 
 
 def runs(rng, blocks: int, *, cpu_ratio: float = 1.0, wait_ratio: float = 1.0, busy: float = 0.98,
@@ -29,7 +30,7 @@ def runs(rng, blocks: int, *, cpu_ratio: float = 1.0, wait_ratio: float = 1.0, b
             preempted = rng.uniform(0, preempt, 5)
             wall = cpu / cores * (1 + preempted + (1 / busy - 1)) * (wait_ratio if env == "B" else 1.0)
             delay = list(cpu / cores * preempted) if record_delay else None
-            sides[env].append(result(b, env, list(wall), list(cpu), delay))
+            sides[env].append(result(b, env, list(wall), list(cpu), delay, threads=2 if cores > 1 else 1))
     return Side("A", "r", "A", sides["A"]), Side("B", "r", "B", sides["B"])
 
 
@@ -58,9 +59,11 @@ def test_wall_time_for_cases_that_wait_or_use_several_cores():
     assert next(iter(waits.values())).basis == "wall" and next(iter(waits.values())).check is None
     multi, _ = case_inputs(*runs(rng, 12, cores=1.9))
     assert next(iter(multi.values())).basis == "wall"
-    reason = choose_basis(*[case_inputs(*runs(rng, 12, cores=1.9), basis=b)[0]["placebo duration=0.1"]
-                            for b in ("wall", "cpu")])[1]
-    assert "several cores" in reason
+    wall, cpu = (case_inputs(*runs(rng, 12, cores=1.9), basis=b)[0]["placebo duration=0.1 threads=2"]
+                 for b in ("wall", "cpu"))
+    assert "several threads" in choose_basis(wall, cpu, single_threaded=False)[1]
+    assert "waits" in choose_basis(*(case_inputs(*runs(rng, 12, busy=0.6), basis=b)[0]["placebo duration=0.1 threads=1"]
+                                     for b in ("wall", "cpu")))[1]
     forced, _ = case_inputs(*runs(rng, 12), basis="wall")
     assert next(iter(forced.values())).basis == "wall"
 

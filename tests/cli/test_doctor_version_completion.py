@@ -28,8 +28,10 @@ def test_version(home):
 
 def _complete(lines: list[str], home: Path) -> list[list[str]]:
     """What bash offers after sourcing `colbench --show-completion bash` and pressing tab after each line."""
-    script = subprocess.run([str(SCRIPT), "--show-completion", "bash"], capture_output=True, text=True,
-                            check=True, env={**os.environ, "COLBENCH_HOME": str(home)}).stdout
+    shown = subprocess.run([str(SCRIPT), "--show-completion", "bash"], capture_output=True, text=True,
+                           env={**os.environ, "COLBENCH_HOME": str(home)}, timeout=300)
+    assert shown.returncode == 0, shown.stdout + shown.stderr
+    script = shown.stdout
     assert "complete " in script and "_COLBENCH_COMPLETE=complete_bash" in script
     shell = f'source /dev/stdin <<"EOF"\n{script}\nEOF\n'
     for words in lines:

@@ -62,10 +62,12 @@ def placebo_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
         errors = ["--param", "error=none,exception"] if index == 2 else []
         colbench("run", "placebo", "--param", "duration=0.001,0.002", *errors, "--processes", "2",
                  "--iterations", "3", "--warmup", "1", "--run-name", f"p{index}", home=home, check=True)
-    ab = colbench("run", "placebo", "--param", "duration=0.002", "--env", "base=@current",
-                  "--env", "slow=@current COLBENCH_PLACEBO_FACTOR=1.3", "--processes", "8", "--iterations", "2",
+    # 10 ms against 20 ms of busy work: a loaded machine's lost time slices (a few ms each) cannot hide a 2x change
+    # in 8 blocks, as they could hide 2.0 ms against 2.6 ms
+    ab = colbench("run", "placebo", "--param", "duration=0.01", "--env", "base=@current",
+                  "--env", "slow=@current COLBENCH_PLACEBO_FACTOR=2", "--processes", "8", "--iterations", "2",
                   "--warmup", "0", "--run-name", "ab", home=home)
-    # A run whose --env comparison finds a regression exits 1 (the slow env is 30% slower by construction).
+    # A run whose --env comparison finds a regression exits 1 (the slow env is twice as slow by construction).
     assert ab.returncode == 1 and "regress" in ab.stdout.lower(), ab.stdout + ab.stderr
     return home
 

@@ -107,15 +107,15 @@ def test_change_point_adapter_needs_enough_runs():
 
 def test_a_lone_chosen_case_is_labelled_by_its_params_not_defaults():
     from colbench.analysis.aggregate import CaseSummary
-    from colbench.render.fmt import case_label, varying_params
+    from colbench.render.fmt import params_label, varying_params
 
     def summary(benchmark: str, **params: object) -> CaseSummary:
         return CaseSummary(benchmark=benchmark, case_id="c", env_name="default", params=dict(params), engine="python",
                            processes=1, errors=[], wall={"n": 1}, process_medians=[1.0], first_iteration={})
 
     chosen = summary("placebo", duration=0.0, error="none", threads=1, allocator="default", cache="warm")
-    assert case_label(chosen, varying_params([chosen])["placebo"]) == "duration=0.0"
+    assert params_label(chosen, varying_params([chosen])["placebo"]) == "duration=0.0"
     plain = summary("placebo", duration=0.01, error="none", threads=1, allocator="default", cache="warm")
-    assert case_label(plain, varying_params([plain])["placebo"]) == "(defaults)"
+    assert params_label(plain, varying_params([plain])["placebo"]) == "(defaults)"
     unknown = summary("not-a-benchmark-here", size=3)
-    assert case_label(unknown, varying_params([unknown])["not-a-benchmark-here"]) == "size=3"
+    assert params_label(unknown, varying_params([unknown])["not-a-benchmark-here"]) == "size=3"

@@ -50,7 +50,7 @@ TAXI_ROWS = 1500
 FANNIE_ROWS = 1200
 FANNIE_COLUMNS = 31
 READERS = ("data.table", "readr", "vroom")
-VERSION_KEYS = ("R", "data.table", "readr", "vroom", "jsonlite")
+VERSION_KEYS = ("R", "jsonlite")  # always loaded; a reader package only when the case loaded it
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -332,6 +332,9 @@ def test_reads_each_layout(tmp_path, data_files, reader, layout, compression, th
     _assert_result_shape(result)
     assert result["status"] == "ok", result["error"]
     assert proc.stdout == ""
+    # the reader's version, and no version of a reader the case did not load (readr loads vroom: it parses with it)
+    assert result["versions"][reader][0].isdigit()
+    assert set(result["versions"]) & set(READERS) == ({"readr", "vroom"} if reader == "readr" else {reader})
 
     samples = result["samples"]
     assert len(samples["wall_s"]) == 3 and all(0 < s < 30 for s in samples["wall_s"])

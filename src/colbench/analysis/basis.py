@@ -5,15 +5,16 @@ all threads). On a busy machine wall time also counts the time the worker waited
 job held; CPU time does not, so for a case that keeps one core busy it can be much quieter. But CPU time
 is blind to waiting: I/O, sleeps, lock contention, a slower disk. So the rule, per case:
 
-1. CPU time is *eligible* when every process of both sides recorded it and the case keeps about one core
-   busy and waits for nothing but a CPU: per iteration (CPU time + run delay) / wall time, where the run
-   delay is the time the worker's threads were runnable while another job held the CPU (recorded by the
-   Python worker on Linux), has its median in [0.9, 1.1]. Then wall time is CPU time plus waiting for a
-   CPU: added work shows up in CPU time as the same relative change it would make on a quiet machine, and
-   a threshold on CPU time means what it means on wall time. Without a recorded run delay (R, Java), the
-   90th percentile of CPU time / wall time must lie in [0.9, 1.1] (the least disturbed iterations show
-   what the case itself does). Multi-threaded cases (> 1.1) and cases that wait for I/O (< 0.9) stay on
-   wall time: there a serial slowdown is diluted in CPU time, or waiting hides.
+1. CPU time is *eligible* when every process of both sides recorded it, ran single-threaded (pinned to one
+   CPU: `threads` 1), and spent its wall time on its own CPU work or waiting for a CPU: per iteration
+   (CPU time + run delay) / wall time has its median >= 0.9, where the run delay is the time the worker's
+   threads were runnable while another job held the CPU (recorded by the Python worker on Linux). Then
+   wall time is CPU time plus waiting for a CPU: added work shows up in CPU time as the same relative
+   change it would make on a quiet machine, so a threshold on CPU time means what it means on wall time.
+   Without a recorded run delay (R, Java workers), the 90th percentile of CPU time / wall time must be
+   >= 0.9 (the least disturbed iterations show what the case itself does). Multi-threaded cases (a
+   serial slowdown is diluted in the CPU time of several threads) and cases that wait for I/O (waiting
+   is invisible to CPU time) stay on wall time.
 2. It is *chosen* when it is clearly quieter: the spread (Qn) over blocks of the per-block *sum* of the
    two sides' log medians is below `QUIETER` (0.8) times that of wall time. A sum, not the difference
    the verdict tests: it carries the same process and iteration noise, but no trace of the effect (a
@@ -39,8 +40,8 @@ from colbench.analysis.compare import CaseInput
 from colbench.analysis.stats import qn_sigma
 
 BASES = ("wall", "cpu")
-#: CPU/wall window within which a case counts as keeping one core busy.
-ONE_CORE = (0.9, 1.1)
+#: Share of wall time that must be CPU work or waiting for a CPU for CPU time to stand in for it.
+BUSY = 0.9
 #: CPU time must be at least this much quieter than wall time to be chosen.
 QUIETER = 0.8
 
@@ -92,19 +93,21 @@ def _noise(case: CaseInput) -> float:
     return qn_sigma(list(sums.values()))
 
 
-def choose_basis(wall: CaseInput, cpu: CaseInput | None,
-                 run_delay: Sequence[Sequence[float]] | None = None) -> tuple[str, str]:
+def choose_basis(wall: CaseInput, cpu: CaseInput | None, run_delay: Sequence[Sequence[float]] | None = None,
+                 single_threaded: bool = True) -> tuple[str, str]:
     """('wall' or 'cpu', why) for one paired case; see the module docstring for the rule. `run_delay`:
-    per process (baseline's, then contender's) the per-iteration run delay, when recorded."""
+    per process (baseline's, then contender's) the per-iteration run delay, when recorded;
+    `single_threaded`: every process ran with one thread, pinned to one CPU."""
     if cpu is None:
         return "wall", "CPU time not recorded"
     if wall.baseline_blocks is None or wall.contender_blocks is None:
         return "wall", "unpaired: wall time"
+    if not single_threaded:
+        return "wall", "several threads: a serial slowdown would be diluted in CPU time, so wall time"
     ratio = busy_share([*wall.baseline, *wall.contender], [*cpu.baseline, *cpu.contender], run_delay)
-    if not ONE_CORE[0] <= ratio <= ONE_CORE[1]:
-        kind = "waits" if ratio < ONE_CORE[0] else "uses several cores"
+    if not ratio >= BUSY:
         what = "(CPU + run delay)/wall" if run_delay is not None else "CPU/wall"
-        return "wall", f"{what} {ratio:.2f}: the case {kind}, so wall time"
+        return "wall", f"{what} {ratio:.2f}: the case waits for more than a CPU, so wall time"
     noise_wall, noise_cpu = _noise(wall), _noise(cpu)
     if not (math.isfinite(noise_wall) and math.isfinite(noise_cpu)) or noise_cpu >= QUIETER * noise_wall:
         return "wall", f"CPU time not quieter (spread {noise_cpu:.2%} vs {noise_wall:.2%})"

@@ -105,7 +105,8 @@ def _value_bytes(array: Any, kind: str) -> int:
 
 def open_reader(data: Any, source: str) -> Any:
     """`buffer`: zero-copy, batches point into the Arrow buffer. `stream`: `data` is bytes behind a Python
-    file object, so every read copies bytes out of it, as the post's channel did."""
+    file object, so every read copies bytes out of it, as the post's channel did. Each of those reads runs Python
+    code under the GIL, so threads reading from `stream` take turns (E3's thread claim, docs/claims.md)."""
     import io
 
     import pyarrow as pa

@@ -167,7 +167,7 @@ def compare_run_envs(db: Any, config: Any, plan: Any, envs: list[Any], run_doc: 
         if next_look is None:
             if look.pending:
                 console.print(f"look {look.number}: {look.pending} comparison(s) still inconclusive, {used}: "
-                              "no time for more blocks")
+                              "no more blocks fit")
             return
         console.print(f"look {look.number}: {look.pending} comparison(s) inconclusive, {used}; adding "
                       f"{next_look.blocks} blocks{' (last look)' if next_look.final else ''}")

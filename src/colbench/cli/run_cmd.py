@@ -202,15 +202,15 @@ def _short(params: dict[str, Any]) -> str:
 
 def _print_plan(plan: Any, config: Any, store_url: str | None, envs: int = 1) -> None:
     from colbench.render.fmt import fmt_seconds
-    from colbench.runner.estimate import History, estimate_plan, plan_history
+    from colbench.runner.estimate import PastTimings, estimate_plan, past_timings
     from colbench.runner.machine import machine_info
     from colbench.store.base import StoreError
 
     iterations, warmup, processes = config.resolved(plan)
     try:
-        history = plan_history(_store(store_url, create=False), plan, machine_info()["machine_id"])
+        timings = past_timings(_store(store_url, create=False), plan, machine_info()["machine_id"])
     except StoreError:
-        history = History()
+        timings = PastTimings()
     def processes_of(case: Any) -> int:  # suite entries may ask more for some cases (those a claim decides on)
         return config.processes_of(case, processes)
 
@@ -220,15 +220,15 @@ def _print_plan(plan: Any, config: Any, store_url: str | None, envs: int = 1) ->
     for column in ("benchmark", "params", "runtime", "est. per iteration"):
         table.add_column(column)
     for case in plan.cases:
-        estimate = history.per_iteration_s.get(case.case_id, case.benchmark.estimate_seconds(case.params))
+        estimate = timings.per_iteration_s.get(case.case_id, case.benchmark.estimate_seconds(case.params))
         table.add_row(case.benchmark.name, " ".join(f"{k}={v}" for k, v in case.params.items()), case.runtime,
                       fmt_seconds(estimate) if estimate is not None else "unknown")
     console.print(table)
     reasons = Counter(f"{bench}: {reason}" for bench, _, reason in plan.dropped)
     for reason, count in reasons.items():
         console.print(f"[dim]dropped {count} invalid combination(s) of {reason}[/dim]", highlight=False)
-    est = estimate_plan(plan, iterations, warmup, processes_of, history, envs=envs)
-    startup = ", ".join(f"{rt} {fmt_seconds(s)}" for rt, s in sorted(history.startup_s.items()))
+    est = estimate_plan(plan, iterations, warmup, processes_of, timings, envs=envs)
+    startup = ", ".join(f"{rt} {fmt_seconds(s)}" for rt, s in sorted(timings.startup_s.items()))
     notes = [f"process start-up measured here: {startup}" if startup else "",
              f"start-up assumed for {', '.join(est.assumed_startup)} (never run on this machine)"
              if est.assumed_startup else "",

@@ -89,7 +89,7 @@ class CachedFile:
 
 
 @dataclass(frozen=True)
-class Plan:
+class FilePlan:
     """A request resolved against the registry: what to make, where, and from what."""
 
     request: DataRequest
@@ -118,7 +118,7 @@ class Plan:
         return variants.layout(base) if self.variant else base
 
     def derived(self, format: str | None = None, codec: Any = _KEEP, fmt_options: dict[str, Any] | None = None,
-                variant: Any = _KEEP) -> Plan:
+                variant: Any = _KEEP) -> FilePlan:
         """Another file of the same data (its CSV, its plain variant …), resolved the same way."""
         opts = dict(self.gen_options)
         chosen = self.variant if variant is _KEEP else variant
@@ -134,7 +134,7 @@ class Plan:
         return self.path.parents[3]
 
 
-def _base_layout(plan: Plan) -> TextLayout:
+def _base_layout(plan: FilePlan) -> TextLayout:
     if plan.synthetic or plan.source is None:
         assert plan.generator is not None
         return plan.generator.layout(plan.gen_options)
@@ -163,7 +163,7 @@ def _slugval(v: Any) -> str:
     return {"\t": "tab", ",": "comma", "|": "pipe"}.get(str(v), str(v))
 
 
-def resolve(request: DataRequest, root: Path | None = None) -> Plan:
+def resolve(request: DataRequest, root: Path | None = None) -> FilePlan:
     """Validate a request and work out its file, or raise a DataError that says what is wrong."""
     root = Path(root) if root is not None else data_dir()
     name = request.dataset
@@ -215,7 +215,7 @@ def resolve(request: DataRequest, root: Path | None = None) -> Plan:
     if fmt == "csv" and gen is not None and rows is not None and not gen.supports_csv(gen_options):
         raise DataError(f"{name} with {gen_options} has no CSV form (binary values); ask for "
                         "parquet, feather or an Arrow IPC format")
-    return Plan(request=request, dataset=name, format=fmt, codec=codec, rows=rows, seed=request.seed,
+    return FilePlan(request=request, dataset=name, format=fmt, codec=codec, rows=rows, seed=request.seed,
                 variant=variant, gen_options=gen_options, fmt_options=fmt_opts, path=path, lineage=lineage,
                 source=source, generator=gen)
 
@@ -227,7 +227,7 @@ def materialize(request: DataRequest, root: Path | None = None, *, verify: bool 
     return _materialize(resolve(request, root), verify=verify)
 
 
-def _materialize(plan: Plan, *, verify: bool = False) -> CachedFile:
+def _materialize(plan: FilePlan, *, verify: bool = False) -> CachedFile:
     state, entry = manifest.status(plan.path, plan.lineage, verify=verify)
     if state == "ok" and entry is not None:
         return _cached(plan, entry)
@@ -248,7 +248,7 @@ def _materialize(plan: Plan, *, verify: bool = False) -> CachedFile:
         return _cached(plan, entry)
 
 
-def _cached(plan: Plan, entry: manifest.Entry) -> CachedFile:
+def _cached(plan: FilePlan, entry: manifest.Entry) -> CachedFile:
     layout = TextLayout.from_json(entry.layout) if entry.layout else None
     return CachedFile(
         path=plan.path, size_bytes=entry.size_bytes, rows=entry.rows, columns=entry.columns,
@@ -262,7 +262,7 @@ def _cached(plan: Plan, entry: manifest.Entry) -> CachedFile:
         lineage=entry.lineage)
 
 
-def _build(plan: Plan) -> manifest.Entry:
+def _build(plan: FilePlan) -> manifest.Entry:
     start = time.perf_counter()
     inputs: list[str] = []
     schema: pa.Schema | None = None
@@ -291,7 +291,7 @@ def _build(plan: Plan) -> manifest.Entry:
     return entry
 
 
-def _build_text(plan: Plan, tmp: Path, inputs: list[str]) -> tuple[int, int]:
+def _build_text(plan: FilePlan, tmp: Path, inputs: list[str]) -> tuple[int, int]:
     if plan.variant:  # DSIB str / cat: derived from the plain CSV of the same month
         base = _materialize(plan.derived(variant=None))
         inputs.append(str(base.path))
@@ -322,7 +322,7 @@ def _count_columns(path: Path, delimiter: str) -> int:
     return line.count(delimiter.encode()) + 1 if line.strip() else 0
 
 
-def _build_binary(plan: Plan, tmp: Path, inputs: list[str]) -> tuple[int, int, pa.Schema]:
+def _build_binary(plan: FilePlan, tmp: Path, inputs: list[str]) -> tuple[int, int, pa.Schema]:
     gen = plan.generator
     if plan.synthetic and gen is not None and gen.kind == "frame":
         tables = gen.tables(plan.rows or 0, plan.seed, plan.gen_options)
@@ -354,7 +354,7 @@ def _build_binary(plan: Plan, tmp: Path, inputs: list[str]) -> tuple[int, int, p
     return written.rows, written.columns, written.schema
 
 
-def _empty_frame(gen: Generator, plan: Plan) -> pa.Table:
+def _empty_frame(gen: Generator, plan: FilePlan) -> pa.Table:
     schema_of = getattr(gen, "schema", None)
     if schema_of is not None:
         return schema_of(plan.gen_options).empty_table()
@@ -460,7 +460,7 @@ def estimate(request: DataRequest, root: Path | None = None) -> list[PlannedFile
     return _estimate(plan, {})
 
 
-def _label(plan: Plan) -> str:
+def _label(plan: FilePlan) -> str:
     what = f"{plan.dataset}" + (f"[{plan.variant}]" if plan.variant else "")
     scale = "real" if not plan.synthetic else f"{plan.rows:,} rows"
     codec = plan.codec or "uncompressed"
@@ -468,7 +468,7 @@ def _label(plan: Plan) -> str:
     return f"{what} ({scale}) {plan.format}/{codec}{opts}"
 
 
-def _estimate(plan: Plan, memo: dict[Path, PlannedFile]) -> list[PlannedFile]:
+def _estimate(plan: FilePlan, memo: dict[Path, PlannedFile]) -> list[PlannedFile]:
     if plan.path in memo:
         return []
     state, entry = manifest.status(plan.path, plan.lineage)
@@ -498,7 +498,7 @@ def _estimate(plan: Plan, memo: dict[Path, PlannedFile]) -> list[PlannedFile]:
     return deps + [item]
 
 
-def _predict(plan: Plan) -> tuple[int, bool]:
+def _predict(plan: FilePlan) -> tuple[int, bool]:
     if not plan.synthetic:
         src = plan.source
         assert src is not None
@@ -523,7 +523,7 @@ def _predict(plan: Plan) -> tuple[int, bool]:
     return int(per_row * plan.rows), False
 
 
-def _calibration_key(plan: Plan) -> str:
+def _calibration_key(plan: FilePlan) -> str:
     lineage = {k: v for k, v in plan.lineage.items() if k not in ("rows", "seed")}
     return json.dumps(lineage, sort_keys=True)
 
@@ -531,7 +531,7 @@ def _calibration_key(plan: Plan) -> str:
 _CALIBRATION: dict[str, float] = {}
 
 
-def _bytes_per_row(plan: Plan) -> float:
+def _bytes_per_row(plan: FilePlan) -> float:
     key = _calibration_key(plan)
     if key in _CALIBRATION:
         return _CALIBRATION[key]

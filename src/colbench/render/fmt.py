@@ -100,7 +100,7 @@ def _not_defaults(benchmark: str, params: dict[str, Any]) -> list[str]:
     return [n for n, v in params.items() if n not in defaults or tuple(defaults[n]) != (v,)]
 
 
-def case_label(summary: CaseSummary, shown: Sequence[str]) -> str:
+def params_label(summary: CaseSummary, shown: Sequence[str]) -> str:
     return " ".join(f"{n}={summary.params.get(n)}" for n in shown) or "(defaults)"
 
 

@@ -29,7 +29,7 @@ from colbench.experiments.registry import experiment_tables
 from colbench.paths import inside
 from colbench.redact import redact_argv, redact_doc
 from colbench.render.figures import Plot
-from colbench.render.fmt import case_label, fmt_bytes, fmt_measured, fmt_seconds, measured_metrics, varying_params
+from colbench.render.fmt import fmt_bytes, fmt_measured, fmt_seconds, measured_metrics, params_label, varying_params
 from colbench.report.claims import claims_figure, claims_table, evaluate_runs, experiments_of_run
 from colbench.report.plots import make_plots
 from colbench.report.plots_compare import (
@@ -245,7 +245,7 @@ def error_views(summaries: Sequence[CaseSummary]) -> list[ErrorView]:
                 grouped[key].processes.append(int(error.get("process_index", -1)))
                 continue
             grouped[key] = ErrorView(
-                label=f"{s.benchmark} {case_label(s, varying.get(s.benchmark, []))}", env=s.env_name,
+                label=f"{s.benchmark} {params_label(s, varying.get(s.benchmark, []))}", env=s.env_name,
                 kind=key[0], message=key[1], processes=[int(error.get("process_index", -1))],
                 traceback=_tail(error.get("traceback"), 40), stderr_tail=_tail(error.get("stderr_tail"), 40),
                 exit_code=error.get("exit_code"), signal=error.get("signal"))
@@ -349,7 +349,7 @@ def run_histories(store: Store, run: dict[str, Any], summaries: Sequence[CaseSum
     metric (default: every metric the run measured)."""
     machine_id = run.get("machine_id")
     varying = varying_params(summaries)
-    labels = {(s.case_id, s.env_name): f"{s.benchmark} {case_label(s, varying.get(s.benchmark, []))}"
+    labels = {(s.case_id, s.env_name): f"{s.benchmark} {params_label(s, varying.get(s.benchmark, []))}"
               for s in summaries}
     found: list[HistorySeries] = []
     for benchmark in dict.fromkeys(s.benchmark for s in summaries):
@@ -405,7 +405,7 @@ def build_run_view(store: Store, run_id: str, *, plots: bool = True, history: bo
     varying = varying_params(summaries)
     several_envs = len({s.env_name for s in summaries}) > 1
     for s in summaries:
-        label = f"{s.benchmark} {case_label(s, varying.get(s.benchmark, []))}"
+        label = f"{s.benchmark} {params_label(s, varying.get(s.benchmark, []))}"
         for text in s.warnings:
             warnings.append((label + (f" [{s.env_name}]" if several_envs else ""), text))
     return RunView(

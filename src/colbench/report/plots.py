@@ -31,7 +31,7 @@ from colbench.render.figures import (
     title,
     wide_range,
 )
-from colbench.render.fmt import case_label, varying_params
+from colbench.render.fmt import params_label, varying_params
 
 
 @styled
@@ -47,7 +47,7 @@ def generic_plot(summaries: Sequence[CaseSummary], run: dict[str, Any]) -> Figur
     bar_params = [v for v in varying if v != facet]
     facets = ordered([s.params.get(facet) for s in ok]) if facet else [None]
     envs = ordered([s.env_name for s in ok], [e.get("name") for e in run.get("envs") or []])
-    labels_per_facet = [ordered([case_label(s, bar_params) for s in ok if facet is None or s.params.get(facet) == f])
+    labels_per_facet = [ordered([params_label(s, bar_params) for s in ok if facet is None or s.params.get(facet) == f])
                         for f in facets]
     tallest = max(len(labels) for labels in labels_per_facet) * len(envs)
     scale, unit = time_unit([s.wall.get("q3") or median(s) for s in ok])
@@ -57,7 +57,7 @@ def generic_plot(summaries: Sequence[CaseSummary], run: dict[str, Any]) -> Figur
     for row, (value, labels) in enumerate(zip(facets, labels_per_facet, strict=True)):
         ax = axes[row][0]
         for e, env in enumerate(envs):
-            members = {case_label(s, bar_params): s for s in ok
+            members = {params_label(s, bar_params): s for s in ok
                        if s.env_name == env and (facet is None or s.params.get(facet) == value)}
             ys = [i + (e - (len(envs) - 1) / 2) * height for i in range(len(labels))]
             widths = [(median(members.get(label)) or 0.0) / scale for label in labels]

@@ -20,7 +20,7 @@ from colbench.analysis.aggregate import CaseSummary
 from colbench.analysis.compare import CaseInput, compare_suite
 from colbench.model.result import METRIC_SERIES
 from colbench.render.figures import LIMIT_COLOR, new_figure, styled, title
-from colbench.render.fmt import case_label, summary_median, varying_params
+from colbench.render.fmt import params_label, summary_median, varying_params
 
 NOT_COMPARED = "not compared"
 VERDICT_CLASSES = {"regression": "bad", "improvement": "good", "no change": "same", "inconclusive": "warn",
@@ -86,7 +86,7 @@ def _usable(samples: list[list[float]]) -> bool:
 def _labels(pairs: Sequence[tuple[CaseSummary, CaseSummary]]) -> dict[str, str]:
     contenders = [c for _, c in pairs]
     varying = varying_params(contenders)
-    return {c.case_id: f"{c.benchmark} {case_label(c, varying.get(c.benchmark, []))}" for c in contenders}
+    return {c.case_id: f"{c.benchmark} {params_label(c, varying.get(c.benchmark, []))}" for c in contenders}
 
 
 def _finite(value: float | None) -> float | None:

@@ -13,11 +13,11 @@ from rich.table import Table
 
 from colbench.analysis.aggregate import CaseSummary
 from colbench.render.fmt import (
-    case_label,
     fmt_bytes,
     fmt_rate,
     fmt_seconds,
     instructions_cell,
+    params_label,
     spread,
     varying_params,
 )
@@ -73,7 +73,7 @@ def results_table(summaries: Sequence[CaseSummary], title: str | None = None,
     if counted:
         table.add_column("instructions (CV)", justify="right")
     for s in summaries:
-        label = case_label(s, varying.get(s.benchmark, []))
+        label = params_label(s, varying.get(s.benchmark, []))
         cells = [s.benchmark, label] + ([s.env_name] if envs else [])
         if not s.ok:
             first = s.errors[0] if s.errors else {}

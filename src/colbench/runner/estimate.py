@@ -15,7 +15,7 @@ from colbench.store.base import ResultQuery, Store
 
 
 @dataclass
-class History:
+class PastTimings:
     per_iteration_s: dict[str, float] = field(default_factory=dict)  # case_id → median iteration time
     startup_s: dict[str, float] = field(default_factory=dict)  # runtime → median process time outside iterations
 
@@ -29,7 +29,7 @@ def _process_overhead(result: dict[str, Any]) -> float | None:
     return max(0.0, spawn - timed - warm)
 
 
-def plan_history(store: Store, plan: Plan, machine_id: str) -> History:
+def past_timings(store: Store, plan: Plan, machine_id: str) -> PastTimings:
     """Median iteration time per case, and start-up per runtime, from this machine's successful results."""
     wanted = {c.case_id for c in plan.cases}
     medians: dict[str, list[float]] = defaultdict(list)
@@ -42,7 +42,7 @@ def plan_history(store: Store, plan: Plan, machine_id: str) -> History:
             median = median_of(r)
             if r["case_id"] in wanted and median is not None:
                 medians[r["case_id"]].append(median)
-    return History({c: statistics.median(v) for c, v in medians.items()},
+    return PastTimings({c: statistics.median(v) for c, v in medians.items()},
                    {rt: statistics.median(v) for rt, v in overheads.items()})
 
 
@@ -54,14 +54,14 @@ class Estimate:
 
 
 def estimate_plan(plan: Plan, iterations: int, warmup: int, processes: Callable[[PlannedCase], int],
-                  history: History, envs: int = 1) -> Estimate:
+                  timings: PastTimings, envs: int = 1) -> Estimate:
     total, unknown, assumed = 0.0, 0, set()
     for case in plan.cases:
-        per_iteration = history.per_iteration_s.get(case.case_id, case.benchmark.estimate_seconds(case.params))
+        per_iteration = timings.per_iteration_s.get(case.case_id, case.benchmark.estimate_seconds(case.params))
         if per_iteration is None:
             unknown += 1
             per_iteration = 0.0
-        startup = history.startup_s.get(case.runtime)
+        startup = timings.startup_s.get(case.runtime)
         if startup is None:
             startup = RUNTIMES[case.runtime].assumed_startup_s if case.runtime in RUNTIMES else 1.0
             assumed.add(case.runtime)

@@ -7,6 +7,7 @@ become error results with their cause; the caller never sees an exception for a 
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import random
@@ -22,7 +23,7 @@ from typing import Any
 from colbench.model.records import CaseSpec
 from colbench.runner.interrupt import signal_name
 from colbench.runner.lifeline import die_with_parent_hook, exec_dir_prefix
-from colbench.runner.machine import read_steal_seconds
+from colbench.runner.machine import isolated_cpus, read_steal_seconds
 from colbench.runner.watch import ExitWatch, MemoryWatch
 
 STDERR_TAIL_LINES = 30
@@ -65,15 +66,38 @@ def thread_env(threads: int) -> dict[str, str]:
 DEFAULT_ENV = {"OMP_WAIT_POLICY": "passive"}
 
 
-def choose_cpus(threads: int) -> tuple[list[int] | None, str | None]:
-    """The first `threads` CPUs this process may use; a warning when there are fewer than asked."""
+def choose_cpus(threads: int, isolated: list[int] | None = None) -> tuple[list[int] | None, str | None]:
+    """CPUs to pin a worker of `threads` threads to, and a warning when there are fewer than asked.
+
+    The kernel's isolated CPUs (`isolcpus=`) when there are enough of them and this process may use them,
+    as pyperf does: no other task is scheduled there. Otherwise the first `threads` CPUs of this process's
+    affinity."""
     try:
         allowed = sorted(os.sched_getaffinity(0))
     except AttributeError:
         return None, "CPU pinning is not available on this OS"
+    isolated = usable_isolated_cpus() if isolated is None else isolated
+    if threads <= len(isolated):
+        return isolated[:threads], None
     if threads > len(allowed):
         return allowed, f"{threads} threads requested on {len(allowed)} CPUs: oversubscribed, not pinned tighter"
     return allowed[:threads], None
+
+
+@functools.cache
+def usable_isolated_cpus() -> list[int]:
+    """The isolated CPUs a child of this process may be pinned to. A normal process's affinity leaves them out,
+    but a cgroup's cpuset may forbid them too: tried once on this process, whose affinity is then restored."""
+    isolated = isolated_cpus()
+    if not isolated:
+        return []
+    own = os.sched_getaffinity(0)
+    try:
+        os.sched_setaffinity(0, isolated)
+    except OSError:
+        return []
+    os.sched_setaffinity(0, own)
+    return isolated
 
 
 def _tail(path: Path, lines: int = STDERR_TAIL_LINES) -> str:

@@ -69,6 +69,28 @@ def read_steal_seconds() -> float | None:
     return int(fields[8]) / os.sysconf("SC_CLK_TCK")
 
 
+def parse_cpu_list(text: str) -> list[int]:
+    """A kernel CPU list such as `2-3,6` (sysfs, `isolcpus=`) as sorted CPU numbers; empty text, none."""
+    cpus: set[int] = set()
+    for part in text.strip().split(","):
+        if not part:
+            continue
+        first, _, last = part.partition("-")
+        try:
+            cpus.update(range(int(first), int(last or first) + 1))
+        except ValueError:
+            raise ValueError(f"not a CPU list: {text.strip()!r}") from None
+    return sorted(cpus)
+
+
+def isolated_cpus() -> list[int]:
+    """CPUs the kernel keeps free of other tasks (`isolcpus=` at boot), where a worker is least disturbed."""
+    try:
+        return parse_cpu_list(_read("/sys/devices/system/cpu/isolated") or "")
+    except ValueError:
+        return []
+
+
 def machine_info(name: str | None = None) -> dict[str, Any]:
     memory = psutil.virtual_memory()
     swap = psutil.swap_memory()
@@ -84,6 +106,7 @@ def machine_info(name: str | None = None) -> dict[str, Any]:
         "cpu_cores": psutil.cpu_count(logical=False) or os.cpu_count(),
         "cpu_threads": psutil.cpu_count(logical=True),
         "cpus_allowed": affinity,
+        "cpus_isolated": isolated_cpus(),
         "cpu_caches": _caches(),
         "cpu_governors": _governors(),
         "cpu_turbo": _turbo(),
@@ -153,6 +176,11 @@ def environment_checks(info: dict[str, Any]) -> list[Check]:
     steal = read_steal_seconds()
     if steal is not None:
         checks.append(Check("steal", True, f"{steal:.1f} s CPU steal since boot (per-execution steal is recorded)"))
+    if info.get("cpus_isolated"):
+        checks.append(Check("isolated_cpus", True, f"isolated CPUs {info['cpus_isolated']}: workers run there"))
+    else:
+        checks.append(Check("isolated_cpus", True, "no isolated CPUs: for the quietest timings boot with "
+                            "isolcpus=… (and nohz_full=…); colbench then pins workers there"))
     if info.get("aslr") not in (None, "2"):
         checks.append(Check("aslr", True, f"ASLR level {info['aslr']} (colbench leaves layout random on purpose)"))
     return checks

@@ -188,7 +188,7 @@ def run_until_decided(
     record = {"baseline": baseline, "alpha": settings.alpha, "threshold": settings.threshold,
               "floor": settings.floor, "family_size": seq.family_size, "spending": settings.spending,
               "basis": settings.basis, "looks": [], "cases": {}}
-    stopped = "decided"
+    stopped, reported = "decided", False
     while seq.pending and settings.until_decided:
         if seq.exhausted:  # the last look the budget (or --max-looks) allowed is done
             limited = settings.max_looks is not None and seq.looks_done >= settings.max_looks
@@ -202,7 +202,7 @@ def run_until_decided(
         if on_look:
             on_look(looks[-1], next_look)
         if next_look is None:
-            stopped = "budget"
+            stopped, reported = "budget", True
             break
         blocks += next_look.blocks
         config.processes = blocks
@@ -221,7 +221,7 @@ def run_until_decided(
                            fraction=max(next_look.fraction, seq.fraction))
         looks.append(Look(len(looks) + 1, clock() - started, seq.fraction, seq.spent_alphas[-1],
                           len(seq.pending), next_look.blocks))
-    if stopped != "budget" and on_look:
+    if on_look and not reported:
         on_look(looks[-1], None)
     record["looks"] = [{"fraction": look.fraction, "alpha": look.alpha, "blocks_added": look.blocks_added}
                        for look in looks]

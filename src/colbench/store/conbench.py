@@ -171,7 +171,7 @@ def _bytes(size: Any) -> int:
     return int(float(match.group(1)) * 1024 ** " KMGT".index(match.group(2).upper() or " "))
 
 
-def machine_info(machine: Mapping[str, Any]) -> dict[str, Any]:
+def conbench_machine(machine: Mapping[str, Any]) -> dict[str, Any]:
     caches = machine.get("cpu_caches") or {}
     return {
         "name": str(machine.get("name") or machine.get("hostname") or "unknown"),
@@ -250,7 +250,7 @@ def to_conbench(result: Mapping[str, Any], run: Mapping[str, Any] | None = None,
                                               {"name": result["benchmark"], **result["params"]}).items()},
         "context": {k: v for k, v in context.items() if v is not None},
         "info": info,
-        "machine_info": machine_info(result.get("machine") or run.get("machine") or {}),
+        "machine_info": conbench_machine(result.get("machine") or run.get("machine") or {}),
     }
     name = result.get("run_name") or run.get("name")
     if name:

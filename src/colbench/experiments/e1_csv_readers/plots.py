@@ -31,7 +31,7 @@ from colbench.render.figures import (
     time_unit,
     title,
 )
-from colbench.render.fmt import case_label, varying_params
+from colbench.render.fmt import params_label, varying_params
 
 
 def _reader_key(label: str) -> tuple[int, str]:
@@ -48,7 +48,7 @@ def e1_csv_read(summaries: Sequence[CaseSummary], run: dict[str, Any]) -> Figure
     extra = [v for v in varying if v not in ("reader", "source", "compression", "output", "threads")]
 
     def label(s: CaseSummary) -> str:
-        return s.params["reader"] + (f" {case_label(s, extra)}" if extra else "")
+        return s.params["reader"] + (f" {params_label(s, extra)}" if extra else "")
 
     sources = ordered([s.params["source"] for s in rows], SOURCE_ORDER)
     facets = sorted({(s.params["compression"], int(s.params["threads"])) for s in rows},

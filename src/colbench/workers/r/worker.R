@@ -367,9 +367,11 @@ run_case <- function(case, st) {
 # ---------------------------------------------------------------------------------------------------------
 # result
 
+# Only packages this process loaded, as the Python worker reports only imported modules: a fread case must
+# not list readr's version as if it had played a part.
 package_versions <- function() {
   v <- list(R = r_version())
-  for (p in REPORTED_PACKAGES) {
+  for (p in intersect(REPORTED_PACKAGES, loadedNamespaces())) {
     ver <- tryCatch(suppressWarnings(utils::packageDescription(p, fields = "Version")), error = function(e) NA)
     if (!is.na(ver)) v[[p]] <- ver
   }
