@@ -177,7 +177,8 @@ def environment_checks(info: dict[str, Any]) -> list[Check]:
     if steal is not None:
         checks.append(Check("steal", True, f"{steal:.1f} s CPU steal since boot (per-execution steal is recorded)"))
     if info.get("cpus_isolated"):
-        checks.append(Check("isolated_cpus", True, f"isolated CPUs {info['cpus_isolated']}: workers run there"))
+        checks.append(Check("isolated_cpus", True, f"isolated CPUs {info['cpus_isolated']}: workers run there when "
+                            "colbench may use them"))
     else:
         checks.append(Check("isolated_cpus", True, "no isolated CPUs: for the quietest timings boot with "
                             "isolcpus=… (and nohz_full=…); colbench then pins workers there"))
