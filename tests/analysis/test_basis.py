@@ -106,10 +106,6 @@ def test_on_a_crowded_machine_the_run_delay_tells_waiting_for_a_cpu_from_waiting
 def test_too_few_blocks_to_split_the_level_compare_wall_time_alone():
     """8 blocks reach p <= 0.01 (2/256) but not 0.005: a CPU view with its wall check would make a clear +30%
     "too few samples"; wall time alone decides it, and the reason says why. With 9 blocks both views stay."""
-    import numpy as np
-
-    from colbench.analysis.compare import CaseInput, Verdict, compare_suite
-
     rng = np.random.default_rng(7)
 
     def case(blocks: int) -> CaseInput:

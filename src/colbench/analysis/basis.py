@@ -105,7 +105,7 @@ def choose_basis(wall: CaseInput, cpu: CaseInput | None, run_delay: Sequence[Seq
     if not single_threaded:
         return "wall", "several threads: a serial slowdown would be diluted in CPU time, so wall time"
     ratio = busy_share([*wall.baseline, *wall.contender], [*cpu.baseline, *cpu.contender], run_delay)
-    if not ratio >= BUSY:
+    if not ratio >= BUSY:  # written so that a NaN share (no iterations) also means wall time
         what = "(CPU + run delay)/wall" if run_delay is not None else "CPU/wall"
         return "wall", f"{what} {ratio:.2f}: the case waits for more than a CPU, so wall time"
     noise_wall, noise_cpu = _noise(wall), _noise(cpu)

@@ -69,19 +69,6 @@ def _measured(results: list[dict[str, Any]], metric: str) -> list[tuple[dict[str
     return found
 
 
-def _threads(result: dict[str, Any]) -> int | None:
-    """Threads the process ran with: as requested (the worker pins itself to that many CPUs)."""
-    threads = result.get("threads")
-    if isinstance(threads, dict):
-        threads = threads.get("requested")
-    if threads is None:
-        threads = (result.get("params") or {}).get("threads")
-    try:
-        return int(threads) if threads is not None else None
-    except (TypeError, ValueError):
-        return None
-
-
 def _time_input(wall: CaseInput, base: list[dict[str, Any]], cont: list[dict[str, Any]], basis: str) -> CaseInput:
     """The time comparison of one case on the basis the rule of `basis.py` picks (or the one asked for)."""
     if basis == "wall":
@@ -95,7 +82,8 @@ def _time_input(wall: CaseInput, base: list[dict[str, Any]], cont: list[dict[str
         return cpu
     delays = [iteration_values(r, "run_delay") for r in [*base, *cont]]
     run_delay = [d for d in delays if d is not None]
-    single = all(_threads(r) == 1 for r in [*base, *cont])
+    # `threads.requested` is in every stored result (result.schema.json); the worker pins itself to that many CPUs
+    single = all(int(r["threads"]["requested"]) == 1 for r in [*base, *cont])
     chosen, _ = choose_basis(wall, cpu, run_delay if len(run_delay) == len(delays) else None, single)
     return dataclasses.replace(cpu, check=wall) if chosen == "cpu" else wall
 

@@ -211,6 +211,7 @@ def _print_plan(plan: Any, config: Any, store_url: str | None, envs: int = 1) ->
         timings = past_timings(_store(store_url, create=False), plan, machine_info()["machine_id"])
     except StoreError:
         timings = PastTimings()
+
     def processes_of(case: Any) -> int:  # suite entries may ask more for some cases (those a claim decides on)
         return config.processes_of(case, processes)
 
