@@ -131,6 +131,8 @@ def main() -> None:
     parser.add_argument("--budget", default="10m", help="per pair (one case, two environments)")
     parser.add_argument("--case", action="append", choices=sorted(CASES), help="default: all")
     parser.add_argument("--no-aa", action="store_true", help="skip the A/A trials")
+    parser.add_argument("--home", type=Path, help="COLBENCH_HOME to keep (data cache, store) for re-analysis; "
+                        "default: a temporary one")
     args = parser.parse_args()
     cases = args.case or list(CASES)
     factors = [args.slowdown] + ([] if args.no_aa else [1.0])
@@ -138,7 +140,7 @@ def main() -> None:
         hook = Path(tmp) / "hook"
         hook.mkdir()
         (hook / "sitecustomize.py").write_text(SITECUSTOMIZE)
-        home = Path(tmp) / "home"
+        home = args.home.resolve() if args.home else Path(tmp) / "home"
         outcomes: dict[tuple[str, float], list[dict]] = {}
         for t in range(args.trials):
             for case in cases:

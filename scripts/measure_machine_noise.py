@@ -1,7 +1,7 @@
 """The noise floor of this machine: how much does the *same simple work* vary from one run to the next?
 
     uv run python scripts/measure_machine_noise.py [--kind cpu scan alloc] [--processes 12] [--iterations 20]
-                                                   [--ms 100] [--cpu N]
+                                                   [--ms 100] [--cpu N] [--show-iterations] [--designs BLOCKS]
 
 Per kind, --processes fresh Python processes one after the other, each pinned to one CPU (default: the CPU
 colbench would pin a single-threaded worker to), each timing --iterations repetitions of fixed work sized to
@@ -17,6 +17,13 @@ No benchmark doing that kind of work can be quieter than the floor printed here,
 it (docs/gating.md). Prints, on the log scale (0.05 ~ 5%), the spread of iterations inside a process and of the
 per-process medians, min/median/max, the CPU steal and the load average, and what the floor means for a paired
 A/B gate: blocks needed to call a true 5% slowdown with 95% power at alpha 0.01 over 9 cases.
+`--show-iterations` prints each process's iteration times, with its CPU.
+
+`--designs BLOCKS` instead runs BLOCKS A/A blocks of two such processes (5 iterations each) in three designs
+and prints the spread of the blocks' log-ratio of medians for each: A then B on one CPU (what colbench does),
+A and B at the same time on two CPUs (sides swapped every block), and A then B with the other CPU kept busy.
+It tells whether the machine's speed changes hit both CPUs alike (then side by side would cancel them) and
+whether a busy sibling holds the speed.
 """
 
 from __future__ import annotations
@@ -60,10 +67,20 @@ for _ in range(iterations):
 print(json.dumps(times))
 """
 
+def _start(kind: str, size: int, iterations: int, cpu: int) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-c", CHILD, kind, str(size), str(iterations)],
+                            stdout=subprocess.PIPE, text=True, preexec_fn=lambda: os.sched_setaffinity(0, [cpu]))
+
+
+def _times(child: subprocess.Popen[str]) -> list[float]:
+    out, _ = child.communicate()
+    if child.returncode:
+        raise SystemExit(f"a timing process failed with exit code {child.returncode}")
+    return json.loads(out)
+
+
 def _run(kind: str, size: int, iterations: int, cpu: int) -> list[float]:
-    out = subprocess.run([sys.executable, "-c", CHILD, kind, str(size), str(iterations)], capture_output=True,
-                         text=True, check=True, preexec_fn=lambda: os.sched_setaffinity(0, [cpu]))
-    return json.loads(out.stdout)
+    return _times(_start(kind, size, iterations, cpu))
 
 
 def calibrate(kind: str, ms: float, cpu: int) -> int:
@@ -77,6 +94,9 @@ def measure(kind: str, args: argparse.Namespace, cpu: int) -> None:
     size = calibrate(kind, args.ms, cpu)
     steal0, load0 = read_steal_seconds(), os.getloadavg()[0]
     procs = [[math.log(t) for t in _run(kind, size, args.iterations, cpu)] for _ in range(args.processes)]
+    if args.show_iterations:
+        for p in procs:
+            print(f"  CPU {cpu}: " + ", ".join(f"{math.exp(x) * 1e3:.0f}" for x in p) + " ms")
     steal1 = read_steal_seconds()
     within = statistics.median(statistics.stdev(p) for p in procs)
     between = statistics.stdev(statistics.median(p) for p in procs)
@@ -96,6 +116,41 @@ def measure(kind: str, args: argparse.Namespace, cpu: int) -> None:
           f"(alpha 0.01 over 9 cases)")
 
 
+def _block_log_ratio(design: str, kind: str, size: int, block: int, cpus: list[int]) -> float:
+    """log(median B / median A) of one A/A block of two processes of 5 iterations, in `design`."""
+    if design == "side by side":
+        first, second = (cpus[0], cpus[1]) if block % 2 == 0 else (cpus[1], cpus[0])
+        a, b = _start(kind, size, 5, first), _start(kind, size, 5, second)
+        return math.log(statistics.median(_times(b)) / statistics.median(_times(a)))
+    spinner = None
+    if design == "one after the other, sibling busy":
+        spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"],
+                                   preexec_fn=lambda: os.sched_setaffinity(0, [cpus[1]]))
+    try:
+        a = statistics.median(_run(kind, size, 5, cpus[0]))
+        b = statistics.median(_run(kind, size, 5, cpus[0]))
+    finally:
+        if spinner:
+            spinner.kill()
+            spinner.wait()
+    return math.log(b / a)
+
+
+def compare_designs(kind: str, blocks: int, ms: float, cpus: list[int]) -> None:
+    size = calibrate(kind, ms, cpus[0])
+    designs = ("one after the other", "side by side", "one after the other, sibling busy")
+    ratios: dict[str, list[float]] = {d: [] for d in designs}
+    load0 = os.getloadavg()[0]
+    for block in range(blocks):
+        for design in designs:  # interleaved, so the machine's mood hits the three alike
+            ratios[design].append(_block_log_ratio(design, kind, size, block, cpus))
+    print(f"{kind}: {blocks} A/A blocks per design on CPUs {cpus[0]} and {cpus[1]} "
+          f"(load average {load0:.2f} -> {os.getloadavg()[0]:.2f})")
+    for design in designs:
+        print(f"  {design:<34} spread of the block log-ratio {statistics.stdev(ratios[design]):.1%}, "
+              f"mean {statistics.mean(ratios[design]):+.1%}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--processes", type=int, default=12)
@@ -103,8 +158,21 @@ def main() -> None:
     parser.add_argument("--ms", type=float, default=100.0, help="duration of one iteration")
     parser.add_argument("--kind", nargs="+", choices=("cpu", "scan", "alloc"), default=["cpu", "scan", "alloc"])
     parser.add_argument("--cpu", type=int, help="CPU to pin to (default: colbench's choice for one thread)")
+    parser.add_argument("--show-iterations", action="store_true", help="print every process's iteration times")
+    parser.add_argument("--designs", type=int, metavar="BLOCKS",
+                        help="compare three A/A block designs over BLOCKS blocks instead")
     args = parser.parse_args()
     cpu = args.cpu if args.cpu is not None else (choose_cpus(1)[0] or [0])[0]
+    if args.designs is not None:
+        if args.designs < 2:
+            raise SystemExit("--designs needs at least 2 blocks (a spread of one block is undefined)")
+        allowed = sorted(os.sched_getaffinity(0))
+        if len(allowed) < 2:
+            raise SystemExit("--designs needs two CPUs")
+        others = [c for c in allowed if c != cpu]
+        for kind in args.kind:
+            compare_designs(kind, args.designs, args.ms, [cpu, others[0]])
+        return
     for kind in args.kind:
         measure(kind, args, cpu)
 
