@@ -35,7 +35,10 @@ class DuckDBEngine(Engine):
 
     def _materialize(self, relation: Any, output: str) -> Any:
         if output == "arrow_table":
-            return relation.fetch_arrow_table() if hasattr(relation, "fetch_arrow_table") else relation.arrow()
+            # one call under the names DuckDB versions gave it: to_arrow_table (newest; 2.0 deprecates
+            # fetch_arrow_table), fetch_arrow_table, arrow (oldest)
+            name = next((n for n in ("to_arrow_table", "fetch_arrow_table") if hasattr(relation, n)), "arrow")
+            return getattr(relation, name)()
         return relation.df()
 
     def read_csv(self, path: Path, layout: CsvLayout, output: str) -> Any:
