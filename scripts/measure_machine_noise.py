@@ -116,14 +116,19 @@ def measure(kind: str, args: argparse.Namespace, cpu: int) -> None:
           f"(alpha 0.01 over 9 cases)")
 
 
+ONE_AFTER_THE_OTHER = "one after the other"
+SIDE_BY_SIDE = "side by side"
+SIBLING_BUSY = "one after the other, sibling busy"
+
+
 def _block_log_ratio(design: str, kind: str, size: int, block: int, cpus: list[int]) -> float:
     """log(median B / median A) of one A/A block of two processes of 5 iterations, in `design`."""
-    if design == "side by side":
+    if design == SIDE_BY_SIDE:
         first, second = (cpus[0], cpus[1]) if block % 2 == 0 else (cpus[1], cpus[0])
         a, b = _start(kind, size, 5, first), _start(kind, size, 5, second)
         return math.log(statistics.median(_times(b)) / statistics.median(_times(a)))
     spinner = None
-    if design == "one after the other, sibling busy":
+    if design == SIBLING_BUSY:
         spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"],
                                    preexec_fn=lambda: os.sched_setaffinity(0, [cpus[1]]))
     try:
@@ -138,7 +143,7 @@ def _block_log_ratio(design: str, kind: str, size: int, block: int, cpus: list[i
 
 def compare_designs(kind: str, blocks: int, ms: float, cpus: list[int]) -> None:
     size = calibrate(kind, ms, cpus[0])
-    designs = ("one after the other", "side by side", "one after the other, sibling busy")
+    designs = (ONE_AFTER_THE_OTHER, SIDE_BY_SIDE, SIBLING_BUSY)
     ratios: dict[str, list[float]] = {d: [] for d in designs}
     load0 = os.getloadavg()[0]
     for block in range(blocks):

@@ -8,8 +8,8 @@ another colbench checkout, e.g. from `git archive main src | tar -x -C /tmp/base
 and of the baseline alternate, so machine load hits both alike, and the ratio of the medians is printed.
 
 Each round also times, as plain processes started and reaped the same way, the two references the figure
-needs to be read on a machine whose speed changes by the hour (the same interpreter start took 9.6 ms at one
-hour and 12.3 ms at another on the reference VM):
+needs to be read on a machine whose speed changes by the hour (the same interpreter start took 9.6 ms one
+evening and 15.0 ms the next night on the reference VM):
 - `python -c pass`: the interpreter's own start-up, which no isolated execution can avoid;
 - `python -c "import <what every engine imports>"`: the standard modules pyarrow, pandas, polars and DuckDB
   all load themselves (re, inspect, typing, contextlib, pathlib, dataclasses, json).
@@ -67,22 +67,25 @@ def plain_processes(code: str, processes: int) -> list[float]:
     return times
 
 
+def _median_iqr(seconds: list[float]) -> tuple[float, str]:
+    """The median, and "median X ms, IQR a–b ms" for printing."""
+    q = statistics.quantiles(seconds, n=4)
+    median = statistics.median(seconds)
+    return median, f"median {median * 1e3:.1f} ms, IQR {q[0] * 1e3:.1f}–{q[2] * 1e3:.1f} ms"
+
+
 def describe_plain(label: str, times: list[float]) -> float:
-    times = sorted(times)
-    q = statistics.quantiles(times, n=4)
-    median = statistics.median(times)
-    print(f"{label}, {len(times)} processes: median {median * 1e3:.1f} ms, IQR {q[0] * 1e3:.1f}–{q[2] * 1e3:.1f} ms")
+    median, text = _median_iqr(times)
+    print(f"{label}, {len(times)} processes: {text}")
     return median
 
 
 def describe(label: str, processes: list[dict]) -> float:
     spawn = sorted(p["spawn_to_result_s"] for p in processes)
     cpu = sorted(p["child_user_s"] + p["child_sys_s"] for p in processes)
-    q = statistics.quantiles(spawn, n=4)
-    median = statistics.median(spawn)
+    median, text = _median_iqr(spawn)
     print(f"{label}: isolated execution of placebo(duration=0), {len(spawn)} processes:")
-    print(f"  spawn → result: median {median * 1e3:.1f} ms, IQR {q[0] * 1e3:.1f}–{q[2] * 1e3:.1f} ms, "
-          f"min {spawn[0] * 1e3:.1f} ms, max {spawn[-1] * 1e3:.1f} ms")
+    print(f"  spawn → result: {text}, min {spawn[0] * 1e3:.1f} ms, max {spawn[-1] * 1e3:.1f} ms")
     print(f"  worker CPU (user+sys): median {statistics.median(cpu) * 1e3:.1f} ms")
     return median
 
