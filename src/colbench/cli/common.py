@@ -13,6 +13,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from colbench.app.errors import UsageError
 from colbench.paths import UnsafePath, default_store_url
 from colbench.redact import redact
 from colbench.runner.interrupt import Interrupted
@@ -23,10 +24,6 @@ err_console = Console(stderr=True)
 
 StoreOption = Annotated[str | None, typer.Option("--store", help="DuckDB file or postgresql:// URL "
                                                  "(default $COLBENCH_STORE or ~/.colbench/results.duckdb)")]
-
-
-class UsageError(ValueError):
-    """Bad command-line input detected by the CLI itself."""
 
 
 def _user_errors() -> tuple[type[BaseException], ...]:
