@@ -92,7 +92,7 @@ def aa(home: Path, args: argparse.Namespace, common: list[str]) -> None:
     colbench(home, "run", *TEN_CASES, *common, "--env", "A=@current", "--env", "B=@current",
              "--processes", str(args.blocks), "--measure", "instructions", "--run-name", "aa")
     elapsed = time.perf_counter() - started
-    from colbench.analysis.sides import short_labels
+    from colbench.analysis.comparison import short_labels
 
     comparisons = {c["key"]: c for c in compare(home, "aa:A", "aa:B")}
     verdicts = [c["verdict"] for c in comparisons.values()]

@@ -15,7 +15,7 @@ and what the commands do with the store (the same calls `colbench history` and `
 
     history-cmd  pick_machine + case_histories (store reads, then e-divisive change points per case)
     history-read the store reads of history-cmd alone (machines + summaries)
-    compare-cmd  compare_sides of two runs on one machine (resolve both sides, then intervals and verdicts)
+    compare-cmd  the compare use case on two runs on one machine (resolve both sides, then intervals and verdicts)
     compare-read the store reads of compare-cmd alone (resolve_side twice)
 
 first without the secondary indexes (primary keys stay: they make writes idempotent), then with them.
@@ -140,7 +140,8 @@ def timed(label: str, call: Callable[[], Any], repeat: int, store: Any = None) -
 
 def queries(store: Any, probe: dict[str, str], repeat: int) -> list[tuple[str, float, int, float]]:
     from colbench.analysis.history import case_histories
-    from colbench.cli.compare_cmd import compare_sides
+    from colbench.analysis.comparison import CompareSettings
+    from colbench.app.compare import CompareRequest, compare
     from colbench.store.selection import history_results, pick_machine, resolve_side
 
     history_query = ResultQuery(benchmark=probe["benchmark"], machine_id=probe["machine"])
@@ -167,8 +168,8 @@ def queries(store: Any, probe: dict[str, str], repeat: int) -> list[tuple[str, f
         return case_histories(history_results(store, probe["benchmark"], machine), machine, {})
 
     def compare_command() -> list[Any]:
-        return compare_sides(store, probe["baseline"], probe["contender"], threshold=0.03, alpha=0.01,
-                             method="holm", metrics=["time", "memory", "file_size"])[0]
+        settings = CompareSettings(metrics=("time", "memory", "file_size"))
+        return compare(store, CompareRequest(probe["baseline"], probe["contender"], settings)).cases
 
     return found + [
         timed("history-cmd", history_command, repeat, store),

@@ -4,7 +4,7 @@ import numpy as np
 
 from colbench.analysis.basis import choose_basis, iteration_values
 from colbench.analysis.compare import CaseInput, Verdict, compare_suite
-from colbench.analysis.sides import case_inputs
+from colbench.analysis.comparison import case_inputs
 from colbench.model.records import Side
 
 
@@ -112,8 +112,10 @@ def test_too_few_blocks_to_split_the_level_compare_wall_time_alone():
         base = [[float(v) for v in 0.010 * np.exp(rng.normal(0, 0.01, 3))] for _ in range(blocks)]
         slow = [[float(v) for v in 0.013 * np.exp(rng.normal(0, 0.01, 3))] for _ in range(blocks)]
         index = list(range(blocks))
-        wall = CaseInput(base, slow, baseline_blocks=index, contender_blocks=index, basis="wall")
-        return CaseInput(base, slow, baseline_blocks=index, contender_blocks=index, basis="cpu", check=wall)
+        # the rank test's resolution is what forces the choice (the t has no such limit)
+        wall = CaseInput(base, slow, baseline_blocks=index, contender_blocks=index, basis="wall", test="rank")
+        return CaseInput(base, slow, baseline_blocks=index, contender_blocks=index, basis="cpu", check=wall,
+                         test="rank")
 
     (eight,) = compare_suite({"c": case(8)}, alpha=0.01)
     assert eight.verdict == Verdict.REGRESSION and "wall time alone" in eight.reason, eight.reason

@@ -1,4 +1,5 @@
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -77,10 +78,14 @@ def test_tiny_samples_are_inconclusive():
     rng = np.random.default_rng(14)
     single = compare_case(processes(rng, 1), processes(rng, 1, ratio=2.0))
     assert single.verdict == Verdict.INCONCLUSIVE and "too few samples" in single.reason
-    three = compare_case(processes(rng, 3), processes(rng, 3, ratio=1.5))
+    base, slow = processes(rng, 3), processes(rng, 3, ratio=1.5)
+    three = compare_case(base, slow, test="rank")
     assert three.verdict == Verdict.INCONCLUSIVE and "too few samples" in three.reason
-    assert three.p_value == pytest.approx(0.1)  # the best 3 vs 3 processes can ever do
+    assert three.p_value == pytest.approx(0.1)  # the best 3 vs 3 processes can ever do with ranks
     assert math.isinf(three.ci_high)
+    # the t is not bound by the count: +50% over a few percent of noise is decided with 3 a side
+    by_t = compare_case(base, slow)
+    assert by_t.test == "t" and by_t.df == 4 and by_t.verdict == Verdict.REGRESSION
     empty = compare_case([], processes(rng, 5))
     assert empty.verdict == Verdict.INCONCLUSIVE and empty.n_baseline == 0
 
@@ -123,21 +128,22 @@ def test_blocks_with_several_processes_and_missing_sides():
     # A B B A blocks: two processes per side per block; the last block lost a contender process.
     blocks_b = [i // 2 for i in range(20)]
     blocks_c = [i // 2 for i in range(19)]
-    res = compare_case(base, cont, baseline_blocks=blocks_b, contender_blocks=blocks_c)
+    res = compare_case(base, cont, baseline_blocks=blocks_b, contender_blocks=blocks_c, test="rank")
     assert res.paired and res.n_blocks == 10
     with pytest.raises(ValueError, match="one block index per process"):
         compare_case(base, cont, baseline_blocks=blocks_b[:-1], contender_blocks=blocks_c)
     with pytest.raises(ValueError, match="block indices are missing"):
         compare_case(base, cont, paired=True)
-    too_few = compare_case(base[:2], cont[:2], baseline_blocks=[0, 0], contender_blocks=[0, 0], paired=True)
+    too_few = compare_case(base[:2], cont[:2], baseline_blocks=[0, 0], contender_blocks=[0, 0], paired=True,
+                           test="rank")
     assert too_few.verdict == Verdict.INCONCLUSIVE and "complete blocks" in too_few.reason
 
 
 def test_direction_for_throughput_memory_and_file_size():
     rng = np.random.default_rng(18)
-    slower = compare_case(processes(rng, 15), processes(rng, 15, ratio=0.9), metric="throughput")
+    slower = compare_case(processes(rng, 15), processes(rng, 15, ratio=0.9), metric="gbps")
     assert slower.direction == "higher_is_better" and slower.verdict == Verdict.REGRESSION
-    faster = compare_case(processes(rng, 15), processes(rng, 15, ratio=1.1), metric="throughput")
+    faster = compare_case(processes(rng, 15), processes(rng, 15, ratio=1.1), metric="gbps")
     assert faster.verdict == Verdict.IMPROVEMENT
     less_memory = compare_case(processes(rng, 15), processes(rng, 15, ratio=0.9), metric="memory")
     assert less_memory.direction == "lower_is_better" and less_memory.verdict == Verdict.IMPROVEMENT
@@ -155,11 +161,11 @@ def test_direction_for_throughput_memory_and_file_size():
 
 def test_multiplicity_makes_a_borderline_case_fail_in_a_large_suite():
     rng = np.random.default_rng(19)
-    borderline = CaseInput(processes(rng, 6), processes(rng, 6, ratio=1.15))
+    borderline = CaseInput(processes(rng, 6), processes(rng, 6, ratio=1.15), test="rank")
     alone = compare_suite({"x": borderline})[0]
     assert alone.verdict == Verdict.REGRESSION
     assert alone.p_value == pytest.approx(2 / 924)  # complete separation, 6 vs 6
-    cases = {"x": borderline, **{f"null{i}": case(rng, 6) for i in range(49)}}
+    cases = {"x": borderline, **{f"null{i}": replace(case(rng, 6), test="rank") for i in range(49)}}
     in_suite = compare_suite(cases)[0]
     assert in_suite.p_value == alone.p_value
     assert in_suite.p_adjusted > 0.01

@@ -1,4 +1,11 @@
-"""Verdicts from real worker processes: the placebo run A/A, 6% slower and 1% slower, compared by the CLI."""
+"""Verdicts from real worker processes, compared by the CLI, that hold on any machine at any load.
+
+Every verdict asserted here is far beyond what a busy machine can do to the numbers: a placebo twice as slow in
+wall time (its spin ends at a wall-clock deadline, so a preemption adds at most a time slice to one iteration, and
+each process is reduced to the median of its iterations), or changes in instruction counts, which do not depend on
+the machine's speed or load at all (docs/metrics.md). The A/A test checks the error promise itself, at an alpha
+where a false alarm is a one-in-a-thousand event by that promise.
+"""
 
 from __future__ import annotations
 
@@ -10,9 +17,11 @@ import pytest
 
 from tests.conftest import colbench
 
+pytestmark = pytest.mark.slow
 
-def compare_json(home, *args):
-    proc = colbench("compare", *args, "--metric", "time", "--format", "json", home=home)
+
+def compare_json(home, *args, metric="time"):
+    proc = colbench("compare", *args, "--metric", metric, "--format", "json", home=home)
     assert proc.returncode in (0, 1, 3), proc.stderr
     return proc.returncode, json.loads(proc.stdout)
 
@@ -24,14 +33,14 @@ def aa_home(tmp_path_factory):
     # machine, not the work
     units = ",".join(str(60_000 + i * 6_000) for i in range(20))
     proc = colbench("run", "placebo", "--param", "duration=0", "--param", f"work={units}", "--env", "A=@current",
-                    "--env", "B=@current", "--iterations", "3", "--warmup", "0", "--processes", "12", home=home,
-                    timeout=900)
+                    "--env", "B=@current", "--iterations", "3", "--warmup", "0", "--processes", "12",
+                    "--alpha", "0.001", home=home, timeout=900)
     assert proc.returncode == 0, proc.stderr  # an A/A run that found a regression exits 1
     return home
 
 
 def test_a_vs_a_over_20_cases_finds_no_regression(aa_home):
-    code, report = compare_json(aa_home, "A", "B")
+    code, report = compare_json(aa_home, "A", "B", "--alpha", "0.001")
     verdicts = [c["verdict"] for c in report["comparisons"]]
     assert len(verdicts) == 20
     assert code == 0
@@ -42,7 +51,7 @@ def test_a_vs_a_over_20_cases_finds_no_regression(aa_home):
     for case in report["comparisons"]:
         inside = case["ci_low"] >= 1 / 1.03 and case["ci_high"] <= 1.03
         assert case["verdict"] == ("no change" if inside else "inconclusive"), case
-        assert inside or "more blocks" in case["reason"] or "too few" in case["reason"], case
+        assert inside or re.search(r"more (blocks|processes) needed|too few|crosses", case["reason"]), case
         # a real interval around the estimate, from the data: an always-infinite one would read "inconclusive" too
         assert 0 < case["ci_low"] <= case["ratio"] <= case["ci_high"] < math.inf, case
         assert math.isfinite(case["mde_95"]) and case["mde_95"] > 0, case
@@ -50,44 +59,89 @@ def test_a_vs_a_over_20_cases_finds_no_regression(aa_home):
 
 def test_markdown_is_ready_for_a_pull_request(aa_home):
     proc = colbench("compare", "A", "B", "--metric", "time", "--format", "markdown", home=aa_home, check=True)
-    assert "| case |" in proc.stdout and "no change" in proc.stdout
+    assert "| case |" in proc.stdout and ("no change" in proc.stdout or "inconclusive" in proc.stdout)
 
 
 @pytest.fixture(scope="module")
-def slow_home(tmp_path_factory):
-    home = tmp_path_factory.mktemp("slow")
-    proc = colbench("run", "placebo", "--param", "duration=0.01", "--env", "base=@current",
-                    "--env", "slow6=@current COLBENCH_PLACEBO_FACTOR=1.06",
-                    "--env", "slow1=@current COLBENCH_PLACEBO_FACTOR=1.01",
-                    "--iterations", "7", "--warmup", "1", "--processes", "16", home=home, timeout=900)
+def twice_home(tmp_path_factory):
+    home = tmp_path_factory.mktemp("twice")
+    proc = colbench("run", "placebo", "--param", "duration=0.04", "--env", "base=@current",
+                    "--env", "slow=@current COLBENCH_PLACEBO_FACTOR=2", "--iterations", "5", "--warmup", "1",
+                    "--processes", "4", home=home, timeout=600)
     # the run compares every environment with the first and exits 1 when one regressed
     assert proc.returncode in (0, 1), proc.stderr
     (home / "run_exit_code").write_text(str(proc.returncode))
     return home
 
 
-def test_six_percent_slower_is_a_regression_and_exits_1(slow_home):
-    code, report = compare_json(slow_home, "base", "slow6")
+def test_twice_as_slow_is_a_regression_after_4_processes_a_side(twice_home):
+    """The rank tests could never decide with 4 blocks (2/2^4 > 0.01); the t follows the noise."""
+    code, report = compare_json(twice_home, "base", "slow")
     (case,) = report["comparisons"]
     assert case["verdict"] == "regression", case
-    # a regression: the interval excludes 1 and the estimate reaches the 3% threshold (docs/gating.md)
-    assert 1.04 < case["ratio"] < 1.08 and case["ci_low"] > 1.0
+    assert case["test"] == "t" and case["n_baseline"] == case["n_contender"] == 4
+    assert 1.6 < case["ratio"] < 2.5 and case["ci_low"] > 1.0
     assert code == 1
-    assert (slow_home / "run_exit_code").read_text() == "1"  # the run itself said so
+    assert (twice_home / "run_exit_code").read_text() == "1"  # the run itself said so
 
 
-def test_one_percent_slower_is_no_change_not_a_regression(slow_home):
-    code, report = compare_json(slow_home, "base", "slow1")
+def test_bad_sides_are_usage_errors(twice_home):
+    proc = colbench("compare", "base", "nosuchenv", home=twice_home)
+    assert proc.returncode == 2 and "neither a run nor an environment" in proc.stderr
+    proc = colbench("compare", "base", "base", home=twice_home)
+    assert proc.returncode == 2
+
+
+@pytest.fixture(scope="module")
+def counted_home(tmp_path_factory):
+    """Instruction counts of the placebo's fixed work: +6% and +0.3% injected by COLBENCH_EXTRA_WORK, 2 processes
+    a side (each a Valgrind process)."""
+    home = tmp_path_factory.mktemp("counted")
+    proc = colbench("run", "placebo", "--param", "duration=0", "--param", "work=100000", "--measure",
+                    "instructions", "--env", "base=@current", "--env", "plus6=@current COLBENCH_EXTRA_WORK=6%",
+                    "--env", "plus03=@current COLBENCH_EXTRA_WORK=0.3%", "--iterations", "3", "--warmup", "1",
+                    "--processes", "2", home=home, timeout=900)
+    assert proc.returncode in (0, 1), proc.stderr
+    return home
+
+
+def test_six_percent_more_instructions_is_a_regression_with_2_processes(counted_home):
+    code, report = compare_json(counted_home, "base", "plus6", metric="instructions")
+    (case,) = report["comparisons"]
+    assert case["verdict"] == "regression", case
+    assert case["test"] == "t" and case["n_baseline"] == 2
+    assert case["ratio"] == pytest.approx(1.06, abs=0.01) and case["ci_low"] > 1.0
+    assert code == 1
+
+
+def test_a_third_of_a_percent_more_is_no_change_at_the_default_threshold(counted_home):
+    """A real change below instructions' 1% threshold: the interval lies inside the band, and says it is real."""
+    code, report = compare_json(counted_home, "base", "plus03", metric="instructions")
     (case,) = report["comparisons"]
     assert case["verdict"] == "no change", case
+    assert case["ci_low"] > 1.0 and case["ci_high"] < 1.01  # real (excludes 1) but smaller than the threshold
     assert code == 0
+    # with a threshold below it, the same runs call it a regression
+    code, report = compare_json(counted_home, "base", "plus03", "--threshold", "0.1%", metric="instructions")
+    (case,) = report["comparisons"]
+    assert case["verdict"] == "regression", case
 
 
-def test_bad_sides_are_usage_errors(slow_home):
-    proc = colbench("compare", "base", "nosuchenv", home=slow_home)
-    assert proc.returncode == 2 and "neither a run nor an environment" in proc.stderr
-    proc = colbench("compare", "base", "base", home=slow_home)
-    assert proc.returncode == 2
+def test_until_decided_decides_an_obvious_change_at_its_first_look(tmp_path):
+    """No --processes: the first look comes after the metric's first_look blocks (4 for time), and a 2x slowdown
+    is decided there; the run stops without adding blocks."""
+    home = tmp_path / "home"
+    proc = colbench("run", "placebo", "--param", "duration=0.03", "--env", "a=@current",
+                    "--env", "b=@current COLBENCH_PLACEBO_FACTOR=2", "--iterations", "5", "--until-decided",
+                    "--budget", "5m", home=home, timeout=600)
+    assert proc.returncode == 1, proc.stderr  # a regression
+    out = " ".join(proc.stdout.split())
+    assert "a first look after 4 interleaved blocks" in out
+    assert "1 look(s) in" in out and "every comparison decided" in out
+    code, report = compare_json(home, "a", "b")
+    (case,) = report["comparisons"]
+    assert case["verdict"] == "regression" and case["n_baseline"] == 4
+    assert any("--until-decided looks" in note for note in report["notes"])
 
 
 def test_until_decided_stops_at_the_budget_and_says_what_it_could_see(tmp_path):
@@ -112,7 +166,7 @@ def test_until_decided_stops_at_the_budget_and_says_what_it_could_see(tmp_path):
     code, report = compare_json(home, "a", "b", "--threshold", "0.001%")
     (case,) = report["comparisons"]
     assert code == 0 and case["verdict"] == "inconclusive"
-    assert case["n_blocks"] > 4  # blocks were added
+    assert case["n_baseline"] > 4  # blocks were added
     assert case["mde_80"] is not None and 0 < case["mde_80"] < case["mde_95"]
     assert any("--until-decided looks" in note for note in report["notes"])
 

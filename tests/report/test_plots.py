@@ -81,7 +81,7 @@ def test_experiment_plots_from_real_runs(experiments_home, tmp_path):
 
 def test_compare_adapter_agrees_with_colbench_compare(placebo_home):
     db, run, summaries = load_run(placebo_home, "ab")
-    (view,) = env_compares(run, summaries, with_plot=False)
+    (view,) = env_compares(db, run, summaries, with_plot=False)
     (row,) = view.rows
     proc = colbench("compare", "ab:base", "ab:slow", "--metric", "time", "--format", "json", home=placebo_home)
     assert proc.returncode in (0, 1, 3), proc.stderr

@@ -24,8 +24,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from colbench.analysis.compare import CaseInput, Method, Samples, Verdict, compare_suite
-from colbench.analysis.power import blocks_needed
+from colbench.analysis.compare import RANK_REACH, CaseComparison, CaseInput, Method, Samples, Verdict, compare_suite
+from colbench.analysis.power import blocks_needed, t_processes_needed
+from colbench.analysis.rank_tests import pairs_needed
 from colbench.analysis.stats import process_locations, within_process_cv
 
 
@@ -96,10 +97,31 @@ def split_aa(processes: Samples) -> CaseInput:
     )
 
 
+def needed(comp: CaseComparison, case: CaseInput, effect: float, level: float) -> int | None:
+    """Blocks (processes a side) with which the test that would decide catches a true slowdown of `effect` with 95%
+    power: the pooled t below the rank test's reach (analysis/compare.py), the rank test beyond. The spread of one
+    is converted to the other's assuming independent processes (a block's log-ratio spreads sqrt(2) times a
+    process's log value)."""
+    sigma_process = comp.sigma_log if comp.test == "t" else comp.sigma_log / math.sqrt(2)
+    sigma_block = sigma_process * math.sqrt(2)
+    by_t = t_processes_needed(sigma_process, effect, level=level, power=0.95, threshold=comp.threshold,
+                              prior_df=comp.prior_df)
+    test = case.resolved_test
+    if test == "t":
+        return by_t
+    by_rank = blocks_needed(sigma_block, effect, level=level, power=0.95, threshold=comp.threshold)
+    if test == "rank":
+        return by_rank
+    reach = math.ceil(RANK_REACH * pairs_needed(level))
+    if by_t is not None and by_t < reach:
+        return by_t
+    return None if by_rank is None else max(by_rank, reach)
+
+
 def calibrate_suite(
     cases: Mapping[Hashable, CaseInput | Samples],
     *,
-    threshold: float = 0.03,
+    threshold: float | None = None,
     alpha: float = 0.01,
     method: Method = "holm",
     paired: bool | None = None,
@@ -122,7 +144,7 @@ def calibrate_suite(
         n = comp.n_blocks if comp.paired else min(comp.n_baseline, comp.n_contender)
         # a case compared on CPU time is tested at half the level (wall time is the other half)
         case_level = level / 2 if case.check is not None else level
-        needed = blocks_needed(comp.sigma_log, effect, level=case_level, power=0.95, threshold=threshold)
+        blocks = needed(comp, case, effect, case_level)
         per_block = (seconds_per_block or {}).get(comp.key)
         out.append(
             CalibrationCase(
@@ -141,15 +163,15 @@ def calibrate_suite(
                 p_value=comp.p_value,
                 false_positive=comp.verdict in (Verdict.REGRESSION, Verdict.IMPROVEMENT),
                 mde_95=comp.mde_95,
-                needed=needed,
-                needed_s=needed * per_block if needed is not None and per_block else None,
-                noisy=needed is None or n < needed,
+                needed=blocks,
+                needed_s=blocks * per_block if blocks is not None and per_block else None,
+                noisy=blocks is None or n < blocks,
             )
         )
     total = max(len(out), 1)
     return CalibrationReport(
         cases=out,
-        threshold=threshold,
+        threshold=comparisons[0].threshold if comparisons else (threshold or 0.0),
         alpha=alpha,
         method=method,
         effect=effect,

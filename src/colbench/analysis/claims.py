@@ -27,7 +27,8 @@ from enum import StrEnum
 from typing import Any
 
 from colbench.analysis.compare import CaseComparison, CaseInput, compare_suite
-from colbench.model.claims import HIGHER_IS_BETTER, Claim, ClaimCase, LeastGainClaim
+from colbench.model.claims import Claim, ClaimCase, LeastGainClaim
+from colbench.model.metrics import metric
 
 Json = dict[str, Any]
 #: the interval level's z for the quadrature of compound claims is read back from each interval's own level
@@ -71,21 +72,10 @@ class ClaimVerdict:
 # ------------------------------------------------------------------------------------------------ values
 
 
-def _values(result: Json, metric: str) -> list[float] | None:
-    """One process's values of a claim metric (None when the result has none)."""
-    if metric in ("time", "gbps"):
-        name = "wall_s" if metric == "time" else "gbps"
-        values = [v for v in (result.get("samples") or {}).get(name) or [] if v is not None and v > 0]
-        return values or None
-    if metric == "first_run":
-        value = (result.get("first_iteration") or {}).get("wall_s")
-    elif metric == "file_size":
-        value = (result.get("output") or {}).get("file_size_bytes")
-    elif metric == "input_size":
-        value = ((result.get("inputs") or {}).get("data") or {}).get("size_bytes")
-    else:
-        raise ValueError(f"unknown claim metric {metric!r}")
-    return [float(value)] if value else None
+def _values(result: Json, name: str) -> list[float] | None:
+    """One process's values of a claim metric (the registry's reading; None when the result has none)."""
+    values = [v for v in metric(name).values(result) or [] if v > 0]
+    return values or None
 
 
 def _calibration(run: Json | None, name: str, threads: Any) -> float | None:
@@ -164,7 +154,8 @@ def _sides(claim: Claim, results: Sequence[Json], runs: Mapping[str, Json]) -> l
 
 
 def _finite(value: float) -> float | None:
-    return value if math.isfinite(value) else None
+    """A bound or ratio that exists: finite, and above 0 (exp(-inf) is how "no lower bound" comes back)."""
+    return value if math.isfinite(value) and value > 0 else None
 
 
 def _status(claim: Claim, c: CaseComparison) -> tuple[ClaimStatus, str]:
@@ -180,7 +171,7 @@ def _status(claim: Claim, c: CaseComparison) -> tuple[ClaimStatus, str]:
 
 
 def _case_input(sides: _Sides) -> CaseInput:
-    higher = sides.claim.faster.metric in HIGHER_IS_BETTER
+    higher = metric(sides.claim.faster.metric).higher_is_better
     # ratio = contender / baseline = slower / faster, in "how much the faster side wins" terms
     baseline, contender = (sides.slower, sides.faster) if higher else (sides.faster, sides.slower)
     return CaseInput(baseline=baseline, contender=contender, direction="lower_is_better",
@@ -209,7 +200,9 @@ def evaluate_claims(claims: Sequence[Claim], results: Sequence[Json], runs: Mapp
         families[sides.claim.experiment].append(measured_key)
     comparison_of: dict[tuple[str, int], CaseComparison] = {}
     for keys in families.values():
-        family = compare_suite({k: _case_input(measured[k]) for k in keys}, alpha=alpha, threshold=0.03)
+        # a claim's verdict reads the interval against the claim's own bar; the threshold only names the band of
+        # the comparison's own verdict, which claims do not show: each metric's default
+        family = compare_suite({k: _case_input(measured[k]) for k in keys}, alpha=alpha)
         comparison_of.update(zip(keys, family, strict=True))
     for (key, index), sides in measured.items():
         comparison = comparison_of[(key, index)]

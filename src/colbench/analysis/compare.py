@@ -8,9 +8,17 @@ Statistical design (see also docs in the functions below):
 - **Scale: log.** The effect is the ratio contender / baseline; a log-ratio makes it symmetric and the
   threshold a factor (``threshold=0.03`` means a factor of 1.03 either way: a lower-is-better metric
   regresses above 1.03 and improves below 1/1.03 = 0.971).
-- **Estimate and interval: Hodges–Lehmann with exact rank intervals** (`rank_tests.py`). Paired by block
-  when both sides carry block indices (the runner interleaves A and B in randomized blocks, so slow
-  drift of the machine cancels in the per-block log-ratio); unpaired (Mann–Whitney) otherwise.
+- **Two test families, chosen per metric and sample size** (the metric's `test` in `model/metrics.py`):
+  *rank*: Hodges–Lehmann with exact rank intervals (`rank_tests.py`), paired by block when both sides
+  carry block indices (the runner interleaves A and B in randomized blocks, so slow drift of the machine
+  cancels in the per-block log-ratio), unpaired (Mann–Whitney) otherwise; distribution-free, robust to
+  heavy tails, but its smallest p-value is fixed by the count of samples (8 blocks before p <= 0.01 is
+  possible at all). *t*: a pooled two-sample t on per-process log values (`t_tests.py`), whose width
+  follows the noise, with the metric's noise floor and, for metrics of stable noise, degrees of freedom
+  lent by earlier runs of the case. "auto" (wall time, memory, sizes) takes the t where the rank test
+  cannot reach the family's smallest level with the samples at hand or reaches it only barely
+  (`RANK_REACH`), and the rank test beyond; "t" (instruction counts: near-normal, tiny noise) always the
+  t. The choice depends on n, the family size and alpha only, never on the data.
 - **Multiplicity.** p-values (of "ratio = 1") are adjusted across every comparison of the suite (Holm by
   default, or Benjamini–Hochberg). Intervals are widened to match: with Holm every interval is a
   Bonferroni interval at level 1 - alpha/m, so with probability >= 1 - alpha *all* intervals cover
@@ -59,28 +67,15 @@ from colbench.analysis.rank_tests import (
     unpaired_shift,
 )
 from colbench.analysis.stats import process_locations, qn_sigma
+from colbench.analysis.t_tests import NoisePrior, TShift, pooled_t
+from colbench.model.metrics import METRICS, Direction, Test, metric_or_none
 
-Direction = Literal["lower_is_better", "higher_is_better"]
 Method = Literal["holm", "bh", "bonferroni", "none"]
 Samples = Sequence[Sequence[float]]
 
-#: Default direction of the metrics colbench records.
-METRIC_DIRECTIONS: dict[str, Direction] = {
-    "time": "lower_is_better",
-    "memory": "lower_is_better",
-    "file_size": "lower_is_better",
-    "throughput": "higher_is_better",
-    "instructions": "lower_is_better",
-}
-
-#: Smallest change that matters, per metric, when the caller names none. Instruction counts repeat to ~0.05%
-#: (docs/metrics.md), so a 1% change in them is both detectable and worth a look.
-DEFAULT_THRESHOLD = 0.03
-METRIC_THRESHOLDS: dict[str, float] = {"instructions": 0.01}
-
-
-def default_threshold(metric: str) -> float:
-    return METRIC_THRESHOLDS.get(metric, DEFAULT_THRESHOLD)
+#: "auto" takes the rank test once the samples are at least this many times what the rank test needs to reach the
+#: family's smallest level at all; below, where its interval is the extreme order statistics or nothing, the t.
+RANK_REACH = 1.5
 
 
 class Verdict(StrEnum):
@@ -96,7 +91,7 @@ class CaseInput:
 
     `baseline_blocks` / `contender_blocks` give the block index of each process (same order as the
     process lists); when both are given the comparison is paired by block. `direction` defaults to the
-    metric's (see `METRIC_DIRECTIONS`). `threshold`, when set, replaces the suite's for this comparison.
+    metric's (`model/metrics.py`). `threshold`, when set, replaces the suite's for this comparison.
     """
 
     baseline: Samples
@@ -111,12 +106,29 @@ class CaseInput:
     #: the error level, and a regression on either is a regression (see `basis.py`)
     check: CaseInput | None = None
     threshold: float | None = None
+    #: the test family (default: the metric's); see the module docstring
+    test: Test | None = None
+    #: earlier runs' noise for the t (metrics of stable noise only; `t_tests.py`)
+    prior: NoisePrior | None = None
 
     @property
     def resolved_direction(self) -> Direction:
         if self.direction is not None:
             return self.direction
-        return METRIC_DIRECTIONS.get(self.metric, "lower_is_better")
+        known = metric_or_none(self.metric)
+        return known.direction if known else "lower_is_better"
+
+    @property
+    def resolved_test(self) -> Test:
+        if self.test is not None:
+            return self.test
+        known = metric_or_none(self.metric)
+        return known.test if known else "rank"
+
+    @property
+    def noise_floor(self) -> float:
+        known = metric_or_none(self.metric)
+        return known.noise_floor if known else 0.0
 
 
 @dataclass(frozen=True)
@@ -160,6 +172,12 @@ class CaseComparison:
     sigma_log: float = math.nan
     mde_80: float = math.inf
     mde_95: float = math.inf
+    #: which test decided: "rank" (exact rank interval) or "t" (pooled t; `df` degrees of freedom, `prior_df` of
+    #: them lent by `prior_runs` earlier runs)
+    test: str = "rank"
+    df: int = 0
+    prior_df: int = 0
+    prior_runs: int = 0
 
     @property
     def label(self) -> str:
@@ -236,7 +254,7 @@ class _Prepared:
     case: CaseInput
     locs_b: np.ndarray
     locs_c: np.ndarray
-    analysis: ShiftAnalysis | None
+    analysis: ShiftAnalysis | TShift | None
     paired: bool
     n_blocks: int
     early_reason: str | None
@@ -246,6 +264,8 @@ class _Prepared:
 
     def reaches(self, level: float) -> bool:
         """Whether this many blocks (or processes) can give p <= level at all."""
+        if isinstance(self.analysis, TShift):
+            return True
         if self.paired:
             return self.n_blocks >= pairs_needed(level)
         return min(self.locs_b.size, self.locs_c.size) >= processes_needed(level)
@@ -259,11 +279,52 @@ class _Prepared:
         return min(1.0, 2.0 * min(p, self.check.p_value))
 
 
-def _prepare(key: Hashable, case: CaseInput, paired: bool | None) -> _Prepared:
-    prep = _prepare_one(key, case, paired)
+def uses_t(case: CaseInput, smallest_level: float, paired: bool | None = None) -> bool:
+    """Whether this case is decided by the pooled t rather than a rank test, at a family whose smallest error level
+    (Holm's first, alpha / m) is `smallest_level`. Depends on the counts of processes and blocks only."""
+    test = case.resolved_test
+    if test != "auto":
+        return test == "t"
+    has_blocks = case.baseline_blocks is not None and case.contender_blocks is not None
+    if has_blocks and paired is not False:
+        blocks = len(set(case.baseline_blocks or ()) & set(case.contender_blocks or ()))
+        return blocks < RANK_REACH * pairs_needed(smallest_level)
+    return min(len(case.baseline), len(case.contender)) < RANK_REACH * processes_needed(smallest_level)
+
+
+def _check_blocks(key: Hashable, case: CaseInput, paired: bool | None) -> None:
+    has_blocks = case.baseline_blocks is not None and case.contender_blocks is not None
+    if paired and not has_blocks:
+        raise ValueError(f"{key}: paired comparison requested but block indices are missing")
+    if has_blocks and (len(case.baseline_blocks or ()) != len(case.baseline)
+                       or len(case.contender_blocks or ()) != len(case.contender)):
+        raise ValueError("one block index per process is needed on each side")
+
+
+def _prepare(key: Hashable, case: CaseInput, paired: bool | None, smallest_level: float) -> _Prepared:
+    _check_blocks(key, case, paired)
+    prepare = _prepare_t if uses_t(case, smallest_level, paired) else _prepare_one
+    prep = prepare(key, case, paired)
     if case.check is not None:
-        prep.check = _prepare_one(key, case.check, paired)
+        prep.check = prepare(key, case.check, paired)
     return prep
+
+
+def _too_few(locs_b: np.ndarray, locs_c: np.ndarray) -> str | None:
+    if locs_b.size < 2 or locs_c.size < 2:
+        return (f"too few samples: {locs_b.size} baseline and {locs_c.size} contender processes"
+                " (never a verdict from fewer than 2 per side)")
+    return None
+
+
+def _prepare_t(key: Hashable, case: CaseInput, paired: bool | None = None) -> _Prepared:
+    locs_b = _locations(case.baseline, "baseline")
+    locs_c = _locations(case.contender, "contender")
+    reason = _too_few(locs_b, locs_c)
+    if reason:
+        return _Prepared(key, case, locs_b, locs_c, None, False, 0, reason)
+    analysis = pooled_t(np.log(locs_b), np.log(locs_c), floor=case.noise_floor, prior=case.prior)
+    return _Prepared(key, case, locs_b, locs_c, analysis, False, 0, None)
 
 
 def _prepare_one(key: Hashable, case: CaseInput, paired: bool | None) -> _Prepared:
@@ -272,11 +333,8 @@ def _prepare_one(key: Hashable, case: CaseInput, paired: bool | None) -> _Prepar
     has_blocks = case.baseline_blocks is not None and case.contender_blocks is not None
     if paired and not has_blocks:
         raise ValueError(f"{key}: paired comparison requested but block indices are missing")
-    if locs_b.size < 2 or locs_c.size < 2:
-        reason = (
-            f"too few samples: {locs_b.size} baseline and {locs_c.size} contender processes"
-            " (never a verdict from fewer than 2 per side)"
-        )
+    reason = _too_few(locs_b, locs_c)
+    if reason:
         return _Prepared(key, case, locs_b, locs_c, None, bool(paired), 0, reason)
     use_paired = bool(has_blocks) and paired is not False
     if use_paired:
@@ -337,17 +395,9 @@ def _interval_levels(p_adj: Sequence[float], alpha: float, method: Method, m: in
 # -------------------------------------------------------------------------------------------- verdict
 
 
-_CHANGE_WORDS = {
-    "time": ("slower", "faster"),
-    "memory": ("larger", "smaller"),
-    "file_size": ("larger", "smaller"),
-    "instructions": ("more instructions", "fewer instructions"),
-}
-
-
 def _describe_change(log_ratio: float, metric: str) -> str:
     """E.g. '6.1% slower' for a time ratio of 1.061."""
-    up, down = _CHANGE_WORDS.get(metric, ("higher", "lower"))
+    up, down = METRICS[metric].words if metric in METRICS else ("higher", "lower")
     change = math.expm1(log_ratio)
     return f"{abs(change) * 100:.1f}% {up if change > 0 else down}"
 
@@ -426,7 +476,8 @@ def _verdict(
     if significant and (bad_lo > noise or bad_hi < -noise):
         reason = f"changed ({change}), but whether by {band} or more is open: {ci}"
     elif bad_hi - bad_lo > 2 * delta:
-        reason = f"too noisy: {ci} is wider than the {band} band; more blocks needed"
+        more = "processes" if isinstance(analysis, TShift) else "blocks"
+        reason = f"too noisy: {ci} is wider than the {band} band; more {more} needed"
     else:
         reason = f"{ci} crosses the {band} threshold"
     return Verdict.INCONCLUSIVE, reason, lo, hi
@@ -437,6 +488,10 @@ def _noise_and_mde(prep: _Prepared, level: float, threshold: float, floor: float
     if prep.analysis is None:
         return math.nan, math.inf, math.inf
     analysis = prep.analysis
+    if isinstance(analysis, TShift):
+        mdes = [mde_from_se(analysis.se, level=level, power=p, threshold=threshold, floor=floor, df=analysis.df)
+                for p in (0.8, 0.95)]
+        return analysis.sigma, mdes[0], mdes[1]
     if prep.paired:
         sigma = qn_sigma(np.asarray(block_log_ratios(prep.case)))
         n_eff = float(analysis.n1)
@@ -464,7 +519,7 @@ def _between_cv(locs: np.ndarray) -> float:
 def compare_suite(
     cases: Mapping[Any, CaseInput | tuple],
     *,
-    threshold: float = 0.03,
+    threshold: float | None = None,
     alpha: float = 0.01,
     method: Method = "holm",
     paired: bool | None = None,
@@ -478,19 +533,20 @@ def compare_suite(
     memory and file size of all cases in one call to control the error rate over every verdict shown.
     `paired=None` pairs by block whenever both sides carry block indices; False forces unpaired;
     True requires blocks. `family_size` (>= number of cases) keeps a larger family, for adaptive looks.
-    `floor` (< threshold): a regression's interval must exclude 1 + floor. Results come back in the order
-    of `cases`.
+    `threshold`: the smallest change that matters for every case, else each case's own (`CaseInput.threshold`,
+    else its metric's default in `model/metrics.py`). `floor` (< threshold): a regression's interval must exclude
+    1 + floor. Results come back in the order of `cases`.
     """
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
-    if not threshold > 0:
+    if threshold is not None and not threshold > 0:
         raise ValueError(f"threshold must be > 0, got {threshold}")
-    if not 0 <= floor < threshold:
+    if floor < 0 or (threshold is not None and floor >= threshold):
         raise ValueError(f"floor must be in [0, threshold), got {floor}")
-    prepared = [_prepare(key, _as_case(value), paired) for key, value in cases.items()]
+    m = max(len(cases), family_size or 0)
+    prepared = [_prepare(key, _as_case(value), paired, alpha / max(m, 1)) for key, value in cases.items()]
     if not prepared:
         return []
-    m = max(len(prepared), family_size or 0)
     # A CPU-time view with its wall-time check splits each case's error level in two. Where the samples reach
     # the family's smallest level (alpha / m) but not half of it, the split would turn a decidable case into
     # "too few samples": compare wall time alone then. The choice depends on n, m and alpha only, never on the
@@ -505,7 +561,9 @@ def compare_suite(
     levels = _interval_levels(p_adj, alpha, method, m)
     out = []
     for prep, p, pa, level in zip(prepared, raw_p, p_adj, levels, strict=True):
-        case_threshold = prep.case.threshold or threshold
+        case_threshold = prep.case.threshold or threshold or _metric_threshold(prep.case.metric)
+        if floor >= case_threshold:
+            raise ValueError(f"floor {floor} must be below the threshold {case_threshold} of {prep.key}")
         if prep.check is not None:
             level /= 2  # Bonferroni over the two views of the case
         verdict, reason, lo, hi = _verdict(prep, level, pa, case_threshold, alpha, floor)
@@ -557,9 +615,22 @@ def compare_suite(
                 sigma_log=sigma,
                 mde_80=mde_80,
                 mde_95=mde_95,
+                **_test_fields(prep.analysis, prep.case.prior),
             )
         )
     return out
+
+
+def _metric_threshold(name: str) -> float:
+    known = metric_or_none(name)
+    return (known or METRICS["time"]).threshold
+
+
+def _test_fields(analysis: ShiftAnalysis | TShift | None, prior: NoisePrior | None) -> dict[str, Any]:
+    if isinstance(analysis, TShift):
+        return {"test": "t", "df": analysis.df, "prior_df": analysis.prior_df,
+                "prior_runs": prior.runs if prior is not None and analysis.prior_df else 0}
+    return {"test": "rank"}
 
 
 def compare_case(
@@ -568,19 +639,22 @@ def compare_case(
     *,
     direction: Direction | None = None,
     metric: str = "time",
-    threshold: float = 0.03,
+    threshold: float | None = None,
     alpha: float = 0.01,
     paired: bool | None = None,
     baseline_blocks: Sequence[int] | None = None,
     contender_blocks: Sequence[int] | None = None,
     key: Hashable = "case",
+    test: Test | None = None,
+    prior: NoisePrior | None = None,
 ) -> CaseComparison:
     """Compare one case on its own (a family of one: interval at 1 - alpha).
 
     `baseline` and `contender` are per-process lists of per-iteration values. See `compare_suite` for
     a whole suite, which is what a CI gate should use.
     """
-    case = CaseInput(baseline, contender, direction, metric, baseline_blocks, contender_blocks)
+    case = CaseInput(baseline, contender, direction, metric, baseline_blocks, contender_blocks, test=test,
+                     prior=prior)
     return compare_suite({key: case}, threshold=threshold, alpha=alpha, method="holm", paired=paired)[0]
 
 

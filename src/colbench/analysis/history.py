@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 
 from colbench.analysis.changepoint import ChangePoint, detect_change_points
-from colbench.analysis.sides import case_label
-from colbench.model.result import METRIC_SERIES
+from colbench.analysis.comparison import case_label
+from colbench.model.metrics import series_of
 from colbench.model.summary import ResultSummary
 
 
@@ -58,7 +58,7 @@ def case_histories(results: list[ResultSummary], machine_id: str, filters: dict[
     """One history per case and environment from one machine's successful results of a benchmark (their
     summaries: the stored per-process medians, not the records, so a long history stays fast to read), of
     `metric`: "time" (wall seconds) or "instructions"; cases that never measured it have none."""
-    series = METRIC_SERIES[metric]
+    series = series_of(metric)
     results = [r for r in results if all(str(r.params.get(k)) == v for k, v in filters.items())]
     # one series per case and environment: two library versions are two histories, not one zig-zag
     by_case: dict[tuple[str, str], dict[tuple[str, str], list[ResultSummary]]] = defaultdict(lambda: defaultdict(list))

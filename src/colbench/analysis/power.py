@@ -37,14 +37,16 @@ def standard_error(sigma: float, n: int) -> float:
     return math.sqrt(HL_VARIANCE_FACTOR) * sigma / math.sqrt(n)
 
 
-def mde_from_se(se: float, *, level: float, power: float = 0.8, threshold: float = 0.03, floor: float = 0.0) -> float:
+def mde_from_se(se: float, *, level: float, power: float = 0.8, threshold: float = 0.03, floor: float = 0.0,
+                df: int | None = None) -> float:
     """Smallest relative slowdown called a regression with probability `power`, given the standard error
-    of the log-ratio estimate and the two-sided error level of the interval."""
+    of the log-ratio estimate and the two-sided error level of the interval (a t interval with `df` degrees of
+    freedom when given, else a normal one)."""
     if not 0 < power < 1:
         raise ValueError(f"power must be in (0, 1), got {power}")
     if not math.isfinite(se):
         return math.inf
-    z_level = float(sps.norm.isf(level / 2))
+    z_level = float(sps.t.isf(level / 2, df) if df else sps.norm.isf(level / 2))
     z_power = float(sps.norm.ppf(power))
     log_mde = max(math.log1p(floor) + (z_level + z_power) * se, math.log1p(threshold) + z_power * se)
     return math.expm1(log_mde)
@@ -74,6 +76,35 @@ def blocks_needed(
     lo, hi = max(2, pairs_needed(level)), most
     mde = lambda n: minimum_detectable_effect(sigma, n, level=level, power=power,  # noqa: E731
                                               threshold=threshold, floor=floor)
+    if mde(hi) > effect:
+        return None
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if mde(mid) <= effect:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def pooled_t_mde(sigma: float, n: int, *, level: float, power: float = 0.8, threshold: float = 0.03,
+                 floor: float = 0.0, prior_df: int = 0) -> float:
+    """The MDE of the pooled t (`t_tests.py`) with n processes a side whose log values spread by `sigma`
+    (plus `prior_df` degrees of freedom lent by earlier runs)."""
+    if n < 2 or not math.isfinite(sigma):
+        return math.inf
+    se = sigma * math.sqrt(2 / n)
+    return mde_from_se(se, level=level, power=power, threshold=threshold, floor=floor, df=2 * n - 2 + prior_df)
+
+
+def t_processes_needed(sigma: float, effect: float, *, level: float, power: float = 0.8, threshold: float = 0.03,
+                       floor: float = 0.0, prior_df: int = 0, most: int = 100_000) -> int | None:
+    """Fewest processes a side whose pooled-t MDE is at most `effect`; None when none up to `most` gets there."""
+    if not math.isfinite(sigma) or effect <= threshold:
+        return None
+    mde = lambda n: pooled_t_mde(sigma, n, level=level, power=power, threshold=threshold,  # noqa: E731
+                                 floor=floor, prior_df=prior_df)
+    lo, hi = 2, most
     if mde(hi) > effect:
         return None
     while lo < hi:

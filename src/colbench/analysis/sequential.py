@@ -120,7 +120,7 @@ class SequentialCompare(Generic[K]):
 
     Usage by the runner::
 
-        seq = SequentialCompare(alpha=0.01, threshold=0.03)
+        seq = SequentialCompare(alpha=0.01, threshold=None)
         results = seq.look(cases, fraction=0.2)     # look 1, fixes the family
         while seq.pending and not seq.exhausted:
             plan the next look, t = its share of the budget (1.0 when no further look would fit)
@@ -135,7 +135,7 @@ class SequentialCompare(Generic[K]):
         self,
         *,
         alpha: float = 0.01,
-        threshold: float = 0.03,
+        threshold: float | None = None,
         max_looks: int | None = 4,
         method: Method = "holm",
         spending: Spending = "pocock",

@@ -27,16 +27,17 @@ StoreOption = Annotated[str | None, typer.Option("--store", help="DuckDB file or
 
 
 def _user_errors() -> tuple[type[BaseException], ...]:
-    from colbench.analysis.sides import ComparisonError
+    from colbench.analysis.comparison import ComparisonError
     from colbench.benchmarks.registry import UnknownTarget
     from colbench.data.errors import DataError
+    from colbench.model.metrics import UnknownMetric
     from colbench.model.params import ParamError
     from colbench.runner.environments import EnvError
     from colbench.runner.plan import PlanError
     from colbench.store.base import StoreError
 
     return (UsageError, ParamError, PlanError, StoreError, UnknownTarget, DataError, ComparisonError, EnvError,
-            UnsafePath)
+            UnsafePath, UnknownMetric)
 
 
 def friendly(func: Callable[..., Any]) -> Callable[..., Any]:

@@ -42,7 +42,13 @@ def parse_duration(text: str, option: str = "--budget") -> float:
 
 
 def print_comparisons(comparisons: list[Any], fmt: str, baseline: str, contender: str, notes: list[str]) -> None:
-    from colbench.analysis.compare_format import TABLE_COLUMNS, json_report, markdown_report, summary_line, table_rows
+    from colbench.report.compare_text import (
+        TABLE_COLUMNS,
+        json_report,
+        markdown_report,
+        summary_line,
+        table_rows,
+    )
 
     if fmt == "markdown":
         typer.echo(markdown_report(comparisons, baseline_label=baseline, contender_label=contender))
@@ -62,64 +68,16 @@ def print_comparisons(comparisons: list[Any], fmt: str, baseline: str, contender
             typer.echo(f"note: {note}", err=True)
 
 
-METRIC_SUFFIX = " [{}]"
-
-
-def metric_cases(base: Any, cont: Any, metrics: list[str], threshold: float | None,
-                 cross_machine: bool = False) -> tuple[dict[str, Any], list[str]]:
-    """CaseInputs of every metric, keyed `label` for time and `label [metric]` for the others. Without an
-    explicit threshold each metric gets its own default (3%, instructions 1%)."""
-    from dataclasses import replace
-
-    from colbench.analysis.compare import default_threshold
-    from colbench.analysis.sides import case_inputs
-
-    cases: dict[str, Any] = {}
-    notes: list[str] = []
-    for metric in metrics:
-        inputs, metric_notes = case_inputs(base, cont, metric, allow_cross_machine=cross_machine)
-        notes.extend(metric_notes)
-        for label, case in inputs.items():
-            if threshold is None:
-                case = replace(case, threshold=default_threshold(metric))
-            cases[label if metric == "time" else label + METRIC_SUFFIX.format(metric)] = case
-    return cases, notes
-
-
-def compare_sides(store: Any, baseline: str, contender: str, *, threshold: float | None, alpha: float, method: str,
-                  metrics: list[str], cross_machine: bool = False) -> tuple[list[Any], list[str]]:
-    from colbench.analysis.compare import DEFAULT_THRESHOLD, compare_suite
-    from colbench.runner.session import replay
-    from colbench.store.selection import resolve_side
-
-    base, cont = resolve_side(store, baseline), resolve_side(store, contender)
-    if base.run_id == cont.run_id and base.env_name == cont.env_name:
-        raise UsageError("baseline and contender are the same results: name two runs or two environments")
-    replayed = None
-    if base.run_id == cont.run_id and "time" in metrics:
-        replayed = replay(store, store.get_run(base.run_id), base.env_name, cont.env_name,
-                          threshold=threshold or DEFAULT_THRESHOLD)
-    others_metrics = [m for m in metrics if not (m == "time" and replayed is not None)]
-    cases, notes = metric_cases(base, cont, others_metrics, threshold, cross_machine)
-    if replayed is not None:
-        notes.append("time verdicts as the run's --until-decided looks reached them (each case at the alpha of "
-                     "its last look); other metrics compared as their own family")
-    elif not cases:
-        raise UsageError("no case ran successfully on both sides: nothing to compare")
-    others = compare_suite(cases, threshold=threshold or DEFAULT_THRESHOLD, alpha=alpha, method=method) if cases else []
-    return [*(replayed or []), *others], notes
-
-
 def compare(
     baseline: Annotated[str, typer.Argument(help="run id / name / latest, an environment of the latest run, "
                                             "or RUN:ENV")],
     contender: Annotated[str, typer.Argument(help="the same forms as BASELINE")],
-    threshold: Annotated[str | None, typer.Option(help="smallest change that matters, e.g. 3% (default 3%, "
-                                                  "1% for instructions)")] = None,
+    threshold: Annotated[str | None, typer.Option(help="smallest change that matters, e.g. 3% (default: each "
+                                                  "metric's, 3% and 1% for instructions)")] = None,
     alpha: Annotated[float, typer.Option(min=1e-6, max=0.5, help="suite-wide error rate")] = 0.01,
     method: Annotated[str, typer.Option(help="multiplicity control: holm or bh")] = "holm",
-    metric: Annotated[list[str] | None, typer.Option(help="time, memory, file_size, instructions (repeatable; "
-                                                     "default all that were measured)")] = None,
+    metric: Annotated[list[str] | None, typer.Option(help="time, instructions, memory, arrow_memory, file_size "
+                                                     "(repeatable; default all that were measured)")] = None,
     fmt: Annotated[str, typer.Option("--format", "-f", help="table, markdown or json")] = "table",
     fail_on_inconclusive: Annotated[bool, typer.Option(help="exit 3 when any verdict is inconclusive")] = False,
     cross_machine: Annotated[bool, typer.Option(help="allow sides from different machines")] = False,
@@ -127,8 +85,10 @@ def compare(
 ) -> None:
     """Compare two runs or environments: ratio with a confidence interval and a verdict per case.
     Exit 0: no regression; 1: regression found; 3: inconclusive (with --fail-on-inconclusive); 2: usage error."""
-    from colbench.analysis.compare import exit_code
-    from colbench.analysis.sides import METRICS
+    from colbench.analysis.comparison import CompareSettings
+    from colbench.app.compare import CompareRequest, check_metrics, compare_exit_code
+    from colbench.app.compare import compare as compare_use_case
+    from colbench.model.metrics import COMPARE_METRICS
 
     @friendly
     def body() -> int:
@@ -136,22 +96,19 @@ def compare(
             raise UsageError(f"--format {fmt!r}: choose table, markdown or json")
         if method not in ("holm", "bh"):
             raise UsageError(f"--method {method!r}: choose holm or bh")
-        metrics = metric or list(METRICS)
-        unknown = [m for m in metrics if m not in METRICS]
-        if unknown:
-            raise UsageError(f"--metric {unknown[0]!r}: choose {', '.join(METRICS)}")
+        settings = CompareSettings(metrics=check_metrics(metric or COMPARE_METRICS),
+                                   threshold=parse_threshold(threshold), alpha=alpha, method=method,  # type: ignore[arg-type]
+                                   cross_machine=cross_machine)
         db = _store(store, create=False)
-        comparisons, notes = compare_sides(db, baseline, contender, threshold=parse_threshold(threshold),
-                                           alpha=alpha, method=method, metrics=metrics,
-                                           cross_machine=cross_machine)
-        print_comparisons(comparisons, fmt, baseline, contender, notes)
-        return exit_code(comparisons, fail_on_inconclusive=fail_on_inconclusive)
+        result = compare_use_case(db, CompareRequest(baseline, contender, settings))
+        print_comparisons(result.cases, fmt, baseline, contender, result.notes)
+        return compare_exit_code(result, fail_on_inconclusive)
 
     raise typer.Exit(body())
 
 
 def compare_run_envs(db: Any, config: Any, plan: Any, envs: list[Any], run_doc: dict[str, Any] | None, *,
-                     threshold: float, alpha: float, until_decided: bool, budget_s: float,
+                     threshold: float | None, alpha: float, until_decided: bool, budget_s: float,
                      max_looks: int | None) -> Any:
     """Run several environments and compare each against the first, paired by block. With `until_decided`,
     inconclusive cases get more blocks while the time budget lasts (runner/session.py)."""
@@ -178,8 +135,8 @@ def compare_run_envs(db: Any, config: Any, plan: Any, envs: list[Any], run_doc: 
 
 def print_session(session: Any, fmt: str = "table") -> None:
     """The verdicts of every contender, then what stayed inconclusive and the smallest change it could see."""
-    from colbench.analysis.compare_format import format_mde
     from colbench.render.fmt import fmt_seconds
+    from colbench.report.compare_text import format_mde
 
     for contender, comparisons in session.comparisons.items():
         print_comparisons(comparisons, fmt, session.baseline, contender, session.notes)

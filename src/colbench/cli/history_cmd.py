@@ -22,7 +22,7 @@ def history(
 ) -> None:
     """A case's results over time (commits, versions or dates), with change points (e-divisive means)."""
     from colbench.analysis.history import case_histories
-    from colbench.model.result import METRIC_SERIES
+    from colbench.model.metrics import SERIES_METRICS
     from colbench.render.fmt import fmt_instructions
     from colbench.runner.machine import machine_info
     from colbench.store.selection import history_results, pick_machine
@@ -35,8 +35,8 @@ def history(
             if not sep:
                 raise UsageError(f"--param {option!r}: write NAME=VALUE")
             filters[name] = value
-        if metric not in METRIC_SERIES:
-            raise UsageError(f"--metric {metric!r}: choose {' or '.join(METRIC_SERIES)}")
+        if metric not in SERIES_METRICS:
+            raise UsageError(f"--metric {metric!r}: choose {' or '.join(SERIES_METRICS)}")
         db = _store(store, create=False)
         machine_id = pick_machine(db, benchmark, machine, here=machine_info()["machine_id"])
         histories = case_histories(history_results(db, benchmark, machine_id), machine_id, filters,

@@ -46,15 +46,15 @@ def report(
 def _report(run_ids: list[str] | None, output: Path, fmt: str, compare: str | None, history: bool,
             store: str | None, metrics: list[str] | None = None) -> None:
     from colbench.cli.common import UsageError, _store, console
-    from colbench.model.result import METRIC_SERIES
+    from colbench.model.metrics import SERIES_METRICS
     from colbench.report.html import render_markdown, write_report
     from colbench.store.base import resolve_run_id
 
     if fmt not in ("html", "markdown"):
         raise UsageError(f"--format {fmt!r}: choose html or markdown")
-    unknown = [m for m in metrics or () if m not in METRIC_SERIES]
+    unknown = [m for m in metrics or () if m not in SERIES_METRICS]
     if unknown:
-        raise UsageError(f"--metric {unknown[0]!r}: choose {' or '.join(METRIC_SERIES)}")
+        raise UsageError(f"--metric {unknown[0]!r}: choose {' or '.join(SERIES_METRICS)}")
     if str(output) == "-" and fmt != "markdown":
         raise UsageError("--output - (stdout) works with --format markdown only")
     if output.exists() and not output.is_dir():

@@ -62,7 +62,6 @@ def run(
 
     Exit codes: 0 when the run finished (some cases may have errors, shown in the table), 2 for bad input,
     3 when every case of the run ended in an error, 1 when `--env` comparisons found a regression."""
-    from colbench.analysis.compare import DEFAULT_THRESHOLD
     from colbench.cli.compare_cmd import parse_duration, parse_threshold
     from colbench.model.params import parse_param_option, split_values
     from colbench.runner import env_options
@@ -120,14 +119,23 @@ def run(
     for bench, params, reason in fit_runtimes(plan, envs):
         err_console.print(f"[yellow]skipped[/yellow] {bench} {_short(params)}: {reason}", highlight=False)
     if len(envs) > 1 and config.processes is None:
-        config.processes = AB_DEFAULT_PROCESSES
-        console.print(f"{len(envs)} environments: {AB_DEFAULT_PROCESSES} interleaved blocks per case "
-                      "(enough for suite-wide verdicts; --processes to change)")
+        from colbench.model.metrics import metric as metric_named
+        from colbench.runner.session import deciding_metric
+
+        decider = metric_named(deciding_metric(config))
+        if until_decided:
+            config.processes = decider.first_look
+            console.print(f"{len(envs)} environments: a first look after {decider.first_look} interleaved blocks per "
+                          f"case ({decider.name} decides), more blocks only for the cases still undecided")
+        else:
+            config.processes = AB_DEFAULT_PROCESSES
+            console.print(f"{len(envs)} environments: {AB_DEFAULT_PROCESSES} interleaved blocks per case "
+                          "(enough for suite-wide verdicts; --processes to change)")
     if len(envs) > 1:
         from colbench.cli.compare_cmd import compare_run_envs, print_session
 
         db = _store(store)
-        session = compare_run_envs(db, config, plan, envs, run_doc, threshold=threshold_value or DEFAULT_THRESHOLD,
+        session = compare_run_envs(db, config, plan, envs, run_doc, threshold=threshold_value,
                                    alpha=alpha, until_decided=until_decided, budget_s=budget_s, max_looks=max_looks)
         _show_run(db, session.run["run_id"], "table")
         _show_claims(db, session.run)

@@ -10,16 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-#: what a claim can compare, and whether less of it is better
-CLAIM_METRICS = {
-    "time": "median wall time per iteration",
-    "first_run": "the first iteration of a fresh process",
-    "file_size": "size of the file written",
-    "input_size": "size of the file read",
-    "gbps": "bandwidth of value bytes",
-}
-HIGHER_IS_BETTER = frozenset({"gbps"})
-
 
 @dataclass(frozen=True)
 class ClaimCase:
@@ -28,7 +18,7 @@ class ClaimCase:
 
     benchmark: str
     params: dict[str, Any] = field(default_factory=dict)
-    metric: str = "time"
+    metric: str = "time"  # a metric of colbench.model.metrics (time, first_run, file_size, input_size, gbps)
     #: a machine figure measured once per run instead of a case (e.g. "memcpy_gbps" of the run's calibration)
     calibration: str | None = None
 

@@ -23,9 +23,6 @@ from colbench.model.result import SCHEMA_VERSION
 #: the version of the worker protocol (docs/protocol.md) that case.json and result.json follow
 PROTOCOL = 1
 
-#: the units of the metrics every worker records; benchmarks add their own (e.g. gbps) through the report
-BASE_UNITS = {"wall_s": "s", "cpu_user_s": "s", "cpu_sys_s": "s"}
-
 Json = dict[str, Any]
 
 

@@ -16,10 +16,6 @@ SCHEMA_PATH = Path(__file__).with_name("result.schema.json")
 
 ERROR_KINDS = ("exception", "check", "oom", "invalid", "crash", "timeout", "no-result", "skipped")
 
-#: metrics that are per-iteration sample series (compare, history, reports), and the series holding each:
-#: "time" is wall seconds, "instructions" the count under Valgrind (`run --measure instructions`)
-METRIC_SERIES = {"time": "wall_s", "instructions": "instructions"}
-
 
 def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)

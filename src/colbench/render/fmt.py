@@ -7,10 +7,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from colbench.analysis.aggregate import CaseSummary
-from colbench.model.result import METRIC_SERIES
+from colbench.model.metrics import SERIES_METRICS, metric_or_none, series_of
 
 
-def fmt_seconds(value: float | None) -> str:
+def fmt_seconds(value: float | None, ascii_only: bool = False) -> str:
+    """100 s, 1.50 s, 12.34 ms, 512.0 µs (us with `ascii_only`, for Markdown that must survive every mail client),
+    3.0 ns."""
     if value is None:
         return "-"
     if value >= 100:
@@ -19,7 +21,9 @@ def fmt_seconds(value: float | None) -> str:
         return f"{value:.2f} s"
     if value >= 1e-3:
         return f"{value * 1e3:.2f} ms"
-    return f"{value * 1e6:.1f} µs"
+    if value >= 1e-6 or value == 0:
+        return f"{value * 1e6:.1f} {'us' if ascii_only else 'µs'}"
+    return f"{value * 1e9:.1f} ns"
 
 
 def fmt_bytes(value: float | None) -> str:
@@ -51,22 +55,38 @@ def instructions_cell(summary: CaseSummary) -> str:
     return fmt_instructions(counted.get("median")) + ("" if cv is None else f" ±{cv * 100:.2f}%")
 
 
-def fmt_measured(value: float | None, metric: str = "time") -> str:
+def fmt_metric(value: float | None, metric_name: str = "time", ascii_only: bool = False) -> str:
+    """A value of a metric in its unit (model/metrics.py): seconds, bytes, an instruction count, or the number."""
+    if value is None or value != value or value in (float("inf"), float("-inf")):
+        return "-"
+    known = metric_or_none(metric_name)
+    if known is None:
+        return f"{value:.4g}"
+    unit = known.unit
+    if unit == "s":
+        return fmt_seconds(value, ascii_only)
+    if unit == "B":
+        return fmt_bytes(value)
+    if unit == "instructions":
+        return f"{fmt_instructions(value)} instr"
+    return f"{value:.4g} {unit}"
+
+
+def fmt_measured(value: float | None, metric_name: str = "time") -> str:
     """A value of a per-iteration metric: seconds for time, a count for instructions."""
-    if metric == "instructions":
-        return "-" if value is None else f"{fmt_instructions(value)} instr"
-    return fmt_seconds(value)
+    return fmt_metric(value, metric_name)
 
 
 def measured_metrics(summaries: Sequence[CaseSummary]) -> list[str]:
     """The per-iteration metrics these cases recorded: time, instructions or both (time when none)."""
-    found = [m for m, series in METRIC_SERIES.items()
-             if any((s.wall if series == "wall_s" else s.metrics.get(series) or {}).get("n") for s in summaries)]
+    found = [m for m in SERIES_METRICS
+             if any((s.wall if series_of(m) == "wall_s" else s.metrics.get(series_of(m)) or {}).get("n")
+                    for s in summaries)]
     return found or ["time"]
 
 
-def summary_median(summary: CaseSummary, metric: str = "time") -> float | None:
-    series = METRIC_SERIES[metric]
+def summary_median(summary: CaseSummary, metric_name: str = "time") -> float | None:
+    series = series_of(metric_name)
     return (summary.wall if series == "wall_s" else summary.metrics.get(series) or {}).get("median")
 
 

@@ -29,8 +29,8 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
+from colbench.model.metrics import SERIES_METRICS
 from colbench.model.records import median_of
-from colbench.model.result import METRIC_SERIES
 from colbench.redact import redact_doc
 from colbench.render.figures import Plot
 from colbench.report.html import (
@@ -50,7 +50,7 @@ HEADERS = {"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff", 
 BENCHMARK = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,99}")
 CASE = re.compile(r"[0-9a-f]{4,64}")
 RECENT_RUNS = 30  # the history index lists benchmarks seen in this many recent runs
-METRICS = tuple(METRIC_SERIES)  # time, instructions
+METRICS = SERIES_METRICS  # the per-iteration metrics: time, instructions
 
 
 def create_app(store: Store | str) -> Starlette:

@@ -25,25 +25,22 @@ from rich.text import Text
 
 import colbench
 from colbench.analysis.aggregate import CaseSummary, summarize_cases
+from colbench.analysis.comparison import CompareSettings, Comparison, ComparisonError, compare_sides
 from colbench.experiments.registry import experiment_tables
+from colbench.model.metrics import metric as metric_named
+from colbench.model.records import Side
 from colbench.paths import inside
 from colbench.redact import redact_argv, redact_doc
 from colbench.render.figures import Plot
 from colbench.render.fmt import fmt_bytes, fmt_measured, fmt_seconds, measured_metrics, params_label, varying_params
 from colbench.report.claims import claims_figure, claims_table, evaluate_runs, experiments_of_run
+from colbench.report.compare_text import method_note
 from colbench.report.plots import make_plots
-from colbench.report.plots_compare import (
-    VERDICT_CLASSES,
-    CompareRow,
-    compare_cases,
-    compare_figure,
-    metric_threshold,
-    pair_cases,
-    verdict_counts,
-)
+from colbench.report.plots_compare import VERDICT_CLASSES, CompareRow, compare_figure, compare_rows, verdict_counts
 from colbench.report.plots_history import MIN_RUNS, HistorySeries, history_figure, series_from_results
 from colbench.report.terminal import results_table
 from colbench.store.base import ResultQuery, Store
+from colbench.store.selection import comparison_evidence
 
 TEMPLATES = Path(__file__).parent / "templates"
 REPORT_CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
@@ -268,44 +265,62 @@ def _env_names(run: dict[str, Any], summaries: Sequence[CaseSummary]) -> list[st
     return [e for e in declared if e in present] + [e for e in present if e not in declared]
 
 
-METRIC_TITLES = {"time": "", "instructions": " — instructions"}
+def metric_title(name: str) -> str:
+    """What a view's title adds for a metric other than time: ' — instructions'."""
+    return "" if name == "time" else f" — {name}"
 
 
-def compare_view(baseline: Sequence[CaseSummary], contender: Sequence[CaseSummary], *, title: str,
-                 baseline_label: str, contender_label: str, same_run: bool, with_plot: bool = True,
-                 metric: str = "time") -> CompareView:
-    """The cases both sides ran, compared on `metric` ("time" or "instructions")."""
-    rows = compare_cases(pair_cases(baseline, contender), paired=same_run, metric=metric)
-    band = f"±{metric_threshold(metric):.0%}"
-    title += METRIC_TITLES.get(metric, f" — {metric}")
+def _compare(store: Store, baseline: Side, contender: Side, metric_name: str) -> Comparison | None:
+    """The one comparison (`analysis.comparison`) of two sides on one metric, with the store's evidence: what
+    `colbench compare` says of the same sides. None when no case ran on both sides."""
+    settings = CompareSettings(metrics=(metric_name,))
+    try:
+        return compare_sides(baseline, contender, settings,
+                             **comparison_evidence(store, baseline, contender, settings.metrics))
+    except ComparisonError:
+        return None
+
+
+def compare_view(comparison: Comparison | None, *, title: str, baseline_label: str, contender_label: str,
+                 same_run: bool, with_plot: bool = True, metric_name: str = "time") -> CompareView:
+    """The cases both sides ran, compared on `metric_name`, as the report and the dashboard show them."""
+    rows = compare_rows(comparison, metric_name) if comparison is not None else []
+    threshold = rows and comparison is not None and comparison.cases[0].threshold or metric_named(metric_name).threshold
+    band = f"±{threshold:.0%}"
+    title += metric_title(metric_name)
     pairing = "paired by interleaving block (same run)" if same_run else "unpaired (separate runs)"
-    what = "instruction counts" if metric == "instructions" else "times"
-    note = (f"Ratio = contender / baseline of the per-process medians of the {what} (Hodges–Lehmann), interval "
-            f"adjusted for {len(rows)} comparison{'s' if len(rows) != 1 else ''} (Holm), {pairing}. Regression "
-            f"or improvement: the whole interval beyond {band}; no change: the whole interval within.")
+    method = method_note(comparison.cases) if comparison is not None and comparison.cases else ""
+    note = (f"Ratio = contender / baseline of {metric_named(metric_name).measured}: {method}; interval adjusted for "
+            f"{len(rows)} comparison{'s' if len(rows) != 1 else ''} (Holm), {pairing}. Regression or improvement: "
+            f"the interval excludes 1 and the estimate is beyond {band}; no change: the whole interval within.")
+    if comparison is not None and comparison.replayed:
+        note += " Verdicts as the run's --until-decided looks reached them."
     plot = None
     if with_plot and rows:
-        figure = compare_figure(rows, f"{contender_label} vs {baseline_label}", threshold=metric_threshold(metric))
+        figure = compare_figure(rows, f"{contender_label} vs {baseline_label}", threshold=threshold)
         if figure is not None:
             key = f"compare-{_slug(baseline_label)}-vs-{_slug(contender_label)}" + \
-                ("" if metric == "time" else f"-{metric}")
+                ("" if metric_name == "time" else f"-{metric_name}")
             plot = Plot(key, title, figure, f"Ratio per case with its interval, coloured by verdict; the grey band "
                         f"is {band}.")
     return CompareView(title, baseline_label, contender_label, rows, note, plot)
 
 
-def env_compares(run: dict[str, Any], summaries: Sequence[CaseSummary], with_plot: bool = True,
+def env_compares(store: Store, run: dict[str, Any], summaries: Sequence[CaseSummary], with_plot: bool = True,
                  metrics: Sequence[str] | None = None) -> list[CompareView]:
     """A run with several environments: each one against the first (same run, interleaved blocks), on each
     metric (default: every metric the run measured)."""
     envs = _env_names(run, summaries)
     views = []
-    for metric in metrics or measured_metrics(summaries):
+    results = {env: [r for s in summaries if s.env_name == env for r in s.results] for env in envs}
+    for metric_name in metrics or measured_metrics(summaries):
         for env in envs[1:]:
-            views.append(compare_view([s for s in summaries if s.env_name == envs[0]],
-                                      [s for s in summaries if s.env_name == env],
+            baseline = Side(envs[0], run["run_id"], envs[0], results[envs[0]])
+            contender = Side(env, run["run_id"], env, results[env])
+            views.append(compare_view(_compare(store, baseline, contender, metric_name),
                                       title=f"environment {env} vs {envs[0]}", baseline_label=envs[0],
-                                      contender_label=env, same_run=True, with_plot=with_plot, metric=metric))
+                                      contender_label=env, same_run=True, with_plot=with_plot,
+                                      metric_name=metric_name))
     return views
 
 
@@ -316,18 +331,20 @@ def run_compare(store: Store, baseline_id: str, contender_id: str, baseline_env:
     sides = []
     same_run = baseline_id == contender_id
     for run_id, env in ((baseline_id, baseline_env), (contender_id, contender_env)):
-        summaries = summarize_cases(store.results(ResultQuery(run_ids=(run_id,), env_name=env)))
-        if env is None:
-            envs = _env_names(store.get_run(run_id), summaries)
-            env = envs[0] if envs else "default"
-            summaries = [s for s in summaries if s.env_name == env]
         run = store.get_run(run_id)
+        results = store.results(ResultQuery(run_ids=(run_id,), env_name=env))
+        if env is None:
+            envs = _env_names(run, summarize_cases(results))
+            env = envs[0] if envs else "default"
+            results = [r for r in results if r["env_name"] == env]
         label = f"{run['name']} ({run_id})" if run.get("name") else run_id
-        sides.append((summaries, env if same_run else (f"{label} [{env}]" if env != "default" else label), label))
-    (base, b_label, run_label), (cont, c_label, _) = sides
-    heading = f"environment {c_label} vs {b_label} in run {run_label}" if same_run else f"{c_label} vs {b_label}"
-    return compare_view(base, cont, title=heading, baseline_label=b_label, contender_label=c_label,
-                        same_run=same_run, with_plot=with_plot, metric=metric)
+        shown = env if same_run else (f"{label} [{env}]" if env != "default" else label)
+        sides.append((Side(shown, run_id, env, redact_doc(results)), label))
+    (base, run_label), (cont, _) = sides
+    heading = f"environment {cont.label} vs {base.label} in run {run_label}" if same_run else \
+        f"{cont.label} vs {base.label}"
+    return compare_view(_compare(store, base, cont, metric), title=heading, baseline_label=base.label,
+                        contender_label=cont.label, same_run=same_run, with_plot=with_plot, metric_name=metric)
 
 
 def case_history(store: Store, benchmark: str, case_id: str, machine_id: str | None = None,
@@ -370,7 +387,7 @@ def run_histories(store: Store, run: dict[str, Any], summaries: Sequence[CaseSum
         figure = history_figure(series, compact=True)
         suffix = "" if series.metric == "time" else f"-{series.metric}"
         plot = Plot(f"history-{series.case_id}-{_slug(series.env_name)}{suffix}", f"history of {series.label}"
-                    + METRIC_TITLES.get(series.metric, ""), figure) if figure is not None else None
+                    + metric_title(series.metric), figure) if figure is not None else None
         views.append(HistoryView(series, plot, history_link(series) if link else None))
     return views
 
@@ -412,7 +429,7 @@ def build_run_view(store: Store, run_id: str, *, plots: bool = True, history: bo
         run=run, summaries=summaries, info=run_info(run, summaries), machine=machine_rows(run.get("machine") or {}),
         checks=list(run.get("checks") or []), versions=versions_seen(summaries), tables=tables,
         plots=make_plots(summaries, run) if plots else [], errors=error_views(summaries), warnings=warnings,
-        compares=env_compares(run, summaries, with_plot=plots, metrics=metrics),
+        compares=env_compares(store, run, summaries, with_plot=plots, metrics=metrics),
         histories=run_histories(store, run, summaries, link=dashboard, metrics=metrics) if history else [],
         **claims_views(store, run, with_plot=plots),
     )
@@ -506,7 +523,7 @@ def render_markdown(views: Sequence[RunView], compares: Sequence[CompareView] = 
             for h in view.histories:
                 changes = ", ".join(f"{c.magnitude:+.1%} at run {c.index + 1} "
                                     f"({h.series.points[c.index].version})" for c in h.series.changes)
-                out.append(f"- {h.series.label}{METRIC_TITLES.get(h.series.metric, '')}: {len(h.series.points)} "
+                out.append(f"- {h.series.label}{metric_title(h.series.metric)}: {len(h.series.points)} "
                            f"runs, last {fmt_measured(h.series.points[-1].median, h.series.metric)}; "
                            f"{changes or 'no change point'}")
             out.append("")

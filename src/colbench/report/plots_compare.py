@@ -1,9 +1,7 @@
-"""A/B comparisons as the report and the dashboard show them: rows, the one adapter to the statistics, a plot.
+"""A/B comparisons as the report and the dashboard show them: rows and a plot, from the one comparison.
 
-Pages only ever see `CompareRow`s. `compare_cases` is the single place that calls
-`colbench.analysis.compare` (per-process medians, Hodges–Lehmann ratio, multiplicity-adjusted interval,
-verdict); a case whose samples the statistics cannot use carries the plain ratio of medians and the verdict
-`NOT_COMPARED`, never a made-up interval.
+Pages only ever see `CompareRow`s, made by `compare_rows` from an `analysis.comparison.Comparison`: the verdicts
+`colbench compare` gives for the same two sides, never a second computation of them.
 """
 
 from __future__ import annotations
@@ -11,33 +9,23 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
-from colbench.analysis.aggregate import CaseSummary
-from colbench.analysis.compare import CaseInput, compare_suite
-from colbench.model.result import METRIC_SERIES
+from colbench.analysis.compare import CaseComparison
+from colbench.analysis.comparison import METRIC_SUFFIX, Comparison
+from colbench.model.metrics import metric
 from colbench.render.figures import LIMIT_COLOR, new_figure, styled, title
-from colbench.render.fmt import params_label, summary_median, varying_params
 
-NOT_COMPARED = "not compared"
-VERDICT_CLASSES = {"regression": "bad", "improvement": "good", "no change": "same", "inconclusive": "warn",
-                   NOT_COMPARED: "dim"}
+VERDICT_CLASSES = {"regression": "bad", "improvement": "good", "no change": "same", "inconclusive": "warn"}
 VERDICT_COLORS = {"regression": "#c0392b", "improvement": "#1e8449", "no change": "#7f8c8d",
-                  "inconclusive": "#d68910", NOT_COMPARED: "#2e86c1"}
-DEFAULT_THRESHOLD = 0.03
-DEFAULT_ALPHA = 0.01
-METRIC_THRESHOLDS = {"instructions": 0.01}  # as colbench.analysis.compare: counts repeat to ~0.05%
-AXIS_LABELS = {"time": "time ratio contender / baseline (log scale; < 1 is faster)",
-               "instructions": "instruction-count ratio contender / baseline (log scale; < 1 is fewer)"}
+                  "inconclusive": "#d68910"}
 
 
 @dataclass(frozen=True)
 class CompareRow:
-    """One case compared: contender / baseline of a per-iteration metric, wall time or instructions (lower is
-    better)."""
+    """One case compared: contender / baseline of one metric, with the comparison's interval and verdict."""
 
     benchmark: str
     case_id: str
@@ -47,11 +35,12 @@ class CompareRow:
     ratio: float | None
     ci_low: float | None
     ci_high: float | None
-    verdict: str  # regression | improvement | no change | inconclusive | NOT_COMPARED
+    verdict: str  # regression | improvement | no change | inconclusive
     reason: str = ""
     ci_level: float | None = None
-    n: str = ""  # processes per side ("3/3") or pairs ("3 blocks")
-    metric: str = "time"  # a key of colbench.model.result.METRIC_SERIES
+    n: str = ""  # processes per side ("3/3") or pairs ("12 blocks")
+    metric: str = "time"  # a metric of colbench.model.metrics
+    test: str = "rank"  # "rank" or "t" (analysis/compare.py)
 
     @property
     def css(self) -> str:
@@ -62,84 +51,22 @@ class CompareRow:
         return None if self.ratio is None else self.ratio - 1.0
 
 
-def pair_cases(baseline: Sequence[CaseSummary], contender: Sequence[CaseSummary],
-               ) -> list[tuple[CaseSummary, CaseSummary]]:
-    """Cases present and ok on both sides, matched by case id, in the contender's order."""
-    by_case = {s.case_id: s for s in baseline if s.ok}
-    return [(by_case[c.case_id], c) for c in contender if c.ok and c.case_id in by_case]
-
-
-def _processes(summary: CaseSummary, series: str = "wall_s") -> tuple[list[list[float]], list[int]]:
-    samples, blocks = [], []
-    for result in summary.results:
-        values = [v for v in (result.get("samples") or {}).get(series) or [] if v is not None]
-        if result.get("status") == "ok" and values:
-            samples.append(values)
-            blocks.append(int(result.get("block") or 0))
-    return samples, blocks
-
-
-def _usable(samples: list[list[float]]) -> bool:
-    return bool(samples) and all(math.isfinite(v) and v > 0 for p in samples for v in p)
-
-
-def _labels(pairs: Sequence[tuple[CaseSummary, CaseSummary]]) -> dict[str, str]:
-    contenders = [c for _, c in pairs]
-    varying = varying_params(contenders)
-    return {c.case_id: f"{c.benchmark} {params_label(c, varying.get(c.benchmark, []))}" for c in contenders}
-
-
 def _finite(value: float | None) -> float | None:
-    return value if value is not None and math.isfinite(value) else None
+    return value if value is not None and math.isfinite(value) and value > 0 else None
 
 
-def _fallback(b: CaseSummary, c: CaseSummary, label: str, metric: str = "time") -> CompareRow:
-    base, cont = summary_median(b, metric), summary_median(c, metric)
-    ratio = cont / base if base and cont else None
-    return CompareRow(c.benchmark, c.case_id, label, base, cont, ratio, None, None, NOT_COMPARED,
-                      "samples unusable for the statistics: ratio of the pooled medians only", None,
-                      f"{b.processes}/{c.processes}", metric)
+def _row(comparison: Comparison, c: CaseComparison) -> CompareRow:
+    key = str(c.key)
+    case_id, benchmark = comparison.case_of.get(key, (key, key.split(" ", 1)[0]))
+    n = f"{c.n_blocks} blocks" if c.paired else f"{c.n_baseline}/{c.n_contender}"
+    return CompareRow(benchmark, case_id, key.removesuffix(METRIC_SUFFIX.format(c.metric)),
+                      _finite(c.baseline_median), _finite(c.contender_median), _finite(c.ratio), _finite(c.ci_low),
+                      _finite(c.ci_high), str(c.verdict), c.reason, c.ci_level, n, c.metric, c.test)
 
 
-def metric_threshold(metric: str, threshold: float | None = None) -> float:
-    return threshold if threshold is not None else METRIC_THRESHOLDS.get(metric, DEFAULT_THRESHOLD)
-
-
-def compare_cases(pairs: Sequence[tuple[CaseSummary, CaseSummary]], *, paired: bool = False,
-                  threshold: float | None = None, alpha: float = DEFAULT_ALPHA,
-                  metric: str = "time") -> list[CompareRow]:
-    """THE adapter from case pairs to `CompareRow`s, through `colbench.analysis.compare.compare_suite`.
-
-    `paired=True` when both sides come from one run (environments interleaved in blocks): the comparison is
-    then paired by block. The family for the multiplicity adjustment is every pair given. `metric` is "time"
-    (wall seconds) or "instructions"; pairs where either side lacks it are left out.
-    """
-    series = METRIC_SERIES[metric]
-    pairs = [(b, c) for b, c in pairs if summary_median(b, metric) and summary_median(c, metric)]
-    threshold = metric_threshold(metric, threshold)
-    labels = _labels(pairs)
-    cases: dict[str, Any] = {}
-    for b, c in pairs:
-        (b_samples, b_blocks), (c_samples, c_blocks) = _processes(b, series), _processes(c, series)
-        if _usable(b_samples) and _usable(c_samples):
-            cases[c.case_id] = CaseInput(b_samples, c_samples, metric=metric,
-                                         baseline_blocks=b_blocks if paired else None,
-                                         contender_blocks=c_blocks if paired else None)
-    try:
-        found = {str(x.key): x for x in compare_suite(cases, threshold=threshold, alpha=alpha)}
-    except ValueError:
-        found = {}
-    rows = []
-    for b, c in pairs:
-        x = found.get(c.case_id)
-        if x is None:
-            rows.append(_fallback(b, c, labels[c.case_id], metric))
-            continue
-        n = f"{x.n_blocks} blocks" if x.paired else f"{x.n_baseline}/{x.n_contender}"
-        rows.append(CompareRow(c.benchmark, c.case_id, labels[c.case_id], _finite(x.baseline_median),
-                               _finite(x.contender_median), _finite(x.ratio), _finite(x.ci_low), _finite(x.ci_high),
-                               str(x.verdict), x.reason, x.ci_level, n, metric))
-    return rows
+def compare_rows(comparison: Comparison, metric_name: str | None = None) -> list[CompareRow]:
+    """The rows of a comparison (of one metric, when named), in its order."""
+    return [_row(comparison, c) for c in comparison.cases if metric_name is None or c.metric == metric_name]
 
 
 def verdict_counts(rows: Sequence[CompareRow]) -> dict[str, int]:
@@ -150,7 +77,7 @@ def verdict_counts(rows: Sequence[CompareRow]) -> dict[str, int]:
 
 
 @styled
-def compare_figure(rows: Sequence[CompareRow], heading: str, threshold: float = DEFAULT_THRESHOLD) -> Figure | None:
+def compare_figure(rows: Sequence[CompareRow], heading: str, threshold: float) -> Figure | None:
     """Ratio contender / baseline per case on a log axis, its interval as a bar, coloured by verdict; the band
     of ±threshold around 1 shaded."""
     shown = [r for r in rows if r.ratio is not None]
@@ -180,7 +107,7 @@ def compare_figure(rows: Sequence[CompareRow], heading: str, threshold: float = 
     ax.set_xlim(min(lows) / 1.05, max(highs) * 1.05)
     ax.set_yticks(range(len(shown)), [r.label for r in shown])
     ax.set_ylim(len(shown) - 0.5, -0.7)
-    ax.set_xlabel(AXIS_LABELS.get(shown[0].metric, AXIS_LABELS["time"]) + "; lines: confidence interval")
+    ax.set_xlabel(metric(shown[0].metric).axis_label() + "; lines: confidence interval")
     fig.legend(loc="outside lower center", ncols=len(seen) + 1)
     title(fig, heading)
     return fig

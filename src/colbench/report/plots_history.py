@@ -17,8 +17,8 @@ from typing import Any
 from matplotlib.figure import Figure
 
 from colbench.analysis.changepoint import detect_change_points
+from colbench.model.metrics import series_of
 from colbench.model.records import median_of
-from colbench.model.result import METRIC_SERIES
 from colbench.render.figures import LIMIT_COLOR, PALETTE, fmt_time, new_figure, styled, time_unit, title
 from colbench.render.fmt import fmt_measured
 
@@ -55,7 +55,7 @@ class HistorySeries:
     points: list[HistoryPoint]
     changes: list[ChangeMark] = field(default_factory=list)
     method: str = ""
-    metric: str = "time"  # a key of colbench.model.result.METRIC_SERIES
+    metric: str = "time"  # a per-iteration metric of colbench.model.metrics
 
     @property
     def biggest_change(self) -> float:
@@ -94,7 +94,7 @@ def series_from_results(results: Iterable[dict[str, Any]], label: str, detect: b
                         metric: str = "time") -> list[HistorySeries]:
     """Group ok results of one case by (machine, environment) and run: one series per machine/environment, of
     `metric` ("time" or "instructions"; runs that did not measure it are left out)."""
-    key = METRIC_SERIES[metric]
+    key = series_of(metric)
     groups: dict[tuple[str | None, str], dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
     for r in results:
         if r.get("status") == "ok":

@@ -6,7 +6,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from colbench.analysis.stats import summary_stats
-from colbench.model.records import BASE_UNITS, Result, WorkerReport
+from colbench.model.metrics import BASE_UNITS
+from colbench.model.records import Result, WorkerReport
 from colbench.model.result import result_id, tags_for
 
 

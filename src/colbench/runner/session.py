@@ -1,11 +1,13 @@
 """`run --until-decided`: run environments against the first one, look at the verdicts, add blocks to the
 cases still inconclusive, until every case is decided or the time budget is spent.
 
-The statistics live in `analysis/sequential.py` (how alpha is split over looks, how big the next look is)
-and `analysis/compare.py` (the verdict rule); this module only orchestrates: run, collect, look, repeat.
-What each look used (its blocks and its alpha) is kept in the run record under "sequential", so a later
-`colbench compare` of the two environments reproduces exactly these verdicts instead of re-testing the
-final data at the full alpha (which, after stopping on the data, would no longer be valid).
+The statistics live in `analysis/sequential.py` (how alpha is split over looks, how big the next look is),
+`analysis/comparison.py` (the one comparison: inputs, noise from history) and `analysis/compare.py` (the tests and
+the verdict rule); this module only orchestrates: run, collect, look, repeat. The metric that decides is the run's
+own: instruction counts when the run counts them, else time. What each look used (its blocks, its alpha and the
+noise earlier runs lent) is kept in the run record under "sequential", so `colbench compare`, the report and the
+dashboard reproduce exactly these verdicts instead of re-testing the final data at the full alpha (which, after
+stopping on the data, would no longer be valid).
 """
 
 from __future__ import annotations
@@ -19,19 +21,23 @@ from typing import Any
 import numpy as np
 
 from colbench.analysis.compare import CaseComparison, CaseInput, Method
+from colbench.analysis.comparison import case_inputs, noise_priors, short_labels
 from colbench.analysis.sequential import FIRST_LOOK_FRACTION, LookPlan, SequentialCompare, Spending, plan_next_look
+from colbench.model.records import Side
 from colbench.runner.execute import EnvChoice, Execution, RunConfig, RunObserver, execute_run, start_run
 from colbench.runner.plan import Plan, PlannedCase
 from colbench.store.base import ResultQuery, Store
+from colbench.store.selection import comparison_evidence
 
 Key = tuple[str, str]  # (contender environment, case label)
 
 
 @dataclass(frozen=True)
 class GateSettings:
-    """How `--until-decided` decides: the verdict rule's settings, the time budget, and the look sizes."""
+    """How `--until-decided` decides: the verdict rule's settings (threshold None: the metric's default), the time
+    budget, and the look sizes."""
 
-    threshold: float = 0.03
+    threshold: float | None = None
     alpha: float = 0.01
     floor: float = 0.0
     budget_s: float = 600.0
@@ -103,14 +109,16 @@ class _Timing(RunObserver):
         return self.seconds[case_id] / n if n else recorded.get(case_id, 0.0)
 
 
-def _inputs(store: Store, run_id: str, baseline: str, contenders: Sequence[str], basis: str,
-            blocks_used: dict[Key, int] | None = None
+def deciding_metric(config: RunConfig) -> str:
+    """The metric a run's verdicts decide on: instruction counts when it counts them (deterministic: a few
+    processes decide), else time."""
+    return "instructions" if "instructions" in config.measure else "time"
+
+
+def _inputs(store: Store, run_id: str, baseline: str, contenders: Sequence[str], basis: str, metric_name: str,
             ) -> tuple[dict[Key, CaseInput], dict[Key, str], dict[str, float], list[str]]:
     """CaseInputs keyed by (contender, case label), the case id of each key, the median seconds of one
     execution per case id as its results recorded them, and notes."""
-    from colbench.analysis.sides import case_inputs, short_labels
-    from colbench.model.records import Side
-
     results = store.results(ResultQuery(run_ids=(run_id,)))
     spans: dict[str, list[float]] = {}
     for r in results:
@@ -125,31 +133,13 @@ def _inputs(store: Store, run_id: str, baseline: str, contenders: Sequence[str],
     base = Side(baseline, run_id, baseline, [r for r in results if r["env_name"] == baseline])
     for contender in contenders:
         cont = Side(contender, run_id, contender, [r for r in results if r["env_name"] == contender])
-        inputs, more = case_inputs(base, cont, metric="time", basis=basis)
+        history = comparison_evidence(store, base, cont, (metric_name,))["history"]
+        inputs, more = case_inputs(base, cont, metric_name, basis=basis,
+                                   priors=noise_priors(history, metric_name, {run_id}))
         notes += more
         for label, case in inputs.items():
             cases[(contender, label)] = case
-    if blocks_used:
-        cases = {k: truncate_blocks(c, blocks_used[k]) if k in blocks_used else c for k, c in cases.items()}
     return cases, {k: ids[k[1]] for k in cases}, seconds, notes
-
-
-def truncate_blocks(case: CaseInput, blocks: int) -> CaseInput:
-    """The case as it was when only blocks 0 .. blocks-1 had run (for reproducing an earlier look)."""
-    import dataclasses
-
-    if case.baseline_blocks is None or case.contender_blocks is None:
-        return case
-    keep_b = [i for i, b in enumerate(case.baseline_blocks) if b < blocks]
-    keep_c = [i for i, b in enumerate(case.contender_blocks) if b < blocks]
-    out = dataclasses.replace(
-        case,
-        baseline=[case.baseline[i] for i in keep_b], contender=[case.contender[i] for i in keep_c],
-        baseline_blocks=[case.baseline_blocks[i] for i in keep_b],
-        contender_blocks=[case.contender_blocks[i] for i in keep_c],
-        check=truncate_blocks(case.check, blocks) if case.check is not None else None,
-    )
-    return out
 
 
 def run_until_decided(
@@ -175,19 +165,21 @@ def run_until_decided(
         run = start_run(store, config, plan, envs, sys.argv)
     run = execute_run(store, run, plan, envs, config, timing)
     baseline, contenders = envs[0].name, [e.name for e in envs[1:]]
+    metric_name = deciding_metric(config)
     seq: SequentialCompare[Key] = SequentialCompare(
         alpha=settings.alpha, threshold=settings.threshold, floor=settings.floor,
         max_looks=settings.max_looks if settings.until_decided else None,
         method=settings.method, spending=settings.spending, paired=True)
-    cases, ids, results_seconds, notes = _inputs(store, run["run_id"], baseline, contenders, settings.basis)
+    cases, ids, results_seconds, notes = _inputs(store, run["run_id"], baseline, contenders, settings.basis,
+                                                 metric_name)
     first_fraction = FIRST_LOOK_FRACTION if settings.until_decided else 1.0
     results = seq.look(cases, fraction=first_fraction)
     blocks = config.resolved(plan)[2]
     used: dict[Key, int] = {k: blocks for k in cases}
     looks = [Look(1, clock() - started, seq.fraction, seq.spent_alphas[-1], len(seq.pending), blocks)]
-    record = {"baseline": baseline, "alpha": settings.alpha, "threshold": settings.threshold,
-              "floor": settings.floor, "family_size": seq.family_size, "spending": settings.spending,
-              "basis": settings.basis, "looks": [], "cases": {}}
+    record = {"baseline": baseline, "metric": metric_name, "alpha": settings.alpha,
+              "threshold": settings.threshold, "floor": settings.floor, "family_size": seq.family_size,
+              "spending": settings.spending, "basis": settings.basis, "looks": [], "cases": {}}
     stopped, reported = "decided", False
     while seq.pending and settings.until_decided:
         if seq.exhausted:  # the last look the budget (or --max-looks) allowed is done
@@ -214,7 +206,8 @@ def run_until_decided(
             return case.case_id in wanted
 
         run = execute_run(store, run, plan, [envs[0], *pending_envs], config, timing, only_cases=undecided)
-        cases, ids, results_seconds, _ = _inputs(store, run["run_id"], baseline, contenders, settings.basis)
+        cases, ids, results_seconds, _ = _inputs(store, run["run_id"], baseline, contenders, settings.basis,
+                                                 metric_name)
         for key in pending:
             used[key] = blocks
         results = seq.look({k: v for k, v in cases.items() if k in results},
@@ -225,7 +218,7 @@ def run_until_decided(
         on_look(looks[-1], None)
     record["looks"] = [{"fraction": look.fraction, "alpha": look.alpha, "blocks_added": look.blocks_added}
                        for look in looks]
-    record["cases"] = {f"{k[0]}\x1f{k[1]}": {"blocks": used[k], "alpha": results[k].alpha} for k in results}
+    record["cases"] = {f"{k[0]}\x1f{k[1]}": _look_record(used[k], results[k], cases.get(k)) for k in results}
     if settings.until_decided:  # a single look at full alpha is what `compare` does anyway
         run["sequential"] = record
         store.update_run(run)
@@ -235,33 +228,16 @@ def run_until_decided(
     return SessionResult(run, baseline, by_env, list(dict.fromkeys(notes)), looks, clock() - started, stopped)
 
 
+def _look_record(blocks: int, comparison: CaseComparison, case: CaseInput | None) -> dict[str, Any]:
+    """What `analysis.comparison` needs to reproduce a case's last look: its blocks, its alpha and the noise earlier
+    runs lent it (history grows after the run; the verdict must not)."""
+    entry: dict[str, Any] = {"blocks": blocks, "alpha": comparison.alpha}
+    if case is not None and case.prior is not None and comparison.prior_df:
+        entry["prior"] = {"variance": case.prior.variance, "df": case.prior.df, "runs": case.prior.runs}
+    return entry
+
+
 def _relabel(comparison: CaseComparison, label: Hashable) -> CaseComparison:
     import dataclasses
 
     return dataclasses.replace(comparison, key=label)
-
-
-def replay(store: Store, run: dict[str, Any], baseline: str, contender: str, *,
-           threshold: float | None = None, floor: float | None = None) -> list[CaseComparison] | None:
-    """The time verdicts `run_until_decided` reached for this pair of environments, recomputed from the
-    stored results with the blocks and alpha of each case's last look; None when the run has no such record."""
-    from colbench.analysis.compare import compare_suite
-
-    record = run.get("sequential")
-    if not record or record.get("baseline") != baseline:
-        return None
-    wanted = {k.split("\x1f", 1)[1]: v for k, v in record["cases"].items() if k.split("\x1f", 1)[0] == contender}
-    if not wanted:
-        return None
-    cases, _, _, _ = _inputs(store, run["run_id"], baseline, [contender], record.get("basis", "auto"),
-                          {(contender, label): v["blocks"] for label, v in wanted.items()})
-    out = []
-    for (_, label), case in cases.items():
-        if label not in wanted:
-            continue
-        (comparison,) = compare_suite({label: case}, threshold=threshold or record["threshold"],
-                                      alpha=wanted[label]["alpha"], family_size=record["family_size"],
-                                      floor=record["floor"] if floor is None else floor, paired=True)
-        out.append(comparison)
-    return out
-

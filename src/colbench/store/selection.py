@@ -6,6 +6,9 @@ A side is a run (`RUN`, a prefix, a name or `latest`), an environment of the lat
 
 from __future__ import annotations
 
+from typing import Any
+
+from colbench.model.metrics import metric
 from colbench.model.records import Side
 from colbench.model.summary import ResultSummary
 from colbench.store.base import ResultQuery, Store, StoreError, resolve_run_id
@@ -72,3 +75,26 @@ def latest_run_of_suite(store: Store, suite: str) -> str:
         if suite in ((run.get("config") or {}).get("targets") or []):
             return str(run["run_id"])
     raise StoreError(f"no run of suite {suite!r} in {store.url}: `colbench run {suite}` first")
+
+
+def comparison_evidence(store: Store, baseline: Side, contender: Side, metrics: tuple[str, ...]) -> dict[str, Any]:
+    """What `analysis.comparison.compare_sides` needs of the store beyond the two sides: the history of their cases on
+    their machine (for metrics whose noise earlier runs may lend; only queried when one is compared), and the record
+    of `run --until-decided` looks when both sides are environments of one run."""
+    history: list[ResultSummary] = []
+    if any(metric(m).stable_noise for m in metrics):
+        machines = {m for m in (*baseline.machine_ids, *contender.machine_ids) if m}
+        results = [*baseline.results, *contender.results]
+        case_ids = {_field(r, "case_id") for r in results}
+        for benchmark in sorted({_field(r, "benchmark") for r in results}):
+            for machine_id in sorted(machines):
+                found = store.summaries(ResultQuery(benchmark=benchmark, machine_id=machine_id, status="ok"))
+                history.extend(s for s in found if s.case_id in case_ids)
+    sequential = None
+    if baseline.run_id == contender.run_id:
+        sequential = store.get_run(baseline.run_id).get("sequential")
+    return {"history": history, "sequential": sequential}
+
+
+def _field(result: Any, name: str) -> Any:
+    return result[name] if isinstance(result, dict) else getattr(result, name)

@@ -3,7 +3,7 @@ import json
 import numpy as np
 
 from colbench.analysis.compare import CaseInput, compare_suite
-from colbench.analysis.compare_format import (
+from colbench.report.compare_text import (
     MARKERS,
     TABLE_COLUMNS,
     format_value,
@@ -12,8 +12,7 @@ from colbench.analysis.compare_format import (
     summary_line,
     table_rows,
 )
-
-from .simulate import processes
+from tests.analysis.simulate import processes
 
 
 def _results():
@@ -22,7 +21,7 @@ def _results():
         ("csv-read", "reader=pyarrow"): CaseInput(processes(rng, 20), processes(rng, 20, ratio=1.2)),
         ("csv-read", "reader=pandas|c"): CaseInput(processes(rng, 20), processes(rng, 20)),
         ("parquet-write", "size"): CaseInput([[2.0e6]] * 3, [[1.8e6]] * 3, metric="file_size"),
-        ("feather-read", "tiny"): CaseInput(processes(rng, 2), processes(rng, 2)),
+        ("feather-read", "tiny"): CaseInput(processes(rng, 1), processes(rng, 1)),
     }
     return compare_suite(cases)
 
@@ -32,12 +31,12 @@ def test_table_rows_have_every_column():
     assert len(rows) == 4 and all(len(r) == len(TABLE_COLUMNS) for r in rows)
     assert rows[0][0] == "csv-read reader=pyarrow"
     assert rows[0][8] == "regression"
-    assert rows[2][2] == "1.91 MiB"
+    assert rows[2][2] == "1.9 MiB"
     assert rows[3][5] == "[-, -]"
     # the smallest slowdown each comparison could have caught, at 80% and 95% power
     mde80, mde95 = (float(x.rstrip("%")) for x in rows[1][7].split(" / "))
     assert 3.0 <= mde80 < mde95 < 20
-    assert rows[3][7] == "- / -"  # 2 processes per side can never reach the level
+    assert rows[3][7] == "- / -"  # never a verdict (nor an MDE) from one process a side
     assert rows[2][7] == "-"  # deterministic: any change beyond the threshold shows
 
 
@@ -64,10 +63,11 @@ def test_summary_json_and_units():
     assert tiny["mde_80"] is None and tiny["mde_95"] is None
     same = doc["comparisons"][1]
     assert 0.03 <= same["mde_80"] < same["mde_95"] and same["basis"] == "wall" and same["sigma_log"] > 0
-    assert format_value(0.000512) == "512 us"
-    assert format_value(1.5) == "1.5 s"
-    assert format_value(3e-9) == "3 ns"
-    assert format_value(3 * 2**30, "memory") == "3 GiB"
+    assert format_value(0.000512) == "512.0 us"
+    assert format_value(1.5) == "1.50 s"
+    assert format_value(3e-9) == "3.0 ns"
+    assert format_value(3 * 2**30, "memory") == "3.0 GiB"
+    assert format_value(263.3e6, "instructions") == "263.3 M instr"
     assert format_value(512, "file_size") == "512 B"
     assert format_value(float("nan")) == "-"
     assert format_value(2.5, "rows") == "2.5"

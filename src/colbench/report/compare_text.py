@@ -10,6 +10,7 @@ import math
 from collections.abc import Sequence
 
 from colbench.analysis.compare import CaseComparison, Verdict, count_verdicts
+from colbench.render.fmt import fmt_metric
 
 MARKERS: dict[Verdict, str] = {
     Verdict.REGRESSION: "[!] regression",
@@ -26,26 +27,8 @@ _METHOD_NAMES = {"holm": "Holm", "bh": "Benjamini-Hochberg", "bonferroni": "Bonf
 
 
 def format_value(value: float, metric: str = "time") -> str:
-    """A value with a readable unit: seconds for time, bytes for memory/file size, bytes/s for throughput."""
-    if value is None or not math.isfinite(value):
-        return "-"
-    if metric == "time":
-        for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
-            if abs(value) >= scale:
-                return f"{value / scale:.3g} {unit}"
-        return f"{value / 1e-9:.3g} ns"
-    if metric in ("memory", "file_size", "throughput"):
-        suffix = "/s" if metric == "throughput" else ""
-        for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-            if abs(value) >= scale:
-                return f"{value / scale:.3g} {unit}{suffix}"
-        return f"{value:.0f} B{suffix}"
-    if metric == "instructions":
-        for unit, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
-            if abs(value) >= scale:
-                return f"{value / scale:.4g} {unit}instr"
-        return f"{value:.0f} instr"
-    return f"{value:.4g}"
+    """A value in its metric's unit (`render.fmt.fmt_metric`), in ASCII."""
+    return fmt_metric(value, metric, ascii_only=True)
 
 
 def format_ratio(c: CaseComparison) -> str:
@@ -80,6 +63,28 @@ def _n(c: CaseComparison) -> str:
     if c.paired:
         return f"{c.n_blocks} blocks"
     return f"{c.n_baseline}/{c.n_contender}"
+
+
+def format_test(c: CaseComparison) -> str:
+    """Which test decided: 'rank' or 't, 6 df' (with what earlier runs lent: 't, 6+40 df (12 runs)')."""
+    if c.test != "t":
+        return "rank"
+    if c.prior_df:
+        return f"t, {c.df - c.prior_df}+{c.prior_df} df ({c.prior_runs} earlier runs)"
+    return f"t, {c.df} df"
+
+
+def method_note(comparisons: Sequence[CaseComparison]) -> str:
+    """How the ratios and intervals of these comparisons were made, in one clause per test used."""
+    tests = {c.test for c in comparisons}
+    parts = []
+    if "rank" in tests:
+        parts.append("Hodges-Lehmann with an exact rank interval (over blocks when the two ran interleaved, else over "
+                     "processes)")
+    if "t" in tests:
+        parts.append("ratio of geometric means of the per-process medians with a pooled t interval (where a few "
+                     "processes must decide; with degrees of freedom from earlier runs for instruction counts)")
+    return "; ".join(parts)
 
 
 def table_rows(comparisons: Sequence[CaseComparison]) -> list[tuple[str, ...]]:
@@ -171,8 +176,7 @@ def markdown_report(
         lines += ["", "</details>", ""]
     if comparisons:
         lines.append(
-            f"Ratio = {contender_label} / {baseline_label} (Hodges-Lehmann over processes, or over blocks when "
-            "the two ran interleaved), "
+            f"Ratio = {contender_label} / {baseline_label}: {method_note(comparisons)}; "
             f"confidence intervals at {min(c.ci_level for c in comparisons) * 100:.4g}% or more, "
             f"adjusted for {len(comparisons)} comparisons. "
             "Regression or improvement: the interval excludes 1 and the estimate is beyond the threshold; "

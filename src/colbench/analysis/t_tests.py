@@ -1,0 +1,134 @@
+"""A pooled two-sample t on per-process log values: verdicts from a few processes when the noise allows them.
+
+Why a second family beside the rank tests (`rank_tests.py`): an exact rank test's smallest p-value is fixed by
+the count of samples, not by the noise (2/2^n over n blocks; 2/C(2n, n) over n processes a side), so 3 processes
+a side can never reach p <= 0.01 even when instruction counts move by 4% and vary by 0.05%. The t-interval's
+width follows the observed spread instead, so an obvious change is decided with 2-4 processes a side.
+
+The model: each process's log value (the log of the median of its iterations) is the side's level plus noise
+that is independent between processes, normal, and of one variance on both sides. Then
+
+    t = (mean log contender - mean log baseline) / (s * sqrt(1/n1 + 1/n2))
+
+follows Student's t with n1 + n2 - 2 degrees of freedom under "no change", where s^2 pools the two sides'
+within-side variances. It is unpaired on purpose: at a few processes a side, pooling the two sides gives twice the
+degrees of freedom of a paired test over the same blocks (a paired t over 4 blocks has 3, this one 6), and the
+drift that pairing removes is small over the seconds a few blocks take.
+
+Two additions, each documented where it is decided (docs/gating.md):
+- **a noise floor** (`floor`, from the metric's definition): s is never taken below it. Two sides that happen to
+  repeat one value each (two processes of identical instruction counts) would otherwise give s = 0, t = inf and a
+  "significant" change of any size. A metric that is exactly deterministic (a file's size) has floor 0, and two
+  constant sides then give the point itself.
+- **noise from history** (`prior`): for a metric whose noise does not depend on the machine's load (instruction
+  counts), earlier runs of the same case on this machine estimate the same variance. Their within-environment sums
+  of squares and degrees of freedom are added to the pooled ones: it is the within-group variance of an analysis
+  of variance in which each earlier run is one more group, so the statistic stays t-distributed, with more
+  degrees of freedom and a narrower interval.
+
+What happens when the model does not hold is measured, not assumed: `scripts/verdict_power.py` resamples real A/A
+processes of this VM (heavy tails and its two CPU speeds included) and counts false regressions at every size.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats as sps
+
+
+@dataclass(frozen=True)
+class NoisePrior:
+    """What earlier runs say about a case's between-process noise: the pooled variance of per-process log values
+    within one environment, its degrees of freedom, and how many runs it came from."""
+
+    variance: float
+    df: int
+    runs: int
+
+    def __post_init__(self) -> None:
+        if not (self.variance >= 0 and math.isfinite(self.variance)) or self.df < 0:
+            raise ValueError(f"a noise prior needs a finite variance >= 0 and df >= 0, got {self}")
+
+
+@dataclass(frozen=True)
+class TShift:
+    """The pooled-t analysis of a shift on the log scale (contender minus baseline): the same questions as
+    `rank_tests.ShiftAnalysis` answers (estimate, p-value, interval at any level), so `compare.py` treats both alike.
+    `sigma` is the pooled spread of per-process log values (after the floor); `prior_df` the degrees of freedom
+    earlier runs lent."""
+
+    estimate: float
+    p_value: float
+    n1: int
+    n2: int
+    se: float
+    df: int
+    sigma: float
+    deterministic: bool
+    floored: bool = False
+    prior_df: int = 0
+    kind: str = "t"
+    exact: bool = True  # under the model above; how far it holds is measured (docs/gating.md)
+
+    def quantile(self, a: float) -> float:
+        """The two-sided critical value at error level a."""
+        return float(sps.t.isf(a / 2, self.df))
+
+    def interval(self, a: float) -> tuple[float, float]:
+        """Two-sided (1 - a) interval of the log shift."""
+        if not 0 < a < 1:
+            raise ValueError(f"interval level a must be in (0, 1), got {a}")
+        if self.deterministic:
+            return (self.estimate, self.estimate)
+        half = self.quantile(a) * self.se
+        return (self.estimate - half, self.estimate + half)
+
+
+def pooled_t(log_baseline: np.ndarray, log_contender: np.ndarray, *, floor: float = 0.0,
+             prior: NoisePrior | None = None) -> TShift:
+    """The pooled two-sample t of log_contender - log_baseline (at least 2 values a side)."""
+    x = np.asarray(log_baseline, dtype=float)
+    y = np.asarray(log_contender, dtype=float)
+    n1, n2 = int(x.size), int(y.size)
+    if n1 < 2 or n2 < 2:
+        raise ValueError("the pooled t needs at least 2 processes a side")
+    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
+        raise ValueError("log values must be finite")
+    estimate = float(y.mean() - x.mean())
+    squares = float(((x - x.mean()) ** 2).sum() + ((y - y.mean()) ** 2).sum())
+    df = n1 + n2 - 2
+    prior_df = 0
+    if prior is not None and prior.df > 0:
+        squares += prior.variance * prior.df
+        df += prior.df
+        prior_df = prior.df
+    sigma = math.sqrt(squares / df)
+    floored = sigma < floor
+    sigma = max(sigma, floor)
+    scale = math.sqrt(1 / n1 + 1 / n2)
+    if sigma == 0.0:  # only with floor 0: both sides constant (a deterministic metric), and the prior agrees
+        p = 0.0 if estimate != 0 else 1.0
+        return TShift(estimate, p, n1, n2, 0.0, df, 0.0, True, False, prior_df)
+    se = sigma * scale
+    p = float(2 * sps.t.sf(abs(estimate) / se, df))
+    return TShift(estimate, p, n1, n2, se, df, sigma, False, floored, prior_df)
+
+
+def pooled_prior(groups: list[np.ndarray]) -> NoisePrior | None:
+    """The pooled within-group variance of per-process log values over earlier runs (one group per run and
+    environment, at least 2 processes each); None when no group has 2."""
+    squares, df, runs = 0.0, 0, 0
+    for values in groups:
+        values = np.asarray(values, dtype=float)
+        values = values[np.isfinite(values)]
+        if values.size < 2:
+            continue
+        squares += float(((values - values.mean()) ** 2).sum())
+        df += int(values.size) - 1
+        runs += 1
+    if df == 0:
+        return None
+    return NoisePrior(squares / df, df, runs)

@@ -1,0 +1,97 @@
+"""A/A calibration: run a suite twice in the same environment, interleaved, and read what `compare` would say.
+
+Every regression or improvement in an A/A run is a false positive; the spreads say how much each case varies on
+this machine, the minimum detectable effect what a gate could see at this run's size, and `needed` how many blocks
+a slowdown of `effect` takes. The comparison is the one `colbench compare` makes (`analysis.comparison`), on the
+metric the run measured (instruction counts when counted, else time). An A/A run is ordinary history too: for
+metrics of stable noise, later comparisons of these cases borrow its spread.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from colbench.analysis.calibrate import CalibrationReport, calibrate_suite
+from colbench.analysis.compare import CaseInput
+from colbench.analysis.comparison import case_inputs, short_labels
+from colbench.app.errors import UsageError
+from colbench.model.records import Side
+from colbench.runner.execute import EnvChoice, RunConfig, RunObserver, execute_run, start_run
+from colbench.runner.plan import make_plan
+from colbench.runner.session import deciding_metric
+from colbench.store.base import ResultQuery, Store, resolve_run_id
+
+AA_ENVS = ("A", "B")
+
+
+@dataclass(frozen=True)
+class CalibrateRequest:
+    """Run `targets` A/A (or analyse the earlier A/A run `from_run`) and judge it at these settings."""
+
+    targets: tuple[str, ...] = ()
+    overrides: Mapping[str, list[str]] = field(default_factory=dict)
+    processes: int = 12
+    iterations: int | None = None
+    warmup: int | None = None
+    measure: tuple[str, ...] = ("wall",)
+    threshold: float | None = None
+    alpha: float = 0.01
+    effect: float = 0.05
+    from_run: str | None = None
+
+
+@dataclass(frozen=True)
+class Calibration:
+    run_id: str
+    metric: str
+    report: CalibrationReport
+
+
+def aa_inputs(results: list[dict[str, Any]], metric_name: str = "time") -> tuple[dict[str, CaseInput],
+                                                                                  dict[str, float]]:
+    """The A/A comparisons of a calibration run (the one comparison's inputs) and the seconds one block of each
+    case took."""
+    run_id = results[0]["run_id"] if results else ""
+    sides = [Side(env, run_id, env, [r for r in results if r["env_name"] == env]) for env in AA_ENVS]
+    cases, _ = case_inputs(*sides, metric_name)
+    labels = short_labels(results)
+    seconds: dict[str, float] = defaultdict(float)
+    blocks: dict[str, set[int]] = defaultdict(set)
+    for r in results:
+        span = (r.get("process") or {}).get("spawn_to_result_s")
+        if span:
+            seconds[labels[r["case_id"]]] += float(span)
+            blocks[labels[r["case_id"]]].add(r["block"])
+    per_block = {label: seconds[label] / len(blocks[label]) for label in seconds if blocks[label]}
+    return cases, per_block
+
+
+def calibrate(store: Store, request: CalibrateRequest, observer: RunObserver | None = None) -> Calibration:
+    """Run (or read) the A/A run and calibrate `compare` on it."""
+    if request.from_run:
+        run_id = resolve_run_id(store, request.from_run)
+        run = store.get_run(run_id)
+        measure = tuple((run.get("config") or {}).get("measure") or ("wall",))
+    else:
+        if not request.targets:
+            raise UsageError("name a suite or benchmarks to calibrate (or --from-run RUN)")
+        config = RunConfig(targets=list(request.targets), overrides=dict(request.overrides),
+                           iterations=request.iterations, warmup=request.warmup, processes=request.processes,
+                           run_name="calibration", measure=request.measure)
+        plan = make_plan(config.targets, config.overrides)
+        envs = [EnvChoice(name=name, spec="@current") for name in AA_ENVS]
+        run = start_run(store, config, plan, envs, sys.argv)
+        run_id = execute_run(store, run, plan, envs, config, observer)["run_id"]
+        measure = request.measure
+    results = store.results(ResultQuery(run_ids=(run_id,)))
+    if {r["env_name"] for r in results} != set(AA_ENVS):
+        raise UsageError(f"run {run_id} is not an A/A run with environments A and B")
+    metric_name = deciding_metric(RunConfig(targets=[], measure=measure))
+    cases, per_block = aa_inputs(results, metric_name)
+    report = calibrate_suite(cases, threshold=request.threshold, alpha=request.alpha, effect=request.effect,
+                             seconds_per_block=per_block)
+    return Calibration(run_id, metric_name, report)

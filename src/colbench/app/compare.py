@@ -1,0 +1,47 @@
+"""Compare two sides in a store: runs, environments of a run, or a run's environment (`RUN:ENV`).
+
+The use case behind `colbench compare`; `bisect`, `explain` and `publish` call it for their verdicts too. It finds
+the two sides and the evidence the comparison may use (history of the cases, the record of `--until-decided`
+looks) and hands them to the one comparison, `analysis.comparison.compare_sides`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from colbench.analysis.compare import exit_code
+from colbench.analysis.comparison import CompareSettings, Comparison, compare_sides
+from colbench.app.errors import UsageError
+from colbench.model.metrics import COMPARE_METRICS
+from colbench.store.base import Store
+from colbench.store.selection import comparison_evidence, resolve_side
+
+
+@dataclass(frozen=True)
+class CompareRequest:
+    """Two side references (`RUN`, a prefix, a name, `latest`, `ENV` of the latest run, or `RUN:ENV`) and the
+    settings of the comparison."""
+
+    baseline: str
+    contender: str
+    settings: CompareSettings = CompareSettings()
+
+
+def check_metrics(names: list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    unknown = [m for m in names if m not in COMPARE_METRICS]
+    if unknown:
+        raise UsageError(f"--metric {unknown[0]!r}: choose {', '.join(COMPARE_METRICS)}")
+    return tuple(names)
+
+
+def compare(store: Store, request: CompareRequest) -> Comparison:
+    """The verdicts of every case the two sides share, on every metric asked for that both measured."""
+    check_metrics(request.settings.metrics)
+    baseline, contender = resolve_side(store, request.baseline), resolve_side(store, request.contender)
+    evidence = comparison_evidence(store, baseline, contender, request.settings.metrics)
+    return compare_sides(baseline, contender, request.settings, **evidence)
+
+
+def compare_exit_code(comparison: Comparison, fail_on_inconclusive: bool = False) -> int:
+    """0 no regression, 1 a regression, 3 inconclusive verdicts present (only when asked)."""
+    return exit_code(comparison.cases, fail_on_inconclusive=fail_on_inconclusive)

@@ -1,0 +1,137 @@
+"""The metrics colbench records and compares: one definition each, read by everything that names a metric.
+
+A `Metric` says where its values live in a stored result, its unit, which direction is better, how it is
+measured, the smallest change that matters by default, and which comparison fits its noise (see
+colbench.analysis.compare, and docs/gating.md for why each metric gets the test it gets). Adding a metric is one
+entry here plus whatever records its values; compare, the gate, history, reports, the dashboard and claims read it
+from here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+Direction = Literal["lower_is_better", "higher_is_better"]
+#: which test decides a comparison of this metric (analysis/compare.py):
+#: "rank" exact rank tests only; "t" the pooled t on per-process log values at every size; "auto" the t where the
+#: rank test cannot reach the error level with the processes at hand (or barely), the rank test beyond that
+Test = Literal["rank", "t", "auto"]
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One metric. Values are read per worker process: a per-iteration series (`series`, a key of a result's
+    `samples`), or one number per process at `path` (keys into the result document, e.g. memory.peak_rss_bytes)."""
+
+    name: str
+    unit: str
+    direction: Direction
+    #: how the value is measured, in one line for docs, tables and `colbench compare --help`
+    measured: str
+    #: smallest relative change that matters when the user names none
+    threshold: float
+    test: Test
+    #: the smallest between-process spread (sd of log values) the test assumes; protects the t-test from two
+    #: sides that happen to repeat one value each (e.g. two processes of identical instruction counts). 0 for
+    #: metrics that are exactly deterministic (a file's size), where a spread of 0 is the truth.
+    noise_floor: float
+    series: str | None = None
+    path: tuple[str, ...] = ()
+    #: its noise does not change with the machine's load (instruction counts): earlier runs of a case on this
+    #: machine may lend their between-process spread to a comparison (docs/gating.md, "Noise from history")
+    stable_noise: bool = False
+    #: blocks of the first look of `run --until-decided` when this metric decides
+    first_look: int = 4
+    #: offered by `colbench compare` (others serve the claims of the reference experiments)
+    comparable: bool = True
+    words: tuple[str, str] = ("higher", "lower")
+
+    @property
+    def higher_is_better(self) -> bool:
+        return self.direction == "higher_is_better"
+
+    def axis_label(self) -> str:
+        better = "higher" if self.higher_is_better else "lower"
+        return f"{self.name} ratio contender / baseline (log scale; {better} is better)"
+
+    def values(self, result: Any) -> list[float] | None:
+        """This metric's values in one process's result (a `Result` or its JSON document): the per-iteration series,
+        or the one per-process value; None when the result has none."""
+        doc = result if isinstance(result, Mapping) else result.__dict__
+        if self.series is not None:
+            raw = (doc.get("samples") or {}).get(self.series) or []
+            values = [float(v) for v in raw if v is not None]
+            return values or None
+        value: Any = doc
+        for key in self.path:
+            value = (value or {}).get(key) if isinstance(value, Mapping) else getattr(value, key, None)
+        return [float(value)] if isinstance(value, int | float) and value else None
+
+
+METRICS: dict[str, Metric] = {m.name: m for m in (
+    Metric("time", "s", "lower_is_better",
+           "wall time of the timed call per iteration (monotonic ns clock; CPU time recorded beside it)",
+           threshold=0.03, test="auto", noise_floor=0.002, series="wall_s", first_look=4,
+           words=("slower", "faster")),
+    Metric("instructions", "instructions", "lower_is_better",
+           "instructions of the timed call per iteration, counted under Valgrind's callgrind (`--measure "
+           "instructions`)",
+           threshold=0.01, test="t", noise_floor=0.0001, series="instructions", stable_noise=True, first_look=2,
+           words=("more instructions", "fewer instructions")),
+    Metric("memory", "B", "lower_is_better", "peak resident set size of the worker process (getrusage)",
+           threshold=0.03, test="auto", noise_floor=0.001, path=("memory", "peak_rss_bytes"),
+           words=("larger", "smaller")),
+    Metric("arrow_memory", "B", "lower_is_better",
+           "peak bytes allocated from Arrow's default memory pool during the process (pool.max_memory())",
+           threshold=0.03, test="auto", noise_floor=0.001, path=("memory", "engine_peak_bytes"),
+           words=("larger", "smaller")),
+    Metric("file_size", "B", "lower_is_better", "size of the file a write case produced",
+           threshold=0.03, test="auto", noise_floor=0.0, path=("output", "file_size_bytes"),
+           words=("larger", "smaller")),
+    Metric("first_run", "s", "lower_is_better", "wall time of the first iteration of a fresh process",
+           threshold=0.03, test="auto", noise_floor=0.002, path=("first_iteration", "wall_s"), comparable=False,
+           words=("slower", "faster")),
+    Metric("input_size", "B", "lower_is_better", "size of the file a read case reads",
+           threshold=0.03, test="auto", noise_floor=0.0, path=("inputs", "data", "size_bytes"), comparable=False,
+           words=("larger", "smaller")),
+    Metric("gbps", "Gbps", "higher_is_better", "bandwidth of the value bytes a scan touched per iteration",
+           threshold=0.03, test="auto", noise_floor=0.002, series="gbps", comparable=False,
+           words=("lower bandwidth", "higher bandwidth")),
+)}
+
+#: the metrics `colbench compare`, the report and the dashboard offer, in the order they show them
+COMPARE_METRICS: tuple[str, ...] = tuple(name for name, m in METRICS.items() if m.comparable)
+#: the metrics recorded as a per-iteration series: the ones history, report plots and the dashboard draw over time
+SERIES_METRICS: tuple[str, ...] = tuple(name for name, m in METRICS.items() if m.series and m.comparable)
+#: the units of the series every worker records; benchmarks add their own (e.g. gbps) through the report
+BASE_UNITS = {"wall_s": "s", "cpu_user_s": "s", "cpu_sys_s": "s"}
+
+
+class UnknownMetric(ValueError):
+    """A metric name colbench does not know."""
+
+
+def metric(name: str) -> Metric:
+    """The metric of this name; UnknownMetric (saying which exist) otherwise."""
+    try:
+        return METRICS[name]
+    except KeyError:
+        raise UnknownMetric(f"unknown metric {name!r}: choose {', '.join(COMPARE_METRICS)}") from None
+
+
+def metric_or_none(name: str) -> Metric | None:
+    return METRICS.get(name)
+
+
+def series_of(name: str) -> str:
+    """The samples key of a per-iteration metric (`time` → `wall_s`)."""
+    found = metric(name).series
+    if found is None:
+        raise UnknownMetric(f"metric {name!r} has one value per process, not a series over iterations")
+    return found
+
+
+def default_threshold(name: str) -> float:
+    return metric(name).threshold
