@@ -88,7 +88,9 @@ def test_compare_adapter_agrees_with_colbench_compare(placebo_home):
     (expected,) = json.loads(proc.stdout)["comparisons"]
     assert row.verdict == expected["verdict"]
     assert math.isclose(row.ratio, expected["ratio"], rel_tol=1e-9)
-    assert row.n == "8 blocks"
+    assert row.test == expected["test"]
+    assert row.n == (f"{expected['n_blocks']} blocks" if expected["paired"]
+                     else f"{expected['n_baseline']}/{expected['n_contender']}")
     if expected["ci_low"] is not None:
         assert math.isclose(row.ci_low, expected["ci_low"], rel_tol=1e-9)
         assert math.isclose(row.ci_high, expected["ci_high"], rel_tol=1e-9)
