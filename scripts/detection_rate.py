@@ -26,6 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from colbench.analysis.stats import wilson_interval
+
 #: Real >= 100 ms cases (on a 2-core VM) and the library function whose slowdown is injected.
 CASES: dict[str, tuple[list[str], str]] = {
     "parquet-read": (["file-read", "--param", "format=parquet", "--param", "codec=snappy", "--param",
@@ -45,7 +47,17 @@ import functools, importlib.abc, importlib.util, os, sys, time
 
 _TARGET = os.environ.get("COLBENCH_INJECT_TARGET", "")
 _FACTOR = float(os.environ.get("COLBENCH_INJECT_FACTOR", "1"))
+# a fixed amount of integer work after each call instead (the same instructions every time: for counts, where a
+# wall-clock wait would count whatever Valgrind's slowness makes of it)
+_UNITS = int(os.environ.get("COLBENCH_INJECT_UNITS", "0"))
 _MODULE, _, _ATTR = _TARGET.partition(":")
+
+
+def _busy(units):
+    acc = 0
+    for i in range(units):
+        acc = (acc * 31 + i) & 0xFFFF
+    return acc
 
 
 def _slower(func):
@@ -53,6 +65,9 @@ def _slower(func):
     def wrapper(*args, **kwargs):
         start = time.perf_counter()
         out = func(*args, **kwargs)
+        if _UNITS:
+            _busy(_UNITS)
+            return out
         deadline = time.perf_counter() + (_FACTOR - 1.0) * (time.perf_counter() - start)
         while time.perf_counter() < deadline:
             pass
@@ -84,7 +99,7 @@ class _Finder(importlib.abc.MetaPathFinder):
         return spec
 
 
-if _MODULE and _ATTR and _FACTOR != 1.0:
+if _MODULE and _ATTR and (_FACTOR != 1.0 or _UNITS):
     if _MODULE in sys.modules:
         _patch(sys.modules[_MODULE])
     else:
@@ -99,13 +114,6 @@ def colbench(home: Path, *args: str, timeout: float | None = None) -> subprocess
                           timeout=timeout)
 
 
-def wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    if n == 0:
-        return 0.0, 1.0
-    p = successes / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def trial(home: Path, hook: Path, case: str, factor: float, budget: str, seed: int) -> dict | None:
@@ -160,11 +168,11 @@ def main() -> None:
         minutes = sorted(r["seconds"] / 60 for r in rs)
         if factor == 1.0:
             wrong = sum(v in ("regression", "improvement") for v in verdicts)
-            lo, hi = wilson(wrong, len(rs))
+            lo, hi = wilson_interval(wrong, len(rs))
             what = f"false positives {wrong}/{len(rs)} ({wrong / len(rs):.0%}, 95% CI {lo:.0%}-{hi:.0%})"
         else:
             hits = verdicts.count("regression")
-            lo, hi = wilson(hits, len(rs))
+            lo, hi = wilson_interval(hits, len(rs))
             what = f"detected {hits}/{len(rs)} ({hits / len(rs):.0%}, 95% CI {lo:.0%}-{hi:.0%})"
         others = ", ".join(f"{v} {verdicts.count(v)}" for v in sorted(set(verdicts)))
         print(f"{case} x{factor:g}: {what}; verdicts: {others}; median {minutes[len(minutes) // 2]:.1f} min, "

@@ -37,6 +37,8 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+from colbench.analysis.stats import wilson_interval
+
 TEN_CASES = ["csv-read", "file-read", "dataframe-conversion",
              "--param", "source=fanniemae_2016Q4", "--threads", "1",
              "--param", "reader=pyarrow,polars,pandas,pandas-pyarrow", "--param", "output=arrow_table,dataframe",
@@ -154,18 +156,13 @@ def power(home: Path, args: argparse.Namespace, common: list[str]) -> None:
         print(f"trial {trial + 1:>2}: {c['verdict']:<12} ratio {c['ratio']:.4f} CI [{c['ci_low']:.4f}, "
               f"{c['ci_high']:.4f}]  {seconds[-1]:.0f} s  {c['reason']}", flush=True)
     hits = verdicts.count("regression")
-    low, high = wilson(hits, len(verdicts))
+    low, high = wilson_interval(hits, len(verdicts))
     print(f"+{args.extra} of CPU work detected as a regression in {hits}/{len(verdicts)} trials (95% CI "
           f"{low:.0%}–{high:.0%}; goal {len(verdicts)}/{len(verdicts)}); measured ratio median "
           f"{statistics.median(ratios):.4f} (min {min(ratios):.4f}, max {max(ratios):.4f}); "
           f"{statistics.median(seconds):.0f} s per trial of {2 * args.trial_blocks} Valgrind processes ({load()})")
 
 
-def wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    p = successes / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def main() -> None:

@@ -139,8 +139,8 @@ def timed(label: str, call: Callable[[], Any], repeat: int, store: Any = None) -
 
 
 def queries(store: Any, probe: dict[str, str], repeat: int) -> list[tuple[str, float, int, float]]:
-    from colbench.analysis.history import case_histories
     from colbench.analysis.comparison import CompareSettings
+    from colbench.analysis.history import case_histories
     from colbench.app.compare import CompareRequest, compare
     from colbench.store.selection import history_results, pick_machine, resolve_side
 

@@ -30,13 +30,7 @@ import numpy as np
 
 from colbench.analysis.compare import Verdict, decide
 from colbench.analysis.simulation import NoiseModel, SimulatedCase, simulate_until_decided
-
-
-def wilson(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    p = successes / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
+from colbench.analysis.stats import wilson_interval
 
 
 def sessions(rng: np.random.Generator, model: NoiseModel, ratio: float, trials: int, args: argparse.Namespace,
@@ -86,12 +80,12 @@ def main() -> None:
                 hits = verdicts[str(Verdict.REGRESSION)]
                 false_regressions = any_claim = detected = "-"
                 if ratio == 1.0:
-                    lo, hi = wilson(hits, n)
+                    lo, hi = wilson_interval(hits, n)
                     false_regressions = f"{hits / n:.2%} [{lo:.2%}, {hi:.2%}]"
-                    lo, hi = wilson(claims, n)
+                    lo, hi = wilson_interval(claims, n)
                     any_claim = f"{claims / n:.2%} [{lo:.2%}, {hi:.2%}]"
                 else:
-                    lo, hi = wilson(hits, n)
+                    lo, hi = wilson_interval(hits, n)
                     detected = f"{hits / n:.1%} [{lo:.1%}, {hi:.1%}]"
                 no_change = verdicts[str(Verdict.NO_CHANGE)] / n
                 print(f"{cv:>10.1%} {rule:<5} {ratio - 1:>+5.0%} {false_regressions:>19} {any_claim:>19} "
@@ -105,7 +99,7 @@ def main() -> None:
                                      budget_s=9 * args.budget, first_blocks=args.first_blocks)
         wrong += any(c.verdict in (Verdict.REGRESSION, Verdict.IMPROVEMENT) for c in out.comparisons)
         failed += any(c.verdict == Verdict.REGRESSION for c in out.comparisons)
-    lo, hi = wilson(failed, args.suites)
+    lo, hi = wilson_interval(failed, args.suites)
     print(f"\nfamily: A/A suites of 9 cases (between CV 4.5%, {9 * args.budget / 60:g} min budget): "
           f"{failed} of {args.suites} failed the gate ({failed / args.suites:.2%} [{lo:.2%}, {hi:.2%}]), "
           f"{wrong} had any false claim")

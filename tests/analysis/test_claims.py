@@ -89,15 +89,11 @@ def test_the_most_threads_are_evaluated_like_the_posts():
 
 
 def test_too_few_processes_give_no_interval_and_say_so():
-    (v,) = evaluate_claims([CLAIM], measured(1.0, 3.0, processes=1))
+    """A claim compares two different cases, never interleaved in blocks: the rank test decides (docs/claims.md),
+    and 2 processes a side can never reach its level."""
+    (v,) = evaluate_claims([CLAIM], measured(1.0, 3.0, processes=2))
     assert v.status == ClaimStatus.INCONCLUSIVE
     assert v.ci_low is None and "too few samples" in v.reason
-
-
-def test_a_threefold_advantage_holds_with_two_processes_a_side():
-    """The t's interval follows the noise, so a 3x advantage needs no 5 processes a side to show."""
-    (v,) = evaluate_claims([CLAIM], measured(1.0, 3.0, processes=2))
-    assert v.status == ClaimStatus.HOLDS and v.ci_low > 1.0
 
 
 def test_deterministic_sizes_decide_with_few_processes():

@@ -83,9 +83,11 @@ def test_tiny_samples_are_inconclusive():
     assert three.verdict == Verdict.INCONCLUSIVE and "too few samples" in three.reason
     assert three.p_value == pytest.approx(0.1)  # the best 3 vs 3 processes can ever do with ranks
     assert math.isinf(three.ci_high)
-    # the t is not bound by the count: +50% over a few percent of noise is decided with 3 a side
-    by_t = compare_case(base, slow)
-    assert by_t.test == "t" and by_t.df == 4 and by_t.verdict == Verdict.REGRESSION
+    # the paired t is not bound by the count: twice as slow is decided with 3 blocks (its floor of 5% a process
+    # keeps +50% out of reach at 3 blocks)
+    doubled = processes(np.random.default_rng(15), 3, ratio=2.0)
+    by_t = compare_case(base, doubled, baseline_blocks=[0, 1, 2], contender_blocks=[0, 1, 2])
+    assert by_t.test == "paired-t" and by_t.df == 2 and by_t.verdict == Verdict.REGRESSION
     empty = compare_case([], processes(rng, 5))
     assert empty.verdict == Verdict.INCONCLUSIVE and empty.n_baseline == 0
 

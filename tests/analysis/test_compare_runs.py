@@ -75,11 +75,11 @@ def twice_home(tmp_path_factory):
 
 
 def test_twice_as_slow_is_a_regression_after_4_processes_a_side(twice_home):
-    """The rank tests could never decide with 4 blocks (2/2^4 > 0.01); the t follows the noise."""
+    """The rank tests could never decide with 4 blocks (2/2^4 > 0.01); the paired t follows the noise."""
     code, report = compare_json(twice_home, "base", "slow")
     (case,) = report["comparisons"]
     assert case["verdict"] == "regression", case
-    assert case["test"] == "t" and case["n_baseline"] == case["n_contender"] == 4
+    assert case["test"] == "paired-t" and case["n_blocks"] == 4
     assert 1.6 < case["ratio"] < 2.5 and case["ci_low"] > 1.0
     assert code == 1
     assert (twice_home / "run_exit_code").read_text() == "1"  # the run itself said so

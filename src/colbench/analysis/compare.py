@@ -67,7 +67,7 @@ from colbench.analysis.rank_tests import (
     unpaired_shift,
 )
 from colbench.analysis.stats import process_locations, qn_sigma
-from colbench.analysis.t_tests import NoisePrior, TShift, pooled_t
+from colbench.analysis.t_tests import NoisePrior, TShift, paired_t, pooled_t
 from colbench.model.metrics import METRICS, Direction, Test, metric_or_none
 
 Method = Literal["holm", "bh", "bonferroni", "none"]
@@ -75,7 +75,7 @@ Samples = Sequence[Sequence[float]]
 
 #: "auto" takes the rank test once the samples are at least this many times what the rank test needs to reach the
 #: family's smallest level at all; below, where its interval is the extreme order statistics or nothing, the t.
-RANK_REACH = 1.5
+RANK_REACH = 1.25
 
 
 class Verdict(StrEnum):
@@ -280,16 +280,18 @@ class _Prepared:
 
 
 def uses_t(case: CaseInput, smallest_level: float, paired: bool | None = None) -> bool:
-    """Whether this case is decided by the pooled t rather than a rank test, at a family whose smallest error level
-    (Holm's first, alpha / m) is `smallest_level`. Depends on the counts of processes and blocks only."""
+    """Whether this case is decided by a t rather than a rank test, at a family whose smallest error level (Holm's
+    first, alpha / m) is `smallest_level`. "t": always (the pooled t). "auto": the paired t, for sides interleaved in
+    blocks, while the blocks are fewer than RANK_REACH times what the rank test needs to reach that level; unpaired
+    sides stay with the rank tests (runs apart share no block to cancel the machine's state). Depends on the counts
+    of processes and blocks only."""
     test = case.resolved_test
     if test != "auto":
         return test == "t"
-    has_blocks = case.baseline_blocks is not None and case.contender_blocks is not None
-    if has_blocks and paired is not False:
-        blocks = len(set(case.baseline_blocks or ()) & set(case.contender_blocks or ()))
-        return blocks < RANK_REACH * pairs_needed(smallest_level)
-    return min(len(case.baseline), len(case.contender)) < RANK_REACH * processes_needed(smallest_level)
+    if case.baseline_blocks is None or case.contender_blocks is None or paired is False:
+        return False
+    blocks = len(set(case.baseline_blocks) & set(case.contender_blocks))
+    return blocks < RANK_REACH * pairs_needed(smallest_level)
 
 
 def _check_blocks(key: Hashable, case: CaseInput, paired: bool | None) -> None:
@@ -323,8 +325,14 @@ def _prepare_t(key: Hashable, case: CaseInput, paired: bool | None = None) -> _P
     reason = _too_few(locs_b, locs_c)
     if reason:
         return _Prepared(key, case, locs_b, locs_c, None, False, 0, reason)
-    analysis = pooled_t(np.log(locs_b), np.log(locs_c), floor=case.noise_floor, prior=case.prior)
-    return _Prepared(key, case, locs_b, locs_c, analysis, False, 0, None)
+    if case.resolved_test == "t":
+        analysis = pooled_t(np.log(locs_b), np.log(locs_c), floor=case.noise_floor, prior=case.prior)
+        return _Prepared(key, case, locs_b, locs_c, analysis, False, 0, None)
+    d = block_log_ratios(case)
+    if d.size < 2:
+        reason = f"too few samples: {d.size} complete blocks (need at least 2 to pair)"
+        return _Prepared(key, case, locs_b, locs_c, None, True, int(d.size), reason)
+    return _Prepared(key, case, locs_b, locs_c, paired_t(d, floor=case.noise_floor), True, int(d.size), None)
 
 
 def _prepare_one(key: Hashable, case: CaseInput, paired: bool | None) -> _Prepared:
@@ -628,7 +636,7 @@ def _metric_threshold(name: str) -> float:
 
 def _test_fields(analysis: ShiftAnalysis | TShift | None, prior: NoisePrior | None) -> dict[str, Any]:
     if isinstance(analysis, TShift):
-        return {"test": "t", "df": analysis.df, "prior_df": analysis.prior_df,
+        return {"test": analysis.kind, "df": analysis.df, "prior_df": analysis.prior_df,
                 "prior_runs": prior.runs if prior is not None and analysis.prior_df else 0}
     return {"test": "rank"}
 

@@ -144,3 +144,13 @@ def qn_sigma(values: Sequence[float] | np.ndarray) -> float:
     small = {2: 0.399, 3: 0.994, 4: 0.512, 5: 0.844, 6: 0.611, 7: 0.857, 8: 0.669, 9: 0.872}
     qn *= small.get(n, n / (n + 1.4) if n % 2 else n / (n + 3.8))
     return qn if qn > 0 else float(arr.std(ddof=1))
+
+
+def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson's score interval of a rate (95% by default): honest at 0 of n and n of n, where the normal one is not."""
+    if n == 0:
+        return 0.0, 1.0
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)

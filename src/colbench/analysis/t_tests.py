@@ -1,4 +1,4 @@
-"""A pooled two-sample t on per-process log values: verdicts from a few processes when the noise allows them.
+"""t-intervals on log values: verdicts from a few processes when the noise allows them.
 
 Why a second family beside the rank tests (`rank_tests.py`): an exact rank test's smallest p-value is fixed by
 the count of samples, not by the noise (2/2^n over n blocks; 2/C(2n, n) over n processes a side), so 3 processes
@@ -26,8 +26,16 @@ Two additions, each documented where it is decided (docs/gating.md):
   of variance in which each earlier run is one more group, so the statistic stays t-distributed, with more
   degrees of freedom and a narrower interval.
 
+A paired variant (`paired_t`) serves metrics whose noise depends on the machine's state (wall time): the mean of the
+per-block log-ratios over its standard error, n - 1 degrees of freedom. Pairing cancels what a block's two processes
+share (the CPU's speed state while they ran back to back, drift), and the floor (per process, so sqrt(2) of it per
+block) keeps a few blocks that happen to agree from passing for a quiet machine: on a VM whose CPU switches between
+two speeds, a block's log-ratio is a mixture of ~0 and +/-ln 1.5, where a t over 3-9 blocks without a floor would
+cry wolf (docs/gating.md has the simulation).
+
 What happens when the model does not hold is measured, not assumed: `scripts/verdict_power.py` resamples real A/A
-processes of this VM (heavy tails and its two CPU speeds included) and counts false regressions at every size.
+processes of this VM (heavy tails included) and simulates its two CPU speeds, and counts false regressions at every
+size.
 """
 
 from __future__ import annotations
@@ -70,6 +78,7 @@ class TShift:
     deterministic: bool
     floored: bool = False
     prior_df: int = 0
+    #: "t" (pooled, unpaired) or "paired-t" (over blocks)
     kind: str = "t"
     exact: bool = True  # under the model above; how far it holds is measured (docs/gating.md)
 
@@ -132,3 +141,24 @@ def pooled_prior(groups: list[np.ndarray]) -> NoisePrior | None:
     if df == 0:
         return None
     return NoisePrior(squares / df, df, runs)
+
+
+def paired_t(d: np.ndarray, *, floor: float = 0.0) -> TShift:
+    """The paired t of per-block log-ratios d (at least 2 blocks); `floor` is the per-process floor, so a block's
+    log-ratio is taken to spread by at least sqrt(2) times it."""
+    d = np.asarray(d, dtype=float)
+    n = int(d.size)
+    if n < 2:
+        raise ValueError("the paired t needs at least 2 blocks")
+    if not np.all(np.isfinite(d)):
+        raise ValueError("log-ratios must be finite")
+    estimate = float(d.mean())
+    sigma = float(d.std(ddof=1))
+    block_floor = floor * math.sqrt(2)
+    floored = sigma < block_floor
+    sigma = max(sigma, block_floor)
+    if sigma == 0.0:
+        return TShift(estimate, 0.0 if estimate != 0 else 1.0, n, n, 0.0, n - 1, 0.0, True, False, 0, "paired-t")
+    se = sigma / math.sqrt(n)
+    p = float(2 * sps.t.sf(abs(estimate) / se, n - 1))
+    return TShift(estimate, p, n, n, se, n - 1, sigma, False, floored, 0, "paired-t")

@@ -60,18 +60,20 @@ def format_metric(c: CaseComparison) -> str:
 
 
 def _n(c: CaseComparison) -> str:
-    if c.paired:
-        return f"{c.n_blocks} blocks"
-    return f"{c.n_baseline}/{c.n_contender}"
+    """Blocks or processes a side, and the test: '12 blocks, rank', '3/3, t 4 df'."""
+    counted = f"{c.n_blocks} blocks" if c.paired else f"{c.n_baseline}/{c.n_contender}"
+    if c.test != "t":
+        return f"{counted}, rank" if c.n_baseline >= 2 and c.n_contender >= 2 else counted
+    return f"{counted}, {format_test(c)}"
 
 
 def format_test(c: CaseComparison) -> str:
-    """Which test decided: 'rank' or 't, 6 df' (with what earlier runs lent: 't, 6+40 df (12 runs)')."""
+    """Which test decided: 'rank' or 't 6 df' (with what earlier runs lent: 't 6+40 df (12 earlier runs)')."""
     if c.test != "t":
         return "rank"
     if c.prior_df:
-        return f"t, {c.df - c.prior_df}+{c.prior_df} df ({c.prior_runs} earlier runs)"
-    return f"t, {c.df} df"
+        return f"t {c.df - c.prior_df}+{c.prior_df} df ({c.prior_runs} earlier runs)"
+    return f"t {c.df} df"
 
 
 def method_note(comparisons: Sequence[CaseComparison]) -> str:
