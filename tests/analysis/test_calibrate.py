@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from colbench.analysis.calibrate import calibrate_suite, split_aa
-from colbench.analysis.compare import CaseInput
+from colbench.analysis.compare import CaseInput, compare_suite
 from colbench.analysis.power import blocks_needed
 
 from .simulate import processes
@@ -56,3 +56,23 @@ def test_needed_blocks_grow_with_the_square_of_the_noise():
     assert big == pytest.approx(16 * small, rel=0.05)
     assert blocks_needed(0.08, 0.03, level=level) is None  # never: the effect is not beyond the threshold
     assert blocks_needed(math.nan, 0.05, level=level) is None
+
+
+def test_blocks_needed_follow_the_test_that_would_decide():
+    """At wall time's floor (5% a process, 7.1% a block) the paired t catches +35% with 95% power at 4 blocks and
+    +10% at 11, where the rank test has taken over (from 10 blocks on at alpha 0.01); instruction counts at 0.05% need
+    2 processes a side for 5%."""
+    from colbench.analysis.calibrate import needed
+
+    rng = np.random.default_rng(3)
+    quiet = [[float(v)] * 5 for v in 0.2 * np.exp(rng.normal(0, 0.005, 6))]
+    index = list(range(6))
+    time_case = CaseInput(quiet, quiet[::-1], baseline_blocks=index, contender_blocks=index)
+    (comp,) = compare_suite({"t": time_case})
+    assert comp.test == "paired-t" and comp.sigma_log == pytest.approx(0.05 * math.sqrt(2))  # the floor binds
+    assert needed(comp, time_case, 0.35, 0.01) == 4
+    assert needed(comp, time_case, 0.10, 0.01) == 11
+    counts = [[float(v)] * 3 for v in 263e6 * np.exp(rng.normal(0, 0.0005, 4))]
+    counted = CaseInput(counts[:2], counts[2:], metric="instructions")
+    (comp,) = compare_suite({"i": counted})
+    assert needed(comp, counted, 0.05, 0.01) == 2

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from colbench.analysis.compare import RANK_REACH, CaseComparison, CaseInput, Method, Samples, Verdict, compare_suite
-from colbench.analysis.power import blocks_needed, t_processes_needed
+from colbench.analysis.power import blocks_needed, fewest, paired_t_mde, pooled_t_mde
 from colbench.analysis.rank_tests import pairs_needed
 from colbench.analysis.stats import process_locations, within_process_cv
 
@@ -98,21 +98,24 @@ def split_aa(processes: Samples) -> CaseInput:
 
 
 def needed(comp: CaseComparison, case: CaseInput, effect: float, level: float) -> int | None:
-    """Blocks (processes a side) with which the test that would decide catches a true slowdown of `effect` with 95%
-    power: the pooled t below the rank test's reach (analysis/compare.py), the rank test beyond. The spread of one
-    is converted to the other's assuming independent processes (a block's log-ratio spreads sqrt(2) times a
-    process's log value)."""
-    sigma_process = comp.sigma_log if comp.test == "t" else comp.sigma_log / math.sqrt(2)
-    sigma_block = sigma_process * math.sqrt(2)
-    by_t = t_processes_needed(sigma_process, effect, level=level, power=0.95, threshold=comp.threshold,
-                              prior_df=comp.prior_df)
+    """Blocks (or processes a side) with which the test that would decide catches a true slowdown of `effect` with
+    95% power: the pooled t (instruction counts), or, for "auto", the paired t below the rank test's reach and the
+    rank test beyond (analysis/compare.py). Spreads convert between a process's log value and a block's log-ratio
+    as for independent processes (x sqrt(2)); the paired t's spread never goes below the metric's floor."""
+    sigma_block = comp.sigma_log * math.sqrt(2) if comp.test == "t" else comp.sigma_log
+    if not math.isfinite(sigma_block) or effect <= comp.threshold:
+        return None
     test = case.resolved_test
     if test == "t":
-        return by_t
+        return fewest(lambda n: pooled_t_mde(sigma_block / math.sqrt(2), n, level=level, power=0.95,
+                                             threshold=comp.threshold, prior_df=comp.prior_df), effect, 2)
     by_rank = blocks_needed(sigma_block, effect, level=level, power=0.95, threshold=comp.threshold)
     if test == "rank":
         return by_rank
     reach = math.ceil(RANK_REACH * pairs_needed(level))
+    floored = max(sigma_block, case.noise_floor * math.sqrt(2))
+    by_t = fewest(lambda n: paired_t_mde(floored, n, level=level, power=0.95, threshold=comp.threshold), effect, 2,
+                  most=reach)
     if by_t is not None and by_t < reach:
         return by_t
     return None if by_rank is None else max(by_rank, reach)

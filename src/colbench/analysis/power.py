@@ -21,6 +21,7 @@ per-block log-ratios, `stats.qn_sigma`), so one odd block does not make a run lo
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from scipy import stats as sps
 
@@ -66,25 +67,29 @@ def minimum_detectable_effect(
     return mde_from_se(standard_error(sigma, n), level=level, power=power, threshold=threshold, floor=floor)
 
 
-def blocks_needed(
-    sigma: float, effect: float, *, level: float, power: float = 0.8, threshold: float = 0.03,
-    floor: float = 0.0, most: int = 100_000,
-) -> int | None:
-    """Fewest blocks whose MDE is at most `effect` (e.g. 0.05); None when no n up to `most` gets there."""
-    if not math.isfinite(sigma) or effect <= threshold:
+def fewest(mde_at: Callable[[int], float], effect: float, lo: int, most: int = 100_000) -> int | None:
+    """The fewest n in [lo, most] whose MDE (`mde_at(n)`, falling with n) is at most `effect`; None when none is."""
+    if mde_at(most) > effect:
         return None
-    lo, hi = max(2, pairs_needed(level)), most
-    mde = lambda n: minimum_detectable_effect(sigma, n, level=level, power=power,  # noqa: E731
-                                              threshold=threshold, floor=floor)
-    if mde(hi) > effect:
-        return None
+    hi = most
     while lo < hi:
         mid = (lo + hi) // 2
-        if mde(mid) <= effect:
+        if mde_at(mid) <= effect:
             hi = mid
         else:
             lo = mid + 1
     return lo
+
+
+def blocks_needed(
+    sigma: float, effect: float, *, level: float, power: float = 0.8, threshold: float = 0.03,
+    floor: float = 0.0, most: int = 100_000,
+) -> int | None:
+    """Fewest blocks whose MDE (rank test) is at most `effect` (e.g. 0.05); None when no n up to `most` gets there."""
+    if not math.isfinite(sigma) or effect <= threshold:
+        return None
+    return fewest(lambda n: minimum_detectable_effect(sigma, n, level=level, power=power, threshold=threshold,
+                                                      floor=floor), effect, max(2, pairs_needed(level)), most)
 
 
 def pooled_t_mde(sigma: float, n: int, *, level: float, power: float = 0.8, threshold: float = 0.03,
@@ -97,20 +102,10 @@ def pooled_t_mde(sigma: float, n: int, *, level: float, power: float = 0.8, thre
     return mde_from_se(se, level=level, power=power, threshold=threshold, floor=floor, df=2 * n - 2 + prior_df)
 
 
-def t_processes_needed(sigma: float, effect: float, *, level: float, power: float = 0.8, threshold: float = 0.03,
-                       floor: float = 0.0, prior_df: int = 0, most: int = 100_000) -> int | None:
-    """Fewest processes a side whose pooled-t MDE is at most `effect`; None when none up to `most` gets there."""
-    if not math.isfinite(sigma) or effect <= threshold:
-        return None
-    mde = lambda n: pooled_t_mde(sigma, n, level=level, power=power, threshold=threshold,  # noqa: E731
-                                 floor=floor, prior_df=prior_df)
-    lo, hi = 2, most
-    if mde(hi) > effect:
-        return None
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if mde(mid) <= effect:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
+def paired_t_mde(sigma_block: float, n: int, *, level: float, power: float = 0.8, threshold: float = 0.03,
+                 floor: float = 0.0) -> float:
+    """The MDE of the paired t over n blocks whose log-ratios spread by `sigma_block` (after the metric's floor)."""
+    if n < 2 or not math.isfinite(sigma_block):
+        return math.inf
+    return mde_from_se(sigma_block / math.sqrt(n), level=level, power=power, threshold=threshold, floor=floor,
+                       df=n - 1)
