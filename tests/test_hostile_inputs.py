@@ -34,6 +34,7 @@ class Row:
     phrase: str  # in the one stderr line (exit != 0) or on stdout (exit 0)
     setup: str | None = None  # see SETUPS
     gone: str | None = None  # relative to the home: what the command had to remove (a symlink, not its target)
+    writes: bool = False  # the user asked for output in a decoy directory (a report, a store copy)
 
 
 ROWS = [
@@ -50,9 +51,11 @@ ROWS = [
     Row("clean-downloads-dotdot", ("data", "clean", "--downloads", "../../../decoy"), 2, "unknown data set"),
     Row("clean-downloads-empty", ("data", "clean", "--downloads", ""), 2, "unknown data set"),
     Row("clean-stale-dotdot", ("data", "clean", "--stale", "../../../decoy"), 2, "unknown data set"),
-    Row("clean-root-abs", ("data", "clean", "--root", "{abs}"), 2, "outside $COLBENCH_HOME"),
-    Row("clean-root-next-downloads", ("data", "clean", "--downloads", "--root", "{next}"), 2, "outside $COLBENCH_HOME"),
-    Row("clean-root-home-dotdot", ("data", "clean", "--root", "{home}/../decoy"), 2, "outside $COLBENCH_HOME"),
+    Row("clean-root-abs", ("data", "clean", "--root", "{abs}"), 2, "outside colbench's own directories"),
+    Row("clean-root-next-downloads", ("data", "clean", "--downloads", "--root", "{next}"), 2,
+        "outside colbench's own directories"),
+    Row("clean-root-home-dotdot", ("data", "clean", "--root", "{home}/../decoy"), 2,
+        "outside colbench's own directories"),
     Row("clean-symlinked-dataset", ("data", "clean", "fanniemae_2016Q4"), 0, "freed", "linked_dataset",
         gone="data/cache/fanniemae_2016Q4"),
     Row("clean-stale-symlinked-dataset", ("data", "clean", "--stale", "fanniemae_2016Q4"), 0, "freed",
@@ -110,7 +113,7 @@ ROWS = [
     Row("show-runs-json", ("show", "--runs", "--format", "json"), 0, '"run_id"', "store"),
     Row("show-bad-run", ("show", "../../decoy"), 2, "no run", "store"),
     Row("compare-bad-run", ("compare", "../../decoy", "latest"), 2, "neither a run", "store"),
-    Row("report-into-decoy", ("report", "latest", "--no-history", "-o", "{abs}"), 0, "wrote", "store"),
+    Row("report-into-decoy", ("report", "latest", "--no-history", "-o", "{abs}"), 0, "wrote", "store", writes=True),
     Row("report-onto-file", ("report", "latest", "-o", "{sentinel}"), 2, "not a directory", "store"),
     Row("report-under-file", ("report", "latest", "-o", "{sentinel}/sub"), 2, "cannot write", "store"),
     Row("export-onto-directory", ("export", "-o", "{abs}"), 2, "is a directory", "store"),
@@ -123,13 +126,41 @@ ROWS = [
     Row("store-copy-from-missing", ("store", "copy", "{home}/../decoy/none.duckdb", "{home}/copy.duckdb"), 2,
         "no results store"),
     Row("store-copy-beside-home", ("store", "copy", "{home}/results.duckdb", "{next}/new.duckdb"), 0, "copied 1 run",
-        "store"),
+        "store", writes=True),
     Row("serve-host-not-an-ip", ("serve", "--host", "not-an-ip"), 2, "--host"),
     Row("serve-host-out-of-range", ("serve", "--host", "256.1.1.1"), 2, "--host"),
     Row("serve-port-zero", ("serve", "--port", "0"), 2, "--port"),
     Row("publish-password-in-url", ("publish", "--conbench", "http://me:HostileS3cret@127.0.0.1:9"), 2,
         "CONBENCH_PASSWORD", "store"),
     Row("publish-not-a-url", ("publish", "--conbench", "../../decoy"), 2, "http(s)://", "store"),
+    # --- round 2 (issue 27): symlinks on the way out of the home, store strings, numbers, names ------------------
+    Row("env-clean-envs-linked", ("env", "clean"), 2, "is a symlink to", "linked_envs_root"),
+    Row("env-clean-key-envs-linked", ("env", "clean", "0123"), 2, "is a symlink to", "linked_envs_root"),
+    Row("make-into-linked-dataset", ("data", "make", "nyctaxi_2010-01", "--rows", "500", "--format", "parquet"), 2,
+        "is a symlink to", "linked_make"),
+    Row("make-into-linked-cache", ("data", "make", "int64_frame", "--rows", "100", "--format", "csv"), 2,
+        "is a symlink to", "linked_cache"),
+    Row("clean-downloads-data-linked", ("data", "clean", "--downloads"), 2, "COLBENCH_DATA", "linked_data"),
+    Row("run-spool-linked", TINY_RUN, 2, "is a symlink to", "linked_spool"),
+    Row("store-keyword-dsn", (*TINY_RUN, "--store", "host=127.0.0.1 user=cb password=HostileS3cret dbname=cbdb"), 2,
+        "keyword connection string"),
+    Row("store-not-duckdb", (*TINY_RUN, "--store", "results.db"), 2, "does not end in .duckdb"),
+    Row("store-missing-directory", (*TINY_RUN, "--store", "{abs}/typo/results.duckdb"), 2,
+        "does not exist: create it first"),
+    Row("show-store-missing", ("show", "--store", "{abs}/typo/results.duckdb"), 2, "no results store"),
+    Row("timeout-inf", (*TINY_RUN, "--timeout", "inf"), 2, "--timeout"),
+    Row("timeout-nan", (*TINY_RUN, "--timeout", "nan"), 2, "--timeout"),
+    Row("scale-inf", (*TINY_RUN, "--scale", "inf", "--dry-run"), 2, "--scale"),
+    Row("alpha-nan", (*TINY_RUN, "--env", "a=@current", "--env", "b=@current", "--alpha", "nan", "--dry-run"), 2,
+        "--alpha"),
+    Row("duration-huge", ("run", "placebo", "--param", "duration=1e308", "--dry-run"), 2, "at most 86400"),
+    Row("duration-nan", ("run", "placebo", "--param", "duration=nan", "--dry-run"), 2, "finite number"),
+    Row("duration-inf", ("run", "placebo", "--param", "duration=inf", "--dry-run"), 2, "finite number"),
+    Row("param-ten-thousand", ("run", "csv-read", "--param", "reader=" + "x" * 10_000, "--dry-run"), 2,
+        "more characters"),
+    Row("run-name-escape", (*TINY_RUN, "--run-name", "\x1b[31mred\x1b]0;owned\x07"), 2, "control characters"),
+    Row("machine-escape", (*TINY_RUN, "--machine", "m\x1b[2J"), 2, "control characters"),
+    Row("compare-alpha-nan", ("compare", "latest", "latest", "--alpha", "nan"), 2, "--alpha", "store"),
     # --- rows the other helpers of issue 11 add to this table (placeholders) ----------------------------------
     # damaged store (a tail-truncated DuckDB file): show latest / export / report / run → 2, "colbench store info"
     # --store under a file; an unwritable COLBENCH_HOME; a read-only store file opened read-only by reading commands
@@ -195,6 +226,14 @@ def seeded_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return box.home / "results.duckdb"
 
 
+def _plant_env(box: Sandbox) -> None:
+    """$COLBENCH_HOME/envs is a link to a decoy holding what looks like an environment (the issue's probe)."""
+    fake = box.decoys["abs"] / "envs" / "0123456789abcdef"
+    fake.mkdir(parents=True)
+    (fake / "sentinel.txt").write_text("decoy environment: must survive\n")
+    _link(box.home / "envs", box.decoys["abs"] / "envs")
+
+
 def _link(link: Path, target: Path) -> None:
     link.parent.mkdir(parents=True, exist_ok=True)
     link.symlink_to(target, target_is_directory=target.is_dir())
@@ -207,6 +246,10 @@ SETUPS = {
     "linked_download": lambda box, seed: _link(box.home / "data/downloads/nyctaxi_2010-01", box.decoys["abs"]),
     "linked_file": lambda box, seed: _link(box.home / "data/cache/int64_frame/r10-s0/stray.csv", box.sentinel),
     "linked_env": lambda box, seed: _link(box.home / "envs/0123456789abcdef", box.decoys["abs"]),
+    "linked_envs_root": lambda box, seed: _plant_env(box),
+    "linked_make": lambda box, seed: _link(box.home / "data/cache/nyctaxi_2010-01", box.decoys["abs"]),
+    "linked_data": lambda box, seed: _link(box.home / "data", box.decoys["abs"]),
+    "linked_spool": lambda box, seed: _link(box.home / "spool", box.decoys["abs"]),
     "evil_registry": lambda box, seed: (box.home / "sources.json").write_text(json.dumps(
         {"sources": [{"name": "../../../decoy", "url": "http://127.0.0.1:9/decoy.csv"}]})),
 }
@@ -221,7 +264,8 @@ def test_hostile_input(row: Row, sandbox: Sandbox, seeded_store: Path) -> None:
     if row.setup:
         SETUPS[row.setup](sandbox, seeded_store)
     before = sandbox.snapshot()
-    done = cli(sandbox, *(sandbox.fill(a) for a in row.argv))
+    argv = [sandbox.fill(a).encode().decode("unicode_escape") if "\\x" in a else sandbox.fill(a) for a in row.argv]
+    done = cli(sandbox, *argv)
     shown = f"exit {done.returncode}\n--- stdout\n{done.stdout}\n--- stderr\n{done.stderr}"
     assert done.returncode == row.code, shown
     assert "Traceback" not in done.stdout + done.stderr, shown
@@ -233,6 +277,10 @@ def test_hostile_input(row: Row, sandbox: Sandbox, seeded_store: Path) -> None:
         assert row.phrase in lines[0], shown
     after = {p: p.read_bytes() for p in before if p.is_file()}
     assert after == before, f"decoy files changed or gone: {sorted(set(before) - set(after))}\n{shown}"
+    added = set(sandbox.snapshot()) - set(before)
+    assert row.writes or not added, f"files written into a decoy: {sorted(added)}\n{shown}"
+    assert "HostileS3cret" not in done.stdout + done.stderr, shown
+    assert not any(sandbox.work.iterdir()), f"files left in the working directory: {list(sandbox.work.iterdir())}"
     if row.gone:
         assert not os.path.lexists(sandbox.home / row.gone), shown
 

@@ -1,6 +1,12 @@
-"""Where colbench keeps its files (everything under COLBENCH_HOME, default ~/.colbench), and the two checks every
-path built from user input goes through: `inside` (the path stays in the directory it belongs to, after
-`resolve()`) and `remove` (the one way colbench deletes anything)."""
+"""Where colbench keeps its files (everything under COLBENCH_HOME, default ~/.colbench), and the checks every path
+goes through before colbench writes, renames or deletes there:
+
+- `inside`: a path built from user input stays in the directory it belongs to (after `resolve()`);
+- `owned`: a directory colbench writes into or deletes in resolves inside its own tree ($COLBENCH_HOME, or
+  $COLBENCH_DATA when set): a symlink planted anywhere on the way (`envs` -> /elsewhere, a data set's folder ->
+  /elsewhere) is refused, never followed;
+- `remove`: the one way colbench deletes anything, only inside an owned directory.
+"""
 
 from __future__ import annotations
 
@@ -70,25 +76,70 @@ def is_within(path: Path, base: Path) -> bool:
 
 
 def owned_roots() -> tuple[Path, ...]:
-    """The directories colbench may delete in: $COLBENCH_HOME and $COLBENCH_DATA."""
-    return tuple(dict.fromkeys(p.resolve() for p in (colbench_home(), data_dir())))
+    """The trees colbench may write and delete in, resolved: $COLBENCH_HOME, and $COLBENCH_DATA when the user set it.
+    The default data directory ($COLBENCH_HOME/data) is part of the home's tree: a symlink there that leads out of
+    the home is not an owned root (set COLBENCH_DATA to that directory to make it one)."""
+    roots = [colbench_home().resolve()]
+    if os.environ.get("COLBENCH_DATA"):
+        roots.append(data_dir().resolve())
+    return tuple(dict.fromkeys(roots))
 
 
-def require_owned(directory: Path, what: str) -> Path:
-    """`directory` if it is (inside) $COLBENCH_HOME or $COLBENCH_DATA; a user-chosen directory elsewhere is refused
-    for anything that deletes."""
-    resolved = Path(directory).resolve()
-    if not any(resolved == root or resolved.is_relative_to(root) for root in owned_roots()):
-        raise UnsafePath(f"{what} {directory} is outside $COLBENCH_HOME and $COLBENCH_DATA: colbench deletes nothing "
-                         f"there (set COLBENCH_DATA={directory} if it is a colbench data directory)")
-    return Path(directory)
+def _owned_root_of(resolved: Path) -> Path | None:
+    return next((root for root in owned_roots() if resolved == root or resolved.is_relative_to(root)), None)
 
 
-def remove(path: Path, *, within: Path) -> int:
-    """Delete a file, a symlink (never what it points to) or a directory tree; returns the bytes of the regular
-    files removed. Refused (UnsafePath) unless the entry lies strictly inside `within` after resolving its parent:
-    every deletion in colbench goes through here."""
+def owned(path: Path, what: str = "directory", root: Path | None = None) -> Path:
+    """`path` (a directory colbench writes into, renames in or deletes in) if it resolves inside an owned tree
+    (`root` when given: the data root a cache call was handed; else $COLBENCH_HOME or $COLBENCH_DATA); UnsafePath,
+    naming the symlink that leads out, otherwise. Checked before the first write, so nothing is built into or
+    renamed onto a planted link."""
     path = Path(path)
+    resolved = path.resolve()
+    if root is not None:
+        top = Path(root).resolve()
+        if resolved == top or resolved.is_relative_to(top):
+            return path
+        where = f"{root}"
+    elif _owned_root_of(resolved) is not None:
+        return path
+    else:
+        where = (f"colbench's own directories ($COLBENCH_HOME {colbench_home()}"
+                 f"{', $COLBENCH_DATA ' + str(data_dir()) if os.environ.get('COLBENCH_DATA') else ''})")
+    link = _escaping_link(path)
+    because = f": {link} is a symlink to {link.resolve()}" if link else ""
+    raise UnsafePath(f"{what} {path} is outside {where}{because}; colbench writes and deletes only there: remove "
+                     "the link, or point COLBENCH_HOME (or COLBENCH_DATA) at the directory you mean")
+
+
+def owned_dir(path: Path, what: str = "directory", root: Path | None = None) -> Path:
+    """The directory `path`, created if missing, after `owned` checked it (before creating: a planted link is
+    refused, not followed; and after: nothing swapped in between resolves elsewhere). The one way colbench makes a
+    directory it will write into."""
+    owned(path, what, root)
+    Path(path).mkdir(parents=True, exist_ok=True)
+    return owned(path, what, root)
+
+
+def _escaping_link(path: Path) -> Path | None:
+    """The first component of `path` that is a symlink, if any (the reason it resolves elsewhere)."""
+    current = Path(path.anchor)
+    for part in path.absolute().parts[1:]:
+        current = current / part
+        if current.is_symlink():
+            return current
+    return None
+
+
+def remove(path: Path, *, within: Path, own_temp: bool = False) -> int:
+    """Delete a file, a symlink (never what it points to) or a directory tree; returns the bytes of the regular
+    files removed. Refused (UnsafePath) unless the entry lies strictly inside `within` after resolving its parent,
+    and `within` itself resolves inside colbench's own tree (`owned`): every deletion in colbench goes through here.
+    `own_temp`: the entry is a temporary file colbench itself created a moment ago next to a file the user asked
+    for (an export's `*.part`), which may be outside colbench's tree."""
+    path = Path(path)
+    if not own_temp:
+        owned(within, "directory")
     if not is_within(path, within):
         raise UnsafePath(f"refusing to delete {path}: it is not inside {within}")
     try:

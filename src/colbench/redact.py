@@ -4,7 +4,11 @@ parameters in query strings and connection strings, and `KEY=VALUE` settings who
 
 One function, :func:`redact`, applied where argv, URLs and environment specs are written to a run record or a
 result, where errors and URLs are printed, and again where stored records are shown or exported (records written
-before redaction existed)."""
+before redaction existed).
+
+Two more rules for user text shown on a terminal or in a message: :func:`printable` escapes control characters
+(a run or machine name in a shared store must not act on another user's terminal), and :func:`clip` cuts a long
+value (a 10,000-character parameter is quoted by its first characters, never whole)."""
 
 from __future__ import annotations
 
@@ -61,3 +65,22 @@ def redact_doc(doc: Any) -> Any:
 def is_redacted(text: str) -> bool:
     """Whether `text` lost a secret to redaction (a value colbench could not use again)."""
     return MASK in text
+
+
+# C0 controls but tab, DEL and C1 controls (ESC starts terminal escape sequences; CSI, OSC … too)
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f]")
+
+
+def printable(text: Any) -> Any:
+    """`text` with every control character shown as an escape (\\x1b), so it cannot move a cursor, recolour or
+    retitle a terminal; anything not a string is returned as it is."""
+    if not isinstance(text, str):
+        return text
+    return _CONTROL.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), text)
+
+
+def clip(text: str, limit: int = 80) -> str:
+    """`text` cut to `limit` characters, saying how many more there were."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text) - limit} more characters)"

@@ -248,9 +248,16 @@ def _stored(path: Path, run_name: str) -> list[tuple[str, str]]:
                            "ORDER BY r.result_id", [run_name]).fetchall()
 
 
+def _spool_of(path: Path, home: Path) -> Path:
+    """A DuckDB store's spool: in the home, whatever directory the store file is in (colbench deletes only there)."""
+    from colbench.store.spool import store_key
+
+    return home / "spool" / store_key("duckdb:" + str(path.resolve()))
+
+
 def test_a_store_locked_through_the_whole_run_keeps_every_result_in_the_spool(good_store, tmp_path, holder):
     path = _copy(good_store, tmp_path / "store")
-    spool = path.with_name(path.name + ".spool")
+    spool = _spool_of(path, tmp_path / "home")
     locker = holder(path)
     proc = colbench(*RUN, "--run-name", "locked", "--store", str(path), home=tmp_path / "home",
                     env={"COLBENCH_STORE_WAIT_S": "1"})
@@ -262,13 +269,17 @@ def test_a_store_locked_through_the_whole_run_keeps_every_result_in_the_spool(go
     assert len(list((spool / "results").glob("*.json"))) == 2
     _release(locker)
     assert _stored(path, "locked") == []  # nothing reached the store while it was held
-    shown = colbench("show", "locked", "--format", "json", "--store", str(path), home=tmp_path / "home")
+    # a reading command never writes: it says what waits, and the store file stays as it was
+    before = path.read_bytes()
+    shown = colbench("show", "--runs", "--store", str(path), home=tmp_path / "home")
     assert shown.returncode == 0, shown.stderr
-    assert "wrote 2 result(s) and 1 run record(s) that waited in the spool" in shown.stderr
-    assert json.loads(shown.stdout)[0]["n"] == 2
+    assert "3 record(s) wait in the spool" in shown.stderr and "colbench store sync" in shown.stderr
+    assert path.read_bytes() == before and _stored(path, "locked") == []
+    synced = store_cli("sync", "--store", str(path), home=tmp_path / "home")
+    assert synced.returncode == 0, synced.stderr
     stored = _stored(path, "locked")
     assert len(stored) == 2 and len({result_id for result_id, _ in stored}) == 2 and not spool.exists()
-    assert open_store(str(path), create=False).get_run(stored[0][1])["status"] == "finished"
+    assert open_store(str(path), create=False, read_only=True).get_run(stored[0][1])["status"] == "finished"
     again = store_cli("sync", "--store", str(path), home=tmp_path / "home")
     assert again.returncode == 0 and "is empty" in again.stdout and _stored(path, "locked") == stored
 
@@ -287,10 +298,11 @@ def test_a_lock_released_during_the_run_loses_nothing_and_writes_nothing_twice(g
     assert run.wait(timeout=300) == 0, rest
     assert "is free again" in rest and "Traceback" not in rest
     stored = _stored(path, "freed")
-    assert len(stored) == 4 and not path.with_name(path.name + ".spool").exists()
+    assert len(stored) == 4 and not _spool_of(path, tmp_path / "home").exists()
 
 
-def test_store_sync_writes_what_an_earlier_process_left_in_the_spool(tmp_path):
+def test_store_sync_writes_what_an_earlier_process_left_in_the_spool(tmp_path, monkeypatch):
+    monkeypatch.setenv("COLBENCH_HOME", str(tmp_path / "home"))  # the spool lives in the home, as for the CLI below
     path = tmp_path / "results.duckdb"
     store = open_store(str(path))
     store.create_run(synthetic_run("r1"))

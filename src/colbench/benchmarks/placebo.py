@@ -35,13 +35,17 @@ def spin(seconds: float) -> int:
     return count
 
 
+def _duration(seconds: float) -> str | None:
+    return non_negative(seconds) or (None if seconds <= 86_400 else "must be at most 86400 (a day)")
+
+
 class Placebo(Benchmark):
     name = "placebo"
     description = "Busy work for `duration` seconds, or fail on purpose (`error`): tests the runner."
     engine = "python"
     work_unit = "rows"
     grid: ClassVar[Grid] = Grid((
-        Param("duration", default=(0.01,), type=float, check=non_negative, help="seconds of busy work"),
+        Param("duration", default=(0.01,), type=float, check=_duration, help="seconds of busy work (at most a day)"),
         Param("error", default=("none",), choices=ERRORS, help="how to fail: exception, segfault, oom "
               "(allocate until the memory limit), hang (past the timeout), junk (garbage on stdout/stderr), "
               f"rt-signal (killed by signal {RT_SIGNAL})"),

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from colbench.cli.common import StoreOption, _store, console, friendly
+from colbench.cli.common import StoreOption, _store, console, finite, friendly
 from colbench.cli.compare_cmd import parse_threshold
 
 
@@ -48,8 +48,9 @@ def calibrate(
                                          "counted; see docs/metrics.md)")] = "wall",
     threshold: Annotated[str | None, typer.Option(help="smallest change that matters (default: the metric's)")]
     = None,
-    alpha: Annotated[float, typer.Option(min=1e-6, max=0.5)] = 0.01,
-    effect: Annotated[float, typer.Option(min=0.001, max=1.0, help="slowdown a gate must catch (0.05 = 5%)")] = 0.05,
+    alpha: Annotated[float, typer.Option(min=1e-6, max=0.5, callback=finite)] = 0.01,
+    effect: Annotated[float, typer.Option(min=0.001, max=1.0, callback=finite,
+                                          help="slowdown a gate must catch (0.05 = 5%)")] = 0.05,
     from_run: Annotated[str | None, typer.Option(help="analyse this earlier A/A run (environments A and B) "
                                                  "instead of running one")] = None,
     store: StoreOption = None,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+import math
 import re
 import signal
 import sys
@@ -15,7 +17,7 @@ from rich.markup import escape
 
 from colbench.app.errors import UsageError
 from colbench.paths import UnsafePath, default_store_url
-from colbench.redact import redact
+from colbench.redact import clip, printable, redact
 from colbench.runner.interrupt import Interrupted
 
 # Wide enough for the results table when the output is a file or a CI log rather than a terminal.
@@ -47,9 +49,10 @@ def friendly(func: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return func(*args, **kwargs)
         except _user_errors() as exc:
-            # the last line of defence for secrets: a URL with a password may be quoted in any message
-            err_console.print(f"[red]colbench: error:[/red] {escape(redact(str(exc)))}", highlight=False,
-                              soft_wrap=True)
+            say_error(str(exc))
+            raise typer.Exit(2) from None
+        except OSError as exc:  # a user's path, a full disk, a read-only or vanished directory: one line, no traceback
+            say_error(os_error_line(exc))
             raise typer.Exit(2) from None
         except Interrupted as exc:  # SIGINT/SIGTERM during a run: exit 130/143, as a shell would report it
             err_console.print(f"colbench: {exc}", highlight=False, soft_wrap=True)
@@ -58,6 +61,43 @@ def friendly(func: Callable[..., Any]) -> Callable[..., Any]:
             err_console.print("colbench: interrupted", highlight=False)
             raise typer.Exit(128 + signal.SIGINT) from None
     return wrapper
+
+
+#: the longest message colbench prints in one line; anything longer quotes user input at length
+MESSAGE_LIMIT = 600
+
+
+def say_error(message: str) -> None:
+    """One line on stderr: secrets masked (the last line of defence: a URL with a password may be quoted in any
+    message), control characters escaped, long input cut."""
+    text = clip(printable(redact(message)), MESSAGE_LIMIT)
+    err_console.print(f"[red]colbench: error:[/red] {escape(text)}", highlight=False, soft_wrap=True)
+
+
+def os_error_line(exc: OSError) -> str:
+    """'cannot write /x/y: No space left on device (ENOSPC): free some space …' and the like."""
+    where = f" {exc.filename}" if exc.filename else ""
+    code = errno.errorcode.get(exc.errno or 0, "")
+    reason = exc.strerror or str(exc)
+    advice = {errno.ENOSPC: "free some space there, or point COLBENCH_HOME (or --store, COLBENCH_DATA) at a disk "
+                            "with room; a run stopped this way continues with `colbench run --resume RUN`",
+              errno.EDQUOT: "the disk quota is full: free some space",
+              errno.EACCES: "check the permissions, or choose a place you can write",
+              errno.EPERM: "check the permissions, or choose a place you can write",
+              errno.EROFS: "the file system is read-only: choose a writable place",
+              errno.ENOENT: "check the path",
+              errno.ENOTDIR: "a part of the path is a file, not a directory",
+              errno.EISDIR: "give a file, not a directory",
+              errno.EFBIG: "the file grew past the size limit (ulimit -f)"}.get(exc.errno or 0, "")
+    return f"cannot use{where}: {reason}{f' ({code})' if code else ''}{f'; {advice}' if advice else ''}"
+
+
+def finite(value: float | None) -> float | None:
+    """A Typer callback for float options: NaN and infinities are not numbers a user means (click's ranges let NaN
+    through, since every comparison with it is false)."""
+    if value is not None and not math.isfinite(value):
+        raise typer.BadParameter(f"{value} is not a finite number")
+    return value
 
 
 def parse_size(text: str) -> int:

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from colbench.cli.common import StoreOption, UsageError, _store, console, friendly
+from colbench.cli.common import StoreOption, UsageError, _store, console, finite, friendly
 
 
 def parse_threshold(text: str | None) -> float | None:
@@ -42,6 +42,7 @@ def parse_duration(text: str, option: str = "--budget") -> float:
 
 
 def print_comparisons(comparisons: list[Any], fmt: str, baseline: str, contender: str, notes: list[str]) -> None:
+    from colbench.render.tables import plain
     from colbench.report.compare_text import (
         TABLE_COLUMNS,
         json_report,
@@ -55,12 +56,12 @@ def print_comparisons(comparisons: list[Any], fmt: str, baseline: str, contender
     elif fmt == "json":
         typer.echo(json_report(comparisons, baseline=baseline, contender=contender, notes=notes))
     else:
-        table = Table(title=f"{contender} vs {baseline}")
+        table = Table(title=plain(f"{contender} vs {baseline}"))
         for column in TABLE_COLUMNS:
             table.add_column(column)
         styles = {"regression": "red", "improvement": "green", "no change": "", "inconclusive": "yellow"}
         for comparison, row in zip(comparisons, table_rows(comparisons), strict=True):
-            table.add_row(*row, style=styles.get(str(comparison.verdict), ""))
+            table.add_row(*(plain(cell) for cell in row), style=styles.get(str(comparison.verdict), ""))
         console.print(table)
         console.print(summary_line(comparisons))
     if fmt != "json":
@@ -74,7 +75,7 @@ def compare(
     contender: Annotated[str, typer.Argument(help="the same forms as BASELINE")],
     threshold: Annotated[str | None, typer.Option(help="smallest change that matters, e.g. 3% (default: each "
                                                   "metric's, 3% and 1% for instructions)")] = None,
-    alpha: Annotated[float, typer.Option(min=1e-6, max=0.5, help="suite-wide error rate")] = 0.01,
+    alpha: Annotated[float, typer.Option(min=1e-6, max=0.5, callback=finite, help="suite-wide error rate")] = 0.01,
     method: Annotated[str, typer.Option(help="multiplicity control: holm or bh")] = "holm",
     metric: Annotated[list[str] | None, typer.Option(help="time, instructions, memory, arrow_memory, file_size "
                                                      "(repeatable; default all that were measured)")] = None,

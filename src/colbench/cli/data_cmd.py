@@ -17,10 +17,10 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from colbench.cli.common import console, friendly
+from colbench.cli.common import console, finite, friendly
 from colbench.data.errors import DataError
 from colbench.model.benchmark import DataRequest
-from colbench.paths import data_dir
+from colbench.paths import data_dir, owned_dir
 from colbench.redact import redact
 from colbench.render.fmt import fmt_bytes
 
@@ -89,7 +89,8 @@ def get_cmd(
     name: Annotated[str, typer.Argument(help="source name (see `colbench data list`)")],
     decompress: Annotated[bool, typer.Option(help="also decompress it into the cache as CSV")] = True,
     retries: Annotated[int, typer.Option(help="retries after a dropped connection")] = 3,
-    timeout: Annotated[float, typer.Option(help="seconds without data before giving up a try")] = 30.0,
+    timeout: Annotated[float, typer.Option(min=0.1, max=86_400, callback=finite,
+                                           help="seconds without data before giving up a try")] = 30.0,
     progress: Annotated[bool, typer.Option(help="show a progress bar")] = True,
     root: RootOption = None,
 ) -> None:
@@ -191,7 +192,7 @@ def prepare_requests(requests: Sequence[DataRequest], root: Path | None = None, 
         size = fmt_bytes(f.size_bytes) if f.exact or f.present else "≈" + fmt_bytes(f.size_bytes)
         table.add_row(f.label, size, "present" if f.present else "to make")
     out.print(table)
-    base.mkdir(parents=True, exist_ok=True)
+    owned_dir(base, "data directory")
     free = shutil.disk_usage(base).free
     out.print(f"new: ≈{fmt_bytes(pp.new_bytes)}, already there: {fmt_bytes(pp.present_bytes)}, "
               f"free on {base}: {fmt_bytes(free)}", highlight=False)

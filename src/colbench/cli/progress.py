@@ -64,7 +64,8 @@ class RichProgress(RunObserver):
                     f"{counted}"
                 )
             else:
-                error = summary.errors[0]
+                error = summary.errors[0] if summary.errors else {"kind": "invalid",
+                                                                   "message": "no valid sample in any process"}
                 self.console.print(f"[red]✗[/red] {_label(case)}{env}: {error.get('kind')}: "
                                    f"{(error.get('message') or '').splitlines()[0][:140]}")
         self.progress.advance(self.task)

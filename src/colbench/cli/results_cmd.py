@@ -40,6 +40,7 @@ def show(
 
 def _show_runs(db: Any, fmt: str) -> None:
     from colbench.redact import redact_doc
+    from colbench.render.tables import plain
     from colbench.report.terminal import render_rows
 
     rows = [{"run_id": r["run_id"], "name": r.get("name"), "started_at": r["started_at"], "status": r.get("status"),
@@ -47,12 +48,12 @@ def _show_runs(db: Any, fmt: str) -> None:
     if fmt != "table":
         typer.echo(render_rows(rows, fmt))
         return
-    table = Table(title=f"runs in {db.url}")
+    table = Table(title=plain(f"runs in {db.url}"))
     for column in ("run id", "name", "started", "status", "cases", "machine"):
         table.add_column(column)
     for r in rows:
-        table.add_row(r["run_id"], r["name"] or "", r["started_at"][:19], r["status"] or "", str(r["cases"] or ""),
-                      r["machine"])
+        table.add_row(plain(r["run_id"]), plain(r["name"]), plain(r["started_at"][:19]), plain(r["status"]),
+                      str(r["cases"] or ""), plain(r["machine"]))
     console.print(table)
 
 

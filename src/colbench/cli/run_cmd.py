@@ -16,6 +16,7 @@ from colbench.cli.common import (
     _store,
     console,
     err_console,
+    finite,
     friendly,
     parse_size,
 )
@@ -32,7 +33,8 @@ def run(
     processes: Annotated[int | None, typer.Option(min=1, help="fresh worker processes per case")] = None,
     threads: Annotated[str | None, typer.Option(help="thread counts, e.g. 1,2 (same as --param threads=)")] = None,
     cache: Annotated[str | None, typer.Option(help="warm or cold page cache (same as --param cache=)")] = None,
-    timeout: Annotated[float, typer.Option(min=0.1, help="seconds before a worker is killed")] = 600.0,
+    timeout: Annotated[float, typer.Option(min=0.1, max=7 * 86_400, callback=finite,
+                                           help="seconds before a worker is killed (at most a week)")] = 600.0,
     memory_limit: Annotated[str | None, typer.Option(help="kill a worker past this RSS, e.g. 4GiB "
                                                      "(default 80% of RAM)")] = None,
     store: StoreOption = None,
@@ -42,8 +44,8 @@ def run(
     repo: Annotated[Path | None, typer.Option(help="read the commit of the project under test from this repo")] = None,
     machine: Annotated[str | None, typer.Option(help="a name for this machine (part of its fingerprint)")] = None,
     seed: Annotated[int, typer.Option(help="seed for data and scheduling")] = 42,
-    scale: Annotated[float, typer.Option(min=0.0001, help="multiply every `rows` param (toward the posts' sizes "
-                                         "on a bigger machine)")] = 1.0,
+    scale: Annotated[float, typer.Option(min=0.0001, max=10_000, callback=finite, help="multiply every `rows` "
+                                         "param (toward the posts' sizes on a bigger machine)")] = 1.0,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="print the plan and its time estimate only")] = False,
     env: Annotated[list[str] | None, typer.Option("--env", help="NAME=SPEC: run in a uv environment with these "
                                                   "requirements (repeatable; SPEC '@current' = this one)")] = None,
@@ -54,7 +56,8 @@ def run(
                                                   "(default: as many as the budget allows)")] = None,
     threshold: Annotated[str | None, typer.Option(help="with several --env: smallest change that matters "
                                                   "(default 3%, 1% for instructions)")] = None,
-    alpha: Annotated[float, typer.Option(min=1e-6, max=0.5, help="with several --env: suite-wide error rate")] = 0.01,
+    alpha: Annotated[float, typer.Option(min=1e-6, max=0.5, callback=finite,
+                                         help="with several --env: suite-wide error rate")] = 0.01,
     measure: Annotated[str, typer.Option(help="wall, instructions (counted under Valgrind, Python workers), or "
                                          "wall,instructions; see docs/metrics.md")] = "wall",
 ) -> None:
@@ -64,6 +67,7 @@ def run(
     3 when every case of the run ended in an error, 1 when `--env` comparisons found a regression."""
     from colbench.cli.compare_cmd import parse_duration, parse_threshold
     from colbench.model.params import parse_param_option, split_values
+    from colbench.redact import clip, printable
     from colbench.runner import env_options
     from colbench.runner.execute import RunConfig, config_from_run, git_commit
     from colbench.runner.plan import make_plan
@@ -83,6 +87,7 @@ def run(
         db = _store(store, create=False)
         run_doc = db.get_run(resolve_run_id(db, resume))
         config = config_from_run(run_doc)
+        mark_resumed(run_doc)
     else:
         overrides: dict[str, list[str]] = {}
         for option in param or []:
@@ -92,6 +97,10 @@ def run(
             overrides["threads"] = split_values("--threads", threads)
         if cache is not None:
             overrides["cache"] = split_values("--cache", cache)
+        for option, value in (("--run-name", run_name), ("--machine", machine), ("--commit", commit)):
+            if value is not None and (printable(value) != value or len(value) > 200):
+                raise UsageError(f"{option} {clip(printable(value), 60)!r}: a name of at most 200 characters, without "
+                                 "control characters (it is shown on other people's terminals)")
         commit_info = git_commit(repo) if repo else ({"sha": commit} if commit else None)
         config = RunConfig(targets=list(targets or []), overrides=overrides, iterations=iterations, warmup=warmup,
                            processes=processes, timeout_s=timeout,
@@ -154,6 +163,16 @@ def run(
 
 
 AB_DEFAULT_PROCESSES = 12
+
+
+def mark_resumed(run_doc: dict[str, Any]) -> None:
+    """A run continued with --resume keeps the trace of how it had stopped (reports show it as resumed)."""
+    from datetime import UTC, datetime
+
+    entry = {"at": datetime.now(UTC).isoformat(), "status": run_doc.get("status")}
+    if run_doc.get("stopped"):
+        entry["stopped"] = run_doc.pop("stopped")
+    run_doc.setdefault("resumes", []).append(entry)
 
 
 #: `colbench run`'s exit code when not one case of the run succeeded (documented in README and `run --help`)
@@ -254,14 +273,15 @@ def _show_run(db: Any, run_id: str, fmt: str) -> None:
     from colbench.analysis.aggregate import summarize_cases
     from colbench.experiments.registry import experiment_tables
     from colbench.redact import redact_doc
+    from colbench.render.tables import plain
     from colbench.report.terminal import render_text, results_table
     from colbench.store.base import ResultQuery
 
     run_doc = redact_doc(db.get_run(run_id))  # records stored before redaction existed may hold secrets
     summaries = summarize_cases(redact_doc(db.results(ResultQuery(run_ids=(run_id,)))))
     if fmt == "table":
-        title = f"run {run_id}" + (f" ({run_doc['name']})" if run_doc.get("name") else "") + \
-            f" on {run_doc['machine']['name']} — {run_doc.get('status')}"
+        title = plain(f"run {run_id}" + (f" ({run_doc['name']})" if run_doc.get("name") else "") +
+                      f" on {run_doc['machine']['name']} — {run_doc.get('status')}")
         console.print(results_table(summaries, title=title, calibration=run_doc.get("calibration")))
         for table in experiment_tables(summaries, run_doc):
             console.print(table)

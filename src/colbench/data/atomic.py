@@ -46,7 +46,7 @@ def atomic_path(target: Path) -> Iterator[Path]:
         yield tmp
         os.replace(tmp, target)
     finally:
-        remove(tmp, within=target.parent)  # gone already when the rename succeeded
+        remove(tmp, within=target.parent, own_temp=True)  # ours, a moment old; gone already when the rename worked
 
 
 def fsync_dir(path: Path) -> None:

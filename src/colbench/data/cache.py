@@ -48,7 +48,7 @@ from colbench.data.hashing import file_digest
 from colbench.data.sources import Source, all_sources
 from colbench.data.synth import GENERATORS, Generator, TextLayout
 from colbench.model.benchmark import DataRequest
-from colbench.paths import check_name, data_dir, remove, require_owned
+from colbench.paths import check_name, data_dir, owned, owned_dir, remove
 
 CONVERTER_VERSION = "1"  # bump when conversions from CSV change
 CALIBRATION_ROWS = 20_000
@@ -231,6 +231,8 @@ def _materialize(plan: FilePlan, *, verify: bool = False) -> CachedFile:
     state, entry = manifest.status(plan.path, plan.lineage, verify=verify)
     if state == "ok" and entry is not None:
         return _cached(plan, entry)
+    # a data set's folder linked out of the data root is refused, never written through
+    owned_dir(plan.path.parent, "data cache folder", root=plan.path_root)
     with FileLock(plan.path.with_name(plan.path.name + ".lock")):
         # another process may have built it while we waited for the lock
         state, entry = manifest.status(plan.path, plan.lineage, verify=verify)
@@ -409,7 +411,7 @@ def clean(root: Path | None = None, *, dataset: str | None = None, downloads: bo
 
     Deletes only under ``cache/`` and ``downloads/`` of a data directory inside $COLBENCH_HOME or $COLBENCH_DATA,
     and only through :func:`colbench.paths.remove` (a symlink is removed, never what it points to)."""
-    root = require_owned(Path(root) if root is not None else data_dir(), "data directory")
+    root = owned(Path(root) if root is not None else data_dir(), "data directory")
     cache = cache_dir(root)
     base = cache / known_dataset(dataset) if dataset is not None else cache
     freed = 0

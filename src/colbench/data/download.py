@@ -29,7 +29,7 @@ from colbench.data.atomic import atomic_path, write_json_atomic
 from colbench.data.errors import DataError
 from colbench.data.hashing import file_digest, matches, parse_checksum
 from colbench.data.sources import Source, SourceState
-from colbench.paths import check_name, inside, remove
+from colbench.paths import check_name, inside, owned_dir, remove
 
 BLOCK = 1 << 20
 # Dropped connections are retried; failures to connect at all (no route, DNS) are not: that is "no network".
@@ -112,7 +112,7 @@ def download(url: str, dest: Path, *, checksum: str | None = None, retries: int 
     if checksum:
         ok, actual = matches(part, checksum)
         if not ok:
-            remove(part, within=dest.parent)
+            remove(part, within=dest.parent, own_temp=True)  # our partial download; the folder was checked
             raise DataError(f"checksum mismatch for {dest.name}: expected {checksum}, got {actual}; "
                             "the file was deleted, run the same command again to download it afresh")
     else:
@@ -220,7 +220,7 @@ def fetch_source(source: Source, root: Path, *, progress: bool | None = None, re
     if state.present:
         return verify_archive(source, root)
     archive = state.archive
-    archive.parent.mkdir(parents=True, exist_ok=True)
+    owned_dir(archive.parent, "downloads directory", root=root)  # a source's folder linked elsewhere: refused
     if source.path:  # a user source on a local disk: link (or copy) it in, then verify like a download
         src = Path(source.path)
         if not src.is_file():

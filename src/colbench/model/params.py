@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from colbench.redact import clip
 
 ParamValue = str | int | float | bool | None
 
@@ -23,7 +26,14 @@ def _parse_bool(text: str) -> bool:
     raise ValueError(f"not a boolean: {text!r}")
 
 
-_PARSERS: dict[type, Callable[[str], Any]] = {str: str, int: int, float: float, bool: _parse_bool}
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"not a finite number: {text!r}")
+    return value
+
+
+_PARSERS: dict[type, Callable[[str], Any]] = {str: str, int: int, float: _parse_float, bool: _parse_bool}
 
 
 @dataclass(frozen=True)
@@ -55,19 +65,23 @@ class Param:
         try:
             value = _PARSERS[self.type](text)
         except (ValueError, KeyError) as exc:
+            what = "finite number" if self.type is float else self.type.__name__
             raise ParamError(
-                f"param {self.name!r}: {text!r} is not a valid {self.type.__name__}"
+                f"param {self.name!r}: {clip(text)!r} is not a valid {what}"
                 + (f"; choose from {self.describe_choices()}" if self.choices else "")
             ) from exc
         return self.validate(value)
 
     def validate(self, value: Any) -> ParamValue:
         if self.choices is not None and value not in self.choices:
-            raise ParamError(f"param {self.name!r}: {value!r} is not accepted; choose from {self.describe_choices()}")
+            raise ParamError(f"param {self.name!r}: {clip(repr(value))} is not accepted; choose from "
+                             f"{self.describe_choices()}")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ParamError(f"param {self.name!r}: {value!r} is not a finite number")
         if self.check is not None and value is not None:
             reason = self.check(value)
             if reason:
-                raise ParamError(f"param {self.name!r}: {value!r} {reason}")
+                raise ParamError(f"param {self.name!r}: {clip(repr(value))} {reason}")
         return value
 
     def describe_choices(self) -> str:
@@ -109,7 +123,8 @@ class Grid:
         unknown = sorted(set(overrides) - set(self.names))
         if unknown:
             raise ParamError(
-                f"unknown param {', '.join(map(repr, unknown))}; this benchmark takes: {', '.join(self.names)}"
+                f"unknown param {', '.join(clip(repr(u)) for u in unknown)}; this benchmark takes: "
+                f"{', '.join(self.names)}"
             )
         chosen: dict[str, list[ParamValue]] = {}
         for param in self.params:
@@ -129,13 +144,13 @@ def parse_param_option(option: str) -> tuple[str, list[str]]:
     """`NAME=V1,V2` → (NAME, [V1, V2])."""
     name, sep, values = option.partition("=")
     if not sep or not name.strip() or not values.strip():
-        raise ParamError(f"--param {option!r}: write it as NAME=VALUE[,VALUE...], e.g. --param threads=1,2")
-    return name.strip(), split_values(f"--param {option!r}", values)
+        raise ParamError(f"--param {clip(option)!r}: write it as NAME=VALUE[,VALUE...], e.g. --param threads=1,2")
+    return name.strip(), split_values(f"--param {clip(option)!r}", values)
 
 
 def split_values(what: str, text: str) -> list[str]:
     """`V1,V2` → [V1, V2]; an empty item (`a,,b`, a trailing comma, nothing at all) is an error, not dropped."""
     values = [v.strip() for v in text.split(",")]
     if not all(values):
-        raise ParamError(f"{what}: empty value in {text!r}; write VALUE[,VALUE...] without empty items")
+        raise ParamError(f"{what}: empty value in {clip(text)!r}; write VALUE[,VALUE...] without empty items")
     return values

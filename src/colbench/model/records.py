@@ -223,12 +223,17 @@ class Run:
     envs: list[Json] = field(default_factory=list)
     cases: int = 0
     calibration: Json | None = None
+    #: where a run that could not go on stopped: {"after": executions stored, "of": planned, "error": why}
+    stopped: Json | None = None
+    #: every `run --resume` of this run: when, the status it had, and where it had stopped
+    resumes: list[Json] = field(default_factory=list)
     schema_version: int = SCHEMA_VERSION
 
     def to_json(self) -> Json:
         doc = asdict(self)
-        if doc["calibration"] is None:
-            del doc["calibration"]
+        for optional in ("calibration", "stopped"):
+            if doc[optional] is None:
+                del doc[optional]
         return doc
 
     @classmethod

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import html
 import json
 from collections.abc import Sequence
 from typing import Any
 
 from colbench.analysis.aggregate import CaseSummary
 from colbench.model.metrics import SERIES_METRICS, metric_or_none, series_of
+from colbench.redact import printable
 
 
 def fmt_seconds(value: float | None, ascii_only: bool = False) -> str:
@@ -88,6 +90,17 @@ def measured_metrics(summaries: Sequence[CaseSummary]) -> list[str]:
 def summary_median(summary: CaseSummary, metric_name: str = "time") -> float | None:
     series = series_of(metric_name)
     return (summary.wall if series == "wall_s" else summary.metrics.get(series) or {}).get("median")
+
+
+def md_text(value: Any) -> str:
+    """Text for a Markdown cell or line (a pull-request comment, the report's .md): table pipes and newlines
+    escaped, HTML shown as text rather than rendered (a run, machine or commit name holding `<img …>` or a link
+    stays inert), control characters escaped."""
+    if value is None:
+        return ""
+    text = printable(str(value))
+    text = html.escape(text, quote=False)
+    return text.replace("|", "\\|").replace("\n", " ")
 
 
 def fmt_rate(bytes_per_s: float | None) -> str:

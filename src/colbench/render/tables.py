@@ -5,8 +5,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from rich.text import Text
+
 from colbench.analysis.aggregate import CaseSummary
+from colbench.redact import printable
 from colbench.render.fmt import fmt_seconds, spread
+
+
+def plain(value: Any) -> Text:
+    """A cell or title shown as the text it is: no Rich markup read in it, control characters escaped. For every
+    string that comes from a store or a user (run, machine and environment names, labels, messages): in a shared
+    store, one user's run name must not act on another user's terminal."""
+    return Text(printable("" if value is None else str(value)))
 
 
 def median_s(s: CaseSummary | None) -> float | None:

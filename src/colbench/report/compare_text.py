@@ -10,7 +10,7 @@ import math
 from collections.abc import Sequence
 
 from colbench.analysis.compare import CaseComparison, Verdict, count_verdicts
-from colbench.render.fmt import fmt_metric
+from colbench.render.fmt import fmt_metric, md_text
 
 MARKERS: dict[Verdict, str] = {
     Verdict.REGRESSION: "[!] regression",
@@ -127,13 +127,9 @@ def summary_line(comparisons: Sequence[CaseComparison]) -> str:
     return f"{', '.join(parts)} of {len(comparisons)} comparisons{settings}"
 
 
-def _md_escape(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def _md_table(comparisons: Sequence[CaseComparison], baseline_label: str, contender_label: str) -> list[str]:
     lines = [
-        f"| case | metric | {_md_escape(baseline_label)} | {_md_escape(contender_label)} | ratio [CI] | "
+        f"| case | metric | {md_text(baseline_label)} | {md_text(contender_label)} | ratio [CI] | "
         "MDE 80/95% | verdict |",
         "| --- | --- | ---: | ---: | --- | ---: | --- |",
     ]
@@ -142,9 +138,9 @@ def _md_table(comparisons: Sequence[CaseComparison], baseline_label: str, conten
         if c.verdict == Verdict.REGRESSION:
             marker = f"**{marker}**"
         lines.append(
-            f"| {_md_escape(c.label)} | {format_metric(c)} | {format_value(c.baseline_median, c.metric)} | "
+            f"| {md_text(c.label)} | {format_metric(c)} | {format_value(c.baseline_median, c.metric)} | "
             f"{format_value(c.contender_median, c.metric)} | {format_ratio(c)} {format_ci(c)} | "
-            f"{format_mde(c)} | {marker}: {_md_escape(c.reason)} |"
+            f"{format_mde(c)} | {marker}: {md_text(c.reason)} |"
         )
     return lines
 
@@ -163,7 +159,7 @@ def markdown_report(
     """
     title = title or f"colbench compare: `{baseline_label}` vs `{contender_label}`"
     counts = count_verdicts(comparisons)
-    lines = [f"### {_md_escape(title)}", "", f"**{summary_line(comparisons)}**", ""]
+    lines = [f"### {md_text(title)}", "", f"**{summary_line(comparisons)}**", ""]
     if counts[Verdict.REGRESSION]:
         lines += ["Regressions found.", ""]
     order = (Verdict.REGRESSION, Verdict.INCONCLUSIVE, Verdict.IMPROVEMENT)

@@ -32,7 +32,15 @@ from colbench.model.records import Side
 from colbench.paths import inside
 from colbench.redact import redact_argv, redact_doc
 from colbench.render.figures import Plot
-from colbench.render.fmt import fmt_bytes, fmt_measured, fmt_seconds, measured_metrics, params_label, varying_params
+from colbench.render.fmt import (
+    fmt_bytes,
+    fmt_measured,
+    fmt_seconds,
+    md_text,
+    measured_metrics,
+    params_label,
+    varying_params,
+)
 from colbench.report.claims import claims_figure, claims_table, evaluate_runs, experiments_of_run
 from colbench.report.compare_text import method_note
 from colbench.report.plots import make_plots
@@ -158,9 +166,7 @@ def table_view(table: Table, links: Sequence[str | None] = ()) -> TableView:
 
 
 def markdown_table(view: TableView) -> str:
-    def md(text: str) -> str:
-        return text.replace("|", "\\|").replace("\n", " ")
-
+    md = md_text
     lines = [f"**{md(view.title)}**", ""] if view.title else []
     lines.append("| " + " | ".join(md(c.name) for c in view.columns) + " |")
     lines.append("|" + "|".join("---:" if c.align == "right" else "---" for c in view.columns) + "|")
@@ -506,12 +512,13 @@ def render_markdown(views: Sequence[RunView], compares: Sequence[CompareView] = 
         out += _markdown_compare(item, "##")
     for view in views:
         run = view.run
-        out += [f"## colbench run {run['run_id']}" + (f" ({run['name']})" if run.get("name") else ""), ""]
-        out += [f"- **{key}**: {value}" for key, value in view.info] + [""]
+        out += [f"## colbench run {md_text(run['run_id'])}" + (f" ({md_text(run['name'])})" if run.get("name")
+                                                                 else ""), ""]
+        out += [f"- **{md_text(key)}**: {md_text(value)}" for key, value in view.info] + [""]
         for check in view.checks:
             if not check.get("ok"):
-                out.append(f"> **warning:** {check.get('message')}")
-        out += [f"> **warning** ({label}): {text}" for label, text in view.warnings] + [""]
+                out.append(f"> **warning:** {md_text(check.get('message'))}")
+        out += [f"> **warning** ({md_text(label)}): {md_text(text)}" for label, text in view.warnings] + [""]
         if view.claims:
             out += ["### Claims of the posts", "", markdown_table(view.claims), ""]
         for table in view.tables:
@@ -523,7 +530,7 @@ def render_markdown(views: Sequence[RunView], compares: Sequence[CompareView] = 
             for h in view.histories:
                 changes = ", ".join(f"{c.magnitude:+.1%} at run {c.index + 1} "
                                     f"({h.series.points[c.index].version})" for c in h.series.changes)
-                out.append(f"- {h.series.label}{metric_title(h.series.metric)}: {len(h.series.points)} "
+                out.append(f"- {md_text(h.series.label)}{metric_title(h.series.metric)}: {len(h.series.points)} "
                            f"runs, last {fmt_measured(h.series.points[-1].median, h.series.metric)}; "
                            f"{changes or 'no change point'}")
             out.append("")
@@ -531,19 +538,20 @@ def render_markdown(views: Sequence[RunView], compares: Sequence[CompareView] = 
             out += ["### Errors", ""]
             for e in view.errors:
                 first = e.message.strip().splitlines()[0] if e.message.strip() else ""
-                out.append(f"- **{e.kind}** {e.label} (process {', '.join(map(str, e.processes))}): {first}")
+                out.append(f"- **{md_text(e.kind)}** {md_text(e.label)} (process {', '.join(map(str, e.processes))}): "
+                           f"{md_text(first)}")
             out.append("")
     return "\n".join(out).rstrip() + "\n"
 
 
 def _markdown_compare(item: CompareView, level: str) -> list[str]:
     counts = ", ".join(f"{n} {v}" for v, n in item.counts.items())
-    lines = [f"{level} {item.title}", "", f"{counts}. {item.note}", "",
+    lines = [f"{level} {md_text(item.title)}", "", f"{counts}. {md_text(item.note)}", "",
              "| case | baseline | contender | ratio | interval | verdict |", "|---|---:|---:|---:|---:|---|"]
     for r in item.rows:
         interval = f"{_ratio(r.ci_low)} – {_ratio(r.ci_high)}" if r.ci_low is not None else "–"
         verdict = f"**{r.verdict}**" if r.verdict == "regression" else r.verdict
-        lines.append(f"| {r.label} | {fmt_measured(r.baseline_median, r.metric)} | "
+        lines.append(f"| {md_text(r.label)} | {fmt_measured(r.baseline_median, r.metric)} | "
                      f"{fmt_measured(r.contender_median, r.metric)} | "
                      f"{_ratio(r.ratio)} | {interval} | {verdict} |")
     return [*lines, ""]

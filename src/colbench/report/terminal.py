@@ -12,15 +12,18 @@ from rich.markup import escape
 from rich.table import Table
 
 from colbench.analysis.aggregate import CaseSummary
+from colbench.redact import printable
 from colbench.render.fmt import (
     fmt_bytes,
     fmt_rate,
     fmt_seconds,
     instructions_cell,
+    md_text,
     params_label,
     spread,
     varying_params,
 )
+from colbench.render.tables import plain
 
 
 def row_dict(summary: CaseSummary) -> dict[str, Any]:
@@ -74,10 +77,11 @@ def results_table(summaries: Sequence[CaseSummary], title: str | None = None,
         table.add_column("instructions (CV)", justify="right")
     for s in summaries:
         label = params_label(s, varying.get(s.benchmark, []))
-        cells = [s.benchmark, label] + ([s.env_name] if envs else [])
+        cells = [plain(s.benchmark), plain(label)] + ([plain(s.env_name)] if envs else [])
         if not s.ok:
             first = s.errors[0] if s.errors else {}
-            message = f"[red]{escape(first.get('kind', 'error'))}[/red]: {escape(first.get('message', '')[:140])}"
+            message = (f"[red]{escape(printable(first.get('kind', 'error')))}[/red]: "
+                       f"{escape(printable(first.get('message', '')[:140]))}")
             table.add_row(*cells, message, "", "", "", "", fmt_bytes(s.peak_rss_bytes), "", *[""] * counted)
             continue
         n = s.wall.get("n") or (s.metrics.get("instructions") or {}).get("n")
@@ -112,8 +116,6 @@ def render_rows(rows: Sequence[dict[str, Any]], fmt: str) -> str:
 
 
 def _md(value: Any) -> str:
-    if value is None:
-        return ""
     if isinstance(value, float):
         return f"{value:.4g}"
-    return str(value).replace("|", "\\|")
+    return md_text(value)

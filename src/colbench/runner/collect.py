@@ -1,7 +1,9 @@
-"""Collect: turn what a worker reported into the stored result record (docs/results.md)."""
+"""Collect: check what a worker reported, and turn it into the stored result record (docs/results.md)."""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -9,6 +11,44 @@ from colbench.analysis.stats import summary_stats
 from colbench.model.metrics import BASE_UNITS
 from colbench.model.records import Result, WorkerReport
 from colbench.model.result import result_id, tags_for
+
+#: no count or size a worker reports can be larger (a pebibyte; 2^50): beyond it the number is garbage
+LARGEST = float(2**50)
+
+
+def _numbers(report: WorkerReport) -> Iterator[tuple[str, Any, str]]:
+    """(field, value, rule) of every number a worker reports; rule: "time", "count" or "amount"."""
+    for where, series in (("samples", report.samples), ("warmup_samples", report.warmup_samples)):
+        for name, values in (series or {}).items():
+            rule = "time" if name.endswith("_s") else ("count" if name == "instructions" else "amount")
+            for i, value in enumerate(values if isinstance(values, list) else [values]):
+                if value is not None:
+                    yield f"{where}.{name}[{i}]", value, rule
+    for name, value in (report.first_iteration or {}).items():
+        yield f"first_iteration.{name}", value, "time" if name.endswith("_s") else "amount"
+    for where, doc in (("memory", report.memory), ("output", report.output), ("work", report.work)):
+        for name, value in (doc or {}).items():
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                rule = "count" if name.endswith(("_bytes", "rows", "columns")) or name in ("bytes",) else "amount"
+                yield f"{where}.{name}", value, rule
+
+
+def invalid_number(report: WorkerReport, timeout_s: float) -> str | None:
+    """Why the report cannot count (the first bad number, named), or None. Every number must be a finite number
+    >= 0; times no longer than the worker was allowed to run (`timeout_s`); counts and sizes whole and below 2^50.
+    A worker that reports otherwise is broken or hostile, and its result is an error, never a sample."""
+    if report.status != "ok":
+        return None
+    for field, value, rule in _numbers(report):
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return f"{field} is {type(value).__name__} {str(value)[:40]!r}, not a number"
+        if not math.isfinite(value) or value < 0:
+            return f"{field} = {value!r}: a measurement is a finite number >= 0"
+        if rule == "time" and value > timeout_s:
+            return f"{field} = {value!r} s: longer than the {timeout_s:g} s the worker was allowed to run"
+        if rule == "count" and (value > LARGEST or float(value) != int(value)):
+            return f"{field} = {value!r}: a count or size is a whole number below 2^50"
+    return None
 
 
 def _throughput(work: dict[str, Any] | None, median_wall: float | None) -> dict[str, float | None]:

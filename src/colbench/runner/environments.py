@@ -30,7 +30,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from colbench.paths import NAME_PATTERN, check_name, envs_dir, remove
+from colbench.git import git_command, git_env
+from colbench.paths import NAME_PATTERN, check_name, envs_dir, owned, owned_dir, remove
 from colbench.redact import redact, redact_argv
 
 MARKER = "colbench-env.json"
@@ -210,7 +211,7 @@ def colbench_project() -> Path:
         '[tool.hatch.build.targets.wheel]\npackages = ["src/colbench"]\n'
     )
     digest = hashlib.sha256((tree_digest(package) + pyproject).encode()).hexdigest()[:16]
-    tree = envs_dir() / f".colbench-src-{digest}"
+    tree = owned_dir(envs_dir(), "environments directory") / f".colbench-src-{digest}"
     if not (tree / "pyproject.toml").is_file():
         tmp = envs_dir() / f".tmp-src-{uuid.uuid4().hex[:8]}"
         try:
@@ -248,7 +249,7 @@ def _uv() -> list[str]:
 
 
 def _run(cmd: Sequence[str], what: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ)
+    env = git_env()  # uv runs git for git URLs: with a repository's own commands off (colbench.git)
     env.pop("VIRTUAL_ENV", None)  # uv must use the --python given, never an activated environment
     proc = subprocess.run(list(cmd), capture_output=True, text=True, cwd=cwd, env=env)
     if proc.returncode != 0:
@@ -289,12 +290,10 @@ def _local_fingerprint(req: str) -> str:
                 digest.update(chunk)
         return f"{path}:{digest.hexdigest()}"
     try:
-        head = subprocess.run(
-            ["git", "-C", str(path), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
-        ).stdout.strip()
-        status = subprocess.run(
-            ["git", "-C", str(path), "status", "--porcelain"], capture_output=True, text=True, check=True
-        ).stdout
+        head = subprocess.run(git_command("-C", str(path), "rev-parse", "HEAD"), capture_output=True, text=True,
+                              check=True, env=git_env()).stdout.strip()
+        status = subprocess.run(git_command("-C", str(path), "status", "--porcelain"), capture_output=True,
+                                text=True, check=True, env=git_env()).stdout
         return f"{path}:{head}:{hashlib.sha256(status.encode()).hexdigest()}"
     except (OSError, subprocess.CalledProcessError):
         newest = max((p.stat().st_mtime_ns for p in path.rglob("*") if p.is_file()), default=0)
@@ -311,8 +310,8 @@ def resolve_requirements(spec: EnvSpec, project_root: Path, python: str | None =
         if canonical_name(re.split(r"[\s\[<>=!~;@]", r, maxsplit=1)[0]) not in pinned
     ]
     requirements = [*project, *spec.requirements]
-    work = envs_dir() / f".resolve-{uuid.uuid4().hex[:8]}"
-    work.mkdir(parents=True)
+    work = owned_dir(envs_dir(), "environments directory") / f".resolve-{uuid.uuid4().hex[:8]}"
+    work.mkdir()
     try:
         (work / "requirements.in").write_text("\n".join(requirements) + "\n")
         _run(
@@ -451,7 +450,7 @@ def ensure_environment(spec: EnvSpec, project_root: Path, *, python: str | None 
     existing = _load(dest, spec.name)
     if existing is not None:
         return existing
-    root.mkdir(parents=True, exist_ok=True)
+    owned_dir(root, "environments directory")
     tmp = root / f".tmp-{key}-{uuid.uuid4().hex[:8]}"
     uv = _uv()
     try:
@@ -539,6 +538,7 @@ def clean_environments(keys: Iterable[str] | None = None) -> list[str]:
         if keys:
             raise EnvError(f"no environments under {root}")
         return []
+    owned(root, "environments directory")  # before listing: a linked-out root is refused, whatever it holds
     dirs = [d for d in root.iterdir() if d.is_dir()]
     if keys is None:
         targets = dirs

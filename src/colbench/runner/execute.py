@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import random
 import secrets
@@ -17,12 +18,13 @@ from typing import Any
 import psutil
 
 import colbench
+from colbench.git import git_command, git_env
 from colbench.model.benchmark import int_param
 from colbench.model.records import CaseSpec, WorkerReport
 from colbench.model.result import SCHEMA_VERSION
-from colbench.redact import redact_doc
+from colbench.redact import redact, redact_doc
 from colbench.runner.bytecode import cache_own_bytecode
-from colbench.runner.collect import build_result
+from colbench.runner.collect import build_result, invalid_number
 from colbench.runner.interrupt import Interrupted, signal_name, stop_on_signals
 from colbench.runner.isolate import (
     DEFAULT_ENV,
@@ -37,7 +39,9 @@ from colbench.runner.lifeline import sweep_stale_exec_dirs
 from colbench.runner.machine import checks_as_json, environment_checks, machine_info
 from colbench.runner.plan import Plan, PlanError, PlannedCase
 from colbench.runtimes import RuntimeUnavailable, get_runtime
-from colbench.store.base import Store
+from colbench.store.base import Store, StoreError
+
+log = logging.getLogger("colbench.runner")
 
 
 @dataclass
@@ -109,7 +113,8 @@ def new_run_id() -> str:
 def git_commit(repo: str | Path) -> dict[str, Any]:
     """The commit of the project under test, and whether its work tree had changes."""
     def git(*args: str) -> str:
-        done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True)
+        done = subprocess.run(git_command("-C", str(repo), *args), capture_output=True, text=True, check=True,
+                              env=git_env())
         return done.stdout.strip()
 
     try:
@@ -291,15 +296,32 @@ def execute_run(store: Store, run: dict[str, Any], plan: Plan, envs: Sequence[En
         except KeyboardInterrupt:
             run["status"] = "interrupted"
             raise
+        except (StoreError, OSError) as exc:  # a full disk, a store that went away: stop, and say where
+            run["status"] = "interrupted"
+            run["stopped"] = {"after": stored, "of": len(executions), "error": redact(str(exc))[:500]}
+            raise StoreError(f"run {run['run_id']} stopped after {stored} of {len(executions)} executions: "
+                             f"{_reason(exc)}; every result before it is stored: fix that, then `colbench run "
+                             f"--resume {run['run_id']}` runs the rest") from None
         finally:
             run["finished_at"] = datetime.now(UTC).isoformat()
             with stop.deferred():
-                store.update_run(run)
+                try:
+                    store.update_run(run)
+                except (StoreError, OSError) as exc:
+                    if run["status"] != "interrupted":
+                        raise
+                    log.warning("the run record of %s could not be updated either (%s)", run["run_id"], _reason(exc))
             observer.finish(run)
     # Every result is durable already (in the store, or in its spool while another process held it): wait for the
     # store to take what waits, or stop with a message that says where the results are.
     store.finish_writes()
     return run
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        return f"{exc.strerror}" + (f" ({exc.filename})" if exc.filename else "")
+    return str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__
 
 
 def _case(plan: Plan, case_id: str) -> PlannedCase:
@@ -333,7 +355,13 @@ def _execute_one(run: dict[str, Any], execution: Execution, inputs: dict[str, An
             from colbench.runner.instructions import run_measures
 
             done = run_measures(spec, launch, case.runtime, config.measure, toolchain)
-    report = WorkerReport.from_json(done.document)
+    try:
+        report = WorkerReport.from_json(done.document)
+        bad = invalid_number(report, config.timeout_s)
+    except (TypeError, ValueError, AttributeError) as exc:  # a result file of the wrong shape
+        bad = f"the result file has the wrong shape ({str(exc)[:200]})"
+    if bad:
+        report = WorkerReport.failure("invalid", f"the worker's result does not count: {bad}")
     if warning:
         report.warnings.append(warning)
     # the environment's variables and a worker's error text may quote a secret: the stored result never does

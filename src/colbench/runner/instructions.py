@@ -53,7 +53,7 @@ from pathlib import Path
 from typing import Any
 
 from colbench.model.records import CaseSpec
-from colbench.paths import colbench_home
+from colbench.paths import colbench_home, owned_dir
 from colbench.runner.callgrind_probe import DUMP_DIR_VAR, LIB_VAR, METRIC
 from colbench.runner.isolate import WorkerLaunch, WorkerOutcome, error_document, run_worker
 from colbench.runner.lifeline import exec_dir_prefix
@@ -161,7 +161,7 @@ def build_helper(valgrind_version: str, home: Path) -> Path:
     if not compiler:
         raise InstructionsUnavailable("--measure instructions builds a small C helper on first use and needs a C "
                                       "compiler: install one (Debian/Ubuntu: `apt-get install gcc`)")
-    folder.mkdir(parents=True, exist_ok=True)
+    owned_dir(folder, "Valgrind helper directory")
     with tempfile.TemporaryDirectory(dir=folder, prefix=".build-") as tmp:
         source, built = Path(tmp) / "helper.c", Path(tmp) / "helper.so"
         source.write_text(HELPER_SOURCE)

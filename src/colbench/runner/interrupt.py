@@ -1,6 +1,9 @@
-"""SIGINT and SIGTERM stop a run cleanly: the running worker's group is killed, the run is marked interrupted.
+"""SIGINT, SIGTERM and SIGHUP stop a run cleanly: the running worker's group is killed, the run is marked
+interrupted, and the message says how to resume it. SIGHUP is what a closed terminal (or a dropped ssh session)
+sends: the run stops as on Ctrl-C rather than dying with no record of where it was (run under `nohup` to keep it
+going instead: a signal ignored when colbench starts stays ignored).
 
-While a run executes, both signals raise `Interrupted` in the main thread, wherever it is (usually blocked
+While a run executes, these signals raise `Interrupted` in the main thread, wherever it is (usually blocked
 waiting for a worker, which isolate.py then kills and reaps). Inside `deferred()` (storing a finished result)
 a signal waits until the block ends, so a completed result is never half-written. Later signals of the same
 stop are ignored: the clean-up is short and must not be interrupted itself (`kill -9` still works).
@@ -14,11 +17,11 @@ import threading
 from collections.abc import Iterator
 from types import FrameType
 
-STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 class Interrupted(BaseException):  # noqa: N818 — like KeyboardInterrupt, it is a request, not an error
-    """colbench received SIGINT or SIGTERM. `exit_code` is the shell's convention (130, 143)."""
+    """colbench received SIGINT, SIGTERM or SIGHUP. `exit_code` is the shell's convention (130, 143, 129)."""
 
     def __init__(self, signum: int, detail: str | None = None) -> None:
         self.signum = signum

@@ -14,6 +14,7 @@ import random
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -198,6 +199,8 @@ def run_worker(case_spec: CaseSpec, launch: WorkerLaunch) -> WorkerOutcome:
         if doc.get("status") == "error" and doc.get("error") is not None:
             doc["error"].setdefault("stderr_tail", stderr_tail)
             doc["error"].setdefault("exit_code", exit_code)
+        if process.get("stopped") and isinstance(doc.get("warnings", []), list):
+            doc.setdefault("warnings", []).append(STOPPED_WARNING.format(count=process["stopped"]))
         return WorkerOutcome(doc, process)
 
 
@@ -215,12 +218,42 @@ def _preexec(cpus: list[int] | None) -> Callable[[], None] | None:
     return pin_and_tie
 
 
+class _Stops:
+    """Counts how often the worker was stopped (SIGSTOP, SIGTSTP, a debugger) while it ran. The kernel tells the
+    parent with SIGCHLD: the handler reads the stop with waitid(WSTOPPED), which never reaps an exit, and the
+    orchestrator keeps sleeping (PEP 475 resumes its wait). Main thread only, where Python runs signal handlers."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid, self.count, self._previous = pid, 0, None
+
+    def _handle(self, signum: int, frame: Any) -> None:
+        with contextlib.suppress(ChildProcessError, OSError):
+            info = os.waitid(os.P_PID, self.pid, os.WSTOPPED | os.WNOHANG)
+            if info is not None and info.si_code == os.CLD_STOPPED:
+                self.count += 1
+
+    def __enter__(self) -> _Stops:
+        if threading.current_thread() is threading.main_thread():
+            self._previous = signal.signal(signal.SIGCHLD, self._handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._previous is not None:
+            signal.signal(signal.SIGCHLD, self._previous)
+
+
+STOPPED_WARNING = ("the worker was stopped {count} time(s) (SIGSTOP, SIGTSTP or a debugger) and resumed: an iteration "
+                   "that spanned a pause timed the pause too")
+
+
 def _watch(pid: int, deadline: float, memory_limit: int | None) -> tuple[str | None, dict[str, Any]]:
     """Sleep until the worker exits (None) or must be killed ('timeout', 'oom'); it is left unreaped."""
     exits = ExitWatch(pid)
     memory = MemoryWatch(pid, memory_limit) if memory_limit else None
     killed_for: str | None = None
+    stops = _Stops(pid)
     try:
+        stops.__enter__()
         while True:
             wake = deadline - time.perf_counter()
             if memory is not None:
@@ -234,8 +267,12 @@ def _watch(pid: int, deadline: float, memory_limit: int | None) -> tuple[str | N
                 killed_for = "timeout"
                 break
     finally:
+        stops.__exit__()
         exits.close()
-    return killed_for, {"exit_wait": exits.mechanism, "memory_limit": memory.info() if memory else None}
+    watched = {"exit_wait": exits.mechanism, "memory_limit": memory.info() if memory else None}
+    if stops.count:
+        watched["stopped"] = stops.count
+    return killed_for, watched
 
 
 def _kill_group(pgid: int) -> None:

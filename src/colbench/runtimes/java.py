@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from colbench.paths import colbench_home, remove
+from colbench.paths import colbench_home, owned_dir, remove
 from colbench.runtimes.sources import WorkerSourcesError, copy_tree, tree_digest, worker_file, workers_root
 
 JAR = "colbench-worker.jar"
@@ -144,8 +144,7 @@ def build_jar(version: str, *, force: bool = False, say: Callable[[str], None] =
     if missing:
         raise JavaWorkerError(f"building the Java worker needs {' and '.join(missing)} on PATH: install a JDK 17+ "
                               "and Maven (Debian: apt-get install openjdk-17-jdk-headless maven)")
-    root = directory.parent
-    root.mkdir(parents=True, exist_ok=True)
+    root = owned_dir(directory.parent, "Java worker directory")
     digest = sources_digest()
     work = root / f".build-{version}-{uuid.uuid4().hex[:8]}"
     log = root / f"{version}.build.log"

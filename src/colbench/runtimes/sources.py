@@ -16,7 +16,7 @@ from importlib import resources
 from importlib.abc import Traversable
 from pathlib import Path
 
-from colbench.paths import colbench_home, remove
+from colbench.paths import colbench_home, owned_dir, remove
 
 #: build output that may sit in a worker folder and is never part of its sources
 _IGNORED = {"target", "__pycache__", ".DS_Store"}
@@ -45,6 +45,7 @@ def workers_root() -> Path:
     digest = tree_digest(root)
     extracted = colbench_home() / "workers" / "sources" / digest[:16]
     if not extracted.is_dir():
+        owned_dir(extracted.parent, "worker sources directory")
         tmp = extracted.with_name(f".{extracted.name}.tmp-{os.getpid()}")
         copy_tree(root, tmp)
         try:

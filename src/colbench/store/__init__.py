@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from colbench.store.base import Store, StoreError
 
@@ -16,19 +17,44 @@ def is_postgres_url(url: str) -> bool:
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
+# `key=value` words: a libpq keyword DSN (host=… user=… password=…), which must never become a file name
+_KEYWORD_DSN = re.compile(r"(^|\s)[A-Za-z_]+\s*=")
+DUCKDB_SUFFIX = ".duckdb"
+_DUCKDB_MAGIC = b"DUCK"  # bytes 8-11 of every DuckDB database file
+_WHAT_A_STORE_IS = ("colbench stores results in a DuckDB file whose name ends in .duckdb (e.g. "
+                    "~/.colbench/results.duckdb) or in PostgreSQL (postgresql://USER@HOST/DB, the password in "
+                    "PGPASSWORD or ~/.pgpass)")
+
+
+def is_duckdb_file(path: Path) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(12)[8:12] == _DUCKDB_MAGIC
+    except OSError:
+        return False
+
+
 def check_store_url(url: str) -> None:
-    """Refuse what is neither a PostgreSQL URL nor a plain DuckDB file path, before any driver sees it (and
-    without echoing the rest of it: it may hold a password)."""
+    """Refuse what is neither a PostgreSQL URL nor a DuckDB file (a path ending in .duckdb, or an existing DuckDB
+    file), before any driver sees it, and without echoing it: it may hold a password (a keyword DSN, a URL)."""
     if is_postgres_url(url):
         return
     if not url.strip():
-        raise StoreError("--store is empty: give a DuckDB file path or a postgresql://USER@HOST/DB URL")
+        raise StoreError(f"--store is empty: {_WHAT_A_STORE_IS}")
     match = _SCHEME.match(url)
     if match or url.startswith(":"):
         kind = match.group(0) if match else url.split(":", 2)[1].join("::")
-        raise StoreError(f"--store {kind}…: colbench stores results in a DuckDB file (a path, e.g. "
-                         "~/.colbench/results.duckdb; write ./NAME for a file whose name has a colon) or in "
-                         "PostgreSQL (postgresql://USER@HOST/DB)")
+        raise StoreError(f"--store {kind}…: {_WHAT_A_STORE_IS}; write ./NAME.duckdb for a file whose name has a colon")
+    if _KEYWORD_DSN.search(url):
+        raise StoreError("--store looks like a PostgreSQL keyword connection string (key=value …), which would "
+                         f"become a file name, password included: write it as a postgresql:// URL; {_WHAT_A_STORE_IS}")
+    path = Path(url).expanduser()
+    if path.is_dir():
+        raise StoreError(f"--store {path} is a directory: give a file, e.g. {path / 'results.duckdb'}")
+    if not path.name.endswith(DUCKDB_SUFFIX) and not is_duckdb_file(path):
+        shown = path.name if len(path.name) <= 60 else path.name[:57] + "…"
+        raise StoreError(f"--store {shown!r} is not a DuckDB file, and its name does not end in .duckdb: "
+                         f"{_WHAT_A_STORE_IS}")
 
 
 def open_store(url: str, *, create: bool = True, read_only: bool = False, salvage: bool = False) -> Store:
@@ -43,7 +69,7 @@ def open_store(url: str, *, create: bool = True, read_only: bool = False, salvag
             from colbench.store.postgres_store import PostgresStore
         except ImportError as exc:
             raise StoreError(f"PostgreSQL store needs psycopg: `uv sync --extra postgres` ({exc})") from exc
-        return PostgresStore(url, create=create and not read_only)
+        return PostgresStore(url, create=create and not read_only, read_only=read_only)
     from colbench.store.duckdb_store import DuckDBStore
 
     return DuckDBStore(url, create=create and not read_only, read_only=read_only, salvage=salvage)

@@ -27,6 +27,7 @@ from typing import Any
 import duckdb
 
 from colbench.model.records import median_of
+from colbench.paths import colbench_home
 from colbench.store.base import STORE_SCHEMA_VERSION, StoreError, StoreLocked
 from colbench.store.duckdb_connect import connection, wait_window
 from colbench.store.queries import (
@@ -43,7 +44,7 @@ from colbench.store.queries import (
     summary_of,
     summary_values,
 )
-from colbench.store.spool import Spool, SyncReport
+from colbench.store.spool import Spool, SyncReport, legacy_documents, store_key
 
 log = logging.getLogger("colbench.store")
 
@@ -114,6 +115,14 @@ def _in_clause(ids: tuple[str, ...] | None) -> Callable[[int], tuple[str, list[A
     return lambda n: (f"run_id IN ({', '.join('?' * n)})", list(ids or ()))
 
 
+def _first_missing(path: Path) -> Path:
+    """The outermost directory of `path` that does not exist."""
+    missing = path
+    while not missing.parent.exists() and missing.parent != missing:
+        missing = missing.parent
+    return missing
+
+
 def _blocker(path: Path) -> Path | None:
     """The nearest ancestor of `path` that exists but is not a directory (a file in the way), if any."""
     for parent in path.parents:
@@ -134,7 +143,7 @@ class DuckDBStore:
         self.path = Path(path).expanduser()
         self.url = str(self.path)
         self.read_only = read_only
-        self.spool = Spool(self.path.name + ".spool", None, root=self.path.parent)
+        self.spool = Spool(store_key("duckdb:" + str(self.path.resolve())), str(self.path))
         self.synced_on_open = SyncReport()
         self.schema_version: int | None = None  # None until a connection checked it
         self.damage: dict[str, str] = {}
@@ -150,7 +159,11 @@ class DuckDBStore:
             if read_only:
                 raise
             self._went_locked(exc)  # a run measures anyway: its results wait in the spool, the check comes later
-        if self._waiting():
+        waiting = self._waiting()
+        if waiting and read_only:  # a reading command never writes, not even what waits: it says so instead
+            log.warning("%d record(s) wait in the spool %s for the store %s: the next `colbench run` or `colbench "
+                        "store sync` writes them", waiting, self.spool.dir, self.path)
+        elif waiting:
             self._write_leftovers()
         elif not read_only:
             self.spool.prune()  # empty folders a killed run left
@@ -180,6 +193,14 @@ class DuckDBStore:
         in_the_way = f" ({blocker} is a file, not a directory)" if blocker else ""
         if not create:
             raise StoreError(f"no results store at {self.path}{in_the_way}: `colbench run` creates it, or pass --store")
+        parent = self.path.parent
+        home = colbench_home().resolve()
+        under_home = parent.resolve() == home or parent.resolve().is_relative_to(home)
+        if not parent.is_dir() and not blocker and not under_home:
+            missing = _first_missing(parent)
+            raise StoreError(f"the directory {missing} of --store {self.path} does not exist: create it first, or fix "
+                             "the path (colbench makes directories only under $COLBENCH_HOME, so a typo never starts "
+                             "a new store somewhere else)")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -409,6 +430,13 @@ class DuckDBStore:
         report = self.spool.drain(lambda runs: self._upsert_runs(runs, wait_s),
                                   lambda docs: self._insert_results(docs, wait_s))
         self.spool.prune()
+        legacy = self.path.with_name(self.path.name + ".spool")
+        runs, results = legacy_documents(legacy)
+        if runs or results:  # written by an older colbench beside the file: taken, and the folder left alone
+            self._upsert_runs([r for r in runs if isinstance(r, dict) and "doc" in r], wait_s)
+            taken = self._insert_results(results, wait_s)
+            log.warning("took %d result(s) from the old spool folder %s; colbench keeps its spools under "
+                        "$COLBENCH_HOME/spool now, so that folder can be deleted", taken, legacy)
         return report
 
     def _write_leftovers(self) -> None:

@@ -159,7 +159,8 @@ def _count(con: Any, sql: str, params: Sequence[Any] = ()) -> int:
 
 
 class PostgresStore:
-    def __init__(self, url: str, *, create: bool = True, retry_s: float | None = None) -> None:
+    def __init__(self, url: str, *, create: bool = True, retry_s: float | None = None,
+                 read_only: bool = False) -> None:
         self._conninfo = url
         self.url = redact(url)
         self.retry_s = _retry_window() if retry_s is None else retry_s
@@ -174,7 +175,10 @@ class PostgresStore:
         self._run(lambda con: self._check_schema(con, create), retry_s=min(self.retry_s, CONNECT_TIMEOUT_S),
                   what="schema check")
         self.synced_on_open = SyncReport()
-        if len(self.spool):
+        if len(self.spool) and read_only:  # a reading command never writes: it says what waits instead
+            log.warning("%d record(s) wait in the local spool %s for %s: the next `colbench run` or `colbench store "
+                        "sync` uploads them", len(self.spool), self.spool.dir, self.url)
+        elif len(self.spool):
             try:
                 self.synced_on_open = self.sync_spool()
             except StoreError as exc:

@@ -1,9 +1,11 @@
 """A local, durable spool for writes a store could not take (yet).
 
 `PostgresStore` writes a result (or run record) here when the server stays away longer than its retry window, and
-the run goes on; its spool is `$COLBENCH_HOME/spool/<store key>/`. `DuckDBStore` writes every result here *first*
-and removes it once the store file took it, so a result survives a store locked by another process; its spool is
-`<store file>.spool/`, beside the file (writable whenever the store is), removed when empty. Layout:
+the run goes on. `DuckDBStore` writes every result here *first* and removes it once the store file took it, so a
+result survives a store locked by another process. Every spool is `$COLBENCH_HOME/spool/<store key>/`, removed when
+empty: colbench deletes only in its own tree, and a store file may be anywhere the user put it. (Before, a DuckDB
+store's spool was `<store file>.spool/` beside the file; what such a folder holds is still read, never deleted.)
+Layout:
 
     store.txt                 the store URL (password removed), for humans (PostgreSQL spools only)
     results/<result_id>.json  one result record per file
@@ -29,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from colbench.data.atomic import fsync_dir, write_atomic
-from colbench.paths import colbench_home
+from colbench.paths import colbench_home, owned, remove
 
 log = logging.getLogger("colbench.store")
 
@@ -69,6 +71,7 @@ class Spool:
     def _ensure(self, sub: str) -> Path:
         folder = self.dir / sub
         if not folder.is_dir():
+            owned(self.dir.parent, "spool directory")
             folder.mkdir(parents=True, exist_ok=True)
             if self.label is not None:
                 (self.dir / "store.txt").write_text(self.label + "\n")
@@ -98,7 +101,7 @@ class Spool:
     def remove(self, path: Path) -> None:
         """Forget a file the store has taken. No directory fsync: a file that comes back after a crash is written
         again, which is harmless (writes are idempotent)."""
-        path.unlink(missing_ok=True)
+        remove(path, within=self.dir)
 
     def result_keys(self, run_id: str) -> set[tuple[str, str, int]]:
         """(case, environment, process) of the results of `run_id` waiting here."""
@@ -119,7 +122,8 @@ class Spool:
                 (self.dir / sub).rmdir()
         with contextlib.suppress(OSError):
             if self.label is not None and {p.name for p in self.dir.iterdir()} == {"store.txt"}:
-                (self.dir / "store.txt").unlink()
+                remove(self.dir / "store.txt", within=self.dir)
+            owned(self.dir.parent, "spool directory")
             self.dir.rmdir()
 
     def _files(self, sub: str) -> Iterator[Path]:
@@ -156,7 +160,7 @@ class Spool:
         """Upload failed: put the file back unless a newer one took its place."""
         original = claimed.with_name(claimed.name.split(_CLAIM, 1)[0])
         if original.exists():
-            claimed.unlink(missing_ok=True)
+            remove(claimed, within=self.dir)
         else:
             os.replace(claimed, original)
 
@@ -196,10 +200,24 @@ class Spool:
                         self._release(taken)
                     raise
                 for taken in claimed:
-                    taken.unlink(missing_ok=True)
+                    remove(taken, within=self.dir)
                 if claimed:
                     fsync_dir(claimed[0].parent)
         return report
+
+
+def legacy_documents(folder: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(run records, results) left in an old-style spool folder beside a DuckDB store file, read without touching
+    the folder (it may be outside colbench's tree, where colbench deletes nothing)."""
+    runs, results = [], []
+    for sub, found in (("runs", runs), ("results", results)):
+        directory = folder / sub
+        if folder.is_symlink() or not directory.is_dir() or directory.is_symlink():
+            continue
+        for path in sorted(directory.glob("*.json*")):
+            with contextlib.suppress(OSError, ValueError):
+                found.append(json.loads(path.read_bytes()))
+    return runs, results
 
 
 def sync_spool(store: Any) -> SyncReport:
