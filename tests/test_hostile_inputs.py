@@ -9,6 +9,7 @@ carries passwords and tokens, and every place a run is shown, exported, reported
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -493,3 +494,233 @@ def test_postgres_store_url_password_is_never_recorded(sandbox: Sandbox, pg_serv
     assert_no_secret(json.dumps(stored), "the PostgreSQL records")
     assert any(f"{pg_server.user}:***@" in a for a in argv), argv
     _seen_everywhere(sandbox, [run_id], ("--store", url))
+
+
+# ------------------------------------------------------------------------------- round 2: behaviour, not a row
+
+BAD_NUMBER_HOOK = '''
+"""Test hook: the worker of a placebo case with duration 0 reports {value} as its first wall time."""
+import importlib.abc, importlib.util, sys
+
+class _Finder(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name != "colbench.runner.worker":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        load = spec.loader.exec_module
+
+        def exec_module(module):
+            load(module)
+            run_case = module.run_case
+
+            def hostile(spec_doc):
+                doc = run_case(spec_doc)
+                if spec_doc["params"].get("duration") == 0 and doc.get("samples", {{}}).get("wall_s"):
+                    doc["samples"]["wall_s"][0] = {value}
+                return doc
+            module.run_case = hostile
+        spec.loader.exec_module = exec_module
+        return spec
+
+sys.meta_path.insert(0, _Finder())
+'''
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("value, why", [("float('nan')", "finite number"), ("float('inf')", "finite number"),
+                                        ("-0.5", "finite number >= 0"), ("1e308", "longer than")])
+def test_a_workers_bad_number_is_an_error_result_naming_it_and_the_run_goes_on(sandbox, value, why):
+    hook = sandbox.root / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(BAD_NUMBER_HOOK.format(value=value))
+    done = cli(sandbox, "run", "placebo", "--param", "duration=0,0.001", "--processes", "1", "--iterations", "2",
+               "--warmup", "0", "--run-name", "hostile", extra_env={"PYTHONPATH": str(hook)})
+    assert done.returncode == 0 and "Traceback" not in done.stdout + done.stderr, done.stdout + done.stderr
+    assert "✗" in done.stdout and "invalid" in done.stdout  # the live view says so, and goes on
+    from colbench.store import open_store
+
+    store = open_store(str(sandbox.home / "results.duckdb"), create=False, read_only=True)
+    results = {r["params"]["duration"]: r for r in store.results()}
+    (run,) = store.list_runs()
+    assert run["status"] == "finished"  # the run went on to the second case
+    bad, good = results[0.0], results[0.001]
+    assert bad["status"] == "error" and bad["error"]["kind"] == "invalid"
+    assert "samples.wall_s[0]" in bad["error"]["message"] and why in bad["error"]["message"]
+    assert good["status"] == "ok"
+
+
+@pytest.mark.slow
+def test_git_runs_no_command_a_repository_names(sandbox):
+    """`--repo DIR` reads the commit with git, and a repository is user input: its core.fsmonitor (run by `git
+    status`) and hooks must not run."""
+    repo = sandbox.root / "repo"
+    marker = sandbox.root / "FSMONITOR_RAN"
+    script = sandbox.root / "monitor.sh"
+    script.write_text(f"#!/bin/sh\ntouch {marker}\necho 0\n")
+    script.chmod(0o755)
+    for args in (["init", "-q", str(repo)], ["-C", str(repo), "-c", "user.email=a@b", "-c", "user.name=a", "commit",
+                                               "-q", "--allow-empty", "-m", "x"],
+                 ["-C", str(repo), "config", "core.fsmonitor", str(script)]):
+        subprocess.run(["git", *args], check=True, capture_output=True)
+    subprocess.run(["git", "-C", str(repo), "status"], capture_output=True)  # the probe works: plain git runs it
+    assert marker.exists()
+    marker.unlink()
+    done = cli(sandbox, *TINY_RUN, "--repo", str(repo))
+    assert done.returncode == 0, done.stderr
+    assert not marker.exists(), "git ran the repository's fsmonitor command"
+
+
+def test_names_from_a_shared_store_reach_no_terminal_raw(sandbox, seeded_store):
+    """Another user's (or an older colbench's) run and machine names with escape sequences: `show --runs` and the
+    run table print them escaped; the Markdown report shows HTML as text."""
+    from colbench.store import open_store
+
+    shutil.copy(seeded_store, sandbox.home / "results.duckdb")
+    store = open_store(str(sandbox.home / "results.duckdb"))
+    (run,) = store.list_runs()
+    run["name"] = "\x1b]0;owned\x07\x1b[31m<img src=x onerror=alert(1)>"
+    run["machine"]["name"] = "box\x1b[2J"
+    store.update_run(run)
+    store.close()
+    for args in (("show", "--runs"), ("show", "latest")):
+        done = cli(sandbox, *args)
+        assert done.returncode == 0, done.stderr
+        assert "\x1b" not in done.stdout and "\x07" not in done.stdout, repr(done.stdout[:500])
+        assert "\\x1b" in done.stdout
+    done = cli(sandbox, "report", "latest", "--format", "markdown", "--no-history", "-o", str(sandbox.root / "md"))
+    assert done.returncode == 0, done.stderr
+    text = "".join(p.read_text() for p in (sandbox.root / "md").glob("*.md"))
+    assert "&lt;img src=x" in text and "<img" not in text and "\x1b" not in text
+
+
+def _store_state(path: Path) -> tuple[bytes, int, list[str]]:
+    return path.read_bytes(), path.stat().st_mtime_ns, sorted(p.name for p in path.parent.iterdir())
+
+
+@pytest.mark.slow
+def test_reading_commands_never_write_the_store(sandbox, seeded_store):
+    shutil.copy(seeded_store, sandbox.home / "results.duckdb")
+    store = sandbox.home / "results.duckdb"
+    done = cli(sandbox, *TINY_RUN, "--run-name", "second")
+    assert done.returncode == 0, done.stderr
+    before = _store_state(store)
+    out = sandbox.root / "out"
+    out.mkdir()
+    first = json.loads(cli(sandbox, "show", "--runs", "--format", "json").stdout)[-1]["run_id"]
+    for args in (("show",), ("show", "--runs"), ("show", "latest", "--format", "json"), ("compare", first, "second"),
+                 ("history", "placebo"), ("claims", "latest"),
+                 ("export", "-o", str(out / "x.parquet")), ("report", "latest", "--no-history", "-o", str(out / "r")),
+                 ("store", "info")):
+        done = cli(sandbox, *args)
+        assert done.returncode in (0, 1, 2, 3) and "Traceback" not in done.stderr, (args, done.stderr)
+        assert _store_state(store) == before, f"`colbench {' '.join(args)}` changed the store"
+
+
+def _tmpfs(path: Path, size: str = "8m") -> bool:
+    path.mkdir(parents=True, exist_ok=True)
+    return subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
+                          capture_output=True).returncode == 0
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path):
+    """An 8 MiB file system (a tmpfs: needs root); skipped where it cannot be mounted."""
+    disk = tmp_path / "disk"
+    if not _tmpfs(disk):
+        pytest.skip("cannot mount a tmpfs here (needs root): the full-disk tests need one")
+    try:
+        yield disk
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], capture_output=True)
+
+
+@pytest.mark.slow
+def test_a_full_disk_is_one_line_for_data_make(sandbox, small_disk):
+    env = {"COLBENCH_HOME": str(small_disk / "home")}
+    done = cli(sandbox, "data", "make", "fanniemae_2016Q4", "--rows", "200000", "--format", "csv", extra_env=env)
+    lines = message_lines(done.stderr)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert len(lines) == 1 and "No space left on device" in lines[0], done.stderr
+
+
+@pytest.mark.slow
+def test_a_run_that_fills_the_disk_stops_says_where_and_resumes(sandbox, small_disk):
+    """The disk fills while the run goes (a file written beside the store once results arrive): the run stops with
+    one line saying after how many executions, its record says where, and --resume finishes it once there is room."""
+    home = small_disk / "home"
+    env = {**os.environ, "COLBENCH_HOME": str(home), "TMPDIR": str(sandbox.root)}
+    runner = subprocess.Popen([sys.executable, "-m", "colbench", "run", "placebo", "--param", "duration=0.2",
+                               "--processes", "30", "--iterations", "1", "--warmup", "0", "--run-name", "full"],
+                              env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    store = home / "results.duckdb"
+    deadline = time.monotonic() + 120
+    while not store.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(3)  # a few results in (30 executions take ~10 s): then the disk fills
+    filler = small_disk / "filler"
+    with open(filler, "wb", buffering=0) as handle:  # to the last byte: small files must not fit either
+        for chunk in (1 << 16, 4096, 1):
+            with contextlib.suppress(OSError):
+                while True:
+                    handle.write(b"\0" * chunk)
+    stdout, stderr = runner.communicate(timeout=300)
+    lines = message_lines(stderr)
+    assert runner.returncode == 2 and "Traceback" not in stderr, (stdout, stderr, filler.stat().st_size)
+    assert "stopped after" in lines[-1] and "of 30 executions" in lines[-1] and "--resume" in lines[-1], stderr
+    filler.unlink()
+    resumed = cli(sandbox, "run", "--resume", "full", extra_env={"COLBENCH_HOME": str(home)})
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    from colbench.store import open_store
+
+    done = open_store(str(store), create=False, read_only=True)
+    (run,) = done.list_runs()
+    assert run["status"] == "finished" and run["resumes"] and "stopped" not in run
+    assert len(done.results()) == 30
+
+
+@pytest.mark.slow
+def test_a_worker_stopped_and_resumed_is_noted(sandbox):
+    from tests.runner.helpers import kill_leftovers, start_run, wait_for_worker
+
+    runner = start_run(sandbox.home, sandbox.root / "tmp", "placebo", "--param", "duration=1.5", "--processes", "1",
+                       "--iterations", "1", "--warmup", "0", "--run-name", "paused")
+    worker = None
+    try:
+        worker = wait_for_worker(runner)
+        time.sleep(0.3)
+        worker.send_signal(signal.SIGSTOP)
+        time.sleep(0.5)
+        worker.send_signal(signal.SIGCONT)
+        _, stderr = runner.communicate(timeout=120)
+    finally:
+        kill_leftovers(runner, worker)
+    assert runner.returncode == 0, stderr
+    from colbench.store import open_store
+
+    store = open_store(str(sandbox.home / "results.duckdb"), create=False, read_only=True)
+    (result,) = store.results()
+    assert result["status"] == "ok" and result["process"]["stopped"] == 1
+    assert any("stopped 1 time(s)" in w for w in result["warnings"]), result["warnings"]
+
+
+def test_an_old_spool_beside_the_store_is_read_and_left_alone(sandbox, seeded_store, tmp_path):
+    """Results an older colbench left in `<store>.spool/` (beside a store file outside the home) are taken into
+    the store, and the folder is not deleted: colbench deletes only in its own tree."""
+    from colbench.store import open_store
+    from tests.store.helpers import synthetic_result
+
+    where = sandbox.decoys["next"] / "results.duckdb"
+    shutil.copy(seeded_store, where)
+    store = open_store(str(where), create=False, read_only=True)
+    run_id = store.list_runs()[0]["run_id"]
+    store.close()
+    old = where.with_name(where.name + ".spool") / "results"
+    old.mkdir(parents=True)
+    doc = synthetic_result(run_id, 7)
+    (old / f"{doc['result_id']}.json").write_text(json.dumps(doc))
+    done = cli(sandbox, "store", "sync", "--store", str(where))
+    assert done.returncode == 0, done.stderr
+    assert (old / f"{doc['result_id']}.json").exists()
+    assert any(r["result_id"] == doc["result_id"]
+               for r in open_store(str(where), create=False, read_only=True).results())

@@ -1,4 +1,5 @@
-"""SIGINT and SIGTERM stop a run: worker group killed, run marked interrupted, temp dir gone, exit 130/143."""
+"""SIGINT, SIGTERM and SIGHUP (a closed terminal) stop a run: worker group killed, run marked interrupted, temp dir
+gone, exit 130/143/129."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from colbench.store.base import ResultQuery
 from tests.runner.helpers import exec_dirs, gone, kill_leftovers, start_run, wait_for_worker
 
 
-@pytest.mark.parametrize("signum, exit_code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+@pytest.mark.parametrize("signum, exit_code", [(signal.SIGTERM, 143), (signal.SIGINT, 130), (signal.SIGHUP, 129)])
 def test_a_stop_signal_kills_the_worker_marks_the_run_and_keeps_what_completed(home, tmp_path, signum, exit_code):
     tmpdir = tmp_path / "tmp"
     # the `none` case completes first, then the `hang` case's worker is running when the signal comes

@@ -16,6 +16,7 @@ idempotent on the deterministic result id, so a result written twice is stored o
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -400,8 +401,10 @@ class DuckDBStore:
         try:
             return put()
         except OSError as exc:
-            raise StoreError(f"cannot keep a result in the spool {self.spool.dir} ({exc.strerror or exc}): the "
-                             f"directory of the store {self.path} must be writable") from None
+            full = exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+            hint = "free some space there" if full else f"{self.spool.dir.parent} must be writable"
+            raise StoreError(f"cannot keep a result in the spool {self.spool.dir} ({exc.strerror or exc}): "
+                             f"{hint}") from None
 
     def _write_wait(self) -> float:
         """Once the store is known to be locked, try it without waiting between executions."""
