@@ -1,8 +1,10 @@
 """colbench as a new user gets it: build the wheel and sdist, install the wheel into a fresh environment, and run
-an R and a Java case from a directory outside the checkout, with nothing of the checkout on the import path.
+it from a directory outside the checkout, with nothing of the checkout on the import path: a Python case and a
+Python environment everywhere, an R case where R is installed, a Java case where Java and Maven are.
 
-Needs uv (it builds and installs; packages come from uv's cache or PyPI), R, Java and Maven; under
-COLBENCH_REQUIRE_ALL=1 (CI) a missing one fails. About a minute; `-m "not release"` leaves it out.
+Needs uv (it builds and installs; packages come from uv's cache or PyPI); only the R and the Java test skip without
+their tools, and under COLBENCH_REQUIRE_ALL=1 (CI) a missing one fails. About a minute; `-m "not release"` leaves it
+out.
 """
 
 from __future__ import annotations
@@ -20,13 +22,22 @@ import pytest
 
 import colbench
 
-pytestmark = pytest.mark.release
+pytestmark = [pytest.mark.release, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[1]
 REQUIRE_ALL = os.environ.get("COLBENCH_REQUIRE_ALL") == "1"
 WORKER_FILES = ("workers/r/worker.R", "workers/r/install.sh", "workers/java/pom.xml", "workers/java/build.sh",
                 "workers/java/jvm.options", "workers/java/src/main/java/colbench/worker/Main.java",
                 "workers/java/src/main/resources/colbench-worker.properties", "model/result.schema.json")
+
+
+def _require(*tools: str) -> None:
+    missing = [t for t in tools if shutil.which(t) is None]
+    if missing:
+        reason = f"{', '.join(missing)} not found"
+        if REQUIRE_ALL:
+            pytest.fail(f"{reason} (COLBENCH_REQUIRE_ALL=1)")
+        pytest.skip(reason)
 
 
 def _uv() -> str:
@@ -36,12 +47,8 @@ def _uv() -> str:
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory) -> dict[str, Path]:
-    missing = [t for t in ("Rscript", "java", "mvn") if shutil.which(t) is None] + ([] if _uv() else ["uv"])
-    if missing:
-        reason = f"{', '.join(missing)} not found"
-        if REQUIRE_ALL:
-            pytest.fail(f"{reason} (COLBENCH_REQUIRE_ALL=1)")
-        pytest.skip(reason)
+    if not _uv():
+        _require("uv")
     work = tmp_path_factory.mktemp("release")
     dist, venv = work / "dist", work / "venv"
     clean = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH", "COLBENCH_STORE",
@@ -89,8 +96,31 @@ def test_the_installed_package_is_used_and_knows_its_version(installed):
     assert user(installed, "--version").stdout.strip() == f"colbench {colbench.__version__}"
 
 
-def test_setup_and_an_r_and_a_java_case_run_from_the_wheel(installed):
+def test_a_python_case_runs_from_the_wheel_and_doctor_gives_this_installs_commands(installed):
+    user(installed, "run", "file-read", "--param", "format=parquet", "--param", "codec=snappy", "--param",
+         "engine=pyarrow", "--param", "rows=2000", "--param", "output=arrow_table", "--threads", "1",
+         "--iterations", "2", "--warmup", "0", "--processes", "1", "--run-name", "py-case")
+    rows = json.loads(user(installed, "show", "py-case", "--format", "json").stdout)
+    assert rows and all(r["status"] == "ok" and r["engine"] == "pyarrow" for r in rows), rows
+    doctor = user(installed, "doctor").stdout
+    assert "uv sync" not in doctor, doctor  # no checkout here: advice for the environment the wheel went into
+    python = installed["venv"] / "bin" / "python"  # uv made this environment (no pip): uv's pip interface
+    assert f"uv pip install --python {python} '{installed['wheel']}[postgres]'" in doctor, doctor
+    assert f"uv pip install --python {python} '{installed['wheel']}[serve]'" in doctor, doctor
+
+
+def test_an_r_case_runs_from_the_wheel(installed):
+    _require("Rscript")
     assert "ready" in user(installed, "setup", "r", "--check").stdout
+    user(installed, "run", "csv-read", "--param", "reader=data.table", "--param", "rows=2000", "--param",
+         "source=nyctaxi_2010-01", "--param", "compression=none", "--param", "output=dataframe", "--threads", "1",
+         "--iterations", "2", "--warmup", "0", "--processes", "1", "--run-name", "r-case")
+    r_rows = json.loads(user(installed, "show", "r-case", "--format", "json").stdout)
+    assert r_rows and all(r["status"] == "ok" and r["reader"] == "data.table" for r in r_rows), r_rows
+
+
+def test_setup_java_and_a_java_case_run_from_the_wheel(installed):
+    _require("java", "mvn")
     setup = user(installed, "setup", "java", timeout=900)
     home = Path(installed["env"]["COLBENCH_HOME"])
     jars = list((home / "workers" / "java").glob("*/colbench-worker.jar"))
@@ -98,13 +128,8 @@ def test_setup_and_an_r_and_a_java_case_run_from_the_wheel(installed):
     user(installed, "run", "ipc-bandwidth", "--param", "runtime=java", "--param", "rows=20000", "--param",
          "batch_rows=5000", "--param", "access=scan", "--threads", "1", "--iterations", "2", "--warmup", "0",
          "--processes", "1", "--run-name", "java-case")
-    user(installed, "run", "csv-read", "--param", "reader=data.table", "--param", "rows=2000", "--param",
-         "source=nyctaxi_2010-01", "--param", "compression=none", "--param", "output=dataframe", "--threads", "1",
-         "--iterations", "2", "--warmup", "0", "--processes", "1", "--run-name", "r-case")
     java = json.loads(user(installed, "show", "java-case", "--format", "json").stdout)
     assert java and all(r["status"] == "ok" and r["runtime"] == "java" for r in java), java
-    r_rows = json.loads(user(installed, "show", "r-case", "--format", "json").stdout)
-    assert r_rows and all(r["status"] == "ok" and r["reader"] == "data.table" for r in r_rows), r_rows
 
 
 def test_a_python_environment_works_from_the_wheel(installed):

@@ -10,6 +10,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+import colbench
 from colbench.cli.common import console
 
 
@@ -28,18 +29,33 @@ def doctor(
     if fmt == "json":
         typer.echo(json.dumps([{**asdict(f), "ok": f.ok} for f in findings], indent=2))
     else:
+        from colbench.install import detect
+
+        install = detect()
+        where = install.checkout if install.kind == "checkout" else install.source
+        console.print(escape(f"colbench {colbench.__version__}, installed as: {install.kind} ({where})"),
+                      highlight=False, soft_wrap=True)
         table = Table(title="colbench doctor")
-        for column in ("", "what", "installed", "enables", "to install"):
+        for column in ("", "what", "installed", "enables"):
             table.add_column(column)
         for f in findings:
             mark = "[green]ok[/green]" if f.ok else "[yellow]--[/yellow]"
             status = f.version or "missing"
             if f.note:
                 status = f"{status}: {f.note}"
-            table.add_row(mark, *(escape(text) for text in (f.name, status, f.enables, "" if f.ok else f.install)))
+            table.add_row(mark, *(escape(text) for text in (f.name, status, f.enables)))
         console.print(table, highlight=False)
-        missing = [f.name.strip() for f in findings if not f.ok]
+        missing = [f for f in findings if not f.ok]
+        names = ", ".join(f.name.strip() for f in missing)
         console.print(escape(f"{len(findings) - len(missing)} of {len(findings)} ready"
-                             + (f"; missing or stale: {', '.join(missing)}" if missing else "")), highlight=False)
+                             + (f"; missing or stale: {names}" if missing else "")), highlight=False, soft_wrap=True)
+        commands: dict[str, list[str]] = {}
+        for f in missing:
+            commands.setdefault(f.install, []).append(f.name.strip())
+        if commands:
+            console.print("to install what is missing (commands for this install, one a line):", highlight=False)
+        for command, names in commands.items():
+            # whole lines, never wrapped: they are meant to be copied
+            console.print(escape(f"  {command}    # {', '.join(names)}"), highlight=False, soft_wrap=True)
     if strict and any(not f.ok for f in findings):
         raise typer.Exit(1)

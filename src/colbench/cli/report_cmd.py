@@ -98,7 +98,9 @@ def _serve(store: str | None, host: str, port: int) -> None:
 
         from colbench.report.dashboard import create_app
     except ImportError as exc:
-        raise UsageError(f"colbench serve needs the serve extra: `uv sync --extra serve` ({exc})") from None
+        from colbench.install import add_extra
+
+        raise UsageError(f"colbench serve needs the serve extra: `{add_extra('serve')}` ({exc})") from None
     check_listen(host, port)
     db = _store(store, create=False)
     if not _is_loopback(host):

@@ -39,7 +39,9 @@ class Engine:
     def unavailable(self) -> str | None:
         """Why this engine cannot run here (not installed), or None."""
         if importlib.util.find_spec(self.module) is None:
-            return f"{self.module} is not installed (uv add {self.module})"
+            from colbench.install import add_package
+
+            return f"{self.module} is not installed ({add_package(self.module)})"
         return None
 
     def version(self) -> str:

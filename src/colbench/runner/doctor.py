@@ -16,6 +16,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from colbench.install import INSTALL_UV, add_extra
+
 APT = "apt-get install"
 
 
@@ -63,7 +65,7 @@ def _uv() -> Finding:
     if version is None:
         version = tool_version([sys.executable, "-m", "uv", "--version"])
     return Finding("uv", version, "--env NAME=pyarrow==… (Python library versions side by side)",
-                   "pip install uv  (or: curl -LsSf https://astral.sh/uv/install.sh | sh)")
+                   INSTALL_UV)
 
 
 def _r() -> list[Finding]:
@@ -118,7 +120,7 @@ def _postgres() -> list[Finding]:
     initdb = servers[-1] if servers else "initdb"
     return [
         Finding("psycopg (colbench[postgres])", module_version("psycopg"), "--store postgresql://… (a team store)",
-                "pip install 'colbench[postgres]'  (uv: uv tool install 'colbench[postgres]')"),
+                add_extra("postgres")),
         Finding("PostgreSQL client (psql)", tool_version(["psql", "--version"]),
                 "looking into a PostgreSQL store by hand (colbench itself needs only psycopg)",
                 f"{APT} postgresql-client"),
@@ -131,7 +133,7 @@ def _other() -> list[Finding]:
     return [
         Finding("starlette + uvicorn (colbench[serve])",
                 module_version("uvicorn") if module_version("starlette") else None, "colbench serve (the dashboard)",
-                "pip install 'colbench[serve]'"),
+                add_extra("serve")),
         Finding("Valgrind", tool_version(["valgrind", "--version"]), _valgrind_enables(), f"{APT} valgrind"),
         Finding("chromium", tool_version(["chromium", "--version"]),
                 "the headless report/dashboard tests (tests/report)", f"{APT} chromium"),

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from colbench.git import git_command, git_env
+from colbench.install import INSTALL_UV
 from colbench.paths import NAME_PATTERN, check_name, envs_dir, owned, owned_dir, remove
 from colbench.redact import redact, redact_argv
 
@@ -244,7 +245,7 @@ def _uv() -> list[str]:
     try:
         import uv  # noqa: F401
     except ImportError:
-        raise EnvError("uv not found: install it (pip install uv) or put it on PATH") from None
+        raise EnvError(f"uv not found: install it ({INSTALL_UV}) or put it on PATH") from None
     return [sys.executable, "-m", "uv"]
 
 

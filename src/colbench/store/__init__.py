@@ -68,7 +68,9 @@ def open_store(url: str, *, create: bool = True, read_only: bool = False, salvag
         try:
             from colbench.store.postgres_store import PostgresStore
         except ImportError as exc:
-            raise StoreError(f"PostgreSQL store needs psycopg: `uv sync --extra postgres` ({exc})") from exc
+            from colbench.install import add_extra
+
+            raise StoreError(f"PostgreSQL store needs psycopg: `{add_extra('postgres')}` ({exc})") from exc
         return PostgresStore(url, create=create and not read_only, read_only=read_only)
     from colbench.store.duckdb_store import DuckDBStore
 
