@@ -26,6 +26,7 @@ def test_import_contracts_are_kept() -> None:
     assert "0 broken" in done.stdout
 
 
+@pytest.mark.slow
 def test_the_lower_layers_type_check() -> None:
     done = subprocess.run([_tool("mypy")], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]

@@ -502,6 +502,8 @@ BAD_NUMBER_HOOK = '''
 """Test hook: the worker of a placebo case with duration 0 reports {value} as its first wall time."""
 import importlib.abc, importlib.util, sys
 
+pytestmark = pytest.mark.slow  # real processes: the full run, not the fast tier
+
 class _Finder(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path, target=None):
         if name != "colbench.runner.worker":

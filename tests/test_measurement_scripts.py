@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # real processes: the full run, not the fast tier
+
 SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
 
 

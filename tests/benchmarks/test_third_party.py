@@ -6,7 +6,11 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import colbench
+
+pytestmark = pytest.mark.slow  # real processes: the full run, not the fast tier
 
 DOC = Path(__file__).parents[2] / "docs" / "writing-benchmarks.md"
 

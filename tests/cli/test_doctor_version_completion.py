@@ -53,6 +53,7 @@ def _complete(lines: list[str], home: Path) -> list[list[str]]:
     return answers[:-1]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not SCRIPT.exists() or shutil.which("bash") is None, reason="no console script or bash")
 def test_bash_completion_completes_commands_options_and_targets(home):
     run, setup, option, benchmark, suites = _complete(
@@ -72,6 +73,7 @@ def test_completion_protocol_directly(home):
     assert proc.stdout.split() == ["doctor"]
 
 
+@pytest.mark.slow
 def test_doctor_reports_what_runs_here(home):
     proc = run_colbench("doctor", "--format", "json", home=home, check=True)
     findings = {f["name"].strip(): f for f in json.loads(proc.stdout)}

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.conftest import colbench
+
+pytestmark = pytest.mark.slow  # real processes: the full run, not the fast tier
 
 
 def test_history_finds_the_step_and_names_the_commit(tmp_path):

@@ -21,6 +21,7 @@ def quick(tmp_path_factory):
     return home, proc
 
 
+@pytest.mark.slow
 def test_every_benchmark_runs_validates_and_lands_in_the_store(quick):
     home, proc = quick
     rows = json.loads(colbench("show", "--format", "json", home=home, check=True).stdout)

@@ -6,11 +6,13 @@ import urllib.request
 from urllib.parse import quote, urlencode
 
 import psutil
+import pytest
 
 from tests.report.conftest import http_get
 from tests.report.helpers import load_run
 
 
+@pytest.mark.slow
 def test_binds_to_loopback_by_default(dashboard):
     _, proc = dashboard
     listening = [c.laddr for c in psutil.Process(proc.pid).net_connections(kind="inet") if c.status == "LISTEN"]

@@ -5,11 +5,15 @@ from __future__ import annotations
 import re
 from urllib.parse import urlencode
 
+import pytest
+
 from colbench.report.html import write_report
 from colbench.store import open_store
 from colbench.store.base import ResultQuery
 from tests.report.conftest import http_get, report_cli, serve_in_thread
 from tests.report.helpers import derived_history
+
+pytestmark = pytest.mark.slow  # real processes: the full run, not the fast tier
 
 
 def test_instruction_counts_in_reports_and_pages(placebo_home, tmp_path):

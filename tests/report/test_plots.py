@@ -40,6 +40,7 @@ def test_generic_plot_of_a_placebo_run(placebo_home, tmp_path):
     assert_svg(svg.read_text())
 
 
+@pytest.mark.slow
 def test_bandwidth_plots_have_the_memcpy_limit_and_mark_untouched_bytes(bandwidth_home, tmp_path):
     _, run, summaries = load_run(bandwidth_home)
     plots = {p.key: p for p in make_plots(summaries, run)}
@@ -61,6 +62,7 @@ def test_bandwidth_plots_have_the_memcpy_limit_and_mark_untouched_bytes(bandwidt
         assert_svg(svg.read_text())
 
 
+@pytest.mark.slow
 def test_experiment_plots_from_real_runs(experiments_home, tmp_path):
     _, run, summaries = load_all(experiments_home)
     plots = {p.key: p for p in make_plots(summaries, run)}
@@ -79,6 +81,7 @@ def test_experiment_plots_from_real_runs(experiments_home, tmp_path):
         assert_svg(svg.read_text())
 
 
+@pytest.mark.slow
 def test_compare_adapter_agrees_with_colbench_compare(placebo_home):
     db, run, summaries = load_run(placebo_home, "ab")
     (view,) = env_compares(db, run, summaries, with_plot=False)

@@ -16,7 +16,8 @@ from tests.report.helpers import assert_png, assert_svg, derived_history, store_
 REMOTE = re.compile(r"""(?:src|href|action)\s*=\s*["']?\s*(?:https?:)?//|url\(\s*["']?\s*(?:https?:)?//|@import""",
                     re.IGNORECASE)
 
-pytestmark = pytest.mark.filterwarnings("error:plot .* failed:RuntimeWarning")  # a broken plot fails
+# a broken plot fails the test
+pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("error:plot .* failed:RuntimeWarning")]
 
 
 def assert_self_contained(html: str) -> None:

@@ -6,7 +6,11 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 import colbench.runner.worker
+
+pytestmark = pytest.mark.slow  # real processes: the full run, not the fast tier
 
 
 def test_a_run_caches_colbench_bytecode_even_when_python_writes_none(tmp_path):

@@ -71,6 +71,7 @@ def test_parse_rejects_files_that_are_not_wheels_or_source_trees(tmp_path):
         parse_env_option("x=./empty", cwd=tmp_path)
 
 
+@pytest.mark.slow
 def test_build_reuse_list_and_clean(tmp_path, monkeypatch):
     """A real environment with an older pyarrow. pyarrow 14 wheels are built against NumPy 1.x, so the
     spec pins numpy<2 (without it the import check refuses the environment, tested below)."""

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import signal
 
+import pytest
+
 from colbench.runner.interrupt import signal_name
 from colbench.store import open_store
 from colbench.store.base import ResultQuery
@@ -17,6 +19,7 @@ def test_every_signal_number_gets_a_name():
     assert signal_name(200) == "signal 200"
 
 
+@pytest.mark.slow
 def test_a_worker_killed_by_a_real_time_signal_is_an_error_result_and_the_run_goes_on(cli, home):
     proc = cli("run", "placebo", "--param", "error=rt-signal,none", "--param", "duration=0", "--processes", "1",
                "--iterations", "1", "--warmup", "0")

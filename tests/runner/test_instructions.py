@@ -14,6 +14,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from colbench.model.metrics import metric
 from colbench.model.result import SCHEMA_PATH
 from colbench.runner.instructions import merge, parse_measure, unsupported_reason
 from colbench.runner.isolate import WorkerOutcome
@@ -51,6 +52,7 @@ def counted_home(tmp_path_factory) -> Path:
     return home
 
 
+@pytest.mark.slow
 @needs_valgrind
 def test_every_iteration_records_instructions_beside_wall_time(counted_home):
     results = results_of(counted_home, "counted")
@@ -89,6 +91,7 @@ def test_counts_repeat_across_processes_within_a_percent(counted_home):
     assert (max(medians) - min(medians)) / min(medians) < 0.01, medians
 
 
+@pytest.mark.slow
 @needs_valgrind
 def test_compare_and_history_accept_instructions(counted_home):
     colbench("run", "placebo", "--param", "duration=0", "--param", "work=2000", "--measure", "instructions",
@@ -102,7 +105,7 @@ def test_compare_and_history_accept_instructions(counted_home):
                     home=counted_home)
     assert same.returncode == 0, same.stderr
     (case,) = json.loads(same.stdout)["comparisons"]
-    assert case["metric"] == "instructions" and case["threshold"] == 0.01
+    assert case["metric"] == "instructions" and case["threshold"] == metric("instructions").threshold
     assert abs(case["ratio"] - 1) < 0.01, case
 
     more = colbench("compare", "ab:base", "ab:more", "--metric", "instructions", "--format", "json",
@@ -160,6 +163,7 @@ def test_other_runtimes_say_instructions_are_python_only():
     assert "Python workers only" in java and "JIT" in java
 
 
+@pytest.mark.slow
 def test_missing_valgrind_or_compiler_is_one_line_and_exit_2(home):
     proc = colbench("run", "placebo", "--measure", "instructions", home=home,
                     env={"COLBENCH_VALGRIND": str(home / "no-such-valgrind")})

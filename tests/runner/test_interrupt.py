@@ -15,6 +15,7 @@ from colbench.store.base import ResultQuery
 from tests.runner.helpers import exec_dirs, gone, kill_leftovers, start_run, wait_for_worker
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum, exit_code", [(signal.SIGTERM, 143), (signal.SIGINT, 130), (signal.SIGHUP, 129)])
 def test_a_stop_signal_kills_the_worker_marks_the_run_and_keeps_what_completed(home, tmp_path, signum, exit_code):
     tmpdir = tmp_path / "tmp"

@@ -17,6 +17,7 @@ from colbench.runner.lifeline import sweep_stale_exec_dirs
 from tests.runner.helpers import exec_dirs, gone, kill_leftovers, start_run, wait_for_worker
 
 
+@pytest.mark.slow
 def test_kill_9_of_colbench_kills_the_worker_and_the_next_run_removes_its_directory(home, tmp_path):
     tmpdir = tmp_path / "tmp"
     runner = start_run(home, tmpdir, "placebo", "--param", "error=hang", "--processes", "1", "--iterations", "1",

@@ -30,6 +30,7 @@ def by_error(results: list[dict]) -> dict[str, dict]:
     return {r["params"]["error"]: r for r in results}
 
 
+@pytest.mark.slow
 def test_every_failure_mode_becomes_an_error_result_and_the_run_goes_on(cli, home):
     proc = cli("run", "placebo", "--param", "error=none,exception,segfault,oom,hang,junk",
                "--param", "duration=0.005", "--processes", "1", "--iterations", "3", "--warmup", "1",
@@ -73,6 +74,7 @@ def test_every_failure_mode_becomes_an_error_result_and_the_run_goes_on(cli, hom
     assert any("SIGSEGV" in (r or "") for r in rows)
 
 
+@pytest.mark.slow
 def test_threads_pin_the_worker_and_reach_engine_variables(cli, home):
     ncpu = len(os.sched_getaffinity(0))
     cli("run", "placebo", "--threads", "1,2", "--processes", "1", "--iterations", "1", check=True)
@@ -85,6 +87,7 @@ def test_threads_pin_the_worker_and_reach_engine_variables(cli, home):
     assert results[1]["threads"]["applied"]["OMP_WAIT_POLICY"] == os.environ.get("OMP_WAIT_POLICY", "passive")
 
 
+@pytest.mark.slow
 def test_an_env_of_the_user_overrides_the_default_openmp_wait_policy(cli, home):
     cli("run", "placebo", "--threads", "2", "--processes", "1", "--iterations", "1", "--warmup", "0",
         "--env", "spin=@current OMP_WAIT_POLICY=active", check=True)
@@ -92,6 +95,7 @@ def test_an_env_of_the_user_overrides_the_default_openmp_wait_policy(cli, home):
     assert result["threads"]["applied"]["OMP_WAIT_POLICY"] == "active"
 
 
+@pytest.mark.slow
 def test_kill_minus_9_of_the_runner_loses_nothing_and_resume_fills_the_gaps(home):
     env = {**os.environ, "COLBENCH_HOME": str(home)}
     runner = subprocess.Popen(

@@ -56,6 +56,7 @@ def _results(home: Path) -> list[dict]:
     return open_store(str(home / "results.duckdb"), create=False).results(ResultQuery())
 
 
+@pytest.mark.slow
 def test_each_arrow_java_version_runs_and_is_recorded(two_arrow_versions):
     home, proc, default = two_arrow_versions
     results = _results(home)
@@ -75,6 +76,7 @@ def test_each_arrow_java_version_runs_and_is_recorded(two_arrow_versions):
         assert meta["arrow_version"] == version
 
 
+@pytest.mark.slow
 def test_compare_and_history_work_across_arrow_java_versions(two_arrow_versions):
     home, _, default = two_arrow_versions
     proc = colbench("compare", "a", "b", "--format", "json", home=home)

@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import psutil
+import pytest
 
 from colbench.runner.execute import case_spec
 from colbench.runner.isolate import WorkerLaunch, run_worker
@@ -34,6 +35,7 @@ def test_past_the_memory_limit_a_worker_is_killed_with_its_limit_peak_and_mechan
     assert done.process["exit_code"] == -9
 
 
+@pytest.mark.slow
 def test_a_long_worker_far_below_its_limit_is_looked_at_about_once_a_second():
     done = run_worker(placebo(duration="2.5"), WorkerLaunch(command=WORKER, env=dict(os.environ), timeout_s=60,
                                                             memory_limit_bytes=16 << 30))

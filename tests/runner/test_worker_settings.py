@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.conftest import colbench
+
+pytestmark = pytest.mark.slow  # real processes: the full run, not the fast tier
 
 SMALL = ["--param", "engine=pyarrow", "--param", "format=feather", "--param", "codec=lz4", "--param",
          "output=arrow_table", "--param", "source=fanniemae_2016Q4", "--param", "rows=5000",

@@ -61,6 +61,7 @@ def finished(tmp_path_factory):
     return home, store.results(ResultQuery(run_ids=tuple(runs))), runs
 
 
+@pytest.mark.slow
 def test_export_validates_against_conbench_schema(finished, tmp_path):
     _, results, runs = finished
     assert export_conbench(results, list(runs.values()), tmp_path / "c.json", repository=REPO) == 4
@@ -214,6 +215,7 @@ def test_publish_explains_what_went_wrong(finished, conbench_server, tmp_path):
     assert conbench_server.accepted == [] and conbench_server.logins == 1  # nothing half-published
 
 
+@pytest.mark.slow
 def test_publish_command(finished, conbench_server):
     home, results, _ = finished
     env = {"CONBENCH_EMAIL": "bench@example.org", "CONBENCH_PASSWORD": "s3cret", "CONBENCH_PROJECT_REPOSITORY": REPO}

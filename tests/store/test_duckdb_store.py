@@ -12,6 +12,8 @@ from colbench.store import open_store
 from colbench.store.base import STORE_SCHEMA_VERSION, StoreError
 from tests.store_contract import check_round_trip
 
+pytestmark = pytest.mark.slow  # real processes: the full run, not the fast tier
+
 
 @pytest.fixture(scope="module")
 def finished_run(tmp_path_factory):

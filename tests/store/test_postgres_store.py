@@ -84,6 +84,8 @@ WRITER = """
 import json, random, sys
 from colbench.store import open_store
 from tests.store.helpers import synthetic_result
+
+pytestmark = pytest.mark.slow  # real processes: the full run, not the fast tier
 url, me = sys.argv[1], int(sys.argv[2])
 store = open_store(url)
 docs = [synthetic_result("shared-run", i) for i in range(150)]

@@ -25,6 +25,8 @@ from colbench.store.base import STORE_SCHEMA_VERSION, ResultQuery, StoreError
 from tests.conftest import colbench
 from tests.store.helpers import store_cli, synthetic_result, synthetic_run
 
+pytestmark = pytest.mark.slow  # real processes: the full run, not the fast tier
+
 RUN = ("run", "placebo", "--param", "duration=0", "--processes", "2", "--iterations", "1", "--warmup", "0")
 
 

@@ -197,6 +197,7 @@ def assert_ok(result: dict[str, Any] | None, proc: subprocess.CompletedProcess[s
     assert result["error"] is None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("threads", (1, 2))
 @pytest.mark.parametrize("source", SOURCES)
 @pytest.mark.parametrize("access", ACCESSES)
