@@ -68,3 +68,23 @@ def test_unknown_targets_and_params_fail_the_plan():
         make_plan(["placeb"])
     with pytest.raises(PlanError, match="unknown param 'speed'"):
         make_plan(["placebo"], {"speed": ["1"]})
+
+
+@pytest.mark.parametrize("overrides, hint", [
+    ({"fmt": ["parqet"]}, "(did you mean 'parquet'?)"),
+    ({"fmt": ["CSV"]}, "(did you mean 'csv'?)"),
+    ({"fmts": ["csv"]}, "(did you mean 'fmt'?)"),
+    ({"fmt": ["zzzzzz"]}, None),
+    ({"fmt": ["parqet" * 5000]}, None),  # no hint for a 30,000-character value, and the value is clipped
+])
+def test_a_near_miss_gets_a_did_you_mean(overrides, hint):
+    with pytest.raises(ParamError) as refused:
+        make_grid().choose(overrides)
+    message = str(refused.value)
+    assert ("did you mean" in message) == (hint is not None) and (hint is None or message.endswith(hint)), message
+    assert len(message) < 1000
+
+
+def test_a_misspelt_param_of_a_plan_gets_a_did_you_mean():
+    with pytest.raises(PlanError, match=r"params here: .* \(did you mean 'reader'\?\)$"):
+        make_plan(["csv-read"], {"reder": ["polars"]})

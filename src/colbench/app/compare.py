@@ -13,6 +13,8 @@ from colbench.analysis.compare import exit_code
 from colbench.analysis.comparison import CompareSettings, Comparison, compare_sides
 from colbench.app.errors import UsageError
 from colbench.model.metrics import COMPARE_METRICS
+from colbench.model.params import did_you_mean
+from colbench.redact import clip
 from colbench.store.base import Store
 from colbench.store.selection import comparison_evidence, resolve_side
 
@@ -30,7 +32,8 @@ class CompareRequest:
 def check_metrics(names: list[str] | tuple[str, ...]) -> tuple[str, ...]:
     unknown = [m for m in names if m not in COMPARE_METRICS]
     if unknown:
-        raise UsageError(f"--metric {unknown[0]!r}: choose {', '.join(COMPARE_METRICS)}")
+        raise UsageError(f"--metric {clip(repr(unknown[0]))}: choose {', '.join(COMPARE_METRICS)}"
+                         f"{did_you_mean(unknown[0], COMPARE_METRICS)}")
     return tuple(names)
 
 

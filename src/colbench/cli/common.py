@@ -21,8 +21,10 @@ from colbench.redact import clip, printable, redact
 from colbench.runner.interrupt import Interrupted
 
 # Wide enough for the results table when the output is a file or a CI log rather than a terminal.
-console = Console(width=None if sys.stdout.isatty() else 160)
-err_console = Console(stderr=True)
+# soft_wrap: a message is one line the terminal folds where it must, never a line broken mid-sentence by Rich (a
+# copied command stays whole); tables still fit the width
+console = Console(width=None if sys.stdout.isatty() else 160, soft_wrap=True)
+err_console = Console(stderr=True, soft_wrap=True)
 
 StoreOption = Annotated[str | None, typer.Option("--store", help="DuckDB file or postgresql:// URL "
                                                  "(default $COLBENCH_STORE or ~/.colbench/results.duckdb)")]

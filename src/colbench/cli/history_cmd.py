@@ -9,6 +9,8 @@ import typer
 from rich.table import Table
 
 from colbench.cli.common import StoreOption, UsageError, _store, console, friendly
+from colbench.model.params import did_you_mean
+from colbench.redact import clip
 
 
 def history(
@@ -36,7 +38,8 @@ def history(
                 raise UsageError(f"--param {option!r}: write NAME=VALUE")
             filters[name] = value
         if metric not in SERIES_METRICS:
-            raise UsageError(f"--metric {metric!r}: choose {' or '.join(SERIES_METRICS)}")
+            raise UsageError(f"--metric {clip(repr(metric))}: choose {' or '.join(SERIES_METRICS)}"
+                             f"{did_you_mean(metric, SERIES_METRICS)}")
         db = _store(store, create=False)
         machine_id = pick_machine(db, benchmark, machine, here=machine_info()["machine_id"])
         histories = case_histories(history_results(db, benchmark, machine_id), machine_id, filters,

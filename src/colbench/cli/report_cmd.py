@@ -18,6 +18,9 @@ from typing import Annotated
 
 import typer
 
+from colbench.model.params import did_you_mean
+from colbench.redact import clip
+
 StoreOption = Annotated[str | None, typer.Option("--store", help="DuckDB file or postgresql:// URL "
                                                  "(default $COLBENCH_STORE or ~/.colbench/results.duckdb)")]
 
@@ -54,7 +57,8 @@ def _report(run_ids: list[str] | None, output: Path, fmt: str, compare: str | No
         raise UsageError(f"--format {fmt!r}: choose html or markdown")
     unknown = [m for m in metrics or () if m not in SERIES_METRICS]
     if unknown:
-        raise UsageError(f"--metric {unknown[0]!r}: choose {' or '.join(SERIES_METRICS)}")
+        raise UsageError(f"--metric {clip(repr(unknown[0]))}: choose {' or '.join(SERIES_METRICS)}"
+                         f"{did_you_mean(unknown[0], SERIES_METRICS)}")
     if str(output) == "-" and fmt != "markdown":
         raise UsageError("--output - (stdout) works with --format markdown only")
     if output.exists() and not output.is_dir():

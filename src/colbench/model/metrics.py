@@ -13,6 +13,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from colbench.model.params import did_you_mean
+from colbench.redact import clip
+
 Direction = Literal["lower_is_better", "higher_is_better"]
 #: which test decides a comparison of this metric (analysis/compare.py):
 #: "rank" exact rank tests only; "t" the pooled t on per-process log values at every size; "auto" the paired t over
@@ -119,7 +122,8 @@ def metric(name: str) -> Metric:
     try:
         return METRICS[name]
     except KeyError:
-        raise UnknownMetric(f"unknown metric {name!r}: choose {', '.join(COMPARE_METRICS)}") from None
+        raise UnknownMetric(f"unknown metric {clip(repr(name))}: choose {', '.join(COMPARE_METRICS)}"
+                            f"{did_you_mean(name, COMPARE_METRICS)}") from None
 
 
 def metric_or_none(name: str) -> Metric | None:

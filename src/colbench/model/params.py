@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import itertools
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -68,14 +69,14 @@ class Param:
             what = "finite number" if self.type is float else self.type.__name__
             raise ParamError(
                 f"param {self.name!r}: {clip(text)!r} is not a valid {what}"
-                + (f"; choose from {self.describe_choices()}" if self.choices else "")
+                + (f"; choose from {self.describe_choices()}{self._did_you_mean(text)}" if self.choices else "")
             ) from exc
         return self.validate(value)
 
     def validate(self, value: Any) -> ParamValue:
         if self.choices is not None and value not in self.choices:
             raise ParamError(f"param {self.name!r}: {clip(repr(value))} is not accepted; choose from "
-                             f"{self.describe_choices()}")
+                             f"{self.describe_choices()}{self._did_you_mean(value)}")
         if isinstance(value, float) and not math.isfinite(value):
             raise ParamError(f"param {self.name!r}: {value!r} is not a finite number")
         if self.check is not None and value is not None:
@@ -86,6 +87,17 @@ class Param:
 
     def describe_choices(self) -> str:
         return ", ".join(str(c) for c in self.choices or ())
+
+    def _did_you_mean(self, value: Any) -> str:
+        return did_you_mean(value, self.choices or ())
+
+
+def did_you_mean(value: Any, choices: Iterable[Any]) -> str:
+    """' (did you mean 'polars'?)' for a near miss among `choices` (case and spelling), else ''."""
+    text = str(value).strip().lower()
+    known = {str(c).lower(): str(c) for c in choices}
+    close = difflib.get_close_matches(text, list(known), n=1, cutoff=0.6) if len(text) <= 100 else []
+    return f" (did you mean {known[close[0]]!r}?)" if close else ""
 
 
 def positive(value: float) -> str | None:
@@ -124,7 +136,7 @@ class Grid:
         if unknown:
             raise ParamError(
                 f"unknown param {', '.join(clip(repr(u)) for u in unknown)}; this benchmark takes: "
-                f"{', '.join(self.names)}"
+                f"{', '.join(self.names)}{did_you_mean(unknown[0], self.names)}"
             )
         chosen: dict[str, list[ParamValue]] = {}
         for param in self.params:

@@ -9,8 +9,9 @@ from typing import Any
 from colbench.benchmarks.registry import UnknownTarget, get_benchmark, unknown_message
 from colbench.experiments.registry import all_suites
 from colbench.model.benchmark import Benchmark, DataRequest, Params, Suite
-from colbench.model.params import ParamError, ParamValue
+from colbench.model.params import ParamError, ParamValue, did_you_mean
 from colbench.model.result import canonical_json, case_id
+from colbench.redact import clip
 
 
 class PlanError(ValueError):
@@ -72,8 +73,8 @@ def make_plan(names: Sequence[str], overrides: Mapping[str, Sequence[Any]] | Non
     known = {n for t in targets for n in t.benchmark.full_grid().names}
     unknown = sorted(set(overrides) - known)
     if unknown:
-        raise PlanError(f"unknown param {', '.join(map(repr, unknown))} for {', '.join(names)}; "
-                        f"params here: {', '.join(sorted(known))}")
+        raise PlanError(f"unknown param {', '.join(clip(repr(u)) for u in unknown)} for {', '.join(names)}; "
+                        f"params here: {', '.join(sorted(known))}{did_you_mean(unknown[0], known)}")
     plan = Plan(cases=[], suite=next((t.suite for t in targets if t.suite), None))
     seen: set[str] = set()
     for target in targets:
