@@ -10,6 +10,13 @@ from pathlib import Path
 import pytest
 
 
+@pytest.fixture(autouse=True)
+def _no_test_touches_the_users_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test starts with COLBENCH_HOME in a temporary directory, so nothing a test forgets to isolate (a store's
+    spool, a cache, an environment) lands in ~/.colbench; fixtures and tests that need their own set it again."""
+    monkeypatch.setenv("COLBENCH_HOME", str(tmp_path_factory.mktemp("default-home")))
+
+
 @pytest.fixture
 def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A fresh data directory; COLBENCH_HOME too, so the user source registry is isolated."""
