@@ -10,6 +10,8 @@ import pytest
 
 from tests.conftest import colbench
 
+pytestmark = pytest.mark.slow  # the module's fixture runs the whole quick suite (a minute and more)
+
 REQUIRE_ALL = os.environ.get("COLBENCH_REQUIRE_ALL") == "1"
 
 
@@ -21,7 +23,6 @@ def quick(tmp_path_factory):
     return home, proc
 
 
-@pytest.mark.slow
 def test_every_benchmark_runs_validates_and_lands_in_the_store(quick):
     home, proc = quick
     rows = json.loads(colbench("show", "--format", "json", home=home, check=True).stdout)

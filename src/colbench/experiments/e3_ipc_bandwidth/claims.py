@@ -26,10 +26,13 @@ CLAIMS = (
           _read("offsets", 10_000, threads=2), _read("offsets", 10_000, threads=1), at_least=1.5,
           published=E3_CORE_SCALING_GBPS[2] / E3_CORE_SCALING_GBPS[1], source="52.1 vs 28.8 Gbps",
           ignore=("threads",)),
-    Claim("e3-scan-vs-memcpy", "e3", "a scan of every value byte reaches ≥ 80% of this machine's memcpy bandwidth",
+    # against the read bandwidth (read-only, like the scan): a copy moves every byte twice, so "% of memcpy" for a
+    # read would exceed 100% on any machine
+    Claim("e3-scan-vs-read-bandwidth", "e3",
+          "a scan of every value byte reaches ≥ 80% of this machine's read bandwidth",
           ClaimCase("ipc-bandwidth", {"type": "binary", "value_size": 1024, "source": "buffer", "access": "scan",
                                       "batch_rows": 10_000}, metric="gbps"),
-          ClaimCase("ipc-bandwidth", {}, metric="gbps", calibration="memcpy_gbps"), at_least=0.8,
+          ClaimCase("ipc-bandwidth", {}, metric="gbps", calibration="read_gbps"), at_least=0.8,
           source="the post's best case ran at memory speed (28.8 Gbps per core)"),
 )
 
