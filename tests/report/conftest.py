@@ -111,6 +111,15 @@ def experiments_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return home
 
 
+@pytest.fixture(scope="session")
+def claims_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A run of the E1 suite on small data (its claims, R readers included where R is installed)."""
+    home = tmp_path_factory.mktemp("report-claims")
+    colbench("run", "e1", "--param", "rows=3000", "--processes", "2", "--iterations", "2", "--warmup", "0",
+             "--threads", "1", "--run-name", "e1-small", home=home, check=True, timeout=900)
+    return home
+
+
 # ------------------------------------------------------------------------------------------------ chromium
 
 

@@ -121,3 +121,52 @@ def test_dashboard_history_marks_change_points(browser, placebo_home, tmp_path):
             page.close()
     assert "change point before run 7: +2" in text, text[:2000]
     assert "\n12\t20260101T000011-hist11" in text  # one table row per run
+
+
+LAYOUT = """() => {
+  const doc = document.documentElement;
+  const over = (el) => el.scrollWidth > el.clientWidth + 1;
+  const cells = (sel) => Array.from(document.querySelectorAll(sel));
+  return {
+    page: [doc.scrollWidth, doc.clientWidth],
+    scrolling: cells('.scroll').filter(over).map(el => (el.querySelector('caption') || el).textContent.slice(0, 60)),
+    versions_wrapped: cells('td.pre').filter(over).length,
+    conditions: Math.min(...cells('td.conditions').map(td => td.offsetWidth)),
+    claim: Math.min(...cells('td.wraps').map(td => td.offsetWidth)),
+    claims_rows: cells('table.claims tbody tr').length,
+    text: document.body.innerText,
+  };
+}"""
+
+
+@pytest.mark.slow
+def test_the_report_reads_right_from_1280_to_1600_px_and_in_print(browser, claims_home, tmp_path):
+    """No sideways scrolling, the claims table's columns readable (no one-word lines, versions never cut), every
+    figure defined where it appears, the true process count; and a printable page."""
+    db = store_of(claims_home)
+    index = write_report(db, [r["run_id"] for r in db.list_runs()], tmp_path / "claims")[0]
+    for width in (1280, 1440, 1600):
+        page = browser.new_page(viewport={"width": width, "height": 900})
+        try:
+            page.goto(index.as_uri(), wait_until="load")
+            layout = page.evaluate(LAYOUT)
+            page.screenshot(path=str(tmp_path / f"report-layout-{width}.png"), full_page=True)
+        finally:
+            page.close()
+        screenshot_copy(tmp_path / f"report-layout-{width}.png")
+        assert layout["page"][0] <= layout["page"][1], (width, layout["page"])
+        assert layout["scrolling"] == [], (width, layout["scrolling"])
+        assert layout["claims_rows"] >= 4 and layout["versions_wrapped"] == 0, (width, layout)
+        assert layout["conditions"] >= 120 and layout["claim"] >= 200, (width, layout["conditions"], layout["claim"])
+        text = layout["text"]
+        assert "2 processes per case (as they ran)" in text
+        assert "throughput: bytes ÷ median time, where the bytes are csv-read: the CSV file's bytes on disk" in text
+        assert "whiskers: the Holm-adjusted interval" in text
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    try:
+        page.goto(index.as_uri(), wait_until="load")
+        page.emulate_media(media="print")
+        pdf = page.pdf(format="A4", landscape=True, print_background=True)
+    finally:
+        page.close()
+    assert pdf.startswith(b"%PDF") and pdf.count(b"/Type /Page") >= 2, len(pdf)

@@ -124,3 +124,20 @@ def test_a_lone_chosen_case_is_labelled_by_its_params_not_defaults():
     assert params_label(plain, varying_params([plain])["placebo"]) == "(defaults)"
     unknown = summary("not-a-benchmark-here", size=3)
     assert params_label(unknown, varying_params([unknown])["not-a-benchmark-here"]) == "size=3"
+
+
+def test_the_claims_plot_numbers_its_points_and_names_each_claim_by_its_text():
+    from colbench.analysis.claims import ClaimStatus, ClaimVerdict
+    from colbench.report.claims import claims_figure
+
+    verdicts = [ClaimVerdict(f"e1-internal-id-{i}", "e1", f"claim number {i}: reader {i} beats reader {i + 1}",
+                             ClaimStatus.HOLDS, ratio=1.5 + i / 10, ci_low=1.2, ci_high=2.0 + i / 10,
+                             published=1.4 + i / 10) for i in range(6)]
+    figure = claims_figure(verdicts)
+    texts = [t.get_text() for t in figure.texts] + [t.get_text() for ax in figure.axes for t in ax.texts]
+    assert not any("internal-id" in t for t in texts), texts
+    labels = sorted(t for ax in figure.axes for t in (x.get_text() for x in ax.texts))
+    assert labels == [str(i) for i in range(1, 7)]
+    key = "\n".join(t.get_text() for t in figure.texts)
+    for i in range(6):
+        assert f"{i + 1}  claim number {i}: reader {i} beats reader {i + 1}" in key

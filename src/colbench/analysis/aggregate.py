@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from colbench.analysis.stats import summary_stats
+from colbench.model.metrics import metric
 from colbench.model.records import median_of
 
 
@@ -31,6 +32,8 @@ class CaseSummary:
     engine_peak_bytes: int | None = None
     output: dict[str, Any] | None = None
     file_size_bytes: int | None = None
+    #: the size of the file the case read (its `data` input), when it read one
+    input_size_bytes: int | None = None
     warnings: list[str] = field(default_factory=list)
     versions: dict[str, str] = field(default_factory=dict)
     results: list[dict[str, Any]] = field(default_factory=list)
@@ -50,6 +53,14 @@ def _max(values: Iterable[Any]) -> Any:
     return max(present) if present else None
 
 
+def _input_size(results: Sequence[dict[str, Any]]) -> int | None:
+    for result in results:
+        values = metric("input_size").values(result)
+        if values:
+            return int(values[0])
+    return None
+
+
 def summarize_cases(results: Iterable[dict[str, Any]]) -> list[CaseSummary]:
     groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for result in results:
@@ -60,8 +71,8 @@ def summarize_cases(results: Iterable[dict[str, Any]]) -> list[CaseSummary]:
         ok = [r for r in members if r["status"] == "ok"]
         pooled: dict[str, list[float]] = defaultdict(list)
         for r in ok:
-            for metric, values in (r.get("samples") or {}).items():
-                pooled[metric].extend(v for v in values if v is not None)
+            for series, values in (r.get("samples") or {}).items():
+                pooled[series].extend(v for v in values if v is not None)
         wall = summary_stats(pooled.get("wall_s", []))
         firsts = [(r.get("first_iteration") or {}).get("wall_s") for r in ok]
         medians = [median_of(r) for r in ok]
@@ -84,6 +95,7 @@ def summarize_cases(results: Iterable[dict[str, Any]]) -> list[CaseSummary]:
             peak_rss_bytes=_max((r.get("memory") or {}).get("peak_rss_bytes") for r in members),
             engine_peak_bytes=_max((r.get("memory") or {}).get("engine_peak_bytes") for r in members),
             output=output, file_size_bytes=(output or {}).get("file_size_bytes"),
+            input_size_bytes=_input_size(ok),
             warnings=warnings, versions=first.get("versions") or {}, results=members,
         ))
     return summaries

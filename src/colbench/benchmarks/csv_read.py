@@ -26,6 +26,7 @@ class CsvRead(Benchmark):
     name = "csv-read"
     description = "E1: read CSV (plain or gzip) into an Arrow table or a data frame, types inferred"
     work_unit = "bytes"
+    throughput_of = "the CSV file's bytes on disk (compressed, for gzip)"
     grid: ClassVar[Grid] = Grid((
         Param("reader", default=PY_READERS + R_READERS, choices=PY_READERS + R_READERS),
         Param("source", default=(TAXI_2010, FANNIE), choices=(TAXI_2010, FANNIE)),

@@ -15,6 +15,7 @@ DATE_COLUMNS = ["tpep_pickup_datetime", "tpep_dropoff_datetime"]
 
 class Dsib(Benchmark):
     name = "dsib"
+    throughput_of = "the bytes of the files read, on disk"
     description = "E2: pandas reads/writes the 2016 taxi month as Parquet vs CSV (plain, str, cat variants)"
     engine = "pandas"
     grid: ClassVar[Grid] = Grid((

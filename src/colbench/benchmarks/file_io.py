@@ -31,6 +31,7 @@ def _common_params(default_engines: tuple[str, ...]) -> tuple[Param, ...]:
 
 class FileRead(Benchmark):
     name = "file-read"
+    throughput_of = "the file's bytes on disk (after compression)"
     description = "E5: read Parquet / Feather files into an Arrow table or a data frame (memory-mapping off)"
     grid: ClassVar[Grid] = Grid(_common_params(("pyarrow", "pandas", "polars", "duckdb", "fastparquet")) + (
         Param("output", default=("arrow_table", "dataframe"), choices=("arrow_table", "dataframe")),
@@ -73,6 +74,7 @@ class FileRead(Benchmark):
 
 class FileWrite(Benchmark):
     name = "file-write"
+    throughput_of = "the bytes of the Parquet file the data came from (the file written is under file size)"
     description = "E5: write an Arrow table or a data frame to Parquet / Feather; records the file size"
     grid: ClassVar[Grid] = Grid(_common_params(("pyarrow", "pandas", "polars", "duckdb", "fastparquet")) + (
         Param("input", default=("arrow_table", "dataframe"), choices=("arrow_table", "dataframe")),

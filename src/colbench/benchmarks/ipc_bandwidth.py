@@ -118,6 +118,7 @@ def open_reader(data: Any, source: str) -> Any:
 
 class IpcBandwidth(Benchmark):
     name = "ipc-bandwidth"
+    throughput_of = "value bytes touched, as Gbit/s (E3)"
     description = "E3: read Arrow IPC file data back from memory; Gbps of value bytes per access mode"
     engine = "pyarrow"
     calibrations = ("memcpy",)

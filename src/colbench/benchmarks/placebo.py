@@ -44,6 +44,7 @@ class Placebo(Benchmark):
     description = "Busy work for `duration` seconds, or fail on purpose (`error`): tests the runner."
     engine = "python"
     work_unit = "rows"
+    throughput_of = "rows (one a call)"
     grid: ClassVar[Grid] = Grid((
         Param("duration", default=(0.01,), type=float, check=_duration, help="seconds of busy work (at most a day)"),
         Param("error", default=("none",), choices=ERRORS, help="how to fail: exception, segfault, oom "

@@ -122,6 +122,8 @@ class Benchmark:
     engine: ClassVar[str] = "python"
     #: "bytes" or "rows": the unit throughput is reported in
     work_unit: ClassVar[str] = "bytes"
+    #: what the report's throughput divides by the median time, in words (reports define it where it appears)
+    throughput_of: ClassVar[str] = "the bytes of its input files on disk"
     #: machine figures the run measures once to judge this benchmark's results ("memcpy")
     calibrations: ClassVar[tuple[str, ...]] = ()
 

@@ -40,11 +40,3 @@ def row_for(summaries: Sequence[CaseSummary], **params: Any) -> CaseSummary | No
 
 def published_cell(value: float | None) -> str:
     return "" if value is None else fmt_seconds(value)
-
-
-def input_size(summary: CaseSummary) -> int | None:
-    for result in summary.results:
-        data = (result.get("inputs") or {}).get("data") or {}
-        if data.get("size_bytes"):
-            return int(data["size_bytes"])
-    return None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import textwrap
 from collections.abc import Sequence
 from typing import Any
 
@@ -71,7 +72,7 @@ def claims_table(verdicts: Sequence[ClaimVerdict], untestable: Sequence[Untestab
         table.add_column(name, justify=justify)  # type: ignore[arg-type]
     for v in verdicts:
         status = f"[{STATUS_STYLE[v.status]}]{v.status}[/]"
-        versions = " ".join(f"{k} {val}" for k, val in sorted(v.versions.items()))
+        versions = "\n".join(f"{k} {val}" for k, val in sorted(v.versions.items()))  # one library a line
         table.add_row(escape(v.text), status, measured_cell(v), _bar(v), _factor(v.published),
                       escape(conditions_cell(v) or v.reason if v.status == ClaimStatus.NOT_MEASURED else
                              conditions_cell(v)), escape(versions))
@@ -100,7 +101,9 @@ def claims_figure(verdicts: Sequence[ClaimVerdict]) -> Figure | None:
     points = [v for v in verdicts if v.ratio and v.published and v.ratio > 0]
     if not points:
         return None
-    fig, axes = new_figure(1, 1, width=6.5, panel_height=5.0)
+    # numbered points and a key of claim texts under the axes: ids overlap and mean nothing to a reader
+    key = [textwrap.shorten(p.text, 95, placeholder="…") for p in points]
+    fig, axes = new_figure(1, 1, width=6.5, panel_height=5.0 + 0.17 * len(points))
     ax = axes[0][0]
     values = [p.published for p in points] + [p.ratio for p in points]  # type: ignore[operator]
     values += [p.ci_low for p in points if p.ci_low] + [p.ci_high for p in points if p.ci_high]
@@ -117,8 +120,8 @@ def claims_figure(verdicts: Sequence[ClaimVerdict]) -> Figure | None:
         ax.errorbar([p.published for p in members], ys, yerr=errors, fmt="o", color=STATUS_COLOR[status],
                     ecolor=STATUS_COLOR[status], elinewidth=0.8, capsize=2, markersize=4, label=str(status))
         for p in members:
-            ax.annotate(p.key, (p.published, p.ratio), fontsize=6, xytext=(3, 3),  # type: ignore[arg-type]
-                        textcoords="offset points", color="#333333")
+            ax.annotate(str(points.index(p) + 1), (p.published, p.ratio), fontsize=7,  # type: ignore[arg-type]
+                        xytext=(4, 3), textcoords="offset points", color="#333333", fontweight="bold")
     ax.set_xscale("log")
     ax.set_yscale("log")
     for axis in (ax.xaxis, ax.yaxis):
@@ -131,6 +134,12 @@ def claims_figure(verdicts: Sequence[ClaimVerdict]) -> Figure | None:
     finite = [p for p in points if p.ci_low and math.isfinite(p.ci_low)]
     title(fig, "claims: measured vs published factors",
           f"{len(points)} claims with a published figure; {len(finite)} with an interval")
+    bottom = (0.17 * len(points) + 0.3) / fig.get_figheight()
+    engine = fig.get_layout_engine()
+    if engine is not None:  # constrained layout: keep the axes above the key
+        engine.set(rect=(0, bottom + 0.01, 1, 1 - bottom - 0.01))
+    fig.text(0.02, bottom, "\n".join(f"{i}  {text}" for i, text in enumerate(key, 1)), fontsize=7, va="top",
+             ha="left", color="#333333", linespacing=1.45)
     return fig
 
 

@@ -46,7 +46,7 @@ from colbench.report.compare_text import method_note
 from colbench.report.plots import make_plots
 from colbench.report.plots_compare import VERDICT_CLASSES, CompareRow, compare_figure, compare_rows, verdict_counts
 from colbench.report.plots_history import MIN_RUNS, HistorySeries, history_figure, series_from_results
-from colbench.report.terminal import results_table
+from colbench.report.terminal import every_case_note, results_table
 from colbench.store.base import ResultQuery, Store
 from colbench.store.selection import comparison_evidence
 
@@ -64,6 +64,7 @@ STYLE_CLASSES = (("red", "bad"), ("yellow", "warn"), ("green", "good"), ("dim", 
 class Column:
     name: str
     align: str = "left"
+    css: str = ""  # e.g. "pre": keep the cell's line breaks and never wrap inside a line (versions)
 
 
 @dataclass
@@ -78,6 +79,8 @@ class TableView:
     columns: list[Column]
     rows: list[list[Cell]]
     links: list[str | None] = field(default_factory=list)  # per row, e.g. the case's history page
+    note: str = ""  # under the table: what its figures are (units, what a column divides)
+    css: str = ""  # a class for the table, e.g. "claims"
 
 
 @dataclass
@@ -181,26 +184,50 @@ def _when(value: Any) -> str:
     return str(value or "")[:19].replace("T", " ")
 
 
+def run_status(run: dict[str, Any]) -> str:
+    """The run's status with its history: 'finished (interrupted: SIGTERM; resumed 2026-11-25 10:02)'."""
+    status = str(run.get("status") or "")
+    notes = []
+    for resume in run.get("resumes") or []:
+        stopped = resume.get("stopped") or {}
+        why = f"{resume.get('status') or 'stopped'}" + (f" after {stopped['after']} of {stopped['of']} executions"
+                                                        if stopped.get("of") else "")
+        notes.append(f"{why}; resumed {_when(resume.get('at'))} UTC")
+    if run.get("stopped"):
+        stopped = run["stopped"]
+        notes.append(f"stopped after {stopped.get('after')} of {stopped.get('of')} executions: "
+                     f"{stopped.get('error', '')}; colbench run --resume {run.get('run_id', '')} goes on")
+    return status + (f" ({'; '.join(notes)})" if notes else "")
+
+
+def _process_counts(summaries: Sequence[CaseSummary]) -> str:
+    counts = sorted({s.processes for s in summaries})
+    if not counts:
+        return "-"
+    return " or ".join(map(str, counts)) if len(counts) <= 3 else f"{counts[0]}–{counts[-1]}"
+
+
 def run_info(run: dict[str, Any], summaries: Sequence[CaseSummary]) -> list[tuple[str, str]]:
     config = run.get("config") or {}
     processes = sum(s.processes for s in summaries)
     failed = sum(1 for s in summaries if not s.ok)
     info = [
-        ("status", str(run.get("status") or "")),
+        ("status", run_status(run)),
         ("started", _when(run.get("started_at")) + " UTC"),
         ("finished", _when(run.get("finished_at")) + (" UTC" if run.get("finished_at") else "")),
         ("machine", f"{(run.get('machine') or {}).get('name', '')} ({run.get('machine_id', '')})"),
         ("suite / targets", config.get("suite") or ", ".join(config.get("targets") or []) or "-"),
         ("cases", f"{len(summaries)} ({failed} with errors), {processes} worker processes"),
-        ("per process", f"{config.get('warmup', '-')} warm-up + {config.get('iterations', '-')} timed iterations, "
-                        f"{config.get('processes', '-')} processes per case"),
+        ("per process", f"{config.get('warmup', '-')} warm-up + {config.get('iterations', '-')} timed iterations; "
+                        f"{_process_counts(summaries)} processes per case (as they ran)"),
         ("environments", ", ".join(e.get("name", "") for e in run.get("envs") or []) or "default"),
         ("commit", ((run.get("commit") or {}).get("sha") or "-")),
         ("colbench", str(run.get("colbench_version") or "")),
     ]
-    memcpy = ((run.get("calibration") or {}).get("memcpy_gbps")) or {}
-    if memcpy:
-        info.append(("memcpy bandwidth", ", ".join(f"{t} thread(s) {g:g} Gbps" for t, g in memcpy.items())))
+    calibration = run.get("calibration") or {}
+    for key, name in (("memcpy_gbps", "memcpy bandwidth"), ("read_gbps", "read bandwidth")):
+        if calibration.get(key):
+            info.append((name, ", ".join(f"{t} thread(s) {g:g} Gbps" for t, g in calibration[key].items())))
     return info
 
 
@@ -422,8 +449,10 @@ def build_run_view(store: Store, run_id: str, *, plots: bool = True, history: bo
     calibration = run.get("calibration")
     links = [history_link_for(s, run) for s in summaries] if dashboard else []
     tables = [table_view(t) for t in experiment_tables(summaries, run)]
-    tables.append(table_view(results_table(summaries, title="every case (processes pooled)",
-                                           calibration=calibration), links))
+    every_case = table_view(results_table(summaries, title="every case (processes pooled)",
+                                          calibration=calibration), links)
+    every_case.note = every_case_note(summaries)
+    tables.append(every_case)
     warnings = []
     varying = varying_params(summaries)
     several_envs = len({s.env_name for s in summaries}) > 1
@@ -451,9 +480,16 @@ def claims_views(store: Store, run: dict[str, Any], with_plot: bool = True) -> d
     figure = claims_figure(verdicts) if with_plot else None
     plot = None if figure is None else Plot(
         "claims", "Claims: measured vs published factors", figure,
-        "Each claim's ratio (slower / faster) measured here, with its interval, against the ratio the post "
-        "published; on the dashed diagonal the factor is the same, above it larger here. Colour: the verdict.")
-    return {"claims": table_view(table), "claims_plot": plot}
+        "Each claim's ratio (slower / faster) measured here, with its interval (whiskers: the Holm-adjusted "
+        "interval of the table), against the ratio the post published; on the dashed diagonal the factor is the "
+        "same, above it larger here. Colour: the verdict; the numbers are the claims listed under the plot.")
+    view = table_view(table)
+    view.css = "claims"
+    for column in view.columns:
+        column.css = {"claim": "wraps", "conditions": "conditions", "versions": "pre"}.get(column.name, "")
+    view.note = ("measured: the ratio slower / faster of the two sides' medians (times; sizes for size claims), "
+                 "with its interval; bar: what the claim needs; published: the post's own ratio.")
+    return {"claims": view, "claims_plot": plot}
 
 
 def history_link_for(summary: CaseSummary, run: dict[str, Any]) -> str:

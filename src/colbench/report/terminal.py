@@ -60,11 +60,38 @@ def throughput_cell(summary: CaseSummary, calibration: dict[str, Any] | None) ->
     return fmt_rate(summary.bytes_per_s)
 
 
+def every_case_note(summaries: Sequence[CaseSummary]) -> str:
+    """What the every-case table's figures are, where the table is: a reader should not have to guess that a
+    Parquet read's throughput divides the compressed file's bytes."""
+    from colbench.benchmarks.registry import get_benchmark
+
+    meanings = []
+    for name in dict.fromkeys(s.benchmark for s in summaries):
+        try:
+            meanings.append(f"{name}: {get_benchmark(name).throughput_of}")
+        except Exception:  # a benchmark this colbench no longer has: say nothing rather than guess
+            continue
+    return ("median and spread (CV, the coefficient of variation) over every timed iteration of every process; "
+            "n: iterations (processes); first run: the median first iteration of a fresh process; throughput: "
+            "bytes ÷ median time, where the bytes are " + "; ".join(meanings) + ". peak RSS: the largest of the "
+            "processes; file size: the file written, or the file read (\"read\").")
+
+
+def file_cell(summary: CaseSummary) -> str:
+    """The file the case wrote, else the file it read (marked so): a read's throughput divides that size."""
+    if summary.file_size_bytes:
+        return fmt_bytes(summary.file_size_bytes)
+    if summary.input_size_bytes:
+        return f"{fmt_bytes(summary.input_size_bytes)} read"
+    return "-"
+
+
 def results_table(summaries: Sequence[CaseSummary], title: str | None = None,
                   calibration: dict[str, Any] | None = None) -> Table:
     varying = varying_params(summaries)
     envs = len({s.env_name for s in summaries}) > 1
-    table = Table(title=title, show_lines=False, header_style="bold")
+    table = Table(title=title, show_lines=False, header_style="bold", caption=every_case_note(summaries),
+                  caption_justify="left")
     table.add_column("benchmark")
     table.add_column("case")
     if envs:
@@ -87,7 +114,7 @@ def results_table(summaries: Sequence[CaseSummary], title: str | None = None,
         n = s.wall.get("n") or (s.metrics.get("instructions") or {}).get("n")
         table.add_row(*cells, fmt_seconds(s.wall.get("median")), spread(s), f"{n} ({s.processes}p)",
                       fmt_seconds(s.first_iteration.get("median")), throughput_cell(s, calibration),
-                      fmt_bytes(s.peak_rss_bytes), fmt_bytes(s.file_size_bytes),
+                      fmt_bytes(s.peak_rss_bytes), file_cell(s),
                       *([instructions_cell(s)] if counted else []))
     return table
 

@@ -33,7 +33,6 @@ from colbench.render.figures import (
     title,
 )
 from colbench.render.fmt import fmt_bytes
-from colbench.render.tables import input_size
 
 
 def _format_key(key: tuple[str, str]) -> tuple[int, int, str]:
@@ -50,7 +49,7 @@ def _file_size(key: tuple[str, str], source: str, writes: Sequence[CaseSummary],
             return int(s.file_size_bytes)
     for s in reads:
         if (s.params["source"], s.params["format"], s.params["codec"]) == (source, fmt, codec):
-            size = input_size(s)
+            size = s.input_size_bytes
             if size:
                 return size
     return None

@@ -10,7 +10,7 @@ from rich.table import Table
 from colbench.analysis.aggregate import CaseSummary
 from colbench.experiments.e5_feather_v2.published import E5_READ_SECONDS, E5_SIZE_MIB
 from colbench.render.fmt import fmt_bytes
-from colbench.render.tables import cell, input_size, published_cell, row_for
+from colbench.render.tables import cell, published_cell, row_for
 
 
 def build_table(summaries: Sequence[CaseSummary], run: dict[str, Any]) -> Table | None:
@@ -29,7 +29,7 @@ def build_table(summaries: Sequence[CaseSummary], run: dict[str, Any]) -> Table 
         write = row_for(writes, source=source, format=fmt, codec=codec, engine="pyarrow", input="arrow_table")
         size = write.file_size_bytes if write else None
         if size is None:
-            size = next((input_size(s) for s in (to_table, to_df) if s is not None), None)
+            size = next((s.input_size_bytes for s in (to_table, to_df) if s is not None), None)
         pt = E5_READ_SECONDS.get((source, fmt, codec, "arrow_table"))
         pd_ = E5_READ_SECONDS.get((source, fmt, codec, "dataframe"))
         psize = E5_SIZE_MIB.get((source, fmt, codec))
