@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from collections import Counter
 from pathlib import Path
@@ -228,43 +229,58 @@ def _short(params: dict[str, Any]) -> str:
 
 
 def _print_plan(plan: Any, config: Any, store_url: str | None, envs: int = 1) -> None:
-    from colbench.render.fmt import fmt_seconds
-    from colbench.runner.estimate import PastTimings, estimate_plan, past_timings
+    from colbench.data.cache import plan_prepare
+    from colbench.paths import data_dir
+    from colbench.render.fmt import fmt_bytes, fmt_seconds
+    from colbench.runner.estimate import Costs, build_rates, estimate_plan, history_costs, local_manifests
     from colbench.runner.machine import machine_info
     from colbench.store.base import StoreError
 
     iterations, warmup, processes = config.resolved(plan)
     try:
-        timings = past_timings(_store(store_url, create=False), plan, machine_info()["machine_id"])
+        history = history_costs(_store(store_url, create=False), plan, machine_info()["machine_id"])
     except StoreError:
-        timings = PastTimings()
+        history = Costs()
 
     def processes_of(case: Any) -> int:  # suite entries may ask more for some cases (those a claim decides on)
         return config.processes_of(case, processes)
 
+    requests = list({json.dumps(r.to_json(), sort_keys=True): r for c in plan.cases for r in c.inputs.values()}
+                    .values())
+    try:
+        files = plan_prepare(requests).files if requests else []
+    except Exception as exc:  # an estimate is advice: a data set that cannot be planned is said, not fatal
+        files = []
+        console.print(f"[dim]data not estimated: {exc}[/dim]", highlight=False)
+    missing = [f for f in files if not f.present]
+    downloads = [f for f in missing if f.format == "download"]
+    est = estimate_plan(plan, iterations, warmup, processes_of, history, envs=envs,
+                        new_data=[(f.format, f.size_bytes) for f in missing if f.format != "download"],
+                        build_rates_here=build_rates(local_manifests(data_dir())))
     processes_text = " or ".join(str(n) for n in sorted({processes_of(c) for c in plan.cases}))
     table = Table(title=f"plan: {len(plan.cases)} cases × {processes_text} processes × ({warmup} warm-up + "
                   f"{iterations} timed iterations)")
-    for column in ("benchmark", "params", "runtime", "est. per iteration"):
+    for column in ("benchmark", "params", "runtime", "est. per iteration", "est. per process", "from"):
         table.add_column(column)
-    for case in plan.cases:
-        estimate = timings.per_iteration_s.get(case.case_id, case.benchmark.estimate_seconds(case.params))
-        table.add_row(case.benchmark.name, " ".join(f"{k}={v}" for k, v in case.params.items()), case.runtime,
-                      fmt_seconds(estimate) if estimate is not None else "unknown")
+    for case in est.cases:
+        table.add_row(case.case.benchmark.name, " ".join(f"{k}={v}" for k, v in case.case.params.items()),
+                      case.case.runtime, fmt_seconds(case.iteration_s) if case.iteration_s is not None else "unknown",
+                      fmt_seconds(case.process_s) if case.process_s is not None else "unknown", case.source)
     console.print(table)
     reasons = Counter(f"{bench}: {reason}" for bench, _, reason in plan.dropped)
     for reason, count in reasons.items():
         console.print(f"[dim]dropped {count} invalid combination(s) of {reason}[/dim]", highlight=False)
-    est = estimate_plan(plan, iterations, warmup, processes_of, timings, envs=envs)
-    startup = ", ".join(f"{rt} {fmt_seconds(s)}" for rt, s in sorted(timings.startup_s.items()))
-    notes = [f"process start-up measured here: {startup}" if startup else "",
-             f"start-up assumed for {', '.join(est.assumed_startup)} (never run on this machine)"
-             if est.assumed_startup else "",
-             f"{est.unknown_cases} of {len(plan.cases)} cases have no estimate (no history on this machine): "
-             "the total leaves their run time out" if est.unknown_cases else "",
+    sources = ", ".join(f"{n} from {source}" for source, n in sorted(est.sources().items()))
+    notes = [f"cases: {sources} (docs: README, 'How long a suite takes')",
+             f"data to build first: {len(missing) - len(downloads)} file(s), {fmt_bytes(est.data_bytes)}, about "
+             f"{fmt_seconds(est.data_seconds)}" if missing else "",
+             f"downloads not in the estimate: {', '.join(f.label for f in downloads)}" if downloads else "",
+             f"{est.unknown_cases} of {len(plan.cases)} cases have no estimate (no history, no model of their "
+             "benchmark): the total leaves their run time out" if est.unknown_cases else "",
              "instructions are counted under Valgrind, 20–50× slower than the times above: not in this estimate"
              if "instructions" in config.measure else ""]
-    console.print(f"estimated time: {'at least ' if est.unknown_cases else ''}{fmt_seconds(est.seconds)}")
+    console.print(f"estimated time: {'at least ' if est.unknown_cases else ''}{fmt_seconds(est.seconds)} "
+                  f"(on a machine as loaded as when its costs were measured; measured runs landed within 2× of it)")
     for note in filter(None, notes):
         console.print(f"[dim]{note}[/dim]", highlight=False)
 

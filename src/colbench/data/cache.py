@@ -449,6 +449,7 @@ class PlannedFile:
     size_bytes: int
     present: bool
     exact: bool
+    format: str = ""  # csv, parquet, feather …; "download" for a real file fetched from the internet
 
 
 def estimate(request: DataRequest, root: Path | None = None) -> list[PlannedFile]:
@@ -475,7 +476,7 @@ def _estimate(plan: FilePlan, memo: dict[Path, PlannedFile]) -> list[PlannedFile
         return []
     state, entry = manifest.status(plan.path, plan.lineage)
     if state == "ok" and entry is not None:
-        item = PlannedFile(plan.path, _label(plan), entry.size_bytes, present=True, exact=True)
+        item = PlannedFile(plan.path, _label(plan), entry.size_bytes, present=True, exact=True, format=plan.format)
         memo[plan.path] = item
         return [item]
     deps: list[PlannedFile] = []
@@ -491,11 +492,11 @@ def _estimate(plan: FilePlan, memo: dict[Path, PlannedFile]) -> list[PlannedFile
         if not st.present:
             size = plan.source.compressed_size or plan.source.size or 0
             dl = PlannedFile(archive_path(plan.source, plan.path_root), f"{plan.dataset} download",
-                             size, present=False, exact=bool(plan.source.compressed_size))
+                             size, present=False, exact=bool(plan.source.compressed_size), format="download")
             memo[dl.path] = dl
             deps.append(dl)
     size, exact = _predict(plan)
-    item = PlannedFile(plan.path, _label(plan), size, present=False, exact=exact)
+    item = PlannedFile(plan.path, _label(plan), size, present=False, exact=exact, format=plan.format)
     memo[plan.path] = item
     return deps + [item]
 

@@ -1,11 +1,29 @@
-"""How long a plan will take, from what this machine has measured before (for `run --dry-run`)."""
+"""How long a plan will take (`run --dry-run`), from measured costs, never from nothing.
+
+A worker process costs its start (interpreter, imports, the benchmark's setup: reading the input into memory) plus
+its iterations (warm-ups and timed). Both come, in this order, from:
+
+1. **this case's history** on this machine (the store's results of the same case id);
+2. **a model of this machine's other cases**: per row of data, the iteration time and the setup time of results of
+   the same benchmark and parameters but another `rows` (then of the same benchmark and engine or format, then of
+   the benchmark), scaled to this case's rows; the start of a bare process per runtime apart;
+3. **the reference model** shipped with colbench (`reference_costs.json`), made by the same code from runs of the
+   reference suites on the reference VM (2 cores; `scripts/reference_costs.py`), so a fresh machine has estimates.
+
+Data the cache does not hold yet costs its bytes at the build rate of its format: measured from this machine's data
+manifests (every built file records its build time), else the reference rate. What the estimate is built from is
+reported with it, and `scripts/estimate_check.py` compares it with real runs (docs: README, "Suites").
+"""
 
 from __future__ import annotations
 
+import json
 import statistics
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
 from typing import Any
 
 from colbench.model.records import median_of
@@ -13,57 +31,199 @@ from colbench.runner.plan import Plan, PlannedCase
 from colbench.runtimes import RUNTIMES
 from colbench.store.base import ResultQuery, Store
 
+#: params that scale a case's size (rows) or are the harness's own, left out of a model's key
+_SCALE_PARAMS = frozenset({"rows", "threads", "seed", "allocator", "cache"})
+#: the params that say which engine or format does the work: the second level of the model
+_ENGINE_PARAMS = ("runtime", "reader", "engine", "format", "codec", "output", "direction", "operation", "access",
+                  "variant", "input")
+REFERENCE_FILE = "reference_costs.json"
+
 
 @dataclass
-class PastTimings:
-    per_iteration_s: dict[str, float] = field(default_factory=dict)  # case_id → median iteration time
-    startup_s: dict[str, float] = field(default_factory=dict)  # runtime → median process time outside iterations
+class Costs:
+    """Per-row costs at three levels of likeness, bare-process start per runtime, and data build rates."""
+
+    exact: dict[str, tuple[float, float]] = field(default_factory=dict)  # case_id -> (iteration s, process start s)
+    per_row: dict[str, tuple[float, float]] = field(default_factory=dict)  # model key -> (s per row, setup s per row)
+    startup_s: dict[str, float] = field(default_factory=dict)  # runtime -> bare process start
+    build_s_per_byte: dict[str, float] = field(default_factory=dict)  # data format -> build seconds per byte
+
+    def to_json(self) -> dict[str, Any]:
+        return {"per_row": {k: list(v) for k, v in sorted(self.per_row.items())},
+                "startup_s": self.startup_s, "build_s_per_byte": self.build_s_per_byte}
+
+    @classmethod
+    def from_json(cls, doc: Mapping[str, Any]) -> Costs:
+        return cls(per_row={k: (float(v[0]), float(v[1])) for k, v in (doc.get("per_row") or {}).items()},
+                   startup_s={k: float(v) for k, v in (doc.get("startup_s") or {}).items()},
+                   build_s_per_byte={k: float(v) for k, v in (doc.get("build_s_per_byte") or {}).items()})
 
 
-def _process_overhead(result: dict[str, Any]) -> float | None:
+def model_keys(benchmark: str, params: Mapping[str, Any]) -> list[str]:
+    """The keys a case is looked up by, most alike first: its params but rows; its engine and format; its
+    benchmark."""
+    shape = {k: v for k, v in params.items() if k not in _SCALE_PARAMS}
+    engine = {k: v for k, v in params.items() if k in _ENGINE_PARAMS}
+    return [f"{benchmark} {json.dumps(shape, sort_keys=True, default=str)}",
+            f"{benchmark} engine {json.dumps(engine, sort_keys=True, default=str)}",
+            f"{benchmark} *"]
+
+
+def _rows(params: Mapping[str, Any]) -> int | None:
+    rows = params.get("rows")
+    return int(rows) if isinstance(rows, int | float) and rows > 0 else None
+
+
+def _process_parts(result: Mapping[str, Any]) -> tuple[float, float] | None:
+    """(one iteration, the process's start: spawn to result less its iterations), or None."""
+    median = median_of(dict(result))
     spawn = (result.get("process") or {}).get("spawn_to_result_s")
-    if spawn is None:
+    if median is None or spawn is None:
         return None
     timed = sum((result.get("samples") or {}).get("wall_s") or [])
     warm = sum((result.get("warmup_samples") or {}).get("wall_s") or [])
-    return max(0.0, spawn - timed - warm)
+    return float(median), max(0.0, float(spawn) - timed - warm)
 
 
-def past_timings(store: Store, plan: Plan, machine_id: str) -> PastTimings:
-    """Median iteration time per case, and start-up per runtime, from this machine's successful results."""
-    wanted = {c.case_id for c in plan.cases}
-    medians: dict[str, list[float]] = defaultdict(list)
-    overheads: dict[str, list[float]] = defaultdict(list)
+def fit_costs(results: Iterable[Mapping[str, Any]]) -> Costs:
+    """Costs from results (ok ones): exact per case, per row at each model level, bare start per runtime."""
+    by_case: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    starts: dict[str, list[float]] = defaultdict(list)
+    kept: list[tuple[Mapping[str, Any], float, float]] = []
+    for result in results:
+        if result.get("status") != "ok":
+            continue
+        parts = _process_parts(result)
+        if parts is None:
+            continue
+        by_case[str(result["case_id"])].append(parts)
+        starts[(result.get("runtime") or {}).get("name", "python")].append(parts[1])
+        kept.append((result, *parts))
+    # a bare process: the quickest starts of the runtime (its interpreter and imports, before any setup)
+    startup = {rt: statistics.quantiles(v, n=10)[0] if len(v) >= 10 else min(v) for rt, v in starts.items()}
+    per_row: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    for result, iteration, start in kept:
+        rows = _rows(result.get("params") or {})
+        if rows is None:
+            continue
+        runtime = (result.get("runtime") or {}).get("name", "python")
+        setup = max(0.0, start - startup.get(runtime, 0.0))
+        for key in model_keys(str(result["benchmark"]), result.get("params") or {}):
+            per_row[key].append((iteration / rows, setup / rows))
+    return Costs(
+        exact={case: (statistics.median(p[0] for p in parts), statistics.median(p[1] for p in parts))
+               for case, parts in by_case.items()},
+        per_row={key: (statistics.median(v[0] for v in values), statistics.median(v[1] for v in values))
+                 for key, values in per_row.items()},
+        startup_s=startup)
+
+
+def build_rates(manifests: Iterable[Mapping[str, Any]]) -> dict[str, float]:
+    """Seconds per byte to build a data file, per format, from data manifests (`build_seconds`, `size_bytes`)."""
+    rates: dict[str, list[float]] = defaultdict(list)
+    for entry in manifests:
+        seconds, size = entry.get("build_seconds") or 0, entry.get("size_bytes") or 0
+        if seconds > 0 and size > 0:
+            rates[str(entry.get("format"))].append(seconds / size)
+    return {fmt: statistics.median(v) for fmt, v in rates.items()}
+
+
+def local_manifests(data_root: Path) -> list[dict[str, Any]]:
+    found = []
+    for path in (data_root / "cache").glob("*/*/*.manifest.json"):
+        try:
+            found.append(json.loads(path.read_text()))
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def reference_costs() -> Costs:
+    """The reference model shipped with colbench (empty when the file is missing)."""
+    try:
+        text = resources.files("colbench.runner").joinpath(REFERENCE_FILE).read_text()
+    except (OSError, FileNotFoundError):
+        return Costs()
+    return Costs.from_json(json.loads(text))
+
+
+def history_costs(store: Store, plan: Plan, machine_id: str) -> Costs:
+    """This machine's costs, from every ok result of the plan's benchmarks in the store."""
+    results: list[dict[str, Any]] = []
     for benchmark in sorted({c.benchmark.name for c in plan.cases}):
-        for r in store.results(ResultQuery(benchmark=benchmark, machine_id=machine_id, status="ok")):
-            overhead = _process_overhead(r)
-            if overhead is not None:
-                overheads[(r.get("runtime") or {}).get("name", "python")].append(overhead)
-            median = median_of(r)
-            if r["case_id"] in wanted and median is not None:
-                medians[r["case_id"]].append(median)
-    return PastTimings({c: statistics.median(v) for c, v in medians.items()},
-                   {rt: statistics.median(v) for rt, v in overheads.items()})
+        results += store.results(ResultQuery(benchmark=benchmark, machine_id=machine_id, status="ok"))
+    return fit_costs(results)
+
+
+@dataclass(frozen=True)
+class CaseEstimate:
+    case: PlannedCase
+    iteration_s: float | None
+    process_s: float | None  # one process: start + iterations
+    source: str  # "history", "this machine's model", "reference model", "none"
 
 
 @dataclass
 class Estimate:
     seconds: float
-    unknown_cases: int
-    assumed_startup: list[str]  # runtimes whose start-up is a guess, not a measurement
+    cases: list[CaseEstimate]
+    data_seconds: float = 0.0
+    data_bytes: int = 0
+
+    @property
+    def unknown_cases(self) -> int:
+        return sum(1 for c in self.cases if c.source == "none")
+
+    def sources(self) -> dict[str, int]:
+        counts: dict[str, int] = defaultdict(int)
+        for c in self.cases:
+            counts[c.source] += 1
+        return dict(counts)
+
+
+def _from_model(costs: Costs, case: PlannedCase) -> tuple[float, float] | None:
+    rows = _rows(case.params)
+    if rows is None:
+        return None
+    for key in model_keys(case.benchmark.name, case.params):
+        if key in costs.per_row:
+            per_row, setup_per_row = costs.per_row[key]
+            startup = costs.startup_s.get(case.runtime, _assumed_startup(case.runtime))
+            return per_row * rows, startup + setup_per_row * rows
+    return None
+
+
+def _assumed_startup(runtime: str) -> float:
+    return RUNTIMES[runtime].assumed_startup_s if runtime in RUNTIMES else 1.0
+
+
+def estimate_case(case: PlannedCase, iterations: int, warmup: int, history: Costs, reference: Costs
+                  ) -> CaseEstimate:
+    if case.case_id in history.exact:
+        iteration, start = history.exact[case.case_id]
+        return CaseEstimate(case, iteration, start + (iterations + warmup) * iteration, "history")
+    for costs, source in ((history, "this machine's model"), (reference, "reference model")):
+        modelled = _from_model(costs, case)
+        if modelled is not None:
+            iteration, start = modelled
+            return CaseEstimate(case, iteration, start + (iterations + warmup) * iteration, source)
+    guess = case.benchmark.estimate_seconds(case.params)
+    if guess is not None:
+        start = history.startup_s.get(case.runtime) or _assumed_startup(case.runtime)
+        return CaseEstimate(case, guess, start + (iterations + warmup) * guess, "benchmark's own guess")
+    return CaseEstimate(case, None, None, "none")
 
 
 def estimate_plan(plan: Plan, iterations: int, warmup: int, processes: Callable[[PlannedCase], int],
-                  timings: PastTimings, envs: int = 1) -> Estimate:
-    total, unknown, assumed = 0.0, 0, set()
-    for case in plan.cases:
-        per_iteration = timings.per_iteration_s.get(case.case_id, case.benchmark.estimate_seconds(case.params))
-        if per_iteration is None:
-            unknown += 1
-            per_iteration = 0.0
-        startup = timings.startup_s.get(case.runtime)
-        if startup is None:
-            startup = RUNTIMES[case.runtime].assumed_startup_s if case.runtime in RUNTIMES else 1.0
-            assumed.add(case.runtime)
-        total += processes(case) * envs * (startup + (iterations + warmup) * per_iteration)
-    return Estimate(total, unknown, sorted(assumed))
+                  history: Costs, reference: Costs | None = None, envs: int = 1,
+                  new_data: Sequence[tuple[str, int]] = (), build_rates_here: Mapping[str, float] | None = None,
+                  ) -> Estimate:
+    """Every case's processes at its estimated cost, for each environment, plus the data still to build
+    (`new_data`: (format, bytes) of each file the cache lacks)."""
+    reference = reference if reference is not None else reference_costs()
+    cases = [estimate_case(case, iterations, warmup, history, reference) for case in plan.cases]
+    total = sum(processes(c.case) * envs * (c.process_s or 0.0) for c in cases)
+    rates = {**reference.build_s_per_byte, **(build_rates_here or {})}
+    fallback = statistics.median(rates.values()) if rates else 0.0
+    data_seconds = sum(size * rates.get(fmt, fallback) for fmt, size in new_data)
+    return Estimate(total + data_seconds, cases, data_seconds, sum(size for _, size in new_data))

@@ -1,0 +1,77 @@
+"""Make colbench's reference cost model (src/colbench/runner/reference_costs.json) from real runs, and check
+estimates against real run times.
+
+    uv run python scripts/reference_costs.py make --home DIR            # runs of the reference suites in DIR
+    uv run python scripts/reference_costs.py check --home DIR [--reference-only]
+
+`make` fits the same model `run --dry-run` fits on a user's own history (colbench.runner.estimate.fit_costs: per
+row of data, the iteration and setup time of each benchmark and parameter set; a bare process per runtime) over every
+ok result in DIR's store, and the build rate of each data format from DIR's data manifests. `check` estimates each
+run of DIR again, from the reference model alone (`--reference-only`, what a fresh machine gets) or from the store's
+own history, and prints estimate / real (wall time from the run's start to its finish) per run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from datetime import datetime
+from pathlib import Path
+
+from colbench.runner.estimate import REFERENCE_FILE, Costs, build_rates, estimate_plan, fit_costs, local_manifests
+from colbench.runner.execute import config_from_run
+from colbench.runner.plan import make_plan
+from colbench.store import open_store
+from colbench.store.base import ResultQuery
+
+TARGET = Path(__file__).resolve().parents[1] / "src" / "colbench" / "runner" / REFERENCE_FILE
+
+
+def make(home: Path) -> None:
+    store = open_store(str(home / "results.duckdb"), read_only=True)
+    results = store.results(ResultQuery(status="ok"))
+    costs = fit_costs(results)
+    costs.build_s_per_byte = build_rates(local_manifests(home / "data"))
+    doc = {"made_from": f"{len(results)} ok results of {len(store.list_runs())} runs on the reference VM "
+                        f"(2 cores); scripts/reference_costs.py, {datetime.now():%Y-%m-%d}", **costs.to_json()}
+    TARGET.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
+    print(f"wrote {TARGET} ({len(costs.per_row)} model keys, {len(costs.startup_s)} runtimes, "
+          f"{len(costs.build_s_per_byte)} data formats)")
+
+
+def check(home: Path, reference_only: bool) -> None:
+    from colbench.runner.estimate import reference_costs
+
+    store = open_store(str(home / "results.duckdb"), read_only=True)
+    for run in sorted(store.list_runs(), key=lambda r: r["started_at"]):
+        if not run.get("finished_at"):
+            continue
+        run_config = config_from_run(run)
+        plan = make_plan(run_config.targets, run_config.overrides, run_config.scale)
+        saved = run["config"]  # resolved when the run began; a suite entry's own processes still win over the default
+        iterations, warmup, processes = saved["iterations"], saved["warmup"], saved["processes"]
+        run_config.processes = None
+        results = store.results(ResultQuery(run_ids=(run["run_id"],)))
+        history = Costs() if reference_only else fit_costs(
+            r for r in store.results(ResultQuery(status="ok")) if r["run_id"] != run["run_id"])
+        estimate = estimate_plan(plan, iterations, warmup, lambda c, rc=run_config, n=processes: rc.processes_of(c, n),
+                                 history, reference_costs())
+        real = (datetime.fromisoformat(run["finished_at"]) - datetime.fromisoformat(run["started_at"])).total_seconds()
+        print(f"{run.get('name') or run['run_id']:>14}: {len(results):4d} processes, real {real:7.0f} s, estimate "
+              f"{estimate.seconds:7.0f} s, ratio {estimate.seconds / real:5.2f}  ({estimate.sources()})")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("what", choices=("make", "check"))
+    parser.add_argument("--home", type=Path, required=True)
+    parser.add_argument("--reference-only", action="store_true")
+    args = parser.parse_args()
+    os.environ["COLBENCH_HOME"] = str(args.home)
+    (make if args.what == "make" else lambda h: check(h, args.reference_only))(args.home)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
