@@ -9,6 +9,21 @@ from pathlib import Path
 
 import pytest
 
+#: CI sets it: a test that would skip for a missing tool fails instead
+REQUIRE_ALL = os.environ.get("COLBENCH_REQUIRE_ALL") == "1"
+
+
+def require_tools(*tools: str) -> None:
+    """Skip (fail under COLBENCH_REQUIRE_ALL=1) unless every tool is on PATH."""
+    import shutil
+
+    missing = [t for t in tools if shutil.which(t) is None]
+    if missing:
+        reason = f"{', '.join(missing)} not on PATH"
+        if REQUIRE_ALL:
+            pytest.fail(f"{reason} (COLBENCH_REQUIRE_ALL=1)")
+        pytest.skip(reason)
+
 
 @pytest.fixture(autouse=True)
 def _no_test_touches_the_users_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:

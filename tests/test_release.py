@@ -21,23 +21,14 @@ from pathlib import Path
 import pytest
 
 import colbench
+from tests.conftest import require_tools
 
 pytestmark = [pytest.mark.release, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[1]
-REQUIRE_ALL = os.environ.get("COLBENCH_REQUIRE_ALL") == "1"
 WORKER_FILES = ("workers/r/worker.R", "workers/r/install.sh", "workers/java/pom.xml", "workers/java/build.sh",
                 "workers/java/jvm.options", "workers/java/src/main/java/colbench/worker/Main.java",
                 "workers/java/src/main/resources/colbench-worker.properties", "model/result.schema.json")
-
-
-def _require(*tools: str) -> None:
-    missing = [t for t in tools if shutil.which(t) is None]
-    if missing:
-        reason = f"{', '.join(missing)} not found"
-        if REQUIRE_ALL:
-            pytest.fail(f"{reason} (COLBENCH_REQUIRE_ALL=1)")
-        pytest.skip(reason)
 
 
 def _uv() -> str:
@@ -48,7 +39,7 @@ def _uv() -> str:
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory) -> dict[str, Path]:
     if not _uv():
-        _require("uv")
+        require_tools("uv")
     work = tmp_path_factory.mktemp("release")
     dist, venv = work / "dist", work / "venv"
     clean = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH", "COLBENCH_STORE",
@@ -110,7 +101,7 @@ def test_a_python_case_runs_from_the_wheel_and_doctor_gives_this_installs_comman
 
 
 def test_an_r_case_runs_from_the_wheel(installed):
-    _require("Rscript")
+    require_tools("Rscript")
     assert "ready" in user(installed, "setup", "r", "--check").stdout
     user(installed, "run", "csv-read", "--param", "reader=data.table", "--param", "rows=2000", "--param",
          "source=nyctaxi_2010-01", "--param", "compression=none", "--param", "output=dataframe", "--threads", "1",
@@ -120,7 +111,7 @@ def test_an_r_case_runs_from_the_wheel(installed):
 
 
 def test_setup_java_and_a_java_case_run_from_the_wheel(installed):
-    _require("java", "mvn")
+    require_tools("java", "mvn")
     setup = user(installed, "setup", "java", timeout=900)
     home = Path(installed["env"]["COLBENCH_HOME"])
     jars = list((home / "workers" / "java").glob("*/colbench-worker.jar"))

@@ -9,28 +9,16 @@ MemoryUtil gained the raw-address accessors its scan reader uses (17.0.0 does no
 from __future__ import annotations
 
 import json
-import os
-import shutil
 from pathlib import Path
 
 import pytest
 
 from colbench.runtimes.java import JAR, MARKER, default_arrow_version
-from tests.conftest import colbench
+from tests.conftest import colbench, require_tools
 
-REQUIRE_ALL = os.environ.get("COLBENCH_REQUIRE_ALL") == "1"
 OTHER_ARROW = "18.1.0"
 TINY_JAVA = ("ipc-bandwidth", "--param", "runtime=python,java", "--param", "rows=20000", "--param", "batch_rows=5000",
              "--param", "access=scan", "--threads", "1", "--iterations", "2", "--warmup", "0")
-
-
-def need(*tools: str) -> None:
-    missing = [t for t in tools if shutil.which(t) is None]
-    if missing:
-        reason = f"{', '.join(missing)} not on PATH"
-        if REQUIRE_ALL:
-            pytest.fail(f"{reason} (COLBENCH_REQUIRE_ALL=1)")
-        pytest.skip(reason)
 
 
 # ------------------------------------------------------------------------------------------------- Java
@@ -39,7 +27,7 @@ def need(*tools: str) -> None:
 @pytest.fixture(scope="module")
 def two_arrow_versions(tmp_path_factory):
     """One run: the same Java case with Arrow Java 18.1.0 (a) and pom.xml's version (b), interleaved."""
-    need("java", "mvn")
+    require_tools("java", "mvn")
     home = tmp_path_factory.mktemp("java-envs")
     default = default_arrow_version()
     assert default != OTHER_ARROW
@@ -131,7 +119,7 @@ def _installed_data_table() -> str:
 
 
 def test_r_environment_with_the_installed_version_runs(home):
-    need("Rscript")
+    require_tools("Rscript")
     version = _installed_data_table()
     proc = colbench("run", "csv-read", "--param", "reader=data.table,pyarrow", "--param", "rows=2000",
                     "--param", "source=nyctaxi_2010-01", "--param", "compression=none", "--param", "output=dataframe",
@@ -147,7 +135,7 @@ def test_r_environment_with_the_installed_version_runs(home):
 
 
 def test_r_environment_with_another_version_says_debian_has_one(home):
-    need("Rscript")
+    require_tools("Rscript")
     version = _installed_data_table()
     proc = colbench("run", "csv-read", "--param", "reader=data.table", "--env", "a=r:data.table==0.0.1", home=home)
     assert proc.returncode == 2
