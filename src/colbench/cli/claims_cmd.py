@@ -17,36 +17,19 @@ def claims(
     store: StoreOption = None,
 ) -> None:
     """Evaluate the reference posts' claims over stored runs: holds / does not hold / inconclusive."""
-    from colbench.experiments.registry import EXPERIMENTS, all_suites
-    from colbench.report.claims import claims_json, claims_table, counts_line, evaluate_runs, experiments_of_run
+    from colbench.app.claims import evaluate
+    from colbench.report.claims import claims_json, claims_table, counts_line
     from colbench.report.html import markdown_table, table_view
-    from colbench.store.base import resolve_run_id
-    from colbench.store.selection import latest_run_of_suite
 
     if fmt not in ("table", "markdown", "json"):
         raise UsageError(f"--format {fmt!r}: choose table, markdown or json")
-    db = _store(store, create=False)
-    run_ids: list[str] = []
-    experiments: list[str] = []
-    suites = all_suites()
-    for ref in refs or ["latest"]:
-        if ref in suites:
-            run_ids.append(latest_run_of_suite(db, ref))
-            experiments.extend(e.key for e in EXPERIMENTS if any(s.name == ref for s in e.suites))
-        else:
-            run_ids.append(resolve_run_id(db, ref))
-    run_ids = list(dict.fromkeys(run_ids))
-    if not experiments:
-        for run_id in run_ids:
-            experiments.extend(experiments_of_run(db.get_run(run_id)))
-    verdicts, untestable = evaluate_runs(db, run_ids, sorted(set(experiments)))
+    answer = evaluate(_store(store, create=False), refs or ["latest"])
     if fmt == "json":
-        typer.echo(claims_json(verdicts, untestable))
+        typer.echo(claims_json(answer.verdicts, answer.untestable))
         return
-    cores = db.get_run(run_ids[0])["machine"].get("cpu_threads")
-    table = claims_table(verdicts, untestable, cores=cores)
+    table = claims_table(answer.verdicts, answer.untestable, cores=answer.cores)
     if fmt == "markdown":
         typer.echo(markdown_table(table_view(table)))
     else:
         console.print(table)
-    console.print(f"runs: {', '.join(run_ids)}; {counts_line(verdicts)}", highlight=False)
+    console.print(f"runs: {', '.join(answer.run_ids)}; {counts_line(answer.verdicts)}", highlight=False)
