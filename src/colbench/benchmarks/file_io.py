@@ -113,7 +113,7 @@ class FileWrite(Benchmark):
         ctx.state["target"] = ctx.scratch / f"out.{p['format']}"
 
     def before_each(self, ctx: Context) -> None:
-        remove(ctx.state["target"], within=ctx.scratch)
+        remove(ctx.state["target"], within=ctx.scratch, own_temp=True)  # the worker's own scratch
 
     def run(self, ctx: Context) -> Any:
         p = ctx.params

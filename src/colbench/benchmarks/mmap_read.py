@@ -42,7 +42,7 @@ class MmapRead(Benchmark):
 
     def before_each(self, ctx: Context) -> None:
         if "target" in ctx.state:
-            remove(ctx.state["target"], within=ctx.scratch)
+            remove(ctx.state["target"], within=ctx.scratch, own_temp=True)  # the worker's own scratch
 
     def run(self, ctx: Context) -> Any:
         import pyarrow as pa

@@ -224,7 +224,8 @@ class _Stops:
     orchestrator keeps sleeping (PEP 475 resumes its wait). Main thread only, where Python runs signal handlers."""
 
     def __init__(self, pid: int) -> None:
-        self.pid, self.count, self._previous = pid, 0, None
+        self.pid, self.count = pid, 0
+        self._previous: Any = None  # the SIGCHLD handler before ours, put back on exit
 
     def _handle(self, signum: int, frame: Any) -> None:
         with contextlib.suppress(ChildProcessError, OSError):
@@ -269,7 +270,7 @@ def _watch(pid: int, deadline: float, memory_limit: int | None) -> tuple[str | N
     finally:
         stops.__exit__()
         exits.close()
-    watched = {"exit_wait": exits.mechanism, "memory_limit": memory.info() if memory else None}
+    watched: dict[str, Any] = {"exit_wait": exits.mechanism, "memory_limit": memory.info() if memory else None}
     if stops.count:
         watched["stopped"] = stops.count
     return killed_for, watched

@@ -209,7 +209,8 @@ class Spool:
 def legacy_documents(folder: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(run records, results) left in an old-style spool folder beside a DuckDB store file, read without touching
     the folder (it may be outside colbench's tree, where colbench deletes nothing)."""
-    runs, results = [], []
+    runs: list[dict[str, Any]] = []
+    results: list[dict[str, Any]] = []
     for sub, found in (("runs", runs), ("results", results)):
         directory = folder / sub
         if folder.is_symlink() or not directory.is_dir() or directory.is_symlink():
