@@ -24,6 +24,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # real processes: the full run, not the fast tier
+
 TINY_RUN = ("run", "placebo", "--param", "duration=0", "--processes", "1", "--iterations", "1", "--warmup", "0")
 
 
@@ -502,7 +504,6 @@ BAD_NUMBER_HOOK = '''
 """Test hook: the worker of a placebo case with duration 0 reports {value} as its first wall time."""
 import importlib.abc, importlib.util, sys
 
-pytestmark = pytest.mark.slow  # real processes: the full run, not the fast tier
 
 class _Finder(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path, target=None):

@@ -26,6 +26,8 @@ from tests.conftest import colbench
 from tests.store.helpers import store_cli, synthetic_result, synthetic_run
 from tests.store_contract import check_round_trip
 
+pytestmark = pytest.mark.slow  # real processes: the full run, not the fast tier
+
 
 def _count(url: str, sql: str = "SELECT count(*), count(DISTINCT result_id) FROM results") -> tuple:
     with psycopg.connect(url) as con:
@@ -85,7 +87,6 @@ import json, random, sys
 from colbench.store import open_store
 from tests.store.helpers import synthetic_result
 
-pytestmark = pytest.mark.slow  # real processes: the full run, not the fast tier
 url, me = sys.argv[1], int(sys.argv[2])
 store = open_store(url)
 docs = [synthetic_result("shared-run", i) for i in range(150)]
