@@ -97,7 +97,7 @@ def e5_formats(summaries: Sequence[CaseSummary], run: dict[str, Any]) -> Figure 
                           for output, name, color in (("arrow_table", "Arrow table", PALETTE[0]),
                                                       ("dataframe", "data frame", PALETTE[1]))]
                 _grouped(ax, keys, series, scale, unit)
-                ax.set_xlabel(f"median read time ({unit})")
+                ax.set_xlabel(f"median read time ({unit}); whiskers: interquartile range")
             elif panel == "write":
                 series = [(f"write from {name}", color, [pick(src_writes, format=f, codec=k, input=source_kind)
                                                          for f, k in keys])
@@ -105,7 +105,7 @@ def e5_formats(summaries: Sequence[CaseSummary], run: dict[str, Any]) -> Figure 
                                                            ("dataframe", "data frame", PALETTE[3]))]
                 series = [item for item in series if any(item[2])]
                 _grouped(ax, keys, series, scale, unit)
-                ax.set_xlabel(f"median write time ({unit})")
+                ax.set_xlabel(f"median write time ({unit}); whiskers: interquartile range")
             else:
                 sizes = [_file_size(key, source, src_writes, src_reads) for key in keys]
                 size_scale, size_unit = byte_unit(sizes)
@@ -134,6 +134,7 @@ def e5_formats(summaries: Sequence[CaseSummary], run: dict[str, Any]) -> Figure 
 SPECS: tuple[PlotSpec, ...] = (
     PlotSpec("e5-formats", "E5 — Feather V2 vs Parquet: time and size",
              "Per source, pyarrow read time into an Arrow table and into a data frame, write time, and the file "
-             "size of each format and codec (most threads measured).",
+             "size of each format and codec (most threads measured). Bars: the median of every timed iteration of "
+             "every process; whiskers: their interquartile range (25th to 75th percentile).",
              ("file-read", "file-write"), e5_formats),
 )
