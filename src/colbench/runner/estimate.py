@@ -85,19 +85,38 @@ def _process_parts(result: Mapping[str, Any]) -> tuple[float, float] | None:
     return float(median), max(0.0, float(spawn) - timed - warm)
 
 
+def _gaps(results: Sequence[Mapping[str, Any]]) -> dict[int, float]:
+    """Per result (by id()), the orchestrator's time before its process started: from the end of the run's
+    previous process (preparing the case, evicting a file from the page cache for a cold read, storing the last
+    result). Capped at a minute, so a one-off (a data set built first) does not pass for a per-process cost."""
+    gaps: dict[int, float] = {}
+    by_run: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+    for result in results:
+        if (result.get("process") or {}).get("started_at") is not None:
+            by_run[str(result.get("run_id"))].append(result)
+    for members in by_run.values():
+        members.sort(key=lambda r: float(r["process"]["started_at"]))
+        for before, after in zip(members, members[1:], strict=False):
+            ended = float(before["process"]["started_at"]) + float(before["process"].get("spawn_to_result_s") or 0)
+            gaps[id(after)] = min(max(0.0, float(after["process"]["started_at"]) - ended), 60.0)
+    return gaps
+
+
 def fit_costs(results: Iterable[Mapping[str, Any]]) -> Costs:
-    """Costs from results (ok ones): exact per case, per row at each model level, bare start per runtime."""
+    """Costs from results (ok ones): exact per case, per row at each model level, bare start per runtime. A
+    process's start counts the orchestrator's time before it (`_gaps`): the run pays it per process too."""
+    ok = [r for r in results if r.get("status") == "ok"]
+    gaps = _gaps(ok)
     by_case: dict[str, list[tuple[float, float]]] = defaultdict(list)
     starts: dict[str, list[float]] = defaultdict(list)
     kept: list[tuple[Mapping[str, Any], float, float]] = []
-    for result in results:
-        if result.get("status") != "ok":
-            continue
+    for result in ok:
         parts = _process_parts(result)
         if parts is None:
             continue
-        by_case[str(result["case_id"])].append(parts)
         starts[(result.get("runtime") or {}).get("name", "python")].append(parts[1])
+        parts = (parts[0], parts[1] + gaps.get(id(result), 0.0))
+        by_case[str(result["case_id"])].append(parts)
         kept.append((result, *parts))
     # a bare process: the quickest starts of the runtime (its interpreter and imports, before any setup)
     startup = {rt: statistics.quantiles(v, n=10)[0] if len(v) >= 10 else min(v) for rt, v in starts.items()}
