@@ -283,5 +283,6 @@ def test_what_goes_wrong_is_one_line_and_nothing_is_lost(conbench_server, two_ru
 def test_a_commit_needs_its_repository(conbench_server, two_runs):
     env = login_env(conbench_server, CONBENCH_PROJECT_REPOSITORY="")
     done = colbench("publish", "--conbench", conbench_server.url, "slow", home=two_runs, env=env)
-    assert done.returncode == 2 and "a GitHub repository is needed for the commit 0123456789" in one_line(done)
+    assert done.returncode == 2 and "no GitHub repository: run" in one_line(done)
+    assert "is at commit 0123456789abcdef0123456789abcdef01234567" in done.stderr
 

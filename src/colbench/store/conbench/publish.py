@@ -51,11 +51,12 @@ def publish_run(session: ConbenchSession, run: Mapping[str, Any], results: Seque
         session.login()
     api = session.generation()
     project = project_of(run, results, repository)
-    if project.commit and not project.repository or api.repository_required and not project.repository:
-        need = f"commit {project.commit} of run {run['run_id']}" if project.commit else \
-            f"{api.description} (on every result)"
-        raise ConbenchError(f"a GitHub repository is needed for the {need}: pass --github-repository "
-                            "https://github.com/ORG/REPO or set CONBENCH_PROJECT_REPOSITORY")
+    if not project.repository and (project.commit or api.repository_required):
+        why = f"run {run['run_id']} is at commit {project.commit}, which Conbench files under its GitHub " \
+            "repository" if project.commit else f"Conbench at {session.shown_url} ({api.description}) needs " \
+            "one on every result"
+        raise ConbenchError(f"no GitHub repository: {why}: pass --github-repository https://github.com/ORG/REPO "
+                            "or set CONBENCH_PROJECT_REPOSITORY")
     docs = case_documents(results, run, project, commit_required=api.commit_required, run_reason=run_reason)
     report = PublishReport(run_id=run["run_id"], api=api.description, cases=len(docs))
     if not docs:
