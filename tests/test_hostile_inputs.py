@@ -455,7 +455,8 @@ def test_conbench_url_with_password_is_refused_without_echoing_it(sandbox: Sandb
     assert done.returncode == 2 and "CONBENCH_PASSWORD" in done.stderr, done.stderr
     assert_no_secret(done.stdout + done.stderr, "publish")
     done = cli(sandbox, "publish", "--conbench", f"http://127.0.0.1:{_free_port()}/?token=S3cretT0ken",
-               "--github-repository", "https://github.com/org/repo")
+               "--github-repository", "https://github.com/org/repo",
+               extra_env={"CONBENCH_EMAIL": "me@example.org", "CONBENCH_PASSWORD": "S3cretPassw0rd"})
     assert done.returncode == 2 and "cannot reach Conbench" in done.stderr, done.stderr
     assert_no_secret(done.stdout + done.stderr, "publish to a closed port")
 

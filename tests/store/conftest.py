@@ -7,6 +7,7 @@ import os
 
 import pytest
 
+from tests.store.conbench_server import ConbenchServer, IndexUnreachable, install
 from tests.store.pgserver import PgServer, find_bindir
 
 _names = itertools.count()
@@ -40,3 +41,19 @@ def pg_url(pg_server: PgServer) -> str:
     """A new, empty database on the session's server."""
     pg_server.wait_ready()
     return pg_server.create_database(f"t{os.getpid()}_{next(_names)}")
+
+
+@pytest.fixture(scope="session")
+def conbench_server(pg_server: PgServer):
+    """A real Conbench server (the newest release on PyPI, installed once into a cached environment) on the
+    session's PostgreSQL, with one user: `.email`, `.password`, `.url`."""
+    try:
+        venv = install()
+    except IndexUnreachable as exc:
+        _missing(f"{exc} (pip/uv need the package index)")
+    server = ConbenchServer(pg_server, venv)
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()

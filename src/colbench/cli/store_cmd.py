@@ -14,8 +14,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from colbench.cli.common import StoreOption, UsageError, _store, console, friendly
-from colbench.redact import redact
+from colbench.cli.common import StoreOption, UsageError, _store, console, friendly, say_error
 
 store_app = typer.Typer(help="Move results between stores, upload the local spool, describe a store.",
                         no_args_is_help=True)
@@ -144,11 +143,20 @@ def _runs_by_id(runs: Mapping[str, Any] | Iterable[dict[str, Any]]) -> dict[str,
 
 def export_conbench(results: Sequence[dict[str, Any]], runs: Mapping[str, Any] | Iterable[dict[str, Any]],
                     output: Path, *, repository: str | None = None, run_reason: str | None = None) -> int:
-    """`colbench export --format conbench`: Conbench BenchmarkResult documents, a JSON array (JSON Lines when
+    """`colbench export --format conbench`: one Conbench BenchmarkResult per case, a JSON array (JSON Lines when
     `output` ends in .jsonl); returns the number written. `runs`: run records, a list or a run_id → record map."""
     from colbench.store.conbench import export_documents
 
     return export_documents(results, _runs_by_id(runs), output, repository=repository, run_reason=run_reason)
+
+
+def _say_published(report: Any) -> None:
+    there = f", {report.present} there already" if report.present else ""
+    refused = f", {len(report.refused)} refused" if report.refused else ""
+    record = "run record with its finish time" if report.run_record else \
+        "this server keeps no run records: the finish time is in each result's optional_benchmark_info"
+    console.print(f"run {report.run_id}: {report.cases} case(s), {report.posted} posted{there}{refused} "
+                  f"({report.api}; {record})", highlight=False)
 
 
 @friendly
@@ -160,20 +168,22 @@ def publish_command(
     store: StoreOption = None,
     github_repository: RepositoryOption = None,
     run_reason: Annotated[str | None, typer.Option(help="Conbench run reason, e.g. commit or pull-request")] = None,
-    force: Annotated[bool, typer.Option("--force", help="post results this machine already posted there")] = False,
 ) -> None:
-    """Post results to a Conbench server (one BenchmarkResult per worker process)."""
-    from colbench.store.base import ResultQuery, resolve_run_id
-    from colbench.store.conbench import publish
+    """Post runs to a Conbench server: one Conbench run per run, one result per case (all its processes).
+    Publishing again posts only what the server does not hold yet. Exit 1 when the server refused a result
+    (each one line on stderr; the rest is published), 2 when it cannot be reached or refuses the login."""
+    from colbench.app.publish import PublishRequest, connect, publish, read_runs
 
-    if not conbench:
-        raise UsageError("--conbench URL is required (or set CONBENCH_URL)")
+    request = PublishRequest(conbench, tuple(run_ids or ()), github_repository, run_reason)
+    session = connect(request)
     db = _store(store, create=False)
-    ids = tuple(resolve_run_id(db, r) for r in (run_ids or ["latest"]))
-    results = db.results(ResultQuery(run_ids=ids))
-    runs = {i: db.get_run(i) for i in ids}
-    db.close()
-    report = publish(results, runs, conbench, repository=github_repository, run_reason=run_reason, force=force)
-    skipped = f" ({report.skipped} posted before: --force posts them again)" if report.skipped else ""
-    console.print(f"published {report.posted} result(s) of {len(ids)} run(s) to {redact(conbench)}{skipped}",
-                  highlight=False)
+    try:
+        runs = read_runs(db, request.runs)
+    finally:
+        db.close()
+    reports = publish(request, runs, session, on_run=_say_published)
+    refused = [(report.run_id, refusal) for report in reports for refusal in report.refused]
+    for run_id, refusal in refused:
+        say_error(f"Conbench at {session.shown_url} refused {refusal.case} of run {run_id}: {refusal.reason}")
+    if refused:
+        raise typer.Exit(1)
