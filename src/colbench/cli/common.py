@@ -30,18 +30,18 @@ StoreOption = Annotated[str | None, typer.Option("--store", help="DuckDB file or
                                                  "(default $COLBENCH_STORE or ~/.colbench/results.duckdb)")]
 
 
-def _user_errors() -> tuple[type[BaseException], ...]:
-    from colbench.analysis.comparison import ComparisonError
-    from colbench.benchmarks.registry import UnknownTarget
-    from colbench.data.errors import DataError
-    from colbench.model.metrics import UnknownMetric
-    from colbench.model.params import ParamError
-    from colbench.runner.environments import EnvError
-    from colbench.runner.plan import PlanError
-    from colbench.store.base import StoreError
+#: the user-facing error classes: (module, class). Only those of modules already imported are looked at: an
+#: exception of a module never imported cannot have been raised, and importing one here (analysis pulls scipy)
+#: would cost a failing command seconds
+USER_ERRORS = (("colbench.analysis.comparison", "ComparisonError"), ("colbench.benchmarks.registry", "UnknownTarget"),
+               ("colbench.data.errors", "DataError"), ("colbench.model.metrics", "UnknownMetric"),
+               ("colbench.model.params", "ParamError"), ("colbench.runner.environments", "EnvError"),
+               ("colbench.runner.plan", "PlanError"), ("colbench.store.base", "StoreError"))
 
-    return (UsageError, ParamError, PlanError, StoreError, UnknownTarget, DataError, ComparisonError, EnvError,
-            UnsafePath, UnknownMetric)
+
+def _user_errors() -> tuple[type[BaseException], ...]:
+    loaded = [getattr(sys.modules[module], name) for module, name in USER_ERRORS if module in sys.modules]
+    return (UsageError, UnsafePath, *loaded)
 
 
 def friendly(func: Callable[..., Any]) -> Callable[..., Any]:
