@@ -156,7 +156,9 @@ def test_until_decided_stops_at_the_budget_and_says_what_it_could_see(tmp_path):
     match = re.search(r"look\(s\) in ([\d.]+) (m?s)", out)
     assert match, out
     elapsed = float(match.group(1)) * (1e-3 if match.group(2) == "ms" else 1)
-    assert elapsed <= 45  # planned to fit the 30 s budget; a look may overrun a little on a loaded machine
+    # planned to fit the 30 s budget; the last look may overrun by its blocks, which take longer on a loaded machine:
+    # the bound says the loop stopped at the budget rather than at the command's timeout, not how fast it ran
+    assert elapsed <= 90
     assert re.search(r"inconclusive placebo .* after \d+ blocks it could have caught a slowdown of "
                      r"[\d.]+% / [\d.]+% \(80% / 95% power\)", out), out
     code, report = compare_json(home, "a", "b", "--threshold", "0.001%")
