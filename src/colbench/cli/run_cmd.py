@@ -271,7 +271,7 @@ def _print_plan(plan: Any, config: Any, store_url: str | None, envs: int = 1) ->
     for reason, count in reasons.items():
         console.print(f"[dim]dropped {count} invalid combination(s) of {reason}[/dim]", highlight=False)
     sources = ", ".join(f"{n} from {source}" for source, n in sorted(est.sources().items()))
-    notes = [f"cases: {sources} (docs: README, 'How long a suite takes')",
+    notes = [f"cases: {sources}",
              f"data to build first: {len(missing) - len(downloads)} file(s), {fmt_bytes(est.data_bytes)}, about "
              f"{fmt_seconds(est.data_seconds)}" if missing else "",
              f"downloads not in the estimate: {', '.join(f.label for f in downloads)}" if downloads else "",
@@ -279,8 +279,9 @@ def _print_plan(plan: Any, config: Any, store_url: str | None, envs: int = 1) ->
              "benchmark): the total leaves their run time out" if est.unknown_cases else "",
              "instructions are counted under Valgrind, 20–50× slower than the times above: not in this estimate"
              if "instructions" in config.measure else ""]
-    console.print(f"estimated time: {'at least ' if est.unknown_cases else ''}{fmt_seconds(est.seconds)} "
-                  f"(on a machine as loaded as when its costs were measured; measured runs landed within 2× of it)")
+    total = f"{est.seconds / 60:.0f} min" if est.seconds >= 120 else fmt_seconds(est.seconds)
+    console.print(f"estimated time: {'at least ' if est.unknown_cases else ''}{total} (from measured costs: README, "
+                  "'How long a suite takes', says how close they come)")
     for note in filter(None, notes):
         console.print(f"[dim]{note}[/dim]", highlight=False)
 

@@ -47,16 +47,20 @@ class Costs:
     per_row: dict[str, tuple[float, float]] = field(default_factory=dict)  # model key -> (s per row, setup s per row)
     startup_s: dict[str, float] = field(default_factory=dict)  # runtime -> bare process start
     build_s_per_byte: dict[str, float] = field(default_factory=dict)  # data format -> build seconds per byte
+    #: what a run costs besides its processes and data: the command's start, planning, machine checks and
+    #: calibration, the tables at the end (a command's wall time less its run record's span)
+    run_s: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
         return {"per_row": {k: list(v) for k, v in sorted(self.per_row.items())},
-                "startup_s": self.startup_s, "build_s_per_byte": self.build_s_per_byte}
+                "startup_s": self.startup_s, "build_s_per_byte": self.build_s_per_byte, "run_s": self.run_s}
 
     @classmethod
     def from_json(cls, doc: Mapping[str, Any]) -> Costs:
         return cls(per_row={k: (float(v[0]), float(v[1])) for k, v in (doc.get("per_row") or {}).items()},
                    startup_s={k: float(v) for k, v in (doc.get("startup_s") or {}).items()},
-                   build_s_per_byte={k: float(v) for k, v in (doc.get("build_s_per_byte") or {}).items()})
+                   build_s_per_byte={k: float(v) for k, v in (doc.get("build_s_per_byte") or {}).items()},
+                   run_s=float(doc.get("run_s") or 0.0))
 
 
 def model_keys(benchmark: str, params: Mapping[str, Any]) -> list[str]:
@@ -245,4 +249,4 @@ def estimate_plan(plan: Plan, iterations: int, warmup: int, processes: Callable[
     rates = {**reference.build_s_per_byte, **(build_rates_here or {})}
     fallback = statistics.median(rates.values()) if rates else 0.0
     data_seconds = sum(size * rates.get(fmt, fallback) for fmt, size in new_data)
-    return Estimate(total + data_seconds, cases, data_seconds, sum(size for _, size in new_data))
+    return Estimate(total + data_seconds + reference.run_s, cases, data_seconds, sum(size for _, size in new_data))
