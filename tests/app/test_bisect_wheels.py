@@ -15,6 +15,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+from packaging.version import Version
 
 from tests.app.probe import BENCHMARK, build_wheel, install_benchmark
 from tests.conftest import colbench
@@ -80,6 +81,17 @@ def test_bisect_finds_the_slow_wheel_skips_the_broken_ones_and_stores_ordinary_r
     measured = [s for s in redo["steps"] if s["run_id"]]
     assert measured and all(s["measure_s"] == 0 and s["reused"] for s in measured)
     assert [s["run_id"] for s in redo["steps"]] == [s["run_id"] for s in doc["steps"]]
+
+    # the steps feed a history over the library's versions, in version order, failed releases left out
+    history = run(lab, "a.duckdb", "history", BENCHMARK, "--by", "version", "--package", "bisectprobe",
+                  "--format", "json")
+    assert history.returncode == 0, history.stderr
+    (series,) = json.loads(history.stdout)
+    labels = [p["label"] for p in series["points"]]
+    assert labels == sorted(labels, key=Version) and {"1.0.0", "1.5.0", "1.6.0", "1.7.0"} <= set(labels)
+    assert "1.3.0" not in labels and "1.4.0" not in labels
+    medians = {p["label"]: p["median"] for p in series["points"]}
+    assert medians["1.6.0"] > 1.5 * medians["1.5.0"]
 
 
 def _reader(stream, lines: list[str]) -> threading.Thread:

@@ -81,6 +81,11 @@ class Measurer(Protocol):
         """Whether this look is already measured (a resumed search): it then costs nothing against the budget."""
         ...
 
+    def prepare(self, points: Sequence[str]) -> None:
+        """The points the search may measure after the step about to start: a measurer may get them ready
+        meanwhile (build their environments beside the measuring)."""
+        ...
+
 
 @dataclass(frozen=True)
 class BisectSettings:
@@ -203,6 +208,15 @@ def classify_ends(comparison: CaseComparison | None, direction: Direction) -> tu
 # ------------------------------------------------------------------------------------------------- search
 
 
+def _middle(lo: int, hi: int, skipped: set[int]) -> int | None:
+    """The untested point nearest the middle of (lo, hi), the lower one on a tie; None when none is left."""
+    candidates = [i for i in range(lo + 1, hi) if i not in skipped]
+    if not candidates:
+        return None
+    middle = (lo + hi) / 2
+    return min(candidates, key=lambda i: (abs(i - middle), i))
+
+
 class _Search:
     def __init__(self, points: Sequence[str], measurer: Measurer, settings: BisectSettings,
                  clock: Callable[[], float], on_step: Callable[[Step], None] | None) -> None:
@@ -286,6 +300,8 @@ class _Search:
 
     def run(self) -> BisectOutcome:
         points, settings = self.points, self.settings
+        first = _middle(0, len(points) - 1, set())
+        self.measurer.prepare([points[first]] if first is not None else [])
         ends, trial = self.ends()
         self.record(ends)
         good, bad = points[0], points[-1]
@@ -305,11 +321,11 @@ class _Search:
         bracket = trial
         number = 0
         while True:
-            candidates = [i for i in range(lo + 1, hi) if i not in skipped]
-            if not candidates:
+            mid = _middle(lo, hi, skipped)
+            if mid is None:
                 break
-            middle = (lo + hi) / 2
-            mid = min(candidates, key=lambda i: (abs(i - middle), i))
+            self.measurer.prepare([points[i] for i in (_middle(lo, mid, skipped), _middle(mid, hi, skipped))
+                                   if i is not None])
             number += 1
             step, step_trial = self.middle(number, points[lo], points[mid], points[hi])
             self.record(step)

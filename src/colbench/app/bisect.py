@@ -19,7 +19,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from colbench.analysis.bisect import BisectInputError, BisectOutcome, BisectSettings, Direction, Step, bisect
 from colbench.app.bisect_measure import StepRuns, StoreMeasurer, stored_steps
@@ -55,6 +54,8 @@ class BisectRequest:
     wheels: Path | None = None
     git: str | None = None
     with_requirements: tuple[str, ...] = ()
+    #: environment variables for every point's workers (e.g. ARROW_USER_SIMD_LEVEL=AVX2 under Valgrind)
+    variables: dict[str, str] = field(default_factory=dict)
     threshold: float = DEFAULT_THRESHOLD
     direction: Direction = "slower"
     pre: bool = False
@@ -87,8 +88,10 @@ class BisectReport:
     metric: str
     outcome: BisectOutcome
     resumed: bool = False
-    #: step number → the runs of earlier searches it re-used (a resumed search)
-    extra: dict[str, Any] = field(default_factory=dict)
+    #: what the reader must know besides the steps: points built with numpy<2, other packages that differ
+    notes: list[str] = field(default_factory=list)
+    #: seconds spent building environments ahead, beside the measuring (not in any step's cost)
+    ahead_s: float = 0.0
 
     @property
     def exit_code(self) -> int:
@@ -126,6 +129,7 @@ def fingerprint(request: BisectRequest, points: PointList, metric: str, first: i
     material = {
         "benchmark": request.benchmark, "overrides": request.overrides, "source": points.source,
         "points": [p.label for p in points.points], "with": list(request.with_requirements),
+        "variables": request.variables,
         "threshold": request.threshold, "direction": request.direction, "alpha": request.alpha, "first": first,
         "iterations": request.iterations, "warmup": request.warmup, "measure": list(request.measure),
         "metric": metric, "machine": machine_id,
@@ -163,7 +167,7 @@ def run_bisect(store: Store, request: BisectRequest, observer: BisectObserver | 
         observer.say(f"resuming bisect {bisect_id}: {len(earlier)} step(s) in the store")
     runs = StepRuns(request.benchmark, dict(request.overrides), config, bisect_id, print_, metric_name,
                     request.threshold)
-    envs = PointEnvironments(extra=request.with_requirements, say=observer.say)
+    envs = PointEnvironments(extra=request.with_requirements, say=observer.say, variables=dict(request.variables))
     measurer = StoreMeasurer(store, runs, {p.label: p for p in points.points}, envs, observer.run, earlier)
     settings = BisectSettings(direction=request.direction, alpha=request.alpha, first_processes=first,
                               budget_s=max(0.0, request.budget_s - (clock() - started)))
@@ -172,4 +176,15 @@ def run_bisect(store: Store, request: BisectRequest, observer: BisectObserver | 
     except BisectInputError as exc:
         raise UsageError(str(exc)) from None
     outcome.elapsed_s = clock() - started
-    return BisectReport(bisect_id, request, points, metric_name, outcome, resumed=bool(earlier))
+    return BisectReport(bisect_id, request, points, metric_name, outcome, resumed=bool(earlier),
+                        notes=_notes(outcome, envs, points.package), ahead_s=envs.ahead_seconds)
+
+
+def _notes(outcome: BisectOutcome, envs: PointEnvironments, package: str) -> list[str]:
+    notes = [f"{label} ran with {note}" for label, note in envs.notes.items()]
+    if outcome.status in ("found", "budget"):
+        others = envs.differences(outcome.last_good, outcome.first_bad, package)
+        if others:
+            notes.append(f"besides {package}, {outcome.last_good} and {outcome.first_bad} differ in "
+                         f"{', '.join(others)}: the change may come from these too")
+    return notes

@@ -25,10 +25,12 @@ from colbench.analysis.bisect import Trial
 from colbench.analysis.compare import CaseComparison
 from colbench.analysis.comparison import CompareSettings, ComparisonError, compare_sides, key_of
 from colbench.app.errors import UsageError
+from colbench.model.benchmark import int_param
 from colbench.model.records import Side
 from colbench.runner.execute import EnvChoice, RunConfig, RunObserver, execute_run, start_run
+from colbench.runner.isolate import choose_cpus
 from colbench.runner.plan import Plan, make_plan
-from colbench.runner.points import Point, PointEnvironments, env_name, one_line
+from colbench.runner.points import AheadBuilder, Point, PointEnvironments, env_name, one_line
 from colbench.runner.runtime_envs import fit_plan_to_envs
 from colbench.store.base import ResultQuery, Store
 from colbench.store.selection import comparison_evidence
@@ -81,6 +83,12 @@ class StoreMeasurer:
         self.observer = observer or RunObserver()
         self.earlier = dict(earlier or {})
         self.on_run = on_run or (lambda run_id, step, processes: None)
+        case = self._plan().cases[0]
+        self.ahead = AheadBuilder(envs, choose_cpus(int_param(case.params, "threads"))[0])
+
+    def prepare(self, points: Sequence[str]) -> None:
+        measured = {label for run in self.earlier.values() for label in run["bisect"].get("points") or []}
+        self.ahead.want([self.points[label] for label in points if label not in measured])
 
     # -- what is stored
 
@@ -147,6 +155,10 @@ class StoreMeasurer:
             self.earlier[step] = run
             measure_s = time.monotonic() - started
         assert run is not None
+        for env in run.get("envs") or []:  # what each point ran with, also when nothing was measured now
+            label = next((label for label in labels if env_name(label) == env.get("name")), None)
+            if label is not None:
+                self.envs.adopt(label, EnvChoice(**env))
         return self._trial(run, labels, processes, self.envs.seconds - build_before, measure_s, reused)
 
     def _trial(self, run: dict[str, Any], labels: list[str], processes: int, build_s: float, measure_s: float,

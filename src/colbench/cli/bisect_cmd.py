@@ -65,6 +65,8 @@ def bisect(
                                             "from source: --good and --bad are commits")] = None,
     with_: Annotated[list[str] | None, typer.Option("--with", help="a requirement for every point's environment, "
                                                     "e.g. 'numpy<2' (repeatable)")] = None,
+    var: Annotated[list[str] | None, typer.Option("--var", help="KEY=VALUE: an environment variable for every "
+                                                  "point's workers (repeatable)")] = None,
     threshold: Annotated[str, typer.Option(help="the smallest change that counts, e.g. 5%")] = "5%",
     direction: Annotated[str, typer.Option(help="slower (a regression) or faster (an improvement)")] = "slower",
     pre: Annotated[bool, typer.Option("--pre", help="include pre-releases between good and bad")] = False,
@@ -106,9 +108,15 @@ def bisect(
         if len(values) > 1:
             raise UsageError(f"--param {name}: bisect measures one case; give one value, not {', '.join(values)}")
         overrides[name] = values
+    variables = {}
+    for item in var or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"--var {item!r}: write KEY=VALUE")
+        variables[key.strip()] = value
     request = BisectRequest(
         benchmark=benchmark, good=good, bad=bad, overrides=overrides, package=package, wheels=wheels, git=git,
-        with_requirements=tuple(with_ or ()), threshold=parse_threshold(threshold) or 0.05,
+        with_requirements=tuple(with_ or ()), variables=variables, threshold=parse_threshold(threshold) or 0.05,
         direction=direction,  # type: ignore[arg-type]
         pre=pre, budget_s=parse_duration(budget), processes=processes, iterations=iterations, warmup=warmup,
         measure=parse_measure_option(measure), timeout_s=timeout, alpha=alpha, resume=resume, machine_name=machine)
@@ -119,8 +127,8 @@ def bisect(
         typer.echo(json_document(outcome, bisect_id=report.bisect_id, benchmark=benchmark, params=overrides,
                                  source=report.points.source, package=report.points.package,
                                  direction=direction, threshold=request.threshold, metric=report.metric,
-                                 not_tested=report.points.excluded, resumed=report.resumed,
-                                 budget_s=request.budget_s))
+                                 not_tested=report.points.excluded, resumed=report.resumed, notes=report.notes,
+                                 budget_s=request.budget_s, ahead_build_s=round(report.ahead_s, 3)))
     else:
         _print_table(report)
     raise typer.Exit(report.exit_code)
@@ -141,6 +149,7 @@ def _print_table(report: Any) -> None:
         table.add_row(*(plain(cell) for cell in row), style=styles.get(step.verdict, ""))
     console.print(table)
     style = "green" if outcome.found else "yellow"
-    for i, line in enumerate(answer_lines(outcome, report.metric, report.points.excluded)):
+    lines = answer_lines(outcome, report.metric, report.points.excluded, report.ahead_s)
+    for i, line in enumerate([*lines[:-1], *(f"note: {n}" for n in report.notes), lines[-1]]):
         console.print(f"[{style}]{escape(line)}[/{style}]" if i == 0 else escape(line), highlight=False,
                       soft_wrap=True)

@@ -49,7 +49,7 @@ def step_rows(outcome: BisectOutcome) -> list[tuple[str, ...]]:
     return rows
 
 
-def answer_lines(outcome: BisectOutcome, metric: str, excluded: Mapping[str, str]) -> list[str]:
+def answer_lines(outcome: BisectOutcome, metric: str, excluded: Mapping[str, str], ahead_s: float = 0.0) -> list[str]:
     """The answer: the step found (or why none was), the change's size, what was skipped and what it cost."""
     lines = [outcome.message]
     if outcome.step is not None:
@@ -66,9 +66,10 @@ def answer_lines(outcome: BisectOutcome, metric: str, excluded: Mapping[str, str
     measured = [s for s in outcome.steps if s.processes]
     build = sum(s.build_s for s in outcome.steps)
     measure = sum(s.measure_s for s in outcome.steps)
+    ahead = f"; {fmt_seconds(ahead_s, ascii_only=True)} more built ahead beside the measuring" if ahead_s else ""
     lines.append(f"{len(measured)} measured step(s) over {len(outcome.points)} points in "
                  f"{fmt_seconds(outcome.elapsed_s, ascii_only=True)} (measuring {fmt_seconds(measure, ascii_only=True)}"
-                 f", environments {fmt_seconds(build, ascii_only=True)})")
+                 f", waiting for environments {fmt_seconds(build, ascii_only=True)}{ahead})")
     return lines
 
 

@@ -1,0 +1,48 @@
+"""`colbench bisect` refuses bad input in one line with exit code 2, before anything is built or measured."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.app.probe import build_wheel
+
+
+@pytest.fixture
+def wheels(tmp_path):
+    for version in ("1.0.0", "1.1.0", "1.2.0"):
+        build_wheel(tmp_path / "wheels", version)
+    return tmp_path / "wheels"
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--good", "1.1.0", "--bad", "1.1.0"], "--good and --bad are the same point (1.1.0): name two"),
+    (["--good", "1.2.0", "--bad", "1.0.0"], "--good 1.2.0 comes after --bad 1.0.0"),
+    (["--good", "1.0.0", "--bad", "1.9.0"], "--bad 1.9.0: not among the wheels of"),
+    (["--good", "1.0.0", "--bad", "1.2.0", "--param", "duration=0.01,0.02"], "give one value, not 0.01, 0.02"),
+    (["--good", "1.0.0", "--bad", "1.2.0", "--direction", "sideways"], "--direction 'sideways'"),
+    (["--good", "1.0.0", "--bad", "1.2.0", "--git", "."], "give one of --wheels and --git"),
+    (["--good", "1.0.0", "--bad", "1.2.0", "--threshold", "150%"], "between 0% and 100%"),
+])
+def test_bad_input_is_one_line_and_exit_2(cli, home, wheels, args, message):
+    done = cli("bisect", "placebo", "--wheels", str(wheels), *args)
+    assert done.returncode == 2, done.stdout + done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], done.stderr
+    # nothing half-built: no environment, no run
+    assert not (home / "envs").exists() or not any(p for p in (home / "envs").iterdir() if not p.name.startswith("."))
+    assert not (home / "results.duckdb").exists() or "bisect" not in cli("show", "--runs").stdout
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["placebo", "--good", "1", "--bad", "2"], "name what to bisect: --package NAME"),
+    (["placebo", "--good", "a", "--bad", "b", "--git", "/nowhere"], "--git needs --package NAME"),
+    (["placebo", "--good", "1", "--bad", "2", "--package", "r:data.table"], "Debian ships one version"),
+    (["placebo", "--good", "1", "--bad", "2", "--package", "java:jackson"], "pins Arrow Java only"),
+    (["no-such-benchmark", "--good", "1", "--bad", "2", "--package", "pyarrow"], "no-such-benchmark"),
+    (["csv-read", "--good", "1", "--bad", "2", "--package", "pyarrow"], "bisect measures one case"),
+])
+def test_what_to_bisect_must_be_clear(cli, args, message):
+    done = cli("bisect", *args)
+    assert done.returncode == 2, done.stdout + done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], done.stderr
