@@ -98,7 +98,8 @@ def case_histories(results: list[ResultSummary], machine_id: str, filters: dict[
     return sorted(histories, key=lambda h: h.label)
 
 
-def _version_order(text: str) -> tuple[int, Any]:
+def version_order(text: str) -> tuple[int, Any]:
+    """Sort key: PEP 440 versions in version order, anything else after them as text."""
     try:
         return 0, Version(text)
     except InvalidVersion:
@@ -127,7 +128,7 @@ def version_histories(results: list[ResultSummary], machine_id: str, filters: di
     histories = []
     for case_id, versions in by_case.items():
         points = []
-        for version in sorted(versions, key=_version_order):
+        for version in sorted(versions, key=version_order):
             members = versions[version]
             medians = np.array([float(r.medians[series]) for r in members])  # type: ignore[arg-type]
             newest = max(members, key=lambda r: r.timestamp)

@@ -166,7 +166,7 @@ def run_bisect(store: Store, request: BisectRequest, observer: BisectObserver | 
     if earlier:
         observer.say(f"resuming bisect {bisect_id}: {len(earlier)} step(s) in the store")
     runs = StepRuns(request.benchmark, dict(request.overrides), config, bisect_id, print_, metric_name,
-                    request.threshold)
+                    request.threshold, points.package)
     envs = PointEnvironments(extra=request.with_requirements, say=observer.say, variables=dict(request.variables))
     measurer = StoreMeasurer(store, runs, {p.label: p for p in points.points}, envs, observer.run, earlier)
     settings = BisectSettings(direction=request.direction, alpha=request.alpha, first_processes=first,

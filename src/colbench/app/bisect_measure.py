@@ -47,6 +47,8 @@ class StepRuns:
     fingerprint: str
     metric: str
     threshold: float
+    #: the library whose versions the points are (its run records name it: the report draws the case over them)
+    package: str = ""
 
 
 def run_name(bisect_id: str, step: int) -> str:
@@ -121,7 +123,7 @@ class StoreMeasurer:
                config: RunConfig) -> dict[str, Any]:
         run = start_run(self.store, config, plan, envs, sys.argv)
         run["bisect"] = {"id": self.runs.bisect_id, "fingerprint": self.runs.fingerprint, "step": step,
-                         "points": list(labels)}
+                         "points": list(labels), "package": self.runs.package}
         self.store.update_run(run)
         self.earlier[step] = run
         return run
