@@ -93,6 +93,12 @@ def test_bisect_finds_the_slow_wheel_skips_the_broken_ones_and_stores_ordinary_r
     medians = {p["label"]: p["median"] for p in series["points"]}
     assert medians["1.6.0"] > 1.5 * medians["1.5.0"]
 
+    # the report of a step's run draws the case over the versions
+    report = run(lab, "a.duckdb", "report", last, "--output", str(lab["root"] / "report"))
+    assert report.returncode == 0, report.stderr
+    page = (lab["root"] / "report" / "index.html").read_text()
+    assert f"{len(labels)} versions of bisectprobe" in page and 'data-plot="history-' in page
+
 
 def _reader(stream, lines: list[str]) -> threading.Thread:
     def read() -> None:

@@ -46,3 +46,18 @@ def test_what_to_bisect_must_be_clear(cli, args, message):
     assert done.returncode == 2, done.stdout + done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0], done.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("args", "message"), [
+    (["--package", "colbench-no-such-package-3f9c2", "--good", "1.0", "--bad", "2.0"], "no such package on"),
+    (["--package", "pyarrow", "--good", "14.0.9", "--bad", "26.0.1"],
+     "--good 14.0.9: pyarrow has no such release (near it: 14.0.1, 14.0.2, 15.0.0, 15.0.1)"),
+    (["--package", "pyarrow", "--good", "26.0.1", "--bad", "14.0.2"], "--good 26.0.1 is newer than --bad 14.0.2"),
+])
+def test_the_package_index_is_asked_and_bad_versions_are_one_line(cli, args, message):
+    """Network: the real PyPI."""
+    done = cli("bisect", "placebo", *args)
+    assert done.returncode == 2, done.stdout + done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], done.stderr

@@ -175,7 +175,7 @@ def classify(vs_good: CaseComparison | None, vs_bad: CaseComparison | None,
     a, b = _side(vs_good, direction), _side(vs_bad, direction)
     if a == "change" and b == "change":
         assert vs_good is not None and vs_bad is not None
-        larger = "bad" if _log_ratio(vs_good) >= _log_ratio(vs_bad) else "good"
+        larger: Classification = "bad" if _log_ratio(vs_good) >= _log_ratio(vs_bad) else "good"
         return larger, ("the change came in more than one step (this point differs from both sides); following "
                         f"the larger part, {'before' if larger == 'bad' else 'after'} it")
     if a == "change":
@@ -307,11 +307,11 @@ class _Search:
         good, bad = points[0], points[-1]
         if ends.verdict != "differs":
             status: Status = "budget" if ends.verdict == "budget" else ends.verdict  # type: ignore[assignment]
-            change = "slower" if settings.direction == "slower" else "faster"
+            word = settings.direction
             messages = {
-                "no difference": f"{bad} is not {change} than {good} beyond the threshold ({ends.cause}): "
+                "no difference": f"{bad} is not {word} than {good} beyond the threshold ({ends.cause}): "
                                  "nothing to bisect",
-                "undecided": f"could not tell whether {bad} is {change} than {good} ({ends.cause}); more processes "
+                "undecided": f"could not tell whether {bad} is {word} than {good} ({ends.cause}); more processes "
                              "(--processes) or a larger --threshold may decide",
                 "budget": "the time budget ended before good and bad were compared",
             }
@@ -342,8 +342,8 @@ class _Search:
         between = [points[i] for i in range(lo + 1, hi)]
         change = self.bracket_step(bracket, lo, hi)
         if between:
-            message = (f"the change is between {points[lo]} (good) and {points[hi]} (bad); "
-                       f"{', '.join(between)} could not be decided or measured, so it may be at any of them")
+            message = (f"first bad: {points[hi]}, or {' or '.join(between)} before it, which could not be measured or "
+                       f"decided (last good: {points[lo]})")
         else:
             message = f"first bad: {points[hi]} (last good: {points[lo]})"
         return self.outcome("found", message, lo, hi, skipped, change)
