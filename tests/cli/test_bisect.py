@@ -22,6 +22,7 @@ def wheels(tmp_path):
     (["--good", "1.0.0", "--bad", "1.2.0", "--direction", "sideways"], "--direction 'sideways'"),
     (["--good", "1.0.0", "--bad", "1.2.0", "--git", "."], "give one of --wheels and --git"),
     (["--good", "1.0.0", "--bad", "1.2.0", "--threshold", "150%"], "between 0% and 100%"),
+    (["--good", "1.0.0", "--bad", "1.2.0", "--var", "NOEQUALS"], "--var 'NOEQUALS': write KEY=VALUE"),
 ])
 def test_bad_input_is_one_line_and_exit_2(cli, home, wheels, args, message):
     done = cli("bisect", "placebo", "--wheels", str(wheels), *args)
@@ -40,9 +41,12 @@ def test_bad_input_is_one_line_and_exit_2(cli, home, wheels, args, message):
     (["placebo", "--good", "1", "--bad", "2", "--package", "java:jackson"], "pins Arrow Java only"),
     (["no-such-benchmark", "--good", "1", "--bad", "2", "--package", "pyarrow"], "no-such-benchmark"),
     (["csv-read", "--good", "1", "--bad", "2", "--package", "pyarrow"], "bisect measures one case"),
+    (["ipc-bandwidth", "--param", "runtime=java", "--param", "threads=1", "--param", "batch_rows=1000",
+      "--param", "access=scan", "--good", "1.0.0", "--bad", "1.2.0", "--wheels", "WHEELS"],
+     "ipc-bandwidth runs in the java worker here, and the wheels of"),
 ])
-def test_what_to_bisect_must_be_clear(cli, args, message):
-    done = cli("bisect", *args)
+def test_what_to_bisect_must_be_clear(cli, wheels, args, message):
+    done = cli("bisect", *[str(wheels) if a == "WHEELS" else a for a in args])
     assert done.returncode == 2, done.stdout + done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0], done.stderr

@@ -104,6 +104,16 @@ def _config(request: BisectRequest) -> RunConfig:
                      measure=request.measure)
 
 
+def check_runtime(request: BisectRequest, points: PointList) -> None:
+    """The points must be able to change the case: Arrow Java releases a Java case, Python packages a Python one."""
+    runtime = make_plan([request.benchmark], request.overrides).cases[0].runtime
+    wanted = points.points[0].runtime
+    if runtime != wanted:
+        hint = " (--param runtime=java)" if wanted == "java" else ""
+        raise UsageError(f"{request.benchmark} runs in the {runtime} worker here, and {points.source} are "
+                         f"{wanted} points: bisect a {wanted} case{hint}")
+
+
 def check_case(request: BisectRequest) -> RunConfig:
     """The request names one case that this machine can measure as asked; its run config."""
     if not 0 < request.threshold < 1:
@@ -153,6 +163,7 @@ def run_bisect(store: Store, request: BisectRequest, observer: BisectObserver | 
     config = check_case(request)
     points = list_points(request.good, request.bad, package=request.package, wheels=request.wheels,
                          git=request.git, pre=request.pre)
+    check_runtime(request, points)
     observer.listed(points)
     metric_name = deciding_metric(config)
     first = request.processes or FIRST_LOOK.get(metric_name, metric_named(metric_name).first_look)

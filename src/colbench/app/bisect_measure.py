@@ -16,7 +16,7 @@ import dataclasses
 import statistics
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -79,12 +79,12 @@ class StoreMeasurer:
     """`analysis.bisect.Measurer` over real runs in `store`."""
 
     def __init__(self, store: Store, runs: StepRuns, points: dict[str, Point], envs: PointEnvironments,
-                 observer: RunObserver | None = None, earlier: dict[int, dict[str, Any]] | None = None,
-                 on_run: Callable[[str, int, int], None] | None = None) -> None:
+                 observer: RunObserver | None = None, earlier: dict[int, dict[str, Any]] | None = None) -> None:
         self.store, self.runs, self.points, self.envs = store, runs, points, envs
         self.observer = observer or RunObserver()
         self.earlier = dict(earlier or {})
-        self.on_run = on_run or (lambda run_id, step, processes: None)
+        #: runs of an earlier invocation that this one continues: marked resumed (once) when they measure again
+        self._continued = {run["run_id"] for run in self.earlier.values()}
         case = self._plan().cases[0]
         self.ahead = AheadBuilder(envs, choose_cpus(int_param(case.params, "threads"))[0])
 
@@ -150,9 +150,10 @@ class StoreMeasurer:
                 run = self._start(step, labels, plan, ready, config)
             else:
                 run["config"]["processes"] = processes
-                run.setdefault("resumes", []).append({"at": datetime.now(UTC).isoformat(),
-                                                      "status": run.get("status"), "processes": processes})
-            self.on_run(run["run_id"], step, processes)
+                if run["run_id"] in self._continued:  # as `run --resume` marks a run it continues
+                    self._continued.discard(run["run_id"])
+                    run.setdefault("resumes", []).append({"at": datetime.now(UTC).isoformat(),
+                                                          "status": run.get("status")})
             run = execute_run(self.store, run, plan, ready, config, self.observer)
             self.earlier[step] = run
             measure_s = time.monotonic() - started

@@ -66,7 +66,7 @@ def answer_lines(outcome: BisectOutcome, metric: str, excluded: Mapping[str, str
     measured = [s for s in outcome.steps if s.processes]
     build = sum(s.build_s for s in outcome.steps)
     measure = sum(s.measure_s for s in outcome.steps)
-    ahead = f"; {fmt_seconds(ahead_s, ascii_only=True)} more built ahead beside the measuring" if ahead_s else ""
+    ahead = "" if ahead_s < 0.05 else f"; {fmt_seconds(ahead_s, ascii_only=True)} more built ahead beside the measuring"
     lines.append(f"{len(measured)} measured step(s) over {len(outcome.points)} points in "
                  f"{fmt_seconds(outcome.elapsed_s, ascii_only=True)} (measuring {fmt_seconds(measure, ascii_only=True)}"
                  f", waiting for environments {fmt_seconds(build, ascii_only=True)}{ahead})")
