@@ -20,10 +20,15 @@ def history(
     min_size: Annotated[int, typer.Option(min=2, help="minimum points between change points")] = 5,
     fmt: Annotated[str, typer.Option("--format", "-f", help="table or json")] = "table",
     metric: Annotated[str, typer.Option(help="time (wall seconds) or instructions")] = "time",
+    by: Annotated[str, typer.Option(help="time (a point per run, in time order) or version (a point per version "
+                                    "of --package, in version order)")] = "time",
+    package: Annotated[str | None, typer.Option(help="with --by version: the library whose versions are the "
+                                                "x axis (pyarrow, or java:arrow)")] = None,
     store: StoreOption = None,
 ) -> None:
-    """A case's results over time (commits, versions or dates), with change points (e-divisive means)."""
-    from colbench.analysis.history import case_histories
+    """A case's results over time (commits, versions or dates), or over a library's versions in version order
+    (`--by version --package pyarrow`), with change points (e-divisive means)."""
+    from colbench.analysis.history import case_histories, version_histories
     from colbench.model.metrics import SERIES_METRICS
     from colbench.render.fmt import fmt_instructions
     from colbench.runner.machine import machine_info
@@ -40,22 +45,33 @@ def history(
         if metric not in SERIES_METRICS:
             raise UsageError(f"--metric {clip(repr(metric))}: choose {' or '.join(SERIES_METRICS)}"
                              f"{did_you_mean(metric, SERIES_METRICS)}")
+        if by not in ("time", "version"):
+            raise UsageError(f"--by {clip(repr(by))}: choose time or version{did_you_mean(by, ('time', 'version'))}")
+        if (by == "version") != bool(package):
+            raise UsageError("--by version needs --package NAME (the library whose versions are the x axis), and "
+                             "--package only goes with --by version")
         db = _store(store, create=False)
         machine_id = pick_machine(db, benchmark, machine, here=machine_info()["machine_id"])
-        histories = case_histories(history_results(db, benchmark, machine_id), machine_id, filters,
-                                   min_size=min_size, metric=metric)
+        found = history_results(db, benchmark, machine_id)
+        if package:
+            histories = version_histories(found, machine_id, filters, package, min_size=min_size, metric=metric)
+        else:
+            histories = case_histories(found, machine_id, filters, min_size=min_size, metric=metric)
         if not histories:
             measured = "" if metric == "time" else f" with {metric} measured (`run --measure {metric}`)"
+            ran = f" and ran with a version of {package}" if package else ""
             raise UsageError(f"no successful results of {benchmark} on machine {machine_id} match those "
-                             f"params{measured}")
+                             f"params{ran}{measured}")
         show = (lambda v: f"{v * 1e3:.3f} ms") if metric == "time" else (lambda v: fmt_instructions(v) + " instr")
         digits = 1 if metric == "time" else 3  # instruction counts repeat to hundredths of a percent
         if fmt == "json":
             typer.echo(json.dumps([h.to_dict() for h in histories], indent=2, default=str))
             return
         for h in histories:
-            table = Table(title=f"{h.label} on {h.machine_name} ({h.machine_id}): {len(h.points)} points")
-            for column in ("when", "commit / version", "median", "spread (CV)", "processes", "change"):
+            over = f" over {package} versions" if package else ""
+            table = Table(title=f"{h.label}{over} on {h.machine_name} ({h.machine_id}): {len(h.points)} points")
+            first = ("first measured", f"{package} version") if package else ("when", "commit / version")
+            for column in (*first, "median", "spread (CV)", "processes", "change"):
                 table.add_column(column)
             changes = {cp.index: cp for cp in h.change_points}
             for i, point in enumerate(h.points):

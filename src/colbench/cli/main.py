@@ -36,6 +36,7 @@ def main(
 
 
 from colbench.cli import (  # noqa: E402  (the app above is what these register on)
+    bisect_cmd,
     calibrate_cmd,
     claims_cmd,
     compare_cmd,
@@ -55,7 +56,7 @@ COMMANDS = (
     ("list", results_cmd.list_benchmarks), ("machine", results_cmd.machine), ("compare", compare_cmd.compare),
     ("history", history_cmd.history), ("calibrate", calibrate_cmd.calibrate), ("claims", claims_cmd.claims),
     ("report", report_cmd.report), ("serve", report_cmd.serve), ("publish", store_cmd.publish_command),
-    ("doctor", doctor_cmd.doctor),
+    ("doctor", doctor_cmd.doctor), ("bisect", bisect_cmd.bisect),
 )
 GROUPS = (("data", data_cmd.data_app), ("setup", setup_cmd.setup_app), ("env", env_cmd.env_app),
           ("store", store_cmd.store_app))

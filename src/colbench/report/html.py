@@ -45,7 +45,13 @@ from colbench.report.claims import claims_figure, claims_table, evaluate_runs, e
 from colbench.report.compare_text import method_note
 from colbench.report.plots import make_plots
 from colbench.report.plots_compare import VERDICT_CLASSES, CompareRow, compare_figure, compare_rows, verdict_counts
-from colbench.report.plots_history import MIN_RUNS, HistorySeries, history_figure, series_from_results
+from colbench.report.plots_history import (
+    MIN_RUNS,
+    HistorySeries,
+    history_figure,
+    series_from_results,
+    version_series_from_results,
+)
 from colbench.report.terminal import every_case_note, results_table
 from colbench.store.base import ResultQuery, Store
 from colbench.store.selection import comparison_evidence
@@ -415,6 +421,7 @@ def run_histories(store: Store, run: dict[str, Any], summaries: Sequence[CaseSum
                           if len(s.points) >= MIN_RUNS]
                 found.extend(series)
     found.sort(key=lambda s: (-s.biggest_change, s.label))
+    found[:0] = _version_histories(store, run, summaries, labels, metrics)
     views = []
     for series in found[:limit]:
         figure = history_figure(series, compact=True)
@@ -423,6 +430,24 @@ def run_histories(store: Store, run: dict[str, Any], summaries: Sequence[CaseSum
                     + metric_title(series.metric), figure) if figure is not None else None
         views.append(HistoryView(series, plot, history_link(series) if link else None))
     return views
+
+
+def _version_histories(store: Store, run: dict[str, Any], summaries: Sequence[CaseSummary],
+                       labels: dict[tuple[str, str], str], metrics: Sequence[str] | None) -> list[HistorySeries]:
+    """A step of `colbench bisect` (its run record names the package): the case over every version of that package
+    measured on this machine, in version order, first in the run's histories."""
+    package = (run.get("bisect") or {}).get("package")
+    if not package:
+        return []
+    found = []
+    for case_id in dict.fromkeys(s.case_id for s in summaries):
+        summary = next(s for s in summaries if s.case_id == case_id)
+        label = next(v for (c, _), v in labels.items() if c == case_id)
+        results = store.results(ResultQuery(benchmark=summary.benchmark, case_id=case_id,
+                                            machine_id=run.get("machine_id"), status="ok"))
+        for metric in metrics or measured_metrics(summaries):
+            found.extend(version_series_from_results(results, label, package, metric=metric))
+    return found
 
 
 def history_link(series: HistorySeries) -> str:

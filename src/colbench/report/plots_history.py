@@ -56,6 +56,9 @@ class HistorySeries:
     changes: list[ChangeMark] = field(default_factory=list)
     method: str = ""
     metric: str = "time"  # a per-iteration metric of colbench.model.metrics
+    #: "time": a point per run, in time order; "version": a point per version of `package`, in version order
+    by: str = "time"
+    package: str = ""
 
     @property
     def biggest_change(self) -> float:
@@ -123,6 +126,38 @@ def series_from_results(results: Iterable[dict[str, Any]], label: str, detect: b
     return out
 
 
+def version_series_from_results(results: Iterable[dict[str, Any]], label: str, package: str, metric: str = "time",
+                                detect: bool = True) -> list[HistorySeries]:
+    """Ok results of one case, one series per machine over the versions of `package` they ran with, in version
+    order: every process of a version is pooled into its point (the steps of a bisect, a sweep of environments)."""
+    from colbench.analysis.history import package_key, version_order
+
+    key, name = series_of(metric), package_key(package)
+    groups: dict[str | None, dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
+    for r in results:
+        version = (r.get("versions") or {}).get(name)
+        if r.get("status") == "ok" and version:
+            groups[r.get("machine_id")][str(version)].append(r)
+    out = []
+    for machine_id, versions in groups.items():
+        points = []
+        for version in sorted(versions, key=version_order):
+            members = versions[version]
+            medians = [m for r in members if (m := median_of(r, key)) is not None]
+            if medians:
+                first = min(members, key=lambda r: str(r.get("timestamp")))
+                points.append(HistoryPoint(str(first["run_id"]), str(first.get("timestamp", "")), version,
+                                           _median(medians), min(medians), max(medians), len(medians)))
+        if not points:
+            continue
+        any_result = next(iter(next(iter(versions.values()))))
+        changes, method = find_change_points([p.median for p in points]) if detect else ([], "")
+        out.append(HistorySeries(any_result["benchmark"], any_result["case_id"], label, machine_id,
+                                 (any_result.get("machine") or {}).get("name") or str(machine_id), "versions",
+                                 points, changes, method.replace("runs", "versions"), metric, "version", package))
+    return out
+
+
 def count_unit(values: Sequence[float]) -> tuple[float, str]:
     """Scale and unit for instruction counts so the largest value reads between 1 and 1000."""
     biggest = max((abs(v) for v in values if v and math.isfinite(v)), default=1.0)
@@ -159,8 +194,14 @@ def history_figure(series: HistorySeries, compact: bool = False) -> Figure | Non
                     xytext=(3, 0), textcoords="offset points", color="#c0392b", fontsize=8, fontweight="bold",
                     va="top")
     step = max(1, math.ceil(len(points) / (5 if compact else 9)))
-    ax.set_xticks(xs[::step], [f"{p.timestamp[:10]}\n{p.version}" for p in points[::step]],
-                  fontsize=6 if compact else 7)
+    by_version = series.by == "version"
+    if by_version:  # versions are what tells the points apart: every one is labelled
+        step = 1
+    ax.set_xticks(xs[::step], [p.version if by_version else f"{p.timestamp[:10]}\n{p.version}"
+                               for p in points[::step]], fontsize=6 if compact else 7,
+                  rotation=60 if by_version and len(points) > 8 else 0)
+    if by_version:
+        ax.set_xlabel(f"{series.package} version (version order)", fontsize=7)
     ax.set_ylim(bottom=0, top=top * 1.25)
     ax.set_ylabel(f"median instructions ({unit})" if counts else f"median time ({unit})")
     ax.margins(x=0.03)
@@ -168,7 +209,8 @@ def history_figure(series: HistorySeries, compact: bool = False) -> Figure | Non
         last = fmt_measured(points[-1].median, "instructions") if counts else fmt_time(points[-1].median)
         title(fig, f"{series.label} — {series.machine_name}" + (f", {series.env_name}"
                                                                   if series.env_name != "default" else ""),
-              f"{len(points)} runs; last {last}; "
+              (f"{len(points)} versions of {series.package}" if by_version else f"{len(points)} runs")
+              + f"; last {last}; "
               + (f"{len(series.changes)} change point(s)" if series.changes else "no change point")
               + (f" ({series.method})" if series.method else ""))
     return fig

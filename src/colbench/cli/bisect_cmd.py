@@ -1,0 +1,155 @@
+"""`colbench bisect`: which release, wheel or commit made a case slower (or faster)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from colbench.cli.common import StoreOption, UsageError, _store, console, err_console, finite, friendly
+from colbench.cli.completion import complete_targets
+
+
+class _Progress:
+    """Prints each step as it is decided; the run's own live view shows the processes."""
+
+    def __init__(self, fmt: str) -> None:
+        from colbench.cli.progress import RichProgress
+
+        self.out = err_console if fmt == "json" else console  # JSON on stdout stays clean
+        self.run = RichProgress(self.out)
+
+    def say(self, text: str) -> None:
+        self.out.print(escape(text), highlight=False)
+
+    def listed(self, points: Any) -> None:
+        labels = [p.label for p in points.points]
+        self.out.print(f"bisect over {len(labels)} points ({escape(points.source)}): {labels[0]} (good) … "
+                       f"{labels[-1]} (bad); about {max(1, (len(labels) - 2).bit_length())} steps after the ends",
+                       highlight=False)
+        for label, cause in points.excluded.items():
+            self.out.print(f"[yellow]not tested[/yellow] {escape(label)}: {escape(cause)}", highlight=False)
+
+    def step(self, step: Any) -> None:
+        from colbench.report.bisect_text import ratio_cell
+
+        styles = {"good": "green", "bad": "red", "differs": "red", "skipped": "yellow", "undecided": "yellow"}
+        style = styles.get(step.verdict, "")
+        what = f"{step.good} → {step.bad}" if step.number == 0 else step.point
+        detail = f" ({escape(step.cause)})" if step.cause else ""
+        ratios = ""
+        if step.number == 0:
+            ratios = f": {ratio_cell(step.vs_good)}"
+        elif step.vs_good is not None or step.vs_bad is not None:
+            ratios = f": vs good {ratio_cell(step.vs_good)}, vs bad {ratio_cell(step.vs_bad)}"
+        verdict = f"[{style}]{step.verdict}[/{style}]" if style else step.verdict
+        self.out.print(f"step {step.number} {escape(what)}: {verdict}{detail}{escape(ratios)}", highlight=False)
+
+
+@friendly
+def bisect(
+    benchmark: Annotated[str, typer.Argument(help="the benchmark (one case: fix its params with --param)",
+                                             autocompletion=complete_targets)],
+    good: Annotated[str, typer.Option(help="the older version (commit, wheel) where the case is as expected")],
+    bad: Annotated[str, typer.Option(help="the newer version (commit, wheel) where it changed")],
+    param: Annotated[list[str] | None, typer.Option("--param", "-p", help="NAME=VALUE (repeatable)")] = None,
+    package: Annotated[str | None, typer.Option(help="the library: its releases on the package index, or "
+                                                "java:arrow for Arrow Java on Maven Central; with --git or "
+                                                "--wheels, the distribution")] = None,
+    wheels: Annotated[Path | None, typer.Option(help="a directory of wheels (ordered by version) or a file "
+                                                "listing wheels one a line, oldest first")] = None,
+    git: Annotated[str | None, typer.Option(help="a git repository (path or URL) of a Python package that builds "
+                                            "from source: --good and --bad are commits")] = None,
+    with_: Annotated[list[str] | None, typer.Option("--with", help="a requirement for every point's environment, "
+                                                    "e.g. 'numpy<2' (repeatable)")] = None,
+    var: Annotated[list[str] | None, typer.Option("--var", help="KEY=VALUE: an environment variable for every "
+                                                  "point's workers (repeatable)")] = None,
+    threshold: Annotated[str, typer.Option(help="the smallest change that counts, e.g. 5%")] = "5%",
+    direction: Annotated[str, typer.Option(help="slower (a regression) or faster (an improvement)")] = "slower",
+    pre: Annotated[bool, typer.Option("--pre", help="include pre-releases between good and bad")] = False,
+    budget: Annotated[str, typer.Option(help="time for the whole search, e.g. 30m, 1h")] = "30m",
+    processes: Annotated[int | None, typer.Option(min=2, help="processes a point at a step's first look (default "
+                                                  "8 for time, 2 for instructions; each further look doubles "
+                                                  "them)")] = None,
+    iterations: Annotated[int | None, typer.Option(min=1, help="timed iterations per process")] = None,
+    warmup: Annotated[int | None, typer.Option(min=0, help="untimed warm-up iterations per process")] = None,
+    measure: Annotated[str, typer.Option(help="wall or instructions (see docs/metrics.md)")] = "wall",
+    timeout: Annotated[float, typer.Option(min=0.1, max=7 * 86_400, callback=finite,
+                                           help="seconds before a worker is killed")] = 600.0,
+    alpha: Annotated[float, typer.Option(min=1e-6, max=0.5, callback=finite,
+                                         help="error rate of one step")] = 0.01,
+    resume: Annotated[bool, typer.Option("--resume", help="continue the last search with these settings, "
+                                         "re-using the steps in the store")] = False,
+    machine: Annotated[str | None, typer.Option(help="a name for this machine (part of its fingerprint)")] = None,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table or json")] = "table",
+    store: StoreOption = None,
+) -> None:
+    """Find the release (wheel, commit) between --good and --bad where a case got slower (or faster).
+
+    Each step is an ordinary run in the store (`show`, `compare`, `report` read it), judged against the last good and
+    the first bad with the statistics of `compare`. Exit codes: 0 a step was found, 1 none (good and bad alike,
+    undecided, or the budget ended first), 2 bad input."""
+    from colbench.app.bisect import BisectRequest, run_bisect
+    from colbench.cli.compare_cmd import parse_duration, parse_threshold
+    from colbench.cli.run_cmd import parse_measure_option
+    from colbench.model.params import parse_param_option
+    from colbench.report.bisect_text import json_document
+
+    if fmt not in ("table", "json"):
+        raise UsageError(f"--format {fmt!r}: choose table or json")
+    if direction not in ("slower", "faster"):
+        raise UsageError(f"--direction {direction!r}: choose slower or faster")
+    overrides: dict[str, list[str]] = {}
+    for option in param or []:
+        name, values = parse_param_option(option)
+        if len(values) > 1:
+            raise UsageError(f"--param {name}: bisect measures one case; give one value, not {', '.join(values)}")
+        overrides[name] = values
+    variables = {}
+    for item in var or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"--var {item!r}: write KEY=VALUE")
+        variables[key.strip()] = value
+    request = BisectRequest(
+        benchmark=benchmark, good=good, bad=bad, overrides=overrides, package=package, wheels=wheels, git=git,
+        with_requirements=tuple(with_ or ()), variables=variables, threshold=parse_threshold(threshold) or 0.05,
+        direction=direction,  # type: ignore[arg-type]
+        pre=pre, budget_s=parse_duration(budget), processes=processes, iterations=iterations, warmup=warmup,
+        measure=parse_measure_option(measure), timeout_s=timeout, alpha=alpha, resume=resume, machine_name=machine)
+    progress = _Progress(fmt)
+    report = run_bisect(_store(store), request, progress)  # type: ignore[arg-type]
+    outcome = report.outcome
+    if fmt == "json":
+        typer.echo(json_document(outcome, bisect_id=report.bisect_id, benchmark=benchmark, params=overrides,
+                                 source=report.points.source, package=report.points.package,
+                                 direction=direction, threshold=request.threshold, metric=report.metric,
+                                 not_tested=report.points.excluded, resumed=report.resumed, notes=report.notes,
+                                 budget_s=request.budget_s, ahead_build_s=round(report.ahead_s, 3)))
+    else:
+        _print_table(report)
+    raise typer.Exit(report.exit_code)
+
+
+def _print_table(report: Any) -> None:
+    from colbench.render.tables import plain
+    from colbench.report.bisect_text import STEP_COLUMNS, answer_lines, step_rows
+
+    outcome = report.outcome
+    table = Table(title=plain(f"bisect {report.bisect_id}: {report.request.benchmark} "
+                              f"{' '.join(f'{k}={v[0]}' for k, v in report.request.overrides.items())} "
+                              f"({report.request.direction}, threshold {report.request.threshold:.0%})"))
+    for column in STEP_COLUMNS:
+        table.add_column(column)
+    styles = {"good": "green", "bad": "red", "differs": "red", "skipped": "yellow", "undecided": "yellow"}
+    for step, row in zip(outcome.steps, step_rows(outcome), strict=True):
+        table.add_row(*(plain(cell) for cell in row), style=styles.get(step.verdict, ""))
+    console.print(table)
+    style = "green" if outcome.found else "yellow"
+    lines = answer_lines(outcome, report.metric, report.points.excluded, report.ahead_s)
+    for i, line in enumerate([*lines[:-1], *(f"note: {n}" for n in report.notes), lines[-1]]):
+        console.print(f"[{style}]{escape(line)}[/{style}]" if i == 0 else escape(line), highlight=False,
+                      soft_wrap=True)

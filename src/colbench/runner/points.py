@@ -1,0 +1,206 @@
+"""The environment of each point a bisect measures: a release, a wheel or a commit, built once and reused.
+
+A Python point is a uv environment (runner/environments.py) with the point's requirement in place of the project's
+(`pyarrow==15.0.0`, a wheel's path, `pkg @ git+file:///repo@sha`) plus any requirements given for every point
+(`--with "numpy<2"`); a Java point is the Java worker built against that Arrow Java release (`java:arrow==V`).
+Building is cached twice: on disk by the environment key (as for `--env`), and here per point for the whole
+search, so a point is resolved at most once per bisect. A point that cannot be built keeps its one-line cause.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import re
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from colbench.paths import NAME_PATTERN
+from colbench.redact import clip, redact
+from colbench.runner.environments import EnvError, EnvSpec, canonical_name, colbench_project, ensure_environment
+from colbench.runner.execute import EnvChoice
+from colbench.runner.runtime_envs import runtime_env
+
+#: uv's error output draws boxes and arrows around its lines
+_DECORATION = re.compile(r"^[\s×╰─▶│├┬┴┼┤╭╮╯|:>-]+")
+
+
+@dataclass(frozen=True)
+class Point:
+    """`label`: what --good/--bad name and tables show; `requirement`: what is installed (for Java, the Arrow Java
+    version); `runtime`: "python" or "java"."""
+
+    label: str
+    requirement: str
+    runtime: str = "python"
+
+
+def env_name(label: str) -> str:
+    """An environment name (letters, digits, '.', '_', '-') for a point's label: versions are already one."""
+    name = re.sub(r"[^A-Za-z0-9._-]", "-", label).strip("-._")[:64] or "point"
+    return name if NAME_PATTERN.fullmatch(name) else f"p{name}"[:64]
+
+
+def one_line(message: str, limit: int = 300) -> str:
+    """A multi-line tool error (uv's boxed output) as one line: its lines without decoration, joined."""
+    lines = [_DECORATION.sub("", line).strip() for line in message.splitlines()]
+    return clip(redact(" ".join(line for line in lines if line)), limit)
+
+
+def build_error_line(message: str, limit: int = 300) -> str:
+    """An environment that could not be built, in one line: the stage that failed, uv's error and its innermost
+    cause ("resolving failed: Failed to read `pkg @ file:///…whl` (unable to locate the end of central directory
+    record)"), rather than every "cause:" line between."""
+    head, sep, detail = message.partition(" failed:\n")
+    lines = [line for line in (_DECORATION.sub("", raw).strip() for raw in detail.splitlines()) if line]
+    if not sep or not lines:
+        return one_line(message, limit)
+    first = lines[0].removeprefix("error: ")
+    last = re.sub(r"^(cause|Caused by): ", "", lines[-1]) if len(lines) > 1 else ""
+    return clip(redact(f"{head.split(' ', 1)[0]} failed: {first}" + (f" ({last})" if last else "")), limit)
+
+
+#: what the import check says of a release built against NumPy 1.x (runner/environments.py `_smoke_test`)
+_NUMPY_1 = "built against NumPy 1.x"
+NUMPY_1_PIN = "numpy<2"
+
+
+@dataclass
+class PointEnvironments:
+    """Builds (or finds) each point's environment once; remembers what failed and why, and the seconds it took.
+
+    A release built against NumPy 1.x (pyarrow before 16 declares `numpy>=1.16` but its wheels do not import
+    under NumPy 2) is built again with `numpy<2`, unless the extra requirements pin numpy already; `notes` says
+    which points got it, and `differences` shows what else changed between two points."""
+
+    extra: tuple[str, ...] = ()
+    say: Callable[[str], None] = lambda _: None
+    #: environment variables for every point's workers (`--var KEY=VALUE`)
+    variables: dict[str, str] = field(default_factory=dict)
+    built: dict[str, EnvChoice] = field(default_factory=dict)
+    failed: dict[str, str] = field(default_factory=dict)
+    notes: dict[str, str] = field(default_factory=dict)
+    #: label → the environment's resolved versions, of built points and of points read from stored runs
+    versions: dict[str, dict[str, str]] = field(default_factory=dict)
+    seconds: float = 0.0
+    ahead_seconds: float = 0.0
+    _project: Path | None = None
+    _guard: threading.Lock = field(default_factory=threading.Lock)
+    _locks: dict[str, threading.Lock] = field(default_factory=dict)
+
+    def _python(self, point: Point, name: str, extra: tuple[str, ...], say: Callable[[str], None]) -> EnvChoice:
+        text = redact(" ".join((point.requirement, *extra)))
+        say(f"environment {point.label}: {text}")
+        self._project = self._project or colbench_project()
+        built = ensure_environment(EnvSpec(name, (point.requirement, *extra)), self._project)
+        return EnvChoice(name=name, python=str(built.python), key=built.key, resolved=dict(built.resolved), spec=text,
+                         variables=dict(self.variables))
+
+    def _numpy_pinned(self) -> bool:
+        return any(canonical_name(re.split(r"[\s\[<>=!~;@]", r, maxsplit=1)[0]) == "numpy" for r in self.extra)
+
+    def get(self, point: Point, *, ahead: bool = False) -> EnvChoice | None:
+        """The point's environment, or None when it cannot be built (`failed[label]` says why). One build per
+        point: a caller that asks for a point being built (ahead, on another thread) waits for that build, and the
+        wait is what counts in `seconds`; builds ahead count in `ahead_seconds`."""
+        started = time.monotonic()
+        with self._lock_of(point.label):
+            try:
+                if point.label not in self.built and point.label not in self.failed:
+                    self._build(point, ahead)
+            finally:
+                if ahead:
+                    self.ahead_seconds += time.monotonic() - started
+                else:
+                    self.seconds += time.monotonic() - started
+        return self.built.get(point.label)
+
+    def _lock_of(self, label: str) -> threading.Lock:
+        with self._guard:
+            return self._locks.setdefault(label, threading.Lock())
+
+    def _build(self, point: Point, ahead: bool) -> None:
+        name = env_name(point.label)
+        say = self.say if not ahead else (lambda text: self.say(f"{text} (built ahead, beside the measuring)"))
+        try:
+            if point.runtime == "java":
+                env = runtime_env(f"{name}=java:arrow=={point.requirement}", say=say)
+                env.variables = dict(self.variables)
+            else:
+                try:
+                    env = self._python(point, name, self.extra, say)
+                except EnvError as exc:
+                    if _NUMPY_1 not in str(exc) or self._numpy_pinned():
+                        raise
+                    env = self._python(point, name, (*self.extra, NUMPY_1_PIN), say)
+                    self.notes[point.label] = f"{NUMPY_1_PIN} (built against NumPy 1.x)"
+        except EnvError as exc:
+            self.failed[point.label] = f"does not install: {build_error_line(str(exc))}"
+            return
+        self.built[point.label] = env
+        self.versions[point.label] = env.resolved if env.runtime == "python" else {}
+
+    def adopt(self, label: str, env: EnvChoice) -> None:
+        """A point's environment as a stored run recorded it (a resumed search that measures nothing again): its
+        versions and notes count, though nothing is built."""
+        if env.runtime != "python":
+            return
+        self.versions.setdefault(label, dict(env.resolved))
+        if NUMPY_1_PIN in (env.spec or "").split() and NUMPY_1_PIN not in self.extra:
+            self.notes.setdefault(label, f"{NUMPY_1_PIN} (built against NumPy 1.x)")
+
+    def differences(self, a: str, b: str, package: str) -> list[str]:
+        """What else differs between two built points' environments ("numpy 1.26.4 → 2.3.5"), the bisected
+        package and colbench left out: a change found between them may come from these too."""
+        left, right = self.versions.get(a), self.versions.get(b)
+        if not left or not right:
+            return []
+        skip = {canonical_name(package), "colbench"}
+        return [f"{name} {left.get(name, '-')} → {right.get(name, '-')}" for name in sorted(set(left) | set(right))
+                if name not in skip and left.get(name) != right.get(name)]
+
+
+class AheadBuilder:
+    """Builds the environments of the points a search may measure next while the current step is measured, on CPUs
+    the measuring worker is not pinned to (the builder thread's affinity, which uv and its children inherit). When
+    the worker needs every CPU there are, nothing is built ahead: never beside a measurement on the same CPU."""
+
+    def __init__(self, envs: PointEnvironments, worker_cpus: Sequence[int] | None) -> None:
+        self.envs = envs
+        try:
+            allowed = set(os.sched_getaffinity(0))
+        except AttributeError:  # pragma: no cover - not Linux
+            allowed = set()
+        self.cpus = sorted(allowed - set(worker_cpus or allowed))
+        self._queue: queue.Queue[Point] = queue.Queue()
+        self._thread: threading.Thread | None = None
+
+    @property
+    def possible(self) -> bool:
+        return bool(self.cpus)
+
+    def want(self, points: Sequence[Point]) -> None:
+        """Build these (in order) when there is a free CPU; points built, failed or already queued are skipped."""
+        if not self.possible:
+            return
+        for point in points:
+            if point.label not in self.envs.built and point.label not in self.envs.failed:
+                self._queue.put(point)
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._work, name="colbench-build-ahead", daemon=True)
+            self._thread.start()
+
+    def _work(self) -> None:
+        os.sched_setaffinity(0, self.cpus)  # this thread only (Linux): its uv processes run off the worker's CPUs
+        while True:
+            point = self._queue.get()
+            try:
+                self.envs.get(point, ahead=True)
+            except Exception as exc:  # noqa: BLE001 - the step that needs it builds it again and reports the error
+                self.envs.say(f"building {point.label} ahead failed ({one_line(str(exc), 200)}); it is built when "
+                              "needed")
+            finally:
+                self._queue.task_done()

@@ -1,0 +1,237 @@
+"""Released versions of a library, in version order: what `colbench bisect --package` walks.
+
+- Python packages from the package index uv installs from (`UV_DEFAULT_INDEX`, `UV_INDEX_URL` or `PIP_INDEX_URL`,
+  else PyPI), read through the Simple Repository API (PEP 503, JSON per PEP 691 where the index offers it). The
+  versions are the ones that have files; each file says whether it is yanked, and a wheel's tags whether it
+  installs on this interpreter.
+- Arrow Java from Maven Central's `maven-metadata.xml` of `org.apache.arrow:arrow-vector`.
+
+Order is `packaging.version` order, never the index's. Pre-releases (and dev releases) are left out unless asked
+for. A version in the range that cannot be tested is kept with a note (yanked; no wheel for this interpreter when
+the package ships wheels, since building such a release from source takes hours) so the bisect can say why it
+skipped it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import urllib.error
+import urllib.request
+import xml.etree.ElementTree as ElementTree
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from html.parser import HTMLParser
+
+from packaging.tags import sys_tags
+from packaging.utils import (
+    InvalidSdistFilename,
+    InvalidWheelFilename,
+    canonicalize_name,
+    parse_sdist_filename,
+    parse_wheel_filename,
+)
+from packaging.version import InvalidVersion, Version
+
+from colbench.redact import redact
+
+PYPI_SIMPLE = "https://pypi.org/simple"
+MAVEN_CENTRAL = "https://repo1.maven.org/maven2"
+ARROW_JAVA = ("org.apache.arrow", "arrow-vector")
+_ACCEPT = "application/vnd.pypi.simple.v1+json, text/html;q=0.1"
+TIMEOUT_S = 30.0
+
+#: fetch(url, accept) → (content type, body)
+Fetch = Callable[[str, str], tuple[str, str]]
+
+
+class ReleaseError(ValueError):
+    """Versions that cannot be listed, or a range that makes no sense; one line that says what to do."""
+
+
+@dataclass(frozen=True)
+class Release:
+    """One version of a package. `skip` is why it cannot be tested here ("" when it can)."""
+
+    version: str
+    skip: str = ""
+
+
+def fetch_url(url: str, accept: str) -> tuple[str, str]:
+    request = urllib.request.Request(url, headers={"Accept": accept, "User-Agent": "colbench"})
+    try:
+        with urllib.request.urlopen(request, timeout=TIMEOUT_S) as response:  # noqa: S310 - an index URL
+            return response.headers.get("Content-Type", ""), response.read().decode("utf-8", "replace")
+    except urllib.error.HTTPError as exc:
+        if exc.code == 404:
+            raise FileNotFoundError(url) from None
+        raise ReleaseError(redact(f"{url}: HTTP {exc.code} {exc.reason}")) from None
+    except (urllib.error.URLError, TimeoutError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise ReleaseError(redact(f"cannot reach {url}: {reason}")) from None
+
+
+def package_index() -> str:
+    """The index uv installs from: what the versions must be listed from."""
+    for name in ("UV_DEFAULT_INDEX", "UV_INDEX_URL", "PIP_INDEX_URL"):
+        value = os.environ.get(name, "").strip()
+        if value:
+            return value.split()[0].rstrip("/")
+    return PYPI_SIMPLE
+
+
+# ---------------------------------------------------------------------------------------------------- PyPI
+
+
+class _Anchors(HTMLParser):
+    """File names and yanked flags of a PEP 503 HTML page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.files: list[dict[str, object]] = []
+        self._attrs: dict[str, str | None] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "a":
+            self._attrs = dict(attrs)
+
+    def handle_data(self, data: str) -> None:
+        if self._attrs is not None and data.strip():
+            self.files.append({"filename": data.strip(), "yanked": "data-yanked" in self._attrs})
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "a":
+            self._attrs = None
+
+
+def _files(content_type: str, body: str) -> list[dict[str, object]]:
+    if "json" in content_type:
+        return list(json.loads(body).get("files") or [])
+    parser = _Anchors()
+    parser.feed(body)
+    return parser.files
+
+
+def releases_from_files(package: str, files: Iterable[dict[str, object]],
+                        tags: frozenset[object] | None = None) -> list[Release]:
+    """Versions (in version order) from an index's file list, each with why it cannot be tested here, if so."""
+    supported = tags if tags is not None else frozenset(sys_tags())
+    name = canonicalize_name(package)
+    seen: dict[Version, dict[str, bool]] = {}
+    for file in files:
+        filename = str(file.get("filename", ""))
+        try:
+            if filename.endswith(".whl"):
+                dist, version, _, file_tags = parse_wheel_filename(filename)
+                kind = "wheel" if file_tags & supported else "other wheel"
+            else:
+                dist, version = parse_sdist_filename(filename)
+                kind = "sdist"
+        except (InvalidWheelFilename, InvalidSdistFilename, InvalidVersion):
+            continue
+        if canonicalize_name(dist) != name:
+            continue
+        flags = seen.setdefault(version, {"wheel": False, "sdist": False, "other wheel": False, "live": False})
+        flags[kind] = True
+        flags["live"] = flags["live"] or not file.get("yanked")
+    ships_wheels = any(f["wheel"] for f in seen.values())
+    out = []
+    for version in sorted(seen):
+        flags = seen[version]
+        skip = ""
+        if not flags["live"]:
+            skip = "yanked"
+        elif not flags["wheel"] and (ships_wheels or not flags["sdist"]):
+            skip = "no wheel for this interpreter" + (" (a source build only)" if flags["sdist"] else "")
+        out.append(Release(str(version), skip))
+    return out
+
+
+def pypi_releases(package: str, fetch: Fetch = fetch_url, index: str | None = None) -> list[Release]:
+    """Every version of `package` on the index, oldest first."""
+    if not re.fullmatch(r"[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?", package):
+        raise ReleaseError(f"--package {package!r}: not a Python distribution name")
+    base = index or package_index()
+    url = f"{base}/{canonicalize_name(package)}/"
+    try:
+        content_type, body = fetch(url, _ACCEPT)
+    except FileNotFoundError:
+        raise ReleaseError(redact(f"--package {package}: no such package on {base} (check the name)")) from None
+    try:
+        releases = releases_from_files(package, _files(content_type, body))
+    except (ValueError, AttributeError) as exc:
+        raise ReleaseError(redact(f"cannot read the index page {url}: {exc}")) from None
+    if not releases:
+        raise ReleaseError(redact(f"--package {package}: {base} lists no files of it"))
+    return releases
+
+
+# --------------------------------------------------------------------------------------------------- Maven
+
+
+def maven_releases(group: str = ARROW_JAVA[0], artifact: str = ARROW_JAVA[1], fetch: Fetch = fetch_url,
+                   minimum: str | None = None, why_minimum: str = "") -> list[Release]:
+    """Versions of a Maven artifact from maven-metadata.xml, oldest first; those below `minimum` noted."""
+    url = f"{MAVEN_CENTRAL}/{group.replace('.', '/')}/{artifact}/maven-metadata.xml"
+    try:
+        _, body = fetch(url, "application/xml")
+        root = ElementTree.fromstring(body)
+    except FileNotFoundError:
+        raise ReleaseError(f"{group}:{artifact} is not on Maven Central") from None
+    except ElementTree.ParseError as exc:
+        raise ReleaseError(f"cannot read {url}: {exc}") from None
+    versions = []
+    for element in root.iter("version"):
+        try:
+            versions.append(Version((element.text or "").strip()))
+        except InvalidVersion:
+            continue
+    floor = Version(minimum) if minimum else None
+    return [Release(str(v), f"older than {minimum}{f' ({why_minimum})' if why_minimum else ''}"
+                    if floor is not None and v < floor else "") for v in sorted(set(versions))]
+
+
+# --------------------------------------------------------------------------------------------------- range
+
+
+def _parse(text: str, option: str) -> Version:
+    try:
+        return Version(text)
+    except InvalidVersion:
+        raise ReleaseError(f"{option} {text!r} is not a version (e.g. 14.0.2)") from None
+
+
+def _find(releases: Sequence[Release], version: Version) -> int | None:
+    for i, release in enumerate(releases):
+        if Version(release.version) == version:
+            return i
+    return None
+
+
+def _near(releases: Sequence[Release], version: Version) -> str:
+    ordered = [Version(r.version) for r in releases]
+    below = [str(v) for v in ordered if v < version][-2:]
+    above = [str(v) for v in ordered if v > version][:2]
+    return ", ".join([*below, *above])
+
+
+def release_range(releases: Sequence[Release], good: str, bad: str, *, pre: bool = False,
+                  what: str = "") -> list[Release]:
+    """The releases from `good` to `bad`, both included, oldest first; pre-releases between them only with `pre`.
+
+    One-line ReleaseError when either is not listed, they are equal, or good is the newer."""
+    good_v, bad_v = _parse(good, "--good"), _parse(bad, "--bad")
+    if good_v == bad_v:
+        raise ReleaseError(f"--good and --bad are the same version ({good}): name two")
+    if good_v > bad_v:
+        raise ReleaseError(f"--good {good} is newer than --bad {bad}: good is the older version (to find where it "
+                           "got faster, keep the order and pass --direction faster)")
+    for option, version in (("--good", good_v), ("--bad", bad_v)):
+        if _find(releases, version) is None:
+            near = _near(releases, version)
+            raise ReleaseError(f"{option} {version}: {what or 'the package'} has no such release"
+                               + (f" (near it: {near})" if near else ""))
+    inside = [r for r in releases if good_v <= Version(r.version) <= bad_v]
+    return [r for r in inside if pre or not Version(r.version).is_prerelease
+            or Version(r.version) in (good_v, bad_v)]
