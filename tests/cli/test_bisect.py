@@ -6,6 +6,8 @@ import pytest
 
 from tests.app.probe import build_wheel
 
+pytestmark = pytest.mark.slow  # real CLI processes: the full run, not the fast tier
+
 
 @pytest.fixture
 def wheels(tmp_path):
