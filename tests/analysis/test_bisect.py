@@ -31,7 +31,7 @@ class FakeMeasurer:
         self.execution_s = execution_s
         self.stored_steps = stored_steps or set()
         self.calls: list[tuple[int, tuple[str, ...], int]] = []
-        self.prepared: list[list[str]] = []
+        self.prepared: list[tuple[int, list[str]]] = []
         self.samples: dict[tuple[int, str], list[list[float]]] = {}
         self.clock = 0.0
 
@@ -42,8 +42,8 @@ class FakeMeasurer:
     def stored(self, step: int, points: Sequence[str], processes: int) -> bool:
         return step in self.stored_steps
 
-    def prepare(self, points: Sequence[str]) -> None:
-        self.prepared.append(list(points))
+    def prepare(self, step: int, points: Sequence[str]) -> None:
+        self.prepared.append((step, list(points)))
 
     def measure(self, step: int, points: Sequence[str], processes: int) -> Trial:
         self.calls.append((step, tuple(points), processes))
@@ -86,10 +86,10 @@ def test_a_single_step_is_found(index):
     # binary search: the ends, then about log2(14) steps
     assert len(outcome.steps) <= 1 + 5
     # before each measurement, the points that may come next (to build their environments meanwhile)
-    assert measurer.prepared[0] == [VERSIONS[7]]
-    assert measurer.prepared[1] == [VERSIONS[3], VERSIONS[11]]
-    tested = [s.point for s in outcome.steps[1:]]
-    assert all(point in measurer.prepared[i] for i, point in enumerate(tested))
+    assert measurer.prepared[0] == (1, [VERSIONS[7]])
+    assert measurer.prepared[1] == (2, [VERSIONS[3], VERSIONS[11]])
+    told = dict(measurer.prepared)
+    assert all(step.point in told[step.number] for step in outcome.steps[1:])
     assert all(s.verdict in ("differs", "good", "bad") for s in outcome.steps)
 
 

@@ -83,3 +83,17 @@ def test_differences_name_what_else_changed():
     assert envs.differences("15.0.2", "16.0.0", "pyarrow") == ["numpy 1.26.4 → 2.3.5"]
     envs.adopt("17.0.0", EnvChoice(name="17.0.0", spec="pyarrow==17.0.0 numpy<2", resolved={"numpy": "1.26.4"}))
     assert envs.notes == {"17.0.0": "numpy<2 (built against NumPy 1.x)"}
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="building ahead needs a CPU the worker does not use")
+def test_closing_drops_what_is_queued_and_lets_the_build_under_way_finish():
+    allowed = sorted(os.sched_getaffinity(0))
+    envs = Recording()
+    ahead = AheadBuilder(envs, worker_cpus=allowed[:1])
+    ahead.want([Point("2.0", "p==2.0"), Point("3.0", "p==3.0")])
+    deadline = time.monotonic() + 10
+    while "2.0" not in envs.where and time.monotonic() < deadline:
+        time.sleep(0.01)
+    threading.Timer(2.0, envs.release.set).start()  # 2.0's build ends after close() has dropped 3.0
+    ahead.close()
+    assert "2.0" in envs.built and "3.0" not in envs.where

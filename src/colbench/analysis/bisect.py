@@ -81,8 +81,8 @@ class Measurer(Protocol):
         """Whether this look is already measured (a resumed search): it then costs nothing against the budget."""
         ...
 
-    def prepare(self, points: Sequence[str]) -> None:
-        """The points the search may measure after the step about to start: a measurer may get them ready
+    def prepare(self, step: int, points: Sequence[str]) -> None:
+        """The points step `step` may measure, told before the step before it starts: a measurer may get them ready
         meanwhile (build their environments beside the measuring)."""
         ...
 
@@ -301,7 +301,7 @@ class _Search:
     def run(self) -> BisectOutcome:
         points, settings = self.points, self.settings
         first = _middle(0, len(points) - 1, set())
-        self.measurer.prepare([points[first]] if first is not None else [])
+        self.measurer.prepare(1, [points[first]] if first is not None else [])
         ends, trial = self.ends()
         self.record(ends)
         good, bad = points[0], points[-1]
@@ -324,9 +324,9 @@ class _Search:
             mid = _middle(lo, hi, skipped)
             if mid is None:
                 break
-            self.measurer.prepare([points[i] for i in (_middle(lo, mid, skipped), _middle(mid, hi, skipped))
-                                   if i is not None])
             number += 1
+            after = (_middle(lo, mid, skipped), _middle(mid, hi, skipped))  # if mid is bad, if it is good
+            self.measurer.prepare(number + 1, [points[i] for i in after if i is not None])
             step, step_trial = self.middle(number, points[lo], points[mid], points[hi])
             self.record(step)
             if step.verdict == "budget":

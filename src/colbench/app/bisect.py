@@ -186,6 +186,8 @@ def run_bisect(store: Store, request: BisectRequest, observer: BisectObserver | 
         outcome = bisect([p.label for p in points.points], measurer, settings, clock=clock, on_step=observer.step)
     except BisectInputError as exc:
         raise UsageError(str(exc)) from None
+    finally:
+        measurer.close()
     outcome.elapsed_s = clock() - started
     return BisectReport(bisect_id, request, points, metric_name, outcome, resumed=bool(earlier),
                         notes=_notes(outcome, envs, points.package), ahead_s=envs.ahead_seconds)

@@ -88,9 +88,14 @@ class StoreMeasurer:
         case = self._plan().cases[0]
         self.ahead = AheadBuilder(envs, choose_cpus(int_param(case.params, "threads"))[0])
 
-    def prepare(self, points: Sequence[str]) -> None:
-        measured = {label for run in self.earlier.values() for label in run["bisect"].get("points") or []}
-        self.ahead.want([self.points[label] for label in points if label not in measured])
+    def prepare(self, step: int, points: Sequence[str]) -> None:
+        if step in self.earlier:  # a resumed search has that step in the store: nothing to build for it
+            return
+        self.ahead.want([self.points[label] for label in points])
+
+    def close(self) -> None:
+        """Stop building ahead (a build under way finishes: no environment is left half-made)."""
+        self.ahead.close()
 
     # -- what is stored
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from packaging.version import InvalidVersion, Version
 
 from colbench.app.errors import UsageError
+from colbench.redact import redact
 from colbench.runner.points import Point
 from colbench.runtimes.builds import Build, git_builds, wheel_builds, wheel_package
 from colbench.runtimes.java import MIN_ARROW_JAVA
@@ -99,7 +100,7 @@ def list_points(good: str, bad: str, *, package: str | None = None, wheels: Path
                 raise UsageError("--git needs --package NAME: the distribution the repository builds (it takes the "
                                  "place of colbench's own requirement on it)")
             builds = git_builds(git, good, bad, package)
-            where = f"commits of {git}"
+            where = f"commits of {redact(git)}"  # a URL may carry a token: never shown
             points, excluded = _from_builds(builds, builds[0].label, builds[-1].label, where)
             return PointList(points, excluded, where, package)
         if not package:

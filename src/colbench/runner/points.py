@@ -175,7 +175,7 @@ class AheadBuilder:
         except AttributeError:  # pragma: no cover - not Linux
             allowed = set()
         self.cpus = sorted(allowed - set(worker_cpus or allowed))
-        self._queue: queue.Queue[Point] = queue.Queue()
+        self._queue: queue.Queue[Point | None] = queue.Queue()
         self._thread: threading.Thread | None = None
 
     @property
@@ -193,10 +193,27 @@ class AheadBuilder:
             self._thread = threading.Thread(target=self._work, name="colbench-build-ahead", daemon=True)
             self._thread.start()
 
+    def close(self) -> None:
+        """Drop what is queued and wait for a build under way, so none is cut off when colbench exits."""
+        if self._thread is None:
+            return
+        while True:
+            try:
+                self._queue.get_nowait()
+            except queue.Empty:
+                break
+            self._queue.task_done()
+        self._queue.put(None)
+        self._thread.join()
+        self._thread = None
+
     def _work(self) -> None:
         os.sched_setaffinity(0, self.cpus)  # this thread only (Linux): its uv processes run off the worker's CPUs
         while True:
             point = self._queue.get()
+            if point is None:
+                self._queue.task_done()
+                return
             try:
                 self.envs.get(point, ahead=True)
             except Exception as exc:  # noqa: BLE001 - the step that needs it builds it again and reports the error
