@@ -110,7 +110,7 @@ def test_a_vs_a_on_the_two_speed_cpu_cries_wolf_no_more_than_alpha(n):
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_two_point_instruction_counts_cry_wolf_no_more_than_alpha(n):
     """Each process counts one of two totals 0.3% apart (a layout luck): the worst case for a t with 1-6 df. The
-    noise floor and the 1% threshold keep false regressions away."""
+    noise floor (0.1%) keeps false regressions away at the 0.25% threshold."""
     rng = np.random.default_rng(300 + n)
     wrong = 0
     for _ in range(2000):

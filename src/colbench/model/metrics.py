@@ -82,7 +82,7 @@ METRICS: dict[str, Metric] = {m.name: m for m in (
     Metric("instructions", "instructions", "lower_is_better",
            "instructions of the timed call per iteration, counted under Valgrind's callgrind (`--measure "
            "instructions`)",
-           threshold=0.0025, test="t", noise_floor=0.0001, series="instructions", stable_noise=True, first_look=2,
+           threshold=0.0025, test="t", noise_floor=0.001, series="instructions", stable_noise=True, first_look=2,
            words=("more instructions", "fewer instructions")),
     Metric("memory", "B", "lower_is_better", "peak resident set size of the worker process (getrusage)",
            threshold=0.03, test="auto", noise_floor=0.001, path=("memory", "peak_rss_bytes"),
