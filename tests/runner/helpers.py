@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -19,7 +20,14 @@ def start_run(home: Path, tmpdir: Path, *args: str) -> subprocess.Popen[str]:
     env = {**os.environ, "COLBENCH_HOME": str(home), "TMPDIR": str(tmpdir)}
     env.pop("COLBENCH_STORE", None)
     return subprocess.Popen([sys.executable, "-m", "colbench", "run", *args], env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_default_stop_signals)
+
+
+def _default_stop_signals() -> None:
+    """The run as a terminal starts it: stop signals at their defaults. Run from `nohup … &`, the tests would
+    otherwise hand colbench SIGHUP and SIGINT ignored, and colbench rightly keeps a signal its parent ignores."""
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
 
 
 def wait_for_worker(orchestrator: subprocess.Popen[str], error: str | None = None,
