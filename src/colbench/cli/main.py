@@ -43,6 +43,7 @@ from colbench.cli import (  # noqa: E402  (the app above is what these register 
     data_cmd,
     doctor_cmd,
     env_cmd,
+    explain_cmd,
     history_cmd,
     report_cmd,
     results_cmd,
@@ -54,6 +55,7 @@ from colbench.cli import (  # noqa: E402  (the app above is what these register 
 COMMANDS = (
     ("run", run_cmd.run), ("show", results_cmd.show), ("export", results_cmd.export),
     ("list", results_cmd.list_benchmarks), ("machine", results_cmd.machine), ("compare", compare_cmd.compare),
+    ("explain", explain_cmd.explain),
     ("history", history_cmd.history), ("calibrate", calibrate_cmd.calibrate), ("claims", claims_cmd.claims),
     ("report", report_cmd.report), ("serve", report_cmd.serve), ("publish", store_cmd.publish_command),
     ("doctor", doctor_cmd.doctor), ("bisect", bisect_cmd.bisect),

@@ -181,14 +181,17 @@ def build_helper(valgrind_version: str, home: Path) -> Path:
 
 
 @contextlib.contextmanager
-def counting_launch(launch: WorkerLaunch, toolchain: Toolchain) -> Iterator[WorkerLaunch]:
+def counting_launch(launch: WorkerLaunch, toolchain: Toolchain, options: Sequence[str] = VALGRIND_OPTIONS,
+                    env: dict[str, str] | None = None) -> Iterator[WorkerLaunch]:
     """The same worker launch under callgrind, with its own dump folder (removed afterwards, and named like an
-    execution directory so that one left by a killed colbench is swept by the next run)."""
+    execution directory so that one left by a killed colbench is swept by the next run). A profile
+    (runner/profile.py) passes its own `options` and variables in `env`."""
     with tempfile.TemporaryDirectory(prefix=exec_dir_prefix()) as dumps:
-        env = {**launch.env, LIB_VAR: str(toolchain.helper), DUMP_DIR_VAR: dumps}
+        child_env = {**launch.env, **(env or {}), LIB_VAR: str(toolchain.helper), DUMP_DIR_VAR: dumps}
         limit = launch.memory_limit_bytes + MEMORY_ALLOWANCE_BYTES if launch.memory_limit_bytes else None
-        yield dataclasses.replace(launch, command=[toolchain.valgrind, *VALGRIND_OPTIONS, *launch.command],
-                                  env=env, timeout_s=launch.timeout_s * TIMEOUT_FACTOR, memory_limit_bytes=limit)
+        yield dataclasses.replace(launch, command=[toolchain.valgrind, *options, *launch.command],
+                                  env=child_env, timeout_s=launch.timeout_s * TIMEOUT_FACTOR,
+                                  memory_limit_bytes=limit)
 
 
 def run_measures(spec: CaseSpec, launch: WorkerLaunch, runtime: str, measure: Sequence[str],

@@ -1,0 +1,92 @@
+"""Where the instructions went: two profiles of the same case, the functions whose cost changed most.
+
+The change of the total (contender − baseline) is exactly the sum of every function's change of *self* cost
+(the instructions executed in the function's own code), so each function's share of the total change is
+well defined and shares of different functions add: the listed functions "account for" the sum of their
+shares. Inclusive cost (the function and everything it called) is shown beside it — it tells a caller that
+does more calls from a callee that got slower — but inclusive changes overlap and are never summed.
+
+Ranking is by the size of the self change, either sign: a slowdown that is +12% here and −2% there lists both,
+with shares of 120% and −20% of a +10% total. When the totals are equal there is no change to share (shares
+are None) and the listing says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from colbench.analysis.callgrind import Frame
+from colbench.analysis.profile_stacks import inclusive_costs, self_costs
+from colbench.analysis.profile_view import ProfileView, StrippedLibrary
+
+DEFAULT_TOP = 15
+
+
+@dataclass(frozen=True)
+class FunctionChange:
+    function: str
+    library: str
+    self_a: float
+    self_b: float
+    inclusive_a: float
+    inclusive_b: float
+    #: this function's self change as a fraction of the total change (None when the total did not change)
+    share: float | None
+
+    @property
+    def delta_self(self) -> float:
+        return self.self_b - self.self_a
+
+    @property
+    def delta_inclusive(self) -> float:
+        return self.inclusive_b - self.inclusive_a
+
+
+@dataclass(frozen=True)
+class SideSummary:
+    label: str
+    total: int
+    python_named: bool
+    caller_depth: int
+    stripped: list[StrippedLibrary] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ProfileDiff:
+    baseline: SideSummary
+    contender: SideSummary
+    changes: list[FunctionChange]
+    #: how many functions changed at all (the listed ones are the largest of these)
+    changed_functions: int
+    #: the listed functions' share of the total change: the sum of their shares (None: no total change)
+    listed_share: float | None
+
+    @property
+    def total_change(self) -> int:
+        return self.contender.total - self.baseline.total
+
+    @property
+    def ratio(self) -> float | None:
+        return self.contender.total / self.baseline.total if self.baseline.total else None
+
+
+def diff_profiles(baseline: ProfileView, contender: ProfileView, top: int = DEFAULT_TOP) -> ProfileDiff:
+    """The `top` functions whose self cost changed most between two profiles of one case."""
+    self_a, self_b = self_costs(baseline.folded), self_costs(contender.folded)
+    incl_a, incl_b = inclusive_costs(baseline.folded), inclusive_costs(contender.folded)
+    total_change = contender.total - baseline.total
+    frames: set[Frame] = set(incl_a) | set(incl_b)
+    changed = [f for f in frames if round(self_b.get(f, 0.0)) != round(self_a.get(f, 0.0))]
+    changed.sort(key=lambda f: (-abs(self_b.get(f, 0.0) - self_a.get(f, 0.0)), f.name, f.object))
+    rows = []
+    for frame in changed[:max(0, top)]:
+        delta = self_b.get(frame, 0.0) - self_a.get(frame, 0.0)
+        rows.append(FunctionChange(frame.name, frame.object, self_a.get(frame, 0.0), self_b.get(frame, 0.0),
+                                   incl_a.get(frame, 0.0), incl_b.get(frame, 0.0),
+                                   delta / total_change if total_change else None))
+    listed = sum(r.share for r in rows if r.share is not None) if total_change else None
+    return ProfileDiff(_summary(baseline), _summary(contender), rows, len(changed), listed)
+
+
+def _summary(view: ProfileView) -> SideSummary:
+    return SideSummary(view.label, view.total, view.python_named, view.caller_depth, list(view.stripped))

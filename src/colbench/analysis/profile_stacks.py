@@ -1,0 +1,120 @@
+"""Call stacks from a callgrind profile: folded stacks (root first) with their self cost, for flame graphs and for
+inclusive costs.
+
+Callgrind does not record whole call stacks. It records each function's self cost in its caller context (the
+last N callers with `--separate-callers=N`, none without) and the inclusive cost of every call edge between
+contexts. A context whose chain is shorter than N is complete: it is one stack. A context at the full depth may
+continue upward in more than one way; its callers' contexts (the edges into it) say which, and with what cost, so
+its self cost is split over those callers in proportion to the cost of their calls into it — the assumption
+gprof makes for every function, here made only beyond N callers (and for every function when N is 0, as in
+a profile kept from an instruction count). Variants under `MIN_SHARE` of a context's cost are kept together as one
+stack rooted at `[callers below MIN_SHARE]`, so the costs always add up to the profile's total.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from colbench.analysis.callgrind import CallgrindProfile, Frame
+
+#: the smallest share of one context's cost that keeps a caller variant of its own
+MIN_SHARE = 0.002
+ELIDED = Frame("[callers below 0.2%]", "")
+#: deeper than this many frames, a stack is cut (a runaway recursion would exhaust Python's stack)
+MAX_DEPTH = 400
+
+Stack = tuple[Frame, ...]
+Folded = dict[Stack, float]
+
+
+@dataclass(frozen=True)
+class _Edge:
+    caller: int
+    cost: int
+
+
+def folded_stacks(profile: CallgrindProfile) -> Folded:
+    """Root-first stacks → self cost (instructions; a float where a context's cost was split over callers)."""
+    incoming: dict[int, list[_Edge]] = defaultdict(list)
+    for (caller, callee), cost in profile.calls.items():
+        if cost > 0 and caller != callee:
+            incoming[callee].append(_Edge(caller, cost))
+    complete_below = profile.caller_depth + 1 if profile.caller_depth else 1
+    memo: dict[int, list[tuple[Stack, float]]] = {}
+    objects = _objects_by_name(profile)
+
+    def expand(index: int, visiting: frozenset[int], depth: int) -> list[tuple[Stack, float]]:
+        cached = memo.get(index)
+        if cached is not None:
+            return cached
+        context = profile.contexts[index]
+        own = context.frames[0]
+        callers = [e for e in incoming.get(index, ()) if e.caller not in visiting]
+        if not callers or depth > MAX_DEPTH:
+            # a root: the chain callgrind named, completed with the objects its callers have elsewhere
+            result = [(tuple(Frame(f.name, f.object or objects(f.name)) for f in reversed(context.frames)), 1.0)]
+        elif len(context.frames) < complete_below and len(callers) == 1:
+            result = [(stack + (own,), share) for stack, share in expand(callers[0].caller, visiting | {index},
+                                                                           depth + 1)]
+        else:
+            total = sum(e.cost for e in callers)
+            shares: dict[Stack, float] = defaultdict(float)
+            for edge in callers:
+                for stack, share in expand(edge.caller, visiting | {index}, depth + 1):
+                    shares[stack + (own,)] += share * edge.cost / total
+            result = _keep_large(shares, own)
+        # reused from every caller, even where a cycle was cut differently on the way in: exact without cycles,
+        # and what keeps the walk linear in the contexts (callgrind breaks direct recursion into levels already)
+        memo[index] = result
+        return result
+
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 4 * MAX_DEPTH + 100))
+    try:
+        folded: Folded = defaultdict(float)
+        for index, context in enumerate(profile.contexts):
+            if context.self_cost:
+                for stack, share in expand(index, frozenset(), 0):
+                    folded[stack] += context.self_cost * share
+    finally:
+        sys.setrecursionlimit(limit)
+    return dict(folded)
+
+
+def _keep_large(shares: dict[Stack, float], own: Frame) -> list[tuple[Stack, float]]:
+    kept = [(stack, share) for stack, share in shares.items() if share >= MIN_SHARE]
+    rest = 1.0 - sum(share for _, share in kept)
+    if rest > 1e-12:
+        kept.append(((ELIDED, own), rest))
+    return kept
+
+
+def _objects_by_name(profile: CallgrindProfile) -> Callable[[str], str]:
+    """A caller named only inside a chain has no object there: the object its own context has (when unique)."""
+    found: dict[str, set[str]] = defaultdict(set)
+    for context in profile.contexts:
+        found[context.frames[0].name].add(context.frames[0].object)
+
+    def object_of(name: str) -> str:
+        objects = found.get(name, set())
+        return next(iter(objects)) if len(objects) == 1 else ""
+    return object_of
+
+
+def inclusive_costs(folded: Folded) -> dict[Frame, float]:
+    """Each frame's inclusive cost: the stacks it is on, counted once per stack (recursion is not counted twice)."""
+    costs: dict[Frame, float] = defaultdict(float)
+    for stack, cost in folded.items():
+        for frame in set(stack):
+            costs[frame] += cost
+    return dict(costs)
+
+
+def self_costs(folded: Folded) -> dict[Frame, float]:
+    costs: dict[Frame, float] = defaultdict(float)
+    for stack, cost in folded.items():
+        costs[stack[-1]] += cost
+    return dict(costs)

@@ -1,0 +1,264 @@
+"""`colbench explain A B`: where the instructions went between two sides, function by function.
+
+The two sides are what `compare` takes (runs, `RUN:ENV`, an environment of the latest run). For every case with a
+successful result on both sides (or the cases named), each side's profile is the one `run --profile` stored, or
+else a fresh one: the case runs again in its own environment under callgrind, in a fresh worker process, exactly
+as the instruction metric counts it (runner/profile.py, runner/replay.py). The two profiles are read
+(analysis/callgrind.py), named (analysis/profile_view.py) and diffed (analysis/profile_diff.py); each case gets a
+differential flame graph (render/flamegraph.py) and an `explain.json`, kept under the store's profiles folder
+(store/profiles.py). A case that fails on either side is an error row; the others go on.
+
+The verdict shown beside each case is `compare`'s (app/compare.py), on instructions when both sides counted
+them, else on time.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from colbench.analysis.callgrind import ProfileError
+from colbench.analysis.comparison import CompareSettings, ComparisonError, short_labels
+from colbench.analysis.profile_diff import DEFAULT_TOP, ProfileDiff, diff_profiles
+from colbench.analysis.profile_view import ProfileView, load_view
+from colbench.app.compare import CompareRequest, compare
+from colbench.app.errors import UsageError
+from colbench.data.atomic import write_atomic
+from colbench.model.records import Side
+from colbench.paths import owned_dir
+from colbench.store.base import Store, StoreError
+from colbench.store.profiles import explain_folder, stored_profile
+from colbench.store.selection import resolve_side
+
+PROFILERS = ("callgrind", "perf")
+FLAMEGRAPH_FILE = "flamegraph.svg"
+REPORT_FILE = "explain.json"
+
+Say = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class ExplainRequest:
+    baseline: str
+    contender: str
+    #: case ids (or unique prefixes), labels or benchmark names; empty: every case both sides have
+    cases: tuple[str, ...] = ()
+    profiler: str = "callgrind"
+    top: int = DEFAULT_TOP
+    #: profile again even where `run --profile` stored profiles
+    rerun: bool = False
+
+
+@dataclass
+class SideProfile:
+    """Where one side's profile came from: `stored` by `run --profile`, or `re-run` now."""
+
+    source: str
+    path: Path | None = None
+    perf_map: Path | None = None
+    seconds: float = 0.0
+    error: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class CaseExplanation:
+    case_id: str
+    label: str
+    baseline: SideProfile
+    contender: SideProfile
+    diff: ProfileDiff | None = None
+    verdict: str | None = None
+    flamegraph: Path | None = None
+    report: Path | None = None
+    error: str | None = None
+    #: instructions the stored results counted per side (median), to check the profiles against
+    stored_instructions: tuple[float | None, float | None] = (None, None)
+
+
+@dataclass
+class Explanation:
+    baseline: str
+    contender: str
+    cases: list[CaseExplanation]
+    folder: Path
+    seconds: float
+    notes: list[str] = field(default_factory=list)
+
+
+def check_profiler(name: str) -> None:
+    """The profiler is known and works here, else a UsageError saying how to get it."""
+    if name not in PROFILERS:
+        raise UsageError(f"--profiler {name!r}: choose {' or '.join(PROFILERS)}")
+    if name == "perf":
+        raise UsageError(perf_unavailable())
+
+
+def perf_unavailable() -> str:
+    """Why `--profiler perf` cannot explain here (one line)."""
+    perf = shutil.which("perf")
+    if perf is None:
+        return ("--profiler perf: perf is not installed (Debian/Ubuntu: `apt-get install linux-perf`); "
+                "use --profiler callgrind")
+    with tempfile.TemporaryDirectory(prefix="colbench-perf-") as tmp:
+        try:
+            probe = subprocess.run([perf, "record", "-e", "cycles", "-o", f"{tmp}/perf.data", "--", "true"],
+                                   capture_output=True, text=True, timeout=60)
+        except (OSError, subprocess.SubprocessError) as exc:
+            return f"--profiler perf: cannot run {perf}: {exc}; use --profiler callgrind"
+    if probe.returncode != 0 or "not supported" in probe.stderr:
+        first = next((line for line in probe.stderr.splitlines() if line.strip()), "no hardware events")
+        return (f"--profiler perf: perf cannot sample CPU cycles here ({first.strip()[:120]}; a VM without "
+                "hardware counters, or kernel.perf_event_paranoid); use --profiler callgrind")
+    return ("--profiler perf: not available in this colbench yet (perf works here); use --profiler callgrind, "
+            "whose counts repeat exactly")
+
+
+def explain(store: Store, request: ExplainRequest, say: Say = lambda _: None) -> Explanation:
+    """Profile, diff and draw every chosen case of the two sides (see the module docstring)."""
+    started = time.monotonic()
+    check_profiler(request.profiler)
+    if request.top < 1:
+        raise UsageError(f"--top {request.top}: list at least 1 function")
+    baseline, contender = resolve_side(store, request.baseline), resolve_side(store, request.contender)
+    chosen = choose_cases(baseline, contender, request.cases)
+    folder = explain_folder(store, f"{baseline.run_id}.{baseline.env_name}", f"{contender.run_id}.{contender.env_name}")
+    verdicts, notes = _verdicts(store, request)
+    runs = {side.run_id: store.get_run(side.run_id) for side in (baseline, contender)}
+    toolchain: Any = None
+    explained = []
+    for case_id, label in chosen:
+        case_dir = folder / case_id
+        sides = []
+        for name, side in (("a", baseline), ("b", contender)):
+            stored = None if request.rerun else stored_profile(store, side.run_id, side.env_name, case_id)
+            if stored is not None:
+                sides.append(SideProfile("stored", stored.path, stored.perf_map))
+                continue
+            if toolchain is None:
+                toolchain = _toolchain()
+            say(f"profiling {label} on {side.label} under callgrind (a fresh worker)")
+            sides.append(_profile_again(runs[side.run_id], _first_ok(side, case_id), case_dir / name, toolchain))
+        case = CaseExplanation(case_id, label, sides[0], sides[1], verdict=verdicts.get(case_id),
+                               stored_instructions=(_instructions(baseline, case_id),
+                                                    _instructions(contender, case_id)))
+        _diff_case(case, request, case_dir, baseline.label, contender.label)
+        explained.append(case)
+    return Explanation(baseline.label, contender.label, explained, folder, time.monotonic() - started, notes)
+
+
+def choose_cases(baseline: Side, contender: Side, wanted: Sequence[str]) -> list[tuple[str, str]]:
+    """(case id, label) of the cases with a successful result on both sides, or of those named."""
+    ok_a = {r["case_id"] for r in baseline.results if r.get("status") == "ok"}
+    ok_b = {r["case_id"] for r in contender.results if r.get("status") == "ok"}
+    labels = short_labels([*baseline.results, *contender.results])
+    common = [cid for cid in labels if cid in ok_a and cid in ok_b]
+    if not common:
+        raise UsageError(f"{baseline.label} and {contender.label} have no case with a successful result on both "
+                         "sides: `colbench show` lists each run's cases")
+    if not wanted:
+        return [(cid, labels[cid]) for cid in common]
+    picked: list[str] = []
+    for text in wanted:
+        matches = [cid for cid in common if cid.startswith(text) or labels[cid] == text
+                   or labels[cid].split(" ", 1)[0] == text]
+        if not matches:
+            shown = "; ".join(f"{cid[:10]} {labels[cid]}" for cid in common[:5])
+            raise UsageError(f"--case {text!r}: no case of both sides is called that (give a case id prefix, a "
+                             f"label or a benchmark; they have: {shown}{' …' if len(common) > 5 else ''})")
+        picked += [m for m in matches if m not in picked]
+    return [(cid, labels[cid]) for cid in picked]
+
+
+def _first_ok(side: Side, case_id: str) -> dict[str, Any]:
+    return next(r for r in side.results if r["case_id"] == case_id and r.get("status") == "ok")
+
+
+def _instructions(side: Side, case_id: str) -> float | None:
+    import statistics
+
+    counts = [v for r in side.results if r["case_id"] == case_id and r.get("status") == "ok"
+              for v in (r.get("samples") or {}).get("instructions") or [] if v is not None]
+    return float(statistics.median(counts)) if counts else None
+
+
+def _toolchain() -> Any:
+    from colbench.runner.instructions import InstructionsUnavailable, find_toolchain
+
+    try:
+        return find_toolchain()
+    except InstructionsUnavailable as exc:
+        raise UsageError(str(exc).replace("--measure instructions", "colbench explain")) from None
+
+
+def _profile_again(run_doc: dict[str, Any], result: dict[str, Any], folder: Path, toolchain: Any) -> SideProfile:
+    from colbench.runner.profile import profile_case
+    from colbench.runner.replay import ReplayError, replay
+
+    try:
+        again = replay(run_doc, result)
+    except ReplayError as exc:
+        return SideProfile("re-run", error=str(exc))
+    if again.runtime != "python":
+        return SideProfile("re-run", error=f"profiles are taken in Python workers only for now (this case runs in "
+                                           f"the {again.runtime} worker, which has no callgrind hook)")
+    done = profile_case(again.spec, again.launch, toolchain, folder)
+    return SideProfile("re-run", done.path, done.perf_map, done.seconds, done.error,
+                       [*again.warnings, *done.warnings])
+
+
+def _diff_case(case: CaseExplanation, request: ExplainRequest, case_dir: Path, label_a: str, label_b: str) -> None:
+    from colbench.render.flamegraph import differential_svg
+    from colbench.report.explain_text import case_document, flame_stacks, flame_title
+    from colbench.report.explain_text import write_json as write_document
+
+    failed = [f"{label}: {side.error}" for label, side in ((label_a, case.baseline), (label_b, case.contender))
+              if side.error]
+    if failed:
+        case.error = "; ".join(failed)
+        return
+    assert case.baseline.path is not None and case.contender.path is not None
+    try:
+        view_a = load_view(case.baseline.path, case.baseline.perf_map, label_a)
+        view_b = load_view(case.contender.path, case.contender.perf_map, label_b)
+    except (ProfileError, OSError) as exc:
+        case.error = f"cannot read a profile: {exc}"
+        return
+    case.diff = diff_profiles(view_a, view_b, top=request.top)
+    owned_dir(case_dir, "explain directory")
+    case.flamegraph = case_dir / FLAMEGRAPH_FILE
+    write_atomic(case.flamegraph, differential_svg(
+        flame_stacks(view_a), flame_stacks(view_b), title=flame_title(case.label),
+        subtitle=_subtitle(case.diff, view_a, view_b), baseline_label=label_a, contender_label=label_b).encode())
+    case.report = case_dir / REPORT_FILE
+    write_document(case.report, case_document(case))
+
+
+def _subtitle(diff: ProfileDiff, a: ProfileView, b: ProfileView) -> str:
+    from colbench.render.fmt import fmt_instructions
+
+    ratio = f" ({diff.ratio - 1:+.2%})" if diff.ratio is not None else ""
+    return (f"{a.label}: {fmt_instructions(a.total)} instructions, {b.label}: {fmt_instructions(b.total)}{ratio}; "
+            "callgrind, the timed call only, every thread")
+
+
+def _verdicts(store: Store, request: ExplainRequest) -> tuple[dict[str, str], list[str]]:
+    """case id → the verdict `compare` gives (instructions when both counted them, else time)."""
+    settings = CompareSettings(metrics=("instructions", "time"))
+    try:
+        comparison = compare(store, CompareRequest(request.baseline, request.contender, settings))
+    except (ComparisonError, StoreError, UsageError) as exc:
+        return {}, [f"no verdicts beside the profiles: {exc}"]
+    verdicts: dict[str, str] = {}
+    for case in comparison.cases:  # instructions first: deterministic, and what the profiles count
+        case_id = comparison.case_of.get(str(case.key), ("", ""))[0]
+        if case_id and (case.metric == "instructions" or case_id not in verdicts):
+            verdicts[case_id] = f"{case.verdict} ({case.metric} {case.ratio:.4f}× [{case.ci_low:.4f}, " \
+                                f"{case.ci_high:.4f}])"
+    return verdicts, []

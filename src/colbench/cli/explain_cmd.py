@@ -1,0 +1,74 @@
+"""`colbench explain A B`: the functions whose cost changed between two sides, and a differential flame graph."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from colbench.cli.common import StoreOption, UsageError, _store, console, err_console, friendly
+
+
+def explain(
+    baseline: Annotated[str, typer.Argument(help="run id / name / latest, an environment of the latest run, "
+                                            "or RUN:ENV (as `compare` takes them)")],
+    contender: Annotated[str, typer.Argument(help="the same forms as BASELINE")],
+    case: Annotated[list[str] | None, typer.Option("--case", help="a case id prefix, a case label or a benchmark "
+                                                   "(repeatable; default every case both sides have)")] = None,
+    profiler: Annotated[str, typer.Option(help="callgrind (Valgrind: exact instruction counts) or perf")]
+    = "callgrind",
+    top: Annotated[int, typer.Option(min=1, max=1000, help="functions to list per case")] = 15,
+    rerun: Annotated[bool, typer.Option("--rerun", help="profile again even where `run --profile` kept "
+                                        "profiles")] = False,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table or json")] = "table",
+    store: StoreOption = None,
+) -> None:
+    """Say where the instructions went: profile each case on both sides under callgrind (fresh workers, or the
+    profiles `run --profile` kept), list the functions whose cost changed most with their share of the change,
+    and draw a differential flame graph. Exit 0; 2 on bad input or when no case could be explained."""
+    from colbench.app.explain import ExplainRequest
+    from colbench.app.explain import explain as explain_use_case
+
+    @friendly
+    def body() -> int:
+        if fmt not in ("table", "json"):
+            raise UsageError(f"--format {fmt!r}: choose table or json")
+        db = _store(store, create=False)
+        say = (lambda text: err_console.print(f"[dim]{text}[/dim]", highlight=False)) if fmt == "table" else None
+        request = ExplainRequest(baseline, contender, tuple(case or ()), profiler, top, rerun)
+        result = explain_use_case(db, request, say=say or (lambda _: None))
+        _print(result, fmt)
+        return 0 if any(c.diff is not None for c in result.cases) else 2
+
+    raise typer.Exit(body())
+
+
+def _print(result: Any, fmt: str) -> None:
+    from colbench.redact import redact
+    from colbench.render.fmt import fmt_seconds
+    from colbench.render.tables import plain
+    from colbench.report.explain_text import TABLE_COLUMNS, explanation_document, summary_lines, table_rows, to_json
+
+    if fmt == "json":
+        typer.echo(to_json(explanation_document(result)))
+        return
+    for case in result.cases:
+        if case.diff is None:
+            console.print(plain(f"{case.label}: error: {case.error}"), style="red")
+            continue
+        table = Table(title=plain(f"{case.label}: {result.contender} vs {result.baseline}"), title_justify="left")
+        for column in TABLE_COLUMNS:
+            table.add_column(column, justify="left" if column in ("function", "library") else "right",
+                             overflow="fold")
+        for row in table_rows(case.diff):
+            table.add_row(*(plain(cell) for cell in row))
+        console.print(table)
+        for line in summary_lines(case):
+            console.print(plain(line))
+        if case.flamegraph:
+            console.print(plain(f"flame graph: {redact(str(case.flamegraph))}"))
+    console.print(plain(f"explained {sum(c.diff is not None for c in result.cases)} of {len(result.cases)} case(s) "
+                        f"in {fmt_seconds(result.seconds)}"))
+    for note in result.notes:
+        err_console.print(plain(f"note: {note}"))

@@ -1,0 +1,142 @@
+"""`colbench explain` as text: table rows (the CLI renders them with Rich), the lines under each case, the JSON
+document (`--format json`, and `explain.json` beside each flame graph), and the stacks the flame graph draws."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from colbench.analysis.profile_diff import FunctionChange, ProfileDiff
+from colbench.analysis.profile_view import ProfileView
+from colbench.data.atomic import write_atomic
+from colbench.redact import redact
+from colbench.render.fmt import fmt_instructions
+from colbench.render.frames import frame_label, short_function
+
+TABLE_COLUMNS = ("function", "library", "self A", "self B", "Δ self", "share", "Δ inclusive")
+SCHEMA = "colbench-explain/1"
+
+
+def _signed(value: float) -> str:
+    text = fmt_instructions(abs(value))
+    return ("+" if value > 0 else "−" if value < 0 else "") + text
+
+
+def _share(value: float | None) -> str:
+    return "-" if value is None else f"{value:+.1%}"
+
+
+def table_rows(diff: ProfileDiff) -> list[tuple[str, ...]]:
+    return [(short_function(c.function), c.library, fmt_instructions(c.self_a), fmt_instructions(c.self_b),
+             _signed(c.delta_self), _share(c.share), _signed(c.delta_inclusive)) for c in diff.changes]
+
+
+def summary_lines(case: Any) -> list[str]:
+    """What a case's table means, in lines: the totals, what the listed functions account for, the symbols."""
+    diff: ProfileDiff | None = case.diff
+    if diff is None:
+        return [f"error: {case.error}"]
+    a, b = diff.baseline, diff.contender
+    ratio = f" ({diff.ratio - 1:+.2%})" if diff.ratio is not None else ""
+    lines = [f"instructions of the timed call: {fmt_instructions(a.total)} → {fmt_instructions(b.total)}, "
+             f"change {_signed(diff.total_change)}{ratio}"]
+    if diff.listed_share is None:
+        lines.append("the totals are equal: no change to account for")
+    else:
+        lines.append(f"the {len(diff.changes)} functions listed account for {diff.listed_share:.1%} of the change "
+                     f"({diff.changed_functions} functions changed)")
+    if case.verdict:
+        lines.append(f"verdict: {case.verdict}")
+    for label, stored in zip((a.label, b.label), case.stored_instructions, strict=True):
+        total = a.total if label == a.label else b.total
+        if stored and abs(total - stored) > 0.01 * stored:
+            lines.append(f"note: {label}'s profile counted {fmt_instructions(total)}, its stored results "
+                         f"{fmt_instructions(stored)}: the case does not run as it did then (another data set, "
+                         "a changed environment?)")
+    lines += symbol_notes(diff)
+    for label, side in ((a.label, case.baseline), (b.label, case.contender)):
+        lines += [f"{label}: {w}" for w in side.warnings]
+    return lines
+
+
+def symbol_notes(diff: ProfileDiff) -> list[str]:
+    """Python functions and stripped libraries, said plainly."""
+    notes = []
+    if not (diff.baseline.python_named or diff.contender.python_named):
+        notes.append("Python functions are not named: under Valgrind they all run in the interpreter's "
+                     "_PyEval_EvalFrameDefault (Python 3.12+ workers name them through CPython's perf map)")
+    stripped: dict[str, tuple[float, str]] = defaultdict(lambda: (0.0, ""))
+    for side in (diff.baseline, diff.contender):
+        for lib in side.stripped:
+            cost, _ = stripped[lib.library]
+            stripped[lib.library] = (max(cost, lib.cost / max(side.total, 1)), lib.symbols)
+    for lib, (share, symbols) in sorted(stripped.items(), key=lambda kv: -kv[1][0]):
+        if share < 0.001:
+            continue
+        why = ("is stripped: only its exported functions have names" if symbols == "exported only" else
+               "has code without symbols (generated at run time, or an address no symbol covers)")
+        notes.append(f"{lib} {why}; {share:.1%} of the instructions are known only by address (install its "
+                     "debug symbols, e.g. Debian's -dbgsym package, to name them)")
+    return notes
+
+
+def change_document(change: FunctionChange) -> dict[str, Any]:
+    return {"function": change.function, "short": short_function(change.function), "library": change.library,
+            "self": {"baseline": round(change.self_a), "contender": round(change.self_b),
+                     "change": round(change.delta_self)},
+            "inclusive": {"baseline": round(change.inclusive_a), "contender": round(change.inclusive_b),
+                          "change": round(change.delta_inclusive)},
+            "share": change.share}
+
+
+def case_document(case: Any) -> dict[str, Any]:
+    doc: dict[str, Any] = {"case_id": case.case_id, "label": case.label, "verdict": case.verdict,
+                           "error": case.error, "profiles": {}, "flamegraph": str(case.flamegraph or "") or None}
+    for name, side in (("baseline", case.baseline), ("contender", case.contender)):
+        doc["profiles"][name] = {"source": side.source, "path": str(side.path) if side.path else None,
+                                 "python_names": str(side.perf_map) if side.perf_map else None,
+                                 "seconds": round(side.seconds, 2), "error": side.error, "warnings": side.warnings}
+    diff: ProfileDiff | None = case.diff
+    if diff is not None:
+        doc.update({
+            "metric": "instructions (callgrind Ir: the timed call, every thread)",
+            "baseline": {"label": diff.baseline.label, "total": diff.baseline.total,
+                         "python_named": diff.baseline.python_named, "caller_depth": diff.baseline.caller_depth},
+            "contender": {"label": diff.contender.label, "total": diff.contender.total,
+                          "python_named": diff.contender.python_named, "caller_depth": diff.contender.caller_depth},
+            "total_change": diff.total_change, "ratio": diff.ratio,
+            "changed_functions": diff.changed_functions,
+            "listed_share": diff.listed_share,
+            "functions": [change_document(c) for c in diff.changes],
+            "notes": symbol_notes(diff),
+        })
+    return doc
+
+
+def explanation_document(explanation: Any) -> dict[str, Any]:
+    return {"schema": SCHEMA, "baseline": explanation.baseline, "contender": explanation.contender,
+            "folder": str(explanation.folder), "seconds": round(explanation.seconds, 1),
+            "notes": explanation.notes, "cases": [case_document(c) for c in explanation.cases]}
+
+
+def to_json(document: dict[str, Any]) -> str:
+    """JSON with every string redacted (a path or a message may quote a URL with a password)."""
+    return redact(json.dumps(document, indent=2, ensure_ascii=False))
+
+
+def write_json(path: Path, document: dict[str, Any]) -> None:
+    write_atomic(path, to_json(document).encode())
+
+
+def flame_stacks(view: ProfileView) -> dict[tuple[str, ...], float]:
+    """The view's stacks with each frame's label (short name and library) as the flame graph shows it."""
+    out: dict[tuple[str, ...], float] = defaultdict(float)
+    for stack, cost in view.folded.items():
+        out[tuple(frame_label(f.name, f.object) for f in stack)] += cost
+    return dict(out)
+
+
+def flame_title(label: str) -> str:
+    return f"Where the instructions went: {label}"

@@ -1,0 +1,104 @@
+"""A profile of one case's timed call: the worker under callgrind, its dump kept instead of read and deleted.
+
+The instruction metric (runner/instructions.py) already runs a case's worker under Valgrind's callgrind, switches
+instrumentation on only around the timed call and dumps the counters after it. A profile is the same execution
+with the dump kept: `KEEP_VAR` names a folder, the worker moves each dump there (runner/callgrind_probe.py), and
+the dump's `fn=`/`calls=` records are the cost of every function and call edge of that one call, every thread
+summed. Always in a fresh worker process, never in the orchestrator: the same case spec, environment variables,
+threads, CPU pinning and input files as the case's own executions (runner/execute.py builds the launch).
+
+Options beyond the counting ones:
+- `--separate-callers=N`: callgrind keeps the last N callers of every function as part of its name
+  (`f'g'h`: f called from g called from h), so costs are known per call chain rather than per function.
+  The flame graph is built from these chains (analysis/profile_stacks.py); deeper chains are split at N
+  levels and joined back by the callers' own chains. N=20 covers a Parquet read's native frames below the
+  Python call (measured: see docs/explain.md) at about 1.3× the memory of a plain profile.
+- `--dump-line=no` stays: costs per source line would multiply the file's size by ~5 and no view here reads them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from colbench.model.records import CaseSpec
+from colbench.paths import owned_dir, remove
+from colbench.runner.callgrind_probe import DUMP_DIR_VAR, KEEP_VAR, METRIC, PERF_MAP_NAME
+from colbench.runner.instructions import Toolchain, counting_launch
+from colbench.runner.isolate import WorkerLaunch, run_worker
+
+#: callers kept in each function's name (callgrind --separate-callers)
+CALLER_DEPTH = 20
+
+PROFILE_OPTIONS = (
+    "--tool=callgrind",
+    "--instr-atstart=no",
+    "--separate-threads=no",
+    "--dump-line=no",
+    f"--separate-callers={CALLER_DEPTH}",
+    f"--callgrind-out-file=%q{{{DUMP_DIR_VAR}}}/callgrind.out.%p",
+    "-q",
+)
+
+PROFILE_NAME = "profile.callgrind"
+
+
+@dataclass(frozen=True)
+class ProfileRun:
+    """What one profiling execution left: the profile file (None when it failed, with the error), the perf map
+    that names Python functions (Python 3.12+ workers), the instructions of the call, and how long it took."""
+
+    path: Path | None
+    perf_map: Path | None
+    instructions: int | None
+    seconds: float
+    error: str | None = None
+    versions: dict[str, str] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+    def settings(self) -> dict[str, Any]:
+        return {"tool": "callgrind", "options": list(PROFILE_OPTIONS)}
+
+
+def profile_spec(spec: CaseSpec) -> CaseSpec:
+    """The case spec a profile runs: the same case, counted (measure=instructions) for one timed iteration — a
+    count repeats to hundredths of a percent, so one iteration is the call's profile — after the same warm-ups."""
+    return dataclasses.replace(spec, measure=METRIC, iterations=1)
+
+
+def profile_case(spec: CaseSpec, launch: WorkerLaunch, toolchain: Toolchain, folder: Path,
+                 options: Sequence[str] = PROFILE_OPTIONS) -> ProfileRun:
+    """Run the case once under callgrind in a fresh worker and keep its profile as `folder/profile.callgrind`
+    (and `folder/perf.map` when the worker could name Python functions). `folder` is made (an owned path) and
+    holds nothing else afterwards; a failed execution leaves it empty and says why."""
+    owned_dir(folder, "profile directory")
+    for stale in folder.iterdir():  # an earlier profile of the same case and side is replaced, not mixed in
+        remove(stale, within=folder)
+    started = time.monotonic()
+    with counting_launch(launch, toolchain, options, env={KEEP_VAR: str(folder)}) as counting:
+        outcome = run_worker(profile_spec(spec), counting)
+    seconds = time.monotonic() - started
+    doc = outcome.document
+    dumps = sorted(folder.glob("iteration-*.callgrind"))
+    perf_map = folder / PERF_MAP_NAME
+    error = None
+    if doc.get("status") != "ok":
+        failure = doc.get("error") or {}
+        error = f"{failure.get('kind', 'error')}: {failure.get('message', 'no result')}"
+    elif not dumps:
+        error = "the worker under callgrind left no profile"
+    if error:
+        for stale in folder.iterdir():
+            remove(stale, within=folder)
+        return ProfileRun(None, None, None, seconds, error=error, versions=doc.get("versions") or {})
+    kept = folder / PROFILE_NAME
+    dumps[-1].replace(kept)  # the last timed iteration (there is one)
+    for extra in dumps[:-1]:
+        remove(extra, within=folder)
+    counts = (doc.get("samples") or {}).get(METRIC) or [None]
+    return ProfileRun(kept, perf_map if perf_map.exists() else None, counts[-1], seconds,
+                      versions=doc.get("versions") or {}, warnings=list(doc.get("warnings") or []))

@@ -1,0 +1,78 @@
+"""Run a stored case again, as it ran: for `colbench explain`, which profiles each side's case afresh.
+
+A stored result names its benchmark and params, its environment (the run record keeps each environment: the
+interpreter, its uv environment, its variables) and its input files' requests; the run record keeps the run's
+settings (timeout, memory limit, seed). From these the case is planned, its inputs made (the data cache gives
+the same files for the same request: the content hash is checked against the stored one), and its worker launched
+with the same variables, thread settings and CPU pinning as the run's own executions (`execute.launch_for`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from colbench.benchmarks.registry import UnknownTarget, get_benchmark
+from colbench.model.records import CaseSpec
+from colbench.runner.env_options import envs_from_run
+from colbench.runner.environments import EnvError
+from colbench.runner.execute import case_spec, config_from_run, launch_for, prepare_inputs
+from colbench.runner.isolate import WorkerLaunch
+from colbench.runner.plan import PlanError, PlannedCase
+
+
+class ReplayError(RuntimeError):
+    """The stored case cannot run again here (the message says why and what to do)."""
+
+
+@dataclass
+class Replay:
+    spec: CaseSpec
+    launch: WorkerLaunch
+    runtime: str
+    warnings: list[str] = field(default_factory=list)
+
+
+def replay(run_doc: dict[str, Any], result: dict[str, Any]) -> Replay:
+    """The case spec and worker launch that run `result`'s case again in its environment."""
+    try:
+        bench = get_benchmark(str(result["benchmark"]))
+    except UnknownTarget:
+        raise ReplayError(f"benchmark {result['benchmark']!r} is not known to this colbench") from None
+    params = dict(result.get("params") or {})
+    case = PlannedCase(benchmark=bench, params=params, case_id=str(result["case_id"]), inputs=bench.inputs(params),
+                       runtime=bench.runtime(params), engine=bench.engine_for(params))
+    try:
+        envs = {e.name: e for e in envs_from_run(run_doc)}
+    except EnvError as exc:
+        raise ReplayError(str(exc)) from None
+    env = envs.get(str(result.get("env_name")))
+    if env is None:
+        raise ReplayError(f"run {run_doc['run_id']} has no record of environment {result.get('env_name')!r}")
+    if env.runtime == "python" and env.spec and not env.spec.startswith("@current") and not Path(env.python).exists():
+        raise ReplayError(f"environment {env.name} of run {run_doc['run_id']} is gone ({env.python}): make it again "
+                          f"with `colbench run … --env {env.name}=\"{env.spec}\"`")
+    config = config_from_run(run_doc)
+    try:
+        inputs = prepare_inputs([case])[case.case_id]
+        launch, warning = launch_for(case, env, config)
+    except PlanError as exc:
+        raise ReplayError(str(exc)) from None
+    warnings = [warning] if warning else []
+    warnings += _changed_inputs(result.get("inputs") or {}, inputs)
+    spec = case_spec(case, inputs, iterations=int(result.get("iterations") or 1),
+                     warmup=int(result.get("warmup") or 0), seed=config.seed)
+    return Replay(spec, launch, case.runtime, warnings)
+
+
+def _changed_inputs(stored: dict[str, Any], now: dict[str, Any]) -> list[str]:
+    """Inputs whose content differs from what the stored result read (a data set regenerated differently)."""
+    notes = []
+    for name, doc in now.items():
+        before = (stored.get(name) or {}).get("content_hash") or (stored.get(name) or {}).get("sha256")
+        after = doc.get("content_hash") or doc.get("sha256")
+        if before and after and before != after:
+            notes.append(f"input {name} differs from the one the stored result read (content hash {after[:12]} "
+                         f"now, {before[:12]} then)")
+    return notes
