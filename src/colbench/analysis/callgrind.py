@@ -19,7 +19,9 @@ Only the first event (`Ir`, instructions executed) is read. The parser keeps con
 
 from __future__ import annotations
 
+import gzip
 import re
+import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -102,8 +104,13 @@ def split_chain(name: str) -> list[str]:
 
 
 def parse_callgrind(path: Path) -> CallgrindProfile:
-    with open(path, encoding="utf-8", errors="replace") as handle:
-        return parse_lines(handle, str(path))
+    """A callgrind file, plain or gzipped (`.gz`: how colbench keeps profiles)."""
+    opener = gzip.open if path.suffix == ".gz" else open
+    try:
+        with opener(path, "rt", encoding="utf-8", errors="replace") as handle:
+            return parse_lines(handle, str(path))
+    except (gzip.BadGzipFile, EOFError, zlib.error) as exc:  # a damaged or cut-short file: not a traceback
+        raise ProfileError(f"{path}: not a complete gzip file ({exc})") from None
 
 
 def parse_lines(lines: Iterable[str], source: str = "profile") -> CallgrindProfile:

@@ -78,8 +78,8 @@ class CaseExplanation:
     flamegraph: Path | None = None
     report: Path | None = None
     error: str | None = None
-    #: instructions the stored results counted per side (median), to check the profiles against
-    stored_instructions: tuple[float | None, float | None] = (None, None)
+    #: the range of instructions the stored results counted per side (lowest, highest), to check the profiles
+    stored_instructions: tuple[tuple[float, float] | None, tuple[float, float] | None] = (None, None)
 
 
 @dataclass
@@ -180,12 +180,10 @@ def _first_ok(side: Side, case_id: str) -> dict[str, Any]:
     return next(r for r in side.results if r["case_id"] == case_id and r.get("status") == "ok")
 
 
-def _instructions(side: Side, case_id: str) -> float | None:
-    import statistics
-
+def _instructions(side: Side, case_id: str) -> tuple[float, float] | None:
     counts = [v for r in side.results if r["case_id"] == case_id and r.get("status") == "ok"
               for v in (r.get("samples") or {}).get("instructions") or [] if v is not None]
-    return float(statistics.median(counts)) if counts else None
+    return (float(min(counts)), float(max(counts))) if counts else None
 
 
 def _toolchain() -> Any:

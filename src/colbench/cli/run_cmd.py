@@ -61,6 +61,9 @@ def run(
                                          help="with several --env: suite-wide error rate")] = 0.01,
     measure: Annotated[str, typer.Option(help="wall, instructions (counted under Valgrind, Python workers), or "
                                          "wall,instructions; see docs/metrics.md")] = "wall",
+    profile: Annotated[bool, typer.Option("--profile", help="also keep a callgrind profile of each case and "
+                                          "environment (one more worker under Valgrind each), for `colbench "
+                                          "explain`; see docs/explain.md")] = False,
 ) -> None:
     """Run benchmarks, each case in fresh worker processes, storing every result as it completes.
 
@@ -80,7 +83,7 @@ def run(
         given = {"targets": targets, "--param": param, "--threads": threads, "--cache": cache, "--env": env,
                  "--iterations": iterations, "--warmup": warmup, "--processes": processes,
                  "--memory-limit": memory_limit, "--run-name": run_name, "--commit": commit, "--repo": repo,
-                 "--machine": machine}
+                 "--machine": machine, "--profile": profile}
         clashing = [name for name, value in given.items() if value]
         if clashing:
             raise UsageError(f"--resume cannot be combined with {', '.join(clashing)}: a resumed run keeps its own "
@@ -107,13 +110,14 @@ def run(
                            processes=processes, timeout_s=timeout,
                            memory_limit_bytes=parse_memory_limit(memory_limit) if memory_limit is not None else None,
                            run_name=run_name, seed=seed, scale=scale, commit=commit_info, machine_name=machine,
-                           measure=parse_measure_option(measure))
+                           measure=parse_measure_option(measure), profile=profile)
     plan = make_plan(config.targets, config.overrides, config.scale)
-    if "instructions" in config.measure:
+    if "instructions" in config.measure or config.profile:
         from colbench.runner.execute import counting_toolchain
         from colbench.runner.instructions import restrict_plan
 
-        restrict_plan(plan, config.measure)
+        if "instructions" in config.measure:
+            restrict_plan(plan, config.measure)
         if not dry_run:
             counting_toolchain(config)  # fail now, in one line, when Valgrind or a compiler is missing
     for bench, params, reason in plan.skipped:
@@ -305,8 +309,24 @@ def _show_run(db: Any, run_id: str, fmt: str) -> None:
         for check in run_doc.get("checks") or []:
             if not check["ok"]:
                 console.print(f"[yellow]warning:[/yellow] {check['message']}")
+        _show_profiles(db, run_id)
     else:
         typer.echo(render_text(summaries, fmt))
+
+
+def _show_profiles(db: Any, run_id: str) -> None:
+    """The profiles `run --profile` kept for the run, and how to use them."""
+    from colbench.render.fmt import fmt_bytes
+    from colbench.store.profiles import run_folder, run_profiles
+
+    kept = run_profiles(db, run_id)
+    if not kept:
+        return
+    envs = sorted({p.env_name for p in kept})
+    size = sum(p.size_bytes for p in kept)
+    console.print(f"profiles: {len(kept)} (case × environment: {', '.join(envs)}), {fmt_bytes(size)} in "
+                  f"{run_folder(db, run_id)}; `colbench explain {run_id}:{envs[0]} OTHER` diffs them without "
+                  "running again", highlight=False, soft_wrap=True)
 
 
 def _show_claims(db: Any, run_doc: dict[str, Any]) -> None:

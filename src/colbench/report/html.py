@@ -43,6 +43,7 @@ from colbench.render.fmt import (
 )
 from colbench.report.claims import claims_figure, claims_table, evaluate_runs, experiments_of_run
 from colbench.report.compare_text import method_note
+from colbench.report.explain_view import CaseExplained, explained_cases
 from colbench.report.plots import make_plots
 from colbench.report.plots_compare import VERDICT_CLASSES, CompareRow, compare_figure, compare_rows, verdict_counts
 from colbench.report.plots_history import (
@@ -110,6 +111,9 @@ class CompareView:
     rows: list[CompareRow]
     note: str
     plot: Plot | None = None
+    #: the changed cases' differential flame graphs and top functions (report/explain_view.py)
+    explained: list[CaseExplained] = field(default_factory=list)
+    explained_note: str = ""
 
     @property
     def counts(self) -> dict[str, int]:
@@ -360,7 +364,20 @@ def env_compares(store: Store, run: dict[str, Any], summaries: Sequence[CaseSumm
                                       title=f"environment {env} vs {envs[0]}", baseline_label=envs[0],
                                       contender_label=env, same_run=True, with_plot=with_plot,
                                       metric_name=metric_name))
+            if metric_name == _explained_metric(measured_metrics(summaries)):
+                _attach_explanations(views[-1], store, baseline, contender)
     return views
+
+
+def _explained_metric(metrics: Sequence[str]) -> str:
+    """The one comparison of two sides that shows the flame graphs: instructions (what profiles count) when
+    measured, else time."""
+    return "instructions" if "instructions" in metrics else "time"
+
+
+def _attach_explanations(view: CompareView, store: Store, baseline: Side, contender: Side) -> None:
+    cases = [(r.case_id, r.label, r.verdict) for r in view.rows]
+    view.explained, view.explained_note = explained_cases(store, baseline, contender, cases)
 
 
 def run_compare(store: Store, baseline_id: str, contender_id: str, baseline_env: str | None = None,
@@ -382,8 +399,10 @@ def run_compare(store: Store, baseline_id: str, contender_id: str, baseline_env:
     (base, run_label), (cont, _) = sides
     heading = f"environment {cont.label} vs {base.label} in run {run_label}" if same_run else \
         f"{cont.label} vs {base.label}"
-    return compare_view(_compare(store, base, cont, metric), title=heading, baseline_label=base.label,
+    view = compare_view(_compare(store, base, cont, metric), title=heading, baseline_label=base.label,
                         contender_label=cont.label, same_run=same_run, with_plot=with_plot, metric_name=metric)
+    _attach_explanations(view, store, base, cont)
+    return view
 
 
 def case_history(store: Store, benchmark: str, case_id: str, machine_id: str | None = None,

@@ -75,6 +75,8 @@ class RunConfig:
     machine_name: str | None = None
     #: what to record: ("wall",), ("instructions",) or both (see runner/instructions.py)
     measure: tuple[str, ...] = ("wall",)
+    #: keep a callgrind profile of each case and environment next to its results (`run --profile`)
+    profile: bool = False
 
     def resolved(self, plan: Plan) -> tuple[int, int, int]:
         suite = plan.suite
@@ -221,7 +223,8 @@ def start_run(store: Store, config: RunConfig, plan: Plan, envs: Sequence[EnvCho
         "config": {"targets": config.targets, "overrides": config.overrides, "iterations": iterations,
                    "warmup": warmup, "processes": processes, "timeout_s": config.timeout_s,
                    "memory_limit_bytes": config.memory_limit_bytes, "seed": config.seed, "scale": config.scale,
-                   "suite": plan.suite.name if plan.suite else None, "measure": list(config.measure)},
+                   "suite": plan.suite.name if plan.suite else None, "measure": list(config.measure),
+                   "profile": config.profile},
         "envs": [asdict(e) for e in envs],
         "cases": len(plan.cases),
     }
@@ -242,7 +245,8 @@ def config_from_run(run: dict[str, Any]) -> RunConfig:
                      iterations=saved["iterations"], warmup=saved["warmup"], processes=saved["processes"],
                      timeout_s=saved["timeout_s"], memory_limit_bytes=saved.get("memory_limit_bytes"),
                      run_name=run.get("name"), seed=saved.get("seed", 42), scale=saved.get("scale", 1.0),
-                     commit=run.get("commit"), measure=tuple(saved.get("measure") or ("wall",)))
+                     commit=run.get("commit"), measure=tuple(saved.get("measure") or ("wall",)),
+                     profile=bool(saved.get("profile")))
 
 
 def execute_run(store: Store, run: dict[str, Any], plan: Plan, envs: Sequence[EnvChoice], config: RunConfig,
@@ -285,6 +289,8 @@ def execute_run(store: Store, run: dict[str, Any], plan: Plan, envs: Sequence[En
                     stored += 1
                 by_case[current].append(result)
                 observer.execution_done(execution, result)
+                if config.profile and result.get("status") == "ok":
+                    _keep_profile(store, run, execution, inputs[case.case_id], warmup, config, toolchain)
             if current is not None:
                 observer.case_done(_case(plan, current), by_case[current])
             run["status"] = "finished"
@@ -330,14 +336,37 @@ def _case(plan: Plan, case_id: str) -> PlannedCase:
 
 def counting_toolchain(config: RunConfig) -> Any:
     """Valgrind and its helper when the run counts instructions (None otherwise); PlanError when unavailable."""
-    if "instructions" not in config.measure:
+    if "instructions" not in config.measure and not config.profile:
         return None
     from colbench.runner.instructions import InstructionsUnavailable, find_toolchain
 
     try:
         return find_toolchain()
     except InstructionsUnavailable as exc:
-        raise PlanError(str(exc)) from None
+        text = str(exc) if "instructions" in config.measure else str(exc).replace("--measure instructions", "--profile")
+        raise PlanError(text) from None
+
+
+def _keep_profile(store: Store, run: dict[str, Any], execution: Execution, inputs: dict[str, Any], warmup: int,
+                  config: RunConfig, toolchain: Any) -> None:
+    """`run --profile`: once per case and environment (after its first successful execution, so a resumed run
+    does not profile twice), the case once more under callgrind in a fresh worker, its profile kept in the
+    store's profiles folder (store/profiles.py). A profile that fails costs a warning, never the run."""
+    from colbench.runner.profile import profile_case
+    from colbench.store.profiles import case_folder, stored_profile
+
+    case, env = execution.case, execution.env
+    if case.runtime != "python" or stored_profile(store, run["run_id"], env.name, case.case_id) is not None:
+        return
+    try:
+        launch, _ = launch_for(case, env, config)
+        spec = case_spec(case, inputs, 1, warmup, config.seed + execution.process_index)
+        done = profile_case(spec, launch, toolchain, case_folder(store, run["run_id"], env.name, case.case_id))
+    except (PlanError, OSError, ValueError) as exc:
+        log.warning("no profile of %s [%s]: %s", case.case_id, env.name, _reason(exc))
+        return
+    if done.error:
+        log.warning("no profile of %s [%s]: %s", case.case_id, env.name, done.error)
 
 
 def _execute_one(run: dict[str, Any], execution: Execution, inputs: dict[str, Any], iterations: int, warmup: int,

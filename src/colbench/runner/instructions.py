@@ -83,6 +83,28 @@ VALGRIND_OPTIONS = (
 )
 
 
+#: Arrow's runtime SIMD dispatch (https://arrow.apache.org/docs/cpp/env_vars.html, ARROW_USER_SIMD_LEVEL) capped
+#: under Valgrind on a CPU with AVX-512: Valgrind does not emulate AVX-512, yet pyarrow 18 and 19 pick their
+#: AVX-512 bit-unpacking kernels there and die with SIGILL (measured: `UnpackBits512` in libarrow.so.1801 on a
+#: Parquet read). AVX2 code runs; the count is then that of the AVX2 path, which the record says.
+SIMD_CAP = {"ARROW_USER_SIMD_LEVEL": "AVX2"}
+
+
+def simd_cap(user_env: dict[str, str]) -> dict[str, str]:
+    """The variables that keep native code inside what Valgrind emulates, unless the user set them already."""
+    if not _has_avx512():
+        return {}
+    return {k: v for k, v in SIMD_CAP.items() if k not in user_env and k not in os.environ}
+
+
+def _has_avx512() -> bool:
+    try:
+        text = Path("/proc/cpuinfo").read_text(errors="replace")
+    except OSError:
+        return False
+    return any(line.startswith("flags") and " avx512f" in line for line in text.splitlines())
+
+
 class InstructionsUnavailable(RuntimeError):
     """This machine cannot count instructions; the message says what to install."""
 
@@ -96,7 +118,8 @@ class Toolchain:
     def settings(self) -> dict[str, Any]:
         """What the record keeps about how instructions were counted."""
         return {"tool": "callgrind", "valgrind": self.version, "options": list(VALGRIND_OPTIONS),
-                "timeout_factor": TIMEOUT_FACTOR, "counts": "user-space instructions of run(), all threads"}
+                "timeout_factor": TIMEOUT_FACTOR, "counts": "user-space instructions of run(), all threads",
+                **({"simd_cap": simd_cap({})} if simd_cap({}) else {})}
 
 
 def parse_measure(text: str) -> tuple[str, ...]:
@@ -187,7 +210,8 @@ def counting_launch(launch: WorkerLaunch, toolchain: Toolchain, options: Sequenc
     execution directory so that one left by a killed colbench is swept by the next run). A profile
     (runner/profile.py) passes its own `options` and variables in `env`."""
     with tempfile.TemporaryDirectory(prefix=exec_dir_prefix()) as dumps:
-        child_env = {**launch.env, **(env or {}), LIB_VAR: str(toolchain.helper), DUMP_DIR_VAR: dumps}
+        child_env = {**simd_cap(launch.env), **launch.env, **(env or {}), LIB_VAR: str(toolchain.helper),
+                     DUMP_DIR_VAR: dumps}
         limit = launch.memory_limit_bytes + MEMORY_ALLOWANCE_BYTES if launch.memory_limit_bytes else None
         yield dataclasses.replace(launch, command=[toolchain.valgrind, *options, *launch.command],
                                   env=child_env, timeout_s=launch.timeout_s * TIMEOUT_FACTOR,

@@ -19,6 +19,8 @@ Options beyond the counting ones:
 from __future__ import annotations
 
 import dataclasses
+import gzip
+import shutil
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -44,7 +46,8 @@ PROFILE_OPTIONS = (
     "-q",
 )
 
-PROFILE_NAME = "profile.callgrind"
+#: gzip: callgrind's text with call chains compresses ~25× (a 200k-row Parquet read: 60 MB → 2.4 MB, 0.4 s)
+PROFILE_NAME = "profile.callgrind.gz"
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,14 @@ class ProfileRun:
         return {"tool": "callgrind", "options": list(PROFILE_OPTIONS)}
 
 
+def _compress(source: Path, target: Path) -> None:
+    """`source` gzipped into `target`, whole or not at all (a temporary name, renamed when complete)."""
+    partial = target.with_name(target.name + ".partial")
+    with open(source, "rb") as raw, gzip.open(partial, "wb", compresslevel=6) as packed:
+        shutil.copyfileobj(raw, packed, 1 << 20)
+    partial.replace(target)
+
+
 def profile_spec(spec: CaseSpec) -> CaseSpec:
     """The case spec a profile runs: the same case, counted (measure=instructions) for one timed iteration — a
     count repeats to hundredths of a percent, so one iteration is the call's profile — after the same warm-ups."""
@@ -72,7 +83,7 @@ def profile_spec(spec: CaseSpec) -> CaseSpec:
 
 def profile_case(spec: CaseSpec, launch: WorkerLaunch, toolchain: Toolchain, folder: Path,
                  options: Sequence[str] = PROFILE_OPTIONS) -> ProfileRun:
-    """Run the case once under callgrind in a fresh worker and keep its profile as `folder/profile.callgrind`
+    """Run the case once under callgrind in a fresh worker and keep its profile as `folder/profile.callgrind.gz`
     (and `folder/perf.map` when the worker could name Python functions). `folder` is made (an owned path) and
     holds nothing else afterwards; a failed execution leaves it empty and says why."""
     owned_dir(folder, "profile directory")
@@ -96,8 +107,8 @@ def profile_case(spec: CaseSpec, launch: WorkerLaunch, toolchain: Toolchain, fol
             remove(stale, within=folder)
         return ProfileRun(None, None, None, seconds, error=error, versions=doc.get("versions") or {})
     kept = folder / PROFILE_NAME
-    dumps[-1].replace(kept)  # the last timed iteration (there is one)
-    for extra in dumps[:-1]:
+    _compress(dumps[-1], kept)  # the last timed iteration (there is one)
+    for extra in dumps:
         remove(extra, within=folder)
     counts = (doc.get("samples") or {}).get(METRIC) or [None]
     return ProfileRun(kept, perf_map if perf_map.exists() else None, counts[-1], seconds,

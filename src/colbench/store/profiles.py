@@ -1,6 +1,6 @@
 """Where a store's profiles live: `$COLBENCH_HOME/profiles/<store key>/`, beside its spool.
 
-    runs/<run id>/<environment>/<case id>/profile.callgrind   `run --profile`: one per case and environment
+    runs/<run id>/<environment>/<case id>/profile.callgrind.gz   `run --profile`: one per case and environment
                                         /perf.map             the names of Python functions (Python 3.12+)
     explain/<A>--<B>/<case id>/…                              `explain`: the profiles it ran, the differential
                                                               flame graph (flamegraph.svg) and explain.json
@@ -21,7 +21,7 @@ from typing import Any
 from colbench.paths import check_name, colbench_home, remove
 from colbench.store.spool import store_key
 
-PROFILE_FILE = "profile.callgrind"
+PROFILE_FILE = "profile.callgrind.gz"
 PERF_MAP_FILE = "perf.map"
 
 

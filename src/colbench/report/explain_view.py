@@ -1,0 +1,139 @@
+"""Why a compared case changed, next to its verdict in the HTML report and the dashboard.
+
+For two sides of a comparison, each case gets its differential flame graph and its top functions when there is
+something to show:
+- `colbench explain A B` wrote them already (the store's `profiles/explain/<A>--<B>/<case>/`): read as written;
+- else both sides kept profiles (`run --profile`): diffed here, in memory (a read-only view writes nothing).
+Only cases whose verdict is a change are drawn from profiles (a 100k-row Parquet read's pair takes ~2 s to read
+and diff), at most `MAX_CASES` of them; the note under the comparison says how to get the others.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from colbench.analysis.callgrind import ProfileError
+from colbench.analysis.profile_diff import ProfileDiff, diff_profiles
+from colbench.analysis.profile_view import load_view
+from colbench.model.records import Side
+from colbench.render.flamegraph import differential_svg
+from colbench.render.fmt import fmt_instructions
+from colbench.render.frames import short_function
+from colbench.report.explain_text import flame_stacks, flame_title
+from colbench.store.profiles import explain_folder, stored_profile
+
+MAX_CASES = 6
+TOP_ROWS = 8
+CHANGES = ("regression", "improvement")
+
+
+@dataclass(frozen=True)
+class FunctionRow:
+    function: str
+    library: str
+    change: str
+    share: str
+
+
+@dataclass
+class CaseExplained:
+    case_id: str
+    label: str
+    #: the SVG markup (no XML declaration), ready to sit inline in HTML
+    svg: str
+    summary: str
+    rows: list[FunctionRow] = field(default_factory=list)
+    source: str = ""
+
+
+def explained_cases(store: Any, baseline: Side, contender: Side, cases: list[tuple[str, str, str]]
+                    ) -> tuple[list[CaseExplained], str]:
+    """(case id, label, verdict) → the cases that can be explained, and a note on what was left out."""
+    shown: list[CaseExplained] = []
+    left = 0
+    try:
+        folder = explain_folder(store, f"{baseline.run_id}.{baseline.env_name}",
+                                f"{contender.run_id}.{contender.env_name}")
+    except ValueError:  # a name that cannot be a folder: nothing was ever written for it
+        return [], ""
+    for case_id, label, verdict in cases:
+        written = _written(folder / case_id, case_id, label)
+        if written is None and verdict in CHANGES:
+            if len(shown) >= MAX_CASES:
+                left += 1
+                continue
+            written = _from_stored(store, baseline, contender, case_id, label)
+        if written is not None:
+            shown.append(written)
+    note = (f"{left} more changed case(s) have profiles: `colbench explain` draws them all." if left else "")
+    return shown, note
+
+
+def _written(case_dir: Path, case_id: str, label: str) -> CaseExplained | None:
+    svg, report = case_dir / "flamegraph.svg", case_dir / "explain.json"
+    if not (svg.is_file() and report.is_file()):
+        return None
+    try:
+        doc = json.loads(report.read_text())
+        rows = [FunctionRow(f["short"], f["library"], _signed(f["self"]["change"]), _share(f["share"]))
+                for f in doc.get("functions", [])[:TOP_ROWS]]
+        summary = _summary_of(doc["baseline"]["total"], doc["contender"]["total"], doc.get("listed_share"),
+                              len(doc.get("functions", [])))
+        return CaseExplained(case_id, label, _inline(svg.read_text()), summary, rows, "colbench explain")
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _from_stored(store: Any, baseline: Side, contender: Side, case_id: str, label: str) -> CaseExplained | None:
+    a = stored_profile(store, baseline.run_id, baseline.env_name, case_id)
+    b = stored_profile(store, contender.run_id, contender.env_name, case_id)
+    if a is None or b is None:
+        return None
+    try:
+        view_a = load_view(a.path, a.perf_map, baseline.label)
+        view_b = load_view(b.path, b.perf_map, contender.label)
+    except (ProfileError, OSError, ValueError):
+        return None
+    diff = diff_profiles(view_a, view_b, top=TOP_ROWS)
+    svg = differential_svg(flame_stacks(view_a), flame_stacks(view_b), title=flame_title(label),
+                           baseline_label=baseline.label, contender_label=contender.label)
+    return CaseExplained(case_id, label, _inline(svg), _summary(diff), _rows(diff), "run --profile")
+
+
+def _rows(diff: ProfileDiff) -> list[FunctionRow]:
+    return [FunctionRow(short_function(c.function), c.library, _signed(c.delta_self), _share(c.share))
+            for c in diff.changes]
+
+
+def _summary(diff: ProfileDiff) -> str:
+    return _summary_of(diff.baseline.total, diff.contender.total, diff.listed_share, len(diff.changes))
+
+
+def _summary_of(total_a: float, total_b: float, listed: float | None, count: int) -> str:
+    ratio = f" ({total_b / total_a - 1:+.2%})" if total_a else ""
+    text = (f"Instructions of the timed call (callgrind): {fmt_instructions(total_a)} → "
+            f"{fmt_instructions(total_b)}{ratio}.")
+    if listed is not None:
+        text += f" The {count} functions listed account for {listed:.0%} of the change."
+    return text
+
+
+def _signed(value: float) -> str:
+    return ("+" if value > 0 else "−" if value < 0 else "") + fmt_instructions(abs(value))
+
+
+def _share(value: float | None) -> str:
+    return "-" if value is None else f"{value:+.1%}"
+
+
+def _inline(svg: str) -> str:
+    """The SVG element alone (an XML declaration is not allowed inside HTML). colbench's own flame graphs have no
+    script; a file that does (put in the profiles folder by hand) is not shown inline in a report others open."""
+    lowered = svg.lower()
+    if "<script" in lowered or "javascript:" in lowered or "<foreignobject" in lowered:
+        raise ValueError("not colbench's flame graph")
+    start = svg.find("<svg")
+    return svg[start:] if start >= 0 else ""
