@@ -148,9 +148,17 @@ def explain(store: Store, request: ExplainRequest, say: Say = lambda _: None) ->
         case = CaseExplanation(case_id, label, sides[0], sides[1], verdict=verdicts.get(case_id),
                                stored_instructions=(_instructions(baseline, case_id),
                                                     _instructions(contender, case_id)))
-        _diff_case(case, request, case_dir, baseline.label, contender.label)
+        _diff_case(case, request, case_dir, *side_labels(baseline, contender))
         explained.append(case)
     return Explanation(baseline.label, contender.label, explained, folder, time.monotonic() - started, notes)
+
+
+def side_labels(baseline: Side, contender: Side) -> tuple[str, str]:
+    """How the tables and the flame graph name the sides: two environments of one run by their names alone (the
+    run is in the heading), else as `compare` names them."""
+    if baseline.run_id == contender.run_id and baseline.env_name != contender.env_name:
+        return baseline.env_name, contender.env_name
+    return baseline.label, contender.label
 
 
 def choose_cases(baseline: Side, contender: Side, wanted: Sequence[str]) -> list[tuple[str, str]]:

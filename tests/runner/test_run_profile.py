@@ -1,0 +1,96 @@
+"""`run --profile`: a callgrind profile kept per case and environment, listed by `show`, diffed by `explain`
+without running again, and drawn beside the verdict in the HTML report. Real workers under real Valgrind."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from colbench.runner.instructions import SIMD_CAP, simd_cap
+from colbench.store import open_store
+from colbench.store.profiles import run_profiles
+from tests.conftest import colbench
+
+needs_valgrind = pytest.mark.skipif(shutil.which("valgrind") is None or shutil.which("cc") is None,
+                                    reason="Valgrind and a C compiler are needed for profiles")
+
+
+@pytest.fixture(scope="module")
+def profiled(tmp_path_factory) -> tuple[Path, str]:
+    """One placebo case in two environments, the second with 50% more work in the timed call, profiles kept."""
+    home = tmp_path_factory.mktemp("profiled")
+    ran = colbench("run", "placebo", "--param", "duration=0", "--param", "work=3000", "--measure", "instructions",
+                   "--env", "base=@current", "--env", "more=@current COLBENCH_EXTRA_WORK=50%", "--processes", "2",
+                   "--iterations", "2", "--warmup", "1", "--profile", "--run-name", "prof", home=home, timeout=600)
+    assert ran.returncode == 1 and "1 regression" in ran.stdout, ran.stdout + ran.stderr
+    runs = json.loads(colbench("show", "--runs", "--format", "json", home=home, check=True).stdout)
+    return home, runs[0]["run_id"]
+
+
+@pytest.mark.slow
+@needs_valgrind
+def test_a_profile_is_kept_per_case_and_environment_and_show_lists_them(profiled, monkeypatch):
+    home, run_id = profiled
+    monkeypatch.setenv("COLBENCH_HOME", str(home))
+    store = open_store(str(home / "results.duckdb"), create=False)
+    kept = run_profiles(store, run_id)
+    assert sorted(p.env_name for p in kept) == ["base", "more"]
+    for profile in kept:
+        assert profile.path.is_relative_to(home / "profiles") and profile.path.name == "profile.callgrind.gz"
+        text = gzip.decompress(profile.path.read_bytes()).decode()
+        assert text.startswith("# callgrind format") and "\nfn=" in text
+        assert list(profile.path.parent.iterdir()) == [profile.path]  # the raw dump is gone
+    shown = colbench("show", run_id, home=home, check=True).stdout
+    assert "profiles: 2 (case × environment: base, more)" in shown and f"colbench explain {run_id}:base" in shown
+
+
+@pytest.mark.slow
+@needs_valgrind
+def test_explain_diffs_the_kept_profiles_without_running_again(profiled):
+    home, run_id = profiled
+    out = colbench("explain", f"{run_id}:base", f"{run_id}:more", "--format", "json", home=home, check=True)
+    (case,) = json.loads(out.stdout)["cases"]
+    assert {side["source"] for side in case["profiles"].values()} == {"stored"}
+    assert case["profiles"]["baseline"]["seconds"] == 0  # nothing ran
+    assert 0.3 < case["ratio"] - 1 < 0.7, case["ratio"]  # the injected 50%, measured on the first warm-up
+    assert case["listed_share"] >= 0.8
+    assert case["verdict"].startswith("regression")
+    svg = Path(case["flamegraph"])
+    assert svg.is_relative_to(home) and ET.parse(svg).getroot().tag.endswith("svg")
+
+
+@pytest.mark.slow
+@needs_valgrind
+def test_the_report_draws_the_flame_graph_beside_the_verdict(profiled, tmp_path):
+    home, run_id = profiled
+    colbench("report", run_id, "--output", str(tmp_path / "report"), home=home, check=True)
+    page = (tmp_path / "report" / "index.html").read_text()
+    assert page.count('<figure class="flame">') == 1
+    why = page.index("Why: ")
+    assert page.index("regression") < why  # after the verdict it explains
+    assert "<svg" in page[why:] and "<script" not in page
+    assert "account for" in page[why:]
+
+
+def test_profile_without_valgrind_is_one_line(tmp_path):
+    bin_dir = str(Path(sys.executable).parent)
+    if shutil.which("valgrind", path=bin_dir):
+        pytest.skip("valgrind sits beside this interpreter: cannot hide it")
+    out = colbench("run", "placebo", "--param", "duration=0", "--profile", home=tmp_path / "home",
+                   env={"PATH": bin_dir})
+    assert out.returncode == 2 and "--profile" in out.stderr and len(out.stderr.strip().splitlines()) == 1, out.stderr
+
+
+def test_arrow_simd_is_capped_only_where_avx512_is_and_never_over_the_users_choice(monkeypatch):
+    monkeypatch.delenv("ARROW_USER_SIMD_LEVEL", raising=False)
+    has_avx512 = " avx512f" in Path("/proc/cpuinfo").read_text()
+    assert simd_cap({}) == (SIMD_CAP if has_avx512 else {})
+    assert simd_cap({"ARROW_USER_SIMD_LEVEL": "NONE"}) == {}
+    monkeypatch.setenv("ARROW_USER_SIMD_LEVEL", "SSE4_2")
+    assert simd_cap({}) == {}
