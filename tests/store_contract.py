@@ -36,3 +36,70 @@ def check_round_trip(store: Store, run_name: str = "round-trip", results_expecte
     assert store.summaries(ResultQuery(machine_id="another-machine")) == []
     assert store.machines("placebo") == {machine: results[0]["machine"]["name"]} and store.machines("none") == {}
     assert [r.run_id for r in store.find_runs(run_name)] == [run_id] == [r.run_id for r in store.find_runs(None)]
+
+
+def _run_doc(run_id: str, status: str = "finished", process: dict | None = None) -> dict:
+    from tests.store.helpers import synthetic_run
+
+    run = synthetic_run(run_id, status=status)
+    if process is not None:
+        run["process"] = process
+    return run
+
+
+def _ended_process() -> dict:
+    """The stamp of a process of this host that has ended (a run killed with -9 leaves such a record)."""
+    import socket
+    import subprocess
+
+    child = subprocess.Popen(["true"])
+    child.wait()
+    return {"host": socket.gethostname(), "pid": child.pid, "started": 0.0}
+
+
+def check_delete_run(store: Store) -> None:
+    """`delete_run` removes exactly one run (record and results in one transaction, and what of it waits in the
+    spool, which no later sync brings back), and refuses a run going on in a process unless forced."""
+    import pytest
+
+    from colbench.store.base import RunInUse, StoreError
+    from colbench.store.run_owner import process_stamp
+    from tests.store.helpers import synthetic_result
+
+    gone, kept = "20260101T000000-aaaaaa", "20260102T000000-bbbbbb"
+    for run_id in (gone, kept):
+        store.create_run(_run_doc(run_id))
+        assert store.add_results([synthetic_result(run_id, i) for i in range(3)]) == 3
+    # a result and a run record of `gone` waiting in the spool (a store that was locked, a server away)
+    store.spool.put_result(synthetic_result(gone, 3))
+    store.spool.put_run(_run_doc(gone), "update")
+    assert store.spool.run_results(gone) == 1
+
+    assert store.delete_run(gone) == 4  # 3 stored + 1 spooled
+    with pytest.raises(StoreError, match="no run"):
+        store.get_run(gone)
+    assert store.results(ResultQuery(run_ids=(gone,))) == [] and store.summaries(ResultQuery(run_ids=(gone,))) == []
+    assert store.spool.run_results(gone) == 0 and len(store.spool) == 0
+    store.sync_spool()  # type: ignore[attr-defined]  # nothing of it comes back
+    assert [r["run_id"] for r in store.list_runs()] == [kept]
+    assert store.results(ResultQuery(run_ids=(gone,))) == []
+    assert len(store.results(ResultQuery(run_ids=(kept,)))) == 3 and store.get_run(kept)["status"] == "finished"
+    with pytest.raises(StoreError, match="no run"):
+        store.delete_run(gone)
+
+    live, older, killed = "20260103T000000-cccccc", "20260104T000000-dddddd", "20260105T000000-eeeeee"
+    store.create_run(_run_doc(live, "running", process_stamp()))  # this very process: alive
+    store.create_run(_run_doc(older, "running"))  # no stamp: cannot be checked
+    store.create_run(_run_doc(killed, "running", _ended_process()))
+    for run_id in (live, older, killed):
+        store.add_results([synthetic_result(run_id, 0)])
+    with pytest.raises(RunInUse, match=r"running in process \d+ on this host.*--force"):
+        store.delete_run(live)
+    with pytest.raises(RunInUse, match="does not say which process"):
+        store.delete_run(older)
+    assert len(store.results(ResultQuery(run_ids=(live, older)))) == 2  # refused: nothing removed
+    assert store.get_run(live)["status"] == "running"
+    assert store.delete_run(killed) == 1  # its process is gone: no --force needed
+    assert store.delete_run(live, force=True) == 1 and store.delete_run(older, force=True) == 1
+    assert [r["run_id"] for r in store.list_runs()] == [kept]
+    assert len(store.results()) == 3

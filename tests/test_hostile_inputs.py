@@ -119,6 +119,10 @@ ROWS = [
     Row("report-into-decoy", ("report", "latest", "--no-history", "-o", "{abs}"), 0, "wrote", "store", writes=True),
     Row("report-onto-file", ("report", "latest", "-o", "{sentinel}"), 2, "not a directory", "store"),
     Row("report-under-file", ("report", "latest", "-o", "{sentinel}/sub"), 2, "cannot write", "store"),
+    Row("delete-dotdot-run", ("delete", "../../decoy", "--yes"), 2, "no run '../../decoy'", "store"),
+    Row("delete-abs-run", ("delete", "{abs}", "--yes"), 2, "no run", "store"),
+    Row("delete-dry-run", ("delete", "latest"), 0, "nothing deleted; add --yes", "store"),
+    Row("delete-profiles-linked", ("delete", "latest", "--yes"), 0, "deleted run", "linked_profiles"),
     Row("export-onto-directory", ("export", "-o", "{abs}"), 2, "is a directory", "store"),
     Row("export-under-file", ("export", "-o", "{sentinel}/x.parquet"), 2, "cannot write", "store"),
     Row("store-copy-to-directory", ("store", "copy", "{home}/results.duckdb", "{abs}"), 2,
@@ -253,6 +257,8 @@ SETUPS = {
     "linked_make": lambda box, seed: _link(box.home / "data/cache/nyctaxi_2010-01", box.decoys["abs"]),
     "linked_data": lambda box, seed: _link(box.home / "data", box.decoys["abs"]),
     "linked_spool": lambda box, seed: _link(box.home / "spool", box.decoys["abs"]),
+    "linked_profiles": lambda box, seed: (shutil.copy(seed, box.home / "results.duckdb"),
+                                          _link(box.home / "profiles", box.decoys["abs"])),
     "evil_registry": lambda box, seed: (box.home / "sources.json").write_text(json.dumps(
         {"sources": [{"name": "../../../decoy", "url": "http://127.0.0.1:9/decoy.csv"}]})),
 }

@@ -24,7 +24,7 @@ from colbench.store.export import export_results
 from colbench.store.postgres_store import PostgresStore, redact
 from tests.conftest import colbench
 from tests.store.helpers import store_cli, synthetic_result, synthetic_run
-from tests.store_contract import check_round_trip
+from tests.store_contract import check_delete_run, check_round_trip
 
 pytestmark = pytest.mark.slow  # real processes: the full run, not the fast tier
 
@@ -59,6 +59,29 @@ def test_round_trip_keeps_every_sample_and_validates(pg_run):
     with pytest.raises(StoreError, match="no run"):
         store.get_run("nope")
     store.close()
+
+
+def test_delete_run_contract(pg_url):
+    store = open_store(pg_url)
+    check_delete_run(store)
+    store.close()
+    assert _count(pg_url, "SELECT count(*), count(DISTINCT run_id) FROM results") == (3, 1)
+
+
+def test_cli_delete_over_postgres(pg_url, home):
+    """`colbench delete --store postgresql://…`: the dry run keeps the run, --yes removes exactly it."""
+    store = open_store(pg_url)
+    for run_id in ("20260101T000000-aaaaaa", "20260102T000000-bbbbbb"):
+        store.create_run(synthetic_run(run_id))
+        store.add_results([synthetic_result(run_id, i) for i in range(2)])
+    store.close()
+    dry = colbench("delete", "20260101", "--store", pg_url, home=home, check=True)
+    assert "would delete run 20260101T000000-aaaaaa" in dry.stdout and "nothing deleted; add --yes" in dry.stdout
+    assert _count(pg_url)[0] == 4
+    done = colbench("delete", "20260101", "--yes", "--store", pg_url, home=home, check=True)
+    assert "deleted run 20260101T000000-aaaaaa" in done.stdout and ": 2 results" in done.stdout
+    assert _count(pg_url, "SELECT count(*), min(run_id) FROM results") == (2, "20260102T000000-bbbbbb")
+    assert _count(pg_url, "SELECT count(*), min(run_id) FROM runs") == (1, "20260102T000000-bbbbbb")
 
 
 def test_cli_reads_postgres_exactly_as_duckdb(pg_run, tmp_path):

@@ -41,6 +41,7 @@ from colbench.cli import (  # noqa: E402  (the app above is what these register 
     claims_cmd,
     compare_cmd,
     data_cmd,
+    delete_cmd,
     doctor_cmd,
     env_cmd,
     explain_cmd,
@@ -53,7 +54,7 @@ from colbench.cli import (  # noqa: E402  (the app above is what these register 
 )
 
 COMMANDS = (
-    ("run", run_cmd.run), ("show", results_cmd.show), ("export", results_cmd.export),
+    ("run", run_cmd.run), ("show", results_cmd.show), ("export", results_cmd.export), ("delete", delete_cmd.delete),
     ("list", results_cmd.list_benchmarks), ("machine", results_cmd.machine), ("compare", compare_cmd.compare),
     ("explain", explain_cmd.explain),
     ("history", history_cmd.history), ("calibrate", calibrate_cmd.calibrate), ("claims", claims_cmd.claims),

@@ -227,11 +227,14 @@ class Run:
     stopped: Json | None = None
     #: every `run --resume` of this run: when, the status it had, and where it had stopped
     resumes: list[Json] = field(default_factory=list)
+    #: the process that runs (or last ran) it: {"host", "pid", "started"}, so a run marked running whose process
+    #: is gone (killed with -9) is told from one going on (store/run_owner.py)
+    process: Json | None = None
     schema_version: int = SCHEMA_VERSION
 
     def to_json(self) -> Json:
         doc = asdict(self)
-        for optional in ("calibration", "stopped"):
+        for optional in ("calibration", "stopped", "process"):
             if doc[optional] is None:
                 del doc[optional]
         return doc

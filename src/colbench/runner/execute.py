@@ -40,6 +40,7 @@ from colbench.runner.machine import checks_as_json, environment_checks, machine_
 from colbench.runner.plan import Plan, PlanError, PlannedCase
 from colbench.runtimes import RuntimeUnavailable, get_runtime
 from colbench.store.base import Store, StoreError
+from colbench.store.run_owner import process_stamp
 
 log = logging.getLogger("colbench.runner")
 
@@ -214,6 +215,7 @@ def start_run(store: Store, config: RunConfig, plan: Plan, envs: Sequence[EnvCho
         "started_at": datetime.now(UTC).isoformat(),
         "finished_at": None,
         "status": "running",
+        "process": process_stamp(),  # which process runs it: `delete` refuses a run that is going on
         "argv": argv,
         "colbench_version": colbench.__version__,
         "machine_id": info["machine_id"],
@@ -259,6 +261,10 @@ def execute_run(store: Store, run: dict[str, Any], plan: Plan, envs: Sequence[En
     observer = observer or RunObserver()
     sweep_stale_exec_dirs()  # left by a colbench killed with -9 (its workers died with it)
     cache_own_bytecode()  # or, under PYTHONDONTWRITEBYTECODE, every Python worker compiles colbench again
+    stamp = process_stamp()
+    if run.get("status") != "running" or run.get("process") != stamp:  # a resumed run, a session's next look
+        run["status"], run["process"] = "running", stamp
+        store.update_run(run)
     iterations, warmup, processes = config.resolved(plan)
     toolchain = counting_toolchain(config)
     by_case: dict[str, list[dict[str, Any]]] = {}

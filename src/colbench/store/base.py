@@ -8,7 +8,8 @@ from typing import Any, Protocol
 from colbench.store.queries import ResultQuery, ResultSummary, RunRef
 from colbench.store.spool import SyncReport
 
-__all__ = ["ResultQuery", "RunRef", "Store", "StoreError", "StoreLocked", "resolve_run_id"]
+__all__ = ["ResultQuery", "RunInUse", "RunRef", "Store", "StoreError", "StoreLocked", "check_deletable",
+           "resolve_run_id"]
 
 #: Version of the store's layout (tables, columns, indexes), kept in `colbench_meta.schema_version`. Independent of
 #: the record's schema version (model/result.py): 2 added the summary columns history and compare read.
@@ -27,6 +28,10 @@ class StoreLocked(StoreError):
         self.holder = holder
 
 
+class RunInUse(StoreError):
+    """A run that is going on in a process (or may be: another host's, an older record's) was to be deleted."""
+
+
 class Store(Protocol):
     url: str
 
@@ -41,6 +46,7 @@ class Store(Protocol):
     def summaries(self, query: ResultQuery | None = None) -> list[ResultSummary]: ...
     def machines(self, benchmark: str | None = None) -> dict[str, str | None]: ...
     def completed(self, run_id: str) -> set[tuple[str, str, int]]: ...
+    def delete_run(self, run_id: str, *, force: bool = False) -> int: ...
     def finish_writes(self) -> SyncReport: ...
     def close(self) -> None: ...
 
@@ -66,3 +72,15 @@ def resolve_run_id(store: Store, ref: str) -> str:
     if not store.find_runs(None):
         raise StoreError(f"no runs in {store.url}: `colbench run` first")
     raise StoreError(f"no run {ref!r} in {store.url}: `colbench show` lists runs, or use `latest`")
+
+
+def check_deletable(run: dict[str, Any], force: bool) -> None:
+    """RunInUse unless the run may be deleted: it is not going on in a process (store/run_owner.py), or `force`."""
+    if force:
+        return
+    from colbench.store.run_owner import going_on
+
+    why = going_on(run)
+    if why:
+        raise RunInUse(f"run {run['run_id']} is not deleted: {why}; wait for it to end (or stop it), or add --force "
+                       "to delete it anyway (results it stores afterwards would have no run record)")

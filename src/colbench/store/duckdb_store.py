@@ -29,7 +29,7 @@ import duckdb
 
 from colbench.model.records import median_of
 from colbench.paths import colbench_home
-from colbench.store.base import STORE_SCHEMA_VERSION, StoreError, StoreLocked
+from colbench.store.base import STORE_SCHEMA_VERSION, StoreError, StoreLocked, check_deletable
 from colbench.store.duckdb_connect import connection, wait_window
 from colbench.store.queries import (
     RESULT_COLUMNS,
@@ -394,6 +394,31 @@ class DuckDBStore:
             self._went_locked(exc)  # a run this process started: it knows what it wrote
             return set(self._runs_here[run_id]) | self.spool.result_keys(run_id)
         return {(r[0], r[1], int(r[2])) for r in rows} | self.spool.result_keys(run_id)
+
+    def delete_run(self, run_id: str, *, force: bool = False) -> int:
+        """Delete a run: its results and its record in one transaction, and what of it waits in the spool; returns
+        the results removed. A run going on in another process is refused (RunInUse) unless `force`."""
+        check_deletable(self.get_run(run_id), force)
+        runs, results = legacy_documents(self.path.with_name(self.path.name + ".spool"))
+        left = sum(1 for doc in (*[r.get("doc") for r in runs if isinstance(r, dict)], *results)
+                   if isinstance(doc, dict) and doc.get("run_id") == run_id)
+        if left:  # the next sync would bring them back, and that folder is not colbench's to delete in
+            raise StoreError(f"run {run_id} is not deleted: {left} record(s) of it wait in the old spool folder "
+                             f"{self.path.name}.spool beside the store, which the next sync would write back: delete "
+                             "that folder (or its files of this run) first")
+        spooled = self.spool.forget_run(run_id)
+        self._runs_here.pop(run_id, None)
+        with self._connect(write=True) as con:  # an exception before COMMIT: closing the connection rolls back
+            con.execute("BEGIN TRANSACTION")
+            row = con.execute("SELECT doc FROM runs WHERE run_id = ?", [run_id]).fetchone()
+            if row is None:
+                raise StoreError(f"no run {run_id!r} in {self.url}")
+            check_deletable(json.loads(row[0]), force)  # the run as it is now, under the file's write lock
+            removed = _count(con, "SELECT count(*) FROM results WHERE run_id = ?", [run_id])
+            con.execute("DELETE FROM results WHERE run_id = ?", [run_id])
+            con.execute("DELETE FROM runs WHERE run_id = ?", [run_id])
+            con.execute("COMMIT")
+        return removed + spooled
 
     # -- the spool ---------------------------------------------------------------------------------------------
 

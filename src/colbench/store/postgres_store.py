@@ -33,7 +33,7 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from colbench.model.records import median_of
 from colbench.redact import redact as redact_secrets
-from colbench.store.base import STORE_SCHEMA_VERSION, StoreError
+from colbench.store.base import STORE_SCHEMA_VERSION, StoreError, check_deletable
 from colbench.store.queries import (
     RESULT_COLUMNS,
     RUNS_ORDER,
@@ -390,6 +390,26 @@ class PostgresStore:
         rows = self._run(lambda con: con.execute(
             "SELECT case_id, env_name, process_index FROM results WHERE run_id = %s", [run_id]).fetchall())
         return {(r[0], r[1], int(r[2])) for r in rows}
+
+    def delete_run(self, run_id: str, *, force: bool = False) -> int:
+        """Delete a run: its results and its record in one transaction (the run row locked, and checked again,
+        inside it), and what of it waits in the local spool; returns the results removed. A run going on in another
+        process is refused (RunInUse) unless `force`. A spool on another machine is out of reach: a run going on
+        there is refused for that reason too (its host cannot be checked from here)."""
+        check_deletable(self.get_run(run_id), force)
+        spooled = self.spool.forget_run(run_id)
+
+        def delete(con: psycopg.Connection[Any]) -> int:
+            with con.transaction():
+                row = con.execute("SELECT doc FROM runs WHERE run_id = %s FOR UPDATE", [run_id]).fetchone()
+                if row is None:
+                    raise StoreError(f"no run {run_id!r} in {self.url}")
+                check_deletable(row[0], force)
+                removed = con.execute("DELETE FROM results WHERE run_id = %s", [run_id]).rowcount
+                con.execute("DELETE FROM runs WHERE run_id = %s", [run_id])
+                return int(removed)
+
+        return self._run(delete, what="run deletion") + spooled
 
     # -- spool -----------------------------------------------------------------------------------------------
 

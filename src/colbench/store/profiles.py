@@ -14,11 +14,13 @@ layout come from the store (run ids, environment names, case ids) and are checke
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from colbench.paths import check_name, colbench_home, remove
+from colbench.paths import NAME_PATTERN, check_name, colbench_home, owned, remove
 from colbench.store.spool import store_key
 
 PROFILE_FILE = "profile.callgrind.gz"
@@ -78,9 +80,73 @@ def run_profiles(store: Any, run_id: str) -> list[StoredProfile]:
     return found
 
 
+def explain_root(store: Any) -> Path:
+    return profiles_root(store) / "explain"
+
+
+def run_explain_folders(store: Any, run_id: str) -> list[Path]:
+    """The `explain` folders with the run on either side (`<run>.<env>--…` or `…--<run>.<env>`); a symlink in that
+    place is listed too (as the entry, never followed)."""
+    if not NAME_PATTERN.fullmatch(run_id):
+        return []  # no folder was ever made for a run id that is not a plain name
+    root = explain_root(store)
+    if root.is_symlink() or not root.is_dir():
+        return []
+    return sorted(p for p in root.iterdir()
+                  if p.name.startswith(f"{run_id}.") or f"--{run_id}." in p.name)
+
+
+@dataclass(frozen=True)
+class KeptFiles:
+    """What of a run the profiles folder holds: the folders (the run's own, then its explain folders), the regular
+    files in them and their bytes, and which of the folders are symlinks (removing one removes only the link)."""
+
+    folders: tuple[Path, ...]
+    files: int
+    size_bytes: int
+    links: tuple[Path, ...]
+
+
+def run_kept_files(store: Any, run_id: str) -> KeptFiles:
+    """Every file colbench keeps for a run under the profiles folder, counted without following a symlink."""
+    if not NAME_PATTERN.fullmatch(run_id):
+        return KeptFiles((), 0, 0, ())  # no folder was ever made for a run id that is not a plain name
+    own = run_folder(store, run_id)
+    folders = ([own] if own.is_symlink() or own.exists() else []) + run_explain_folders(store, run_id)
+    files = size = 0
+    links = []
+    for folder in folders:
+        if folder.is_symlink():
+            links.append(folder)
+            continue
+        if not folder.is_dir():
+            files, size = files + 1, size + folder.lstat().st_size
+            continue
+        for parent, _dirs, names in os.walk(folder):  # os.walk does not descend into linked directories
+            for name in names:
+                st = os.lstat(os.path.join(parent, name))
+                if stat.S_ISREG(st.st_mode):
+                    files, size = files + 1, size + st.st_size
+    return KeptFiles(tuple(folders), files, size, tuple(links))
+
+
+def check_removable(store: Any) -> None:
+    """UnsafePath unless the folders a run's files are deleted from lie in colbench's own tree (a symlink planted
+    on the way out of $COLBENCH_HOME is refused, never followed): checked before anything of a run is deleted."""
+    for folder in (profiles_root(store) / "runs", explain_root(store)):
+        if folder.exists() or folder.is_symlink():
+            owned(folder, "profiles directory")
+
+
 def remove_run_profiles(store: Any, run_id: str) -> int:
-    """Delete a run's profiles (when the run is deleted); returns the bytes freed."""
-    folder = run_folder(store, run_id)
-    if not folder.exists():
+    """Delete a run's profiles and the explain folders that name it (when the run is deleted); returns the bytes
+    freed. A symlink in place of a folder is removed itself, never what it points to."""
+    if not NAME_PATTERN.fullmatch(run_id):
         return 0
-    return remove(folder, within=folder.parent)
+    freed = 0
+    folder = run_folder(store, run_id)
+    if folder.exists() or folder.is_symlink():
+        freed += remove(folder, within=folder.parent)
+    for explained in run_explain_folders(store, run_id):
+        freed += remove(explained, within=explain_root(store))
+    return freed

@@ -115,6 +115,32 @@ class Spool:
                 keys.add((doc["case_id"], doc.get("env_name", ""), int(doc["process_index"])))
         return keys
 
+    def _run_files(self, run_id: str) -> list[Path]:
+        """The files here that belong to `run_id`: its results and its run record (claims of dead processes too)."""
+        found = [p for p in self._files("runs") if p.name.split(_CLAIM, 1)[0] == f"{run_id}.json"]
+        for path in self._files("results"):
+            try:
+                doc = json.loads(path.read_bytes())
+            except (OSError, ValueError):
+                continue
+            if isinstance(doc, dict) and doc.get("run_id") == run_id:
+                found.append(path)
+        return found
+
+    def run_results(self, run_id: str) -> int:
+        """How many results of `run_id` wait here."""
+        return sum(1 for p in self._run_files(run_id) if p.parent.name == "results")
+
+    def forget_run(self, run_id: str) -> int:
+        """Delete what of `run_id` waits here (a deleted run's results must not come back with the next sync);
+        returns the results removed."""
+        files = self._run_files(run_id)
+        for path in files:
+            remove(path, within=self.dir)
+        if files:
+            self.prune()
+        return sum(1 for p in files if p.parent.name == "results")
+
     def prune(self) -> None:
         """Remove the spool's folders when nothing waits in them (files left behind keep them)."""
         for sub in ("runs", "results"):
