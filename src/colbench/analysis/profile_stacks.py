@@ -8,7 +8,9 @@ continue upward in more than one way; its callers' contexts (the edges into it) 
 its self cost is split over those callers in proportion to the cost of their calls into it — the assumption
 gprof makes for every function, here made only beyond N callers (and for every function when N is 0, as in
 a profile kept from an instruction count). Variants under `MIN_SHARE` of a context's cost are kept together as one
-stack rooted at `[callers below MIN_SHARE]`, so the costs always add up to the profile's total.
+stack rooted at `[callers below MIN_SHARE]`, so the costs always add up to the profile's total. A call that
+closes a cycle (recursion deeper than the caller chains) is left out of the walk (`_back_edges`): the cycle's
+cost goes to the callers that entered it, and every stack starts where callgrind's recorded stacks start.
 """
 
 from __future__ import annotations
@@ -39,35 +41,35 @@ class _Edge:
 def folded_stacks(profile: CallgrindProfile) -> Folded:
     """Root-first stacks → self cost (instructions; a float where a context's cost was split over callers)."""
     incoming: dict[int, list[_Edge]] = defaultdict(list)
+    back = _back_edges(profile)
     for (caller, callee), cost in profile.calls.items():
-        if cost > 0 and caller != callee:
+        if cost > 0 and caller != callee and (caller, callee) not in back:
             incoming[callee].append(_Edge(caller, cost))
     complete_below = profile.caller_depth + 1 if profile.caller_depth else 1
     memo: dict[int, list[tuple[Stack, float]]] = {}
     objects = _objects_by_name(profile)
 
-    def expand(index: int, visiting: frozenset[int], depth: int) -> list[tuple[Stack, float]]:
+    def expand(index: int, depth: int) -> list[tuple[Stack, float]]:
         cached = memo.get(index)
         if cached is not None:
             return cached
         context = profile.contexts[index]
         own = context.frames[0]
-        callers = [e for e in incoming.get(index, ()) if e.caller not in visiting]
+        callers = incoming.get(index, [])
         if not callers or depth > MAX_DEPTH:
             # a root: the chain callgrind named, completed with the objects its callers have elsewhere
             result = [(tuple(Frame(f.name, f.object or objects(f.name)) for f in reversed(context.frames)), 1.0)]
         elif len(context.frames) < complete_below and len(callers) == 1:
-            result = [(stack + (own,), share) for stack, share in expand(callers[0].caller, visiting | {index},
-                                                                           depth + 1)]
+            result = [(stack + (own,), share) for stack, share in expand(callers[0].caller, depth + 1)]
         else:
             total = sum(e.cost for e in callers)
             shares: dict[Stack, float] = defaultdict(float)
             for edge in callers:
-                for stack, share in expand(edge.caller, visiting | {index}, depth + 1):
+                for stack, share in expand(edge.caller, depth + 1):
                     shares[stack + (own,)] += share * edge.cost / total
             result = _keep_large(shares, own)
-        # reused from every caller, even where a cycle was cut differently on the way in: exact without cycles,
-        # and what keeps the walk linear in the contexts (callgrind breaks direct recursion into levels already)
+        # reused from every caller, which keeps the walk linear in the contexts: exact, as the calls left after
+        # `_back_edges` form no cycle
         memo[index] = result
         return result
 
@@ -77,11 +79,51 @@ def folded_stacks(profile: CallgrindProfile) -> Folded:
         folded: Folded = defaultdict(float)
         for index, context in enumerate(profile.contexts):
             if context.self_cost:
-                for stack, share in expand(index, frozenset(), 0):
+                for stack, share in expand(index, 0):
                     folded[stack] += context.self_cost * share
     finally:
         sys.setrecursionlimit(limit)
     return dict(folded)
+
+
+def _back_edges(profile: CallgrindProfile) -> set[tuple[int, int]]:
+    """The calls that close a cycle (f calls g calls f, as callgrind records recursion deeper than its caller
+    chains), found by a depth-first walk down the calls from the contexts nobody calls (then from any context
+    not reached yet: a cycle entered before instrumentation started). Stacks are built without them, so the cost
+    a function has inside a cycle goes to the callers that entered the cycle, in proportion to their calls, and
+    no function of a cycle becomes a root of its own (as it would if the walk up the callers were cut wherever
+    it met a function already on its way)."""
+    callees: dict[int, list[int]] = defaultdict(list)
+    called: set[int] = set()
+    for (caller, callee), cost in profile.calls.items():
+        if cost > 0 and caller != callee:
+            callees[caller].append(callee)
+            called.add(callee)
+    back: set[tuple[int, int]] = set()
+    state: dict[int, int] = {}  # 1: on the walk's path, 2: done
+    count = len(profile.contexts)
+    starts = [i for i in range(count) if i not in called] + list(range(count))
+    for start in starts:
+        if start in state:
+            continue
+        state[start] = 1
+        path: list[tuple[int, int]] = [(start, 0)]  # (context, next callee to look at): no Python recursion
+        while path:
+            node, position = path[-1]
+            children = callees.get(node, ())
+            if position == len(children):
+                state[node] = 2
+                path.pop()
+                continue
+            path[-1] = (node, position + 1)
+            child = children[position]
+            seen = state.get(child)
+            if seen == 1:
+                back.add((node, child))
+            elif seen is None:
+                state[child] = 1
+                path.append((child, 0))
+    return back
 
 
 def _keep_large(shares: dict[Stack, float], own: Frame) -> list[tuple[Stack, float]]:

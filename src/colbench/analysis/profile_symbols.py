@@ -23,7 +23,7 @@ from functools import cache
 from pathlib import Path
 
 ADDRESS = re.compile(r"0x[0-9a-fA-F]+$")
-_CYTHON = re.compile(r"__pyx_(?:pw|pf|f)_(\d.*)$")
+_CYTHON = re.compile(r"__pyx_(pw|pf|f)_(\d\w*)(.*)$", re.DOTALL)
 _INTERPRETER = re.compile(r"(lib)?python(\d+(\.\d+)*)?[a-z]*(\.so.*)?$")
 #: the object of a Python function's frame (named through the perf map)
 PYTHON_OBJECT = "python"
@@ -47,23 +47,31 @@ def is_address(name: str) -> bool:
 
 def demangle_cython(name: str) -> str | None:
     """`__pyx_pw_7pyarrow_8_dataset_7Scanner_13to_table` → `pyarrow._dataset.Scanner.to_table` (None: not Cython).
-    Cython writes each part as <length><part>, joined by `_`, and the function last as <counter><name>."""
+    Cython writes each part of the qualified name as <length><part>, joined by `_`, and the function last: as
+    <counter><name> for a Python-visible function (`pw`, `pf`), as its bare name for a `cdef` one (`f`:
+    `__pyx_f_7pyarrow_3lib_check_status`). A counter followed by a name with `_` in it can read as one more
+    part (`…_2to_numpy`: "to" of length 2?): the reading whose parts all fit wins. What follows the symbol (the
+    C++ parameter list callgrind demangled, `[clone …]`) is kept."""
     match = _CYTHON.match(name)
     if not match:
         return None
-    rest, parts = match.group(1), []
-    while rest:
-        digits = re.match(r"\d+", rest)
-        if not digits:
-            return None
-        size, body = int(digits.group()), rest[digits.end():]
-        if len(body) > size and body[size] == "_":
-            parts.append(body[:size])
-            rest = body[size + 1:]
-        else:
-            parts.append(body)  # the function: its counter is not part of the name
-            break
-    return ".".join(parts) if len(parts) > 1 else None
+    kind, mangled, rest = match.groups()
+    parts = _cython_parts(mangled, counter=kind != "f")
+    return ".".join(parts) + rest if parts is not None and len(parts) > 1 else None
+
+
+def _cython_parts(text: str, counter: bool) -> list[str] | None:
+    digits = re.match(r"\d+", text)
+    if digits:
+        size, body = int(digits.group()), text[digits.end():]
+        if len(body) > size + 1 and body[size] == "_":  # <length><part>_, then the rest
+            inner = _cython_parts(body[size + 1:], counter)
+            if inner is not None:
+                return [body[:size], *inner]
+        if counter and body and not body[0].isdigit():
+            return [body]  # <counter><name>: the function
+        return None
+    return [text] if not counter and text else None
 
 
 @dataclass(frozen=True)

@@ -10,14 +10,16 @@ suggests drawing a second, negated graph); and each frame's tooltip (`<title>`, 
 browser) gives both costs, the change, and the change's share of the total change.
 
 Stacks are root first (the bottom row); frames narrower than `MIN_WIDTH_PX` are left out (their cost stays in
-their parent's width). Every name is escaped (C++ templates are full of `<` and `&`).
+their parent's width). Every name is escaped (C++ templates are full of `<` and `&`), and characters XML
+forbids (control characters, lone surrogates) become U+FFFD.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from xml.sax.saxutils import escape
+from xml.sax.saxutils import escape as _escape
 
 from colbench.render.fmt import fmt_instructions
 
@@ -30,6 +32,15 @@ CHAR_PX = 6.4  # the width of one character at FONT_PX in a sans-serif font, for
 MIN_WIDTH_PX = 0.3
 
 Stack = tuple[str, ...]
+
+#: what XML 1.0 does not allow in a document at all, escaped or not: control characters, lone surrogates, U+FFFE/F
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def escape(text: str) -> str:
+    """Text for an SVG element: `&`, `<`, `>` escaped, and characters no XML document may hold replaced by U+FFFD
+    (a symbol or a file name can have them; one would make the whole SVG unreadable)."""
+    return _escape(_NOT_XML.sub("\ufffd", text))
 
 
 @dataclass

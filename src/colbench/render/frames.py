@@ -22,14 +22,15 @@ def short_function(name: str, template_depth: int = 1) -> str:
     out: list[str] = []
     angle = paren = 0
     for char in text:
-        if char == "(":
-            paren += 1
-            continue
-        if char == ")":
-            paren = max(0, paren - 1)
-            continue
-        if paren:
-            continue
+        if not angle or paren:  # a parameter list (not a function type inside template arguments: `<void ()>`)
+            if char == "(":
+                paren += 1
+                continue
+            if char == ")":
+                paren = max(0, paren - 1)
+                continue
+            if paren:
+                continue
         if char == "<":
             angle += 1
             if angle == template_depth + 1:
@@ -46,6 +47,9 @@ def short_function(name: str, template_depth: int = 1) -> str:
             continue
         out.append(char)
     short = "".join(out).strip().removesuffix(" const")
+    operator = short.find("operator ")  # `operator new`, `operator bool`: their spaces are part of the name
+    if operator >= 0:
+        short = short[:operator] + short[operator:].replace(" ", "\x08")
     # a return type is separated from the name by a space outside any template: keep what follows the last one
     depth, cut = 0, -1
     for index, char in enumerate(short):
@@ -55,7 +59,7 @@ def short_function(name: str, template_depth: int = 1) -> str:
             depth -= 1
         elif char == " " and depth == 0:
             cut = index
-    short = short[cut + 1:] if cut >= 0 else short
+    short = (short[cut + 1:] if cut >= 0 else short).replace("\x08", " ")
     for new, old in _RESTORE.items():
         short = short.replace(new, old)
     return short if short and not short.startswith("<") else name
