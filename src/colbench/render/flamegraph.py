@@ -88,6 +88,8 @@ def differential_svg(baseline: Mapping[Stack, float], contender: Mapping[Stack, 
                     f'height="{ROW_PX - 1}" fill="{fill}" rx="2"/>'
                     + (f'<text x="{x + 3:.2f}" y="{y + ROW_PX - 4}">{escape(text)}</text>' if text else "")
                     + "</g>")
+    room = WIDTH_PX - 2 * MARGIN_PX  # headings are cut to the width (the whole title shows on hover)
+    title_room = room * FONT_PX / 15
     legend = (f"width: mean cost of {baseline_label} and {contender_label}; colour: change "
               f"({contender_label} − {baseline_label}), red grew, blue shrank; hover a frame for its numbers")
     return "\n".join([
@@ -96,10 +98,11 @@ def differential_svg(baseline: Mapping[Stack, float], contender: Mapping[Stack, 
         f'viewBox="0 0 {WIDTH_PX} {height}" font-family="Verdana, DejaVu Sans, sans-serif" '
         f'font-size="{FONT_PX}">',
         f'<rect x="0" y="0" width="{WIDTH_PX}" height="{height}" fill="#fbfbf8"/>',
-        f'<text x="{WIDTH_PX / 2}" y="20" text-anchor="middle" font-size="15">{escape(title)}</text>',
-        f'<text x="{WIDTH_PX / 2}" y="38" text-anchor="middle" fill="#555">{escape(subtitle)}</text>',
+        f'<text x="{WIDTH_PX / 2}" y="20" text-anchor="middle" font-size="15">{escape(_fit(title, title_room))}'
+        f'<title>{escape(title)}</title></text>',
+        f'<text x="{WIDTH_PX / 2}" y="38" text-anchor="middle" fill="#555">{escape(_fit(subtitle, room))}</text>',
         *rows,
-        f'<text x="{MARGIN_PX}" y="{height - 8}" fill="#555">{escape(legend)}</text>',
+        f'<text x="{MARGIN_PX}" y="{height - 8}" fill="#555">{escape(_fit(legend, room))}</text>',
         "</svg>",
         "",
     ])

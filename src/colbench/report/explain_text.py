@@ -45,8 +45,10 @@ def summary_lines(case: Any) -> list[str]:
     if diff.listed_share is None:
         lines.append("the totals are equal: no change to account for")
     else:
-        lines.append(f"the {len(diff.changes)} functions listed account for {diff.listed_share:.1%} of the change "
-                     f"({diff.changed_functions} functions changed)")
+        listed = f"the {len(diff.changes)} functions listed account" if len(diff.changes) != 1 else \
+            "the function listed accounts"
+        lines.append(f"{listed} for {diff.listed_share:.1%} of the change ({diff.changed_functions} functions "
+                     "changed)")
     if case.verdict:
         lines.append(f"verdict: {case.verdict}")
     for side, stored in zip((a, b), case.stored_instructions, strict=True):
@@ -68,8 +70,9 @@ def symbol_notes(diff: ProfileDiff) -> list[str]:
     """Python functions and stripped libraries, said plainly."""
     notes = []
     if not (diff.baseline.python_named or diff.contender.python_named):
-        notes.append("Python functions are not named: under Valgrind they all run in the interpreter's "
-                     "_PyEval_EvalFrameDefault (Python 3.12+ workers name them through CPython's perf map)")
+        notes.append("Python functions are not named: on Python 3.11 their cost is the interpreter's own C "
+                     "functions (callgrind charges the bytecode loop to the interpreter frame where counting began, "
+                     "e.g. _PyObject_MakeTpCall); Python 3.12+ workers name them through CPython's perf map")
     stripped: dict[str, tuple[float, str]] = defaultdict(lambda: (0.0, ""))
     for side in (diff.baseline, diff.contender):
         for lib in side.stripped:

@@ -100,6 +100,9 @@ def profile_case(spec: CaseSpec, launch: WorkerLaunch, toolchain: Toolchain, fol
     if doc.get("status") != "ok":
         failure = doc.get("error") or {}
         error = f"{failure.get('kind', 'error')}: {failure.get('message', 'no result')}"
+        said = _last_line(failure.get("stderr_tail"))
+        if said and said not in error:  # Valgrind refusing to start says why only on stderr
+            error += f" (stderr: {said})"
     elif not dumps:
         error = "the worker under callgrind left no profile"
     if error:
@@ -113,3 +116,11 @@ def profile_case(spec: CaseSpec, launch: WorkerLaunch, toolchain: Toolchain, fol
     counts = (doc.get("samples") or {}).get(METRIC) or [None]
     return ProfileRun(kept, perf_map if perf_map.exists() else None, counts[-1], seconds,
                       versions=doc.get("versions") or {}, warnings=list(doc.get("warnings") or []))
+
+
+def _last_line(text: object) -> str:
+    """The last non-empty line of a worker's stderr, without Valgrind's `==PID==` prefix, clipped."""
+    lines = [line.split("==", 2)[-1].strip() if line.startswith("==") else line.strip()
+             for line in str(text or "").splitlines()]
+    lines = [line for line in lines if line]
+    return lines[-1][:200] if lines else ""
