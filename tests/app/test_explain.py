@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from colbench.analysis.profile_symbols import PYTHON_OBJECT, is_interpreter
+from colbench.app.explain import find_perf
 from tests.conftest import REQUIRE_ALL
 
 
@@ -175,15 +176,54 @@ def test_bad_input_is_one_line_and_exit_2(failing):
 
 
 @pytest.mark.slow
-def test_perf_is_refused_in_one_line_whether_or_not_it_is_installed(failing):
+def test_perf_is_refused_in_one_line_where_it_cannot_sample(failing):
     box, run_id = failing
-    line = one_line_error(box("explain", f"{run_id}:a", f"{run_id}:b", "--profiler", "perf"), "--profiler perf")
-    assert "callgrind" in line
     bin_dir = str(Path(sys.executable).parent)
     if shutil.which("perf", path=bin_dir):
         pytest.skip("perf sits beside this interpreter: cannot hide it")
     hidden = box("explain", f"{run_id}:a", f"{run_id}:b", "--profiler", "perf", env={"PATH": bin_dir})
-    one_line_error(hidden, "perf is not installed", "apt-get install linux-perf")
+    one_line_error(hidden, "perf is not installed", "apt-get install linux-perf", "callgrind")
+
+
+@pytest.fixture(scope="module")
+def sampled(tmp_path_factory) -> tuple[Sandbox, str]:
+    """Wall time: one placebo case of ~20 ms a call, side b with 50% more work in its timed call."""
+    perf, why = find_perf()
+    if perf is None:
+        if REQUIRE_ALL and shutil.which("perf"):
+            pytest.fail(why)
+        pytest.skip(why)
+    box = Sandbox(tmp_path_factory.mktemp("explain-perf"))
+    ran = box("run", "placebo", "--param", "duration=0.02", "--processes", "1", "--iterations", "3",
+              "--env", "a=@current", "--env", "b=@current COLBENCH_EXTRA_WORK=50%", timeout=600)
+    assert ran.returncode in (0, 1), ran.stdout + ran.stderr
+    return box, box.run_id()
+
+
+@pytest.mark.slow
+def test_perf_samples_real_time_of_many_calls_and_says_what_is_noise(sampled):
+    box, run_id = sampled
+    out = box("explain", f"{run_id}:a", f"{run_id}:b", "--profiler", "perf", "--format", "json", timeout=600)
+    assert out.returncode == 0, out.stdout + out.stderr
+    (case,) = json.loads(out.stdout)["cases"]
+    assert case["error"] is None and case["unit"] == "ns" and "perf" in case["metric"]
+    for side in ("baseline", "contender"):
+        profile = case["profiles"][side]
+        assert profile["path"].endswith("profile.perf.gz") and within(profile["path"], box.home)
+        (sampled_note,) = [w for w in profile["warnings"] if w.startswith("perf sampled")]
+        calls = int(re.search(r"sampled (\d+) timed call", sampled_note).group(1))
+        assert 30 <= calls <= 200  # ~1.5 s of CPU time at ~20 ms a call
+    # 50% more CPU work, far beyond the sampling noise, and each row carries its own noise
+    change = case["total_change"] / case["baseline"]["total"]
+    assert 0.3 < change < 0.7, change
+    assert case["total_noise"] > 0 and case["total_change"] > 3 * case["total_noise"]
+    assert all(f["noise"] is not None for f in case["functions"])
+    assert case["listed_share"] >= 0.8
+    # the busy loop is Python code: perf sees the interpreter's C functions run it
+    assert is_interpreter(case["functions"][0]["library"]), case["functions"][0]
+    root = ET.parse(case["flamegraph"]).getroot()
+    assert "/perf/" in case["flamegraph"] and root.tag.endswith("svg")
+    assert box.outside_the_home() == []
 
 
 @pytest.mark.slow

@@ -13,6 +13,7 @@ are None) and the listing says so.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from colbench.analysis.callgrind import Frame
@@ -32,6 +33,13 @@ class FunctionChange:
     inclusive_b: float
     #: this function's self change as a fraction of the total change (None when the total did not change)
     share: float | None
+    #: one standard error of the self change where costs are sampled (perf), None where they are counted
+    noise: float | None = None
+
+    @property
+    def within_noise(self) -> bool:
+        """A sampled change smaller than two standard errors: it may be chance."""
+        return self.noise is not None and abs(self.delta_self) < 2 * self.noise
 
     @property
     def delta_self(self) -> float:
@@ -60,6 +68,14 @@ class ProfileDiff:
     changed_functions: int
     #: the listed functions' share of the total change: the sum of their shares (None: no total change)
     listed_share: float | None
+    #: the unit of every cost: "instructions", or "ns" of CPU time (see ProfileView.unit)
+    unit: str = "instructions"
+    #: one standard error of the total change where costs are sampled (perf), None where they are counted
+    total_noise: float | None = None
+
+    @property
+    def total_within_noise(self) -> bool:
+        return self.total_noise is not None and abs(self.total_change) < 2 * self.total_noise
 
     @property
     def total_change(self) -> int:
@@ -70,7 +86,8 @@ class ProfileDiff:
         return self.contender.total / self.baseline.total if self.baseline.total else None
 
 
-def diff_profiles(baseline: ProfileView, contender: ProfileView, top: int = DEFAULT_TOP) -> ProfileDiff:
+def diff_profiles(baseline: ProfileView, contender: ProfileView, top: int = DEFAULT_TOP,
+                  noise: Callable[[Frame], float] | None = None, total_noise: float | None = None) -> ProfileDiff:
     """The `top` functions whose self cost changed most between two profiles of one case."""
     self_a, self_b = self_costs(baseline.folded), self_costs(contender.folded)
     incl_a, incl_b = inclusive_costs(baseline.folded), inclusive_costs(contender.folded)
@@ -83,9 +100,11 @@ def diff_profiles(baseline: ProfileView, contender: ProfileView, top: int = DEFA
         delta = self_b.get(frame, 0.0) - self_a.get(frame, 0.0)
         rows.append(FunctionChange(frame.name, frame.object, self_a.get(frame, 0.0), self_b.get(frame, 0.0),
                                    incl_a.get(frame, 0.0), incl_b.get(frame, 0.0),
-                                   delta / total_change if total_change else None))
+                                   delta / total_change if total_change else None,
+                                   noise(frame) if noise is not None else None))
     listed = sum(r.share for r in rows if r.share is not None) if total_change else None
-    return ProfileDiff(_summary(baseline), _summary(contender), rows, len(changed), listed)
+    return ProfileDiff(_summary(baseline), _summary(contender), rows, len(changed), listed, baseline.unit,
+                       total_noise)
 
 
 def _summary(view: ProfileView) -> SideSummary:

@@ -53,6 +53,8 @@ class ProfileView:
     python_named: bool
     stripped: list[StrippedLibrary] = field(default_factory=list)
     path: str = ""
+    #: what a cost counts: "instructions" (callgrind), "ns" of CPU time (perf's cpu-clock), or an event's name
+    unit: str = "instructions"
 
 
 def library_key(obj: str) -> str:

@@ -14,6 +14,7 @@ them, else on time.
 
 from __future__ import annotations
 
+import functools
 import shutil
 import subprocess
 import tempfile
@@ -25,6 +26,7 @@ from typing import Any
 
 from colbench.analysis.callgrind import ProfileError
 from colbench.analysis.comparison import CompareSettings, ComparisonError, short_labels
+from colbench.analysis.perf_script import perf_view, sampling_error, total_sampling_error
 from colbench.analysis.profile_diff import DEFAULT_TOP, ProfileDiff, diff_profiles
 from colbench.analysis.profile_view import ProfileView, load_view
 from colbench.app.compare import CompareRequest, compare
@@ -37,6 +39,7 @@ from colbench.store.profiles import explain_folder, stored_profile
 from colbench.store.selection import resolve_side
 
 PROFILERS = ("callgrind", "perf")
+PERF_SUFFIX = ".perf.gz"
 FLAMEGRAPH_FILE = "flamegraph.svg"
 REPORT_FILE = "explain.json"
 
@@ -92,38 +95,42 @@ class Explanation:
     notes: list[str] = field(default_factory=list)
 
 
-def check_profiler(name: str) -> None:
-    """The profiler is known and works here, else a UsageError saying how to get it."""
+def check_profiler(name: str) -> str | None:
+    """The profiler is known and works here (perf: its path), else a UsageError saying how to get it."""
     if name not in PROFILERS:
         raise UsageError(f"--profiler {name!r}: choose {' or '.join(PROFILERS)}")
     if name == "perf":
-        raise UsageError(perf_unavailable())
+        perf, why = find_perf()
+        if perf is None:
+            raise UsageError(why)
+        return perf
+    return None
 
 
-def perf_unavailable() -> str:
-    """Why `--profiler perf` cannot explain here (one line)."""
+def find_perf() -> tuple[str | None, str]:
+    """perf's path when it can sample the CPU clock here with call graphs, else None and why (one line)."""
     perf = shutil.which("perf")
     if perf is None:
-        return ("--profiler perf: perf is not installed (Debian/Ubuntu: `apt-get install linux-perf`); "
-                "use --profiler callgrind")
+        return None, ("--profiler perf: perf is not installed (Debian/Ubuntu: `apt-get install linux-perf`); "
+                      "use --profiler callgrind")
     with tempfile.TemporaryDirectory(prefix="colbench-perf-") as tmp:
         try:
-            probe = subprocess.run([perf, "record", "-e", "cycles", "-o", f"{tmp}/perf.data", "--", "true"],
+            probe = subprocess.run([perf, "record", "--event", "cpu-clock", "--call-graph", "dwarf", "--output",
+                                    f"{tmp}/perf.data", "--quiet", "--", "true"],
                                    capture_output=True, text=True, timeout=60)
         except (OSError, subprocess.SubprocessError) as exc:
-            return f"--profiler perf: cannot run {perf}: {exc}; use --profiler callgrind"
-    if probe.returncode != 0 or "not supported" in probe.stderr:
-        first = next((line for line in probe.stderr.splitlines() if line.strip()), "no hardware events")
-        return (f"--profiler perf: perf cannot sample CPU cycles here ({first.strip()[:120]}; a VM without "
-                "hardware counters, or kernel.perf_event_paranoid); use --profiler callgrind")
-    return ("--profiler perf: not available in this colbench yet (perf works here); use --profiler callgrind, "
-            "whose counts repeat exactly")
+            return None, f"--profiler perf: cannot run {perf}: {exc}; use --profiler callgrind"
+    if probe.returncode != 0:
+        first = next((line for line in probe.stderr.splitlines() if line.strip()), f"exit {probe.returncode}")
+        return None, (f"--profiler perf: perf cannot sample here ({first.strip()[:120]}; see "
+                      "kernel.perf_event_paranoid); use --profiler callgrind")
+    return perf, ""
 
 
 def explain(store: Store, request: ExplainRequest, say: Say = lambda _: None) -> Explanation:
     """Profile, diff and draw every chosen case of the two sides (see the module docstring)."""
     started = time.monotonic()
-    check_profiler(request.profiler)
+    perf = check_profiler(request.profiler)
     if request.top < 1:
         raise UsageError(f"--top {request.top}: list at least 1 function")
     baseline, contender = resolve_side(store, request.baseline), resolve_side(store, request.contender)
@@ -134,21 +141,25 @@ def explain(store: Store, request: ExplainRequest, say: Say = lambda _: None) ->
     toolchain: Any = None
     explained = []
     for case_id, label in chosen:
-        case_dir = folder / case_id
+        # perf samples as many timed calls on both sides (enough for the baseline's call time), one call's cost
+        calls = _sampled_calls(baseline, case_id) if perf else 1
+        # perf's profiles are explain's own (sampled, never kept by a run): a folder of their own beside callgrind's
+        case_dir = folder / case_id / ("perf" if perf else "")
         sides = []
         for name, side in (("a", baseline), ("b", contender)):
-            stored = None if request.rerun else stored_profile(store, side.run_id, side.env_name, case_id)
+            stored = None if request.rerun or perf else stored_profile(store, side.run_id, side.env_name, case_id)
             if stored is not None:
                 sides.append(SideProfile("stored", stored.path, stored.perf_map))
                 continue
-            if toolchain is None:
+            if toolchain is None and perf is None:
                 toolchain = _toolchain()
-            say(f"profiling {label} on {side.label} under callgrind (a fresh worker)")
-            sides.append(_profile_again(runs[side.run_id], _first_ok(side, case_id), case_dir / name, toolchain))
+            say(f"profiling {label} on {side.label} under {request.profiler} (a fresh worker)")
+            sides.append(_profile_again(runs[side.run_id], _first_ok(side, case_id), case_dir / name, toolchain,
+                                        perf, calls))
         case = CaseExplanation(case_id, label, sides[0], sides[1], verdict=verdicts.get(case_id),
                                stored_instructions=(_instructions(baseline, case_id),
                                                     _instructions(contender, case_id)))
-        _diff_case(case, request, case_dir, *side_labels(baseline, contender))
+        _diff_case(case, request, case_dir, *side_labels(baseline, contender), calls=calls)
         explained.append(case)
     return Explanation(baseline.label, contender.label, explained, folder, time.monotonic() - started, notes)
 
@@ -203,7 +214,17 @@ def _toolchain() -> Any:
         raise UsageError(str(exc).replace("--measure instructions", "colbench explain")) from None
 
 
-def _profile_again(run_doc: dict[str, Any], result: dict[str, Any], folder: Path, toolchain: Any) -> SideProfile:
+def _sampled_calls(side: Side, case_id: str) -> int:
+    from colbench.runner.perf_profile import sampled_iterations
+
+    walls = sorted(v for r in side.results if r["case_id"] == case_id and r.get("status") == "ok"
+                   for v in (r.get("samples") or {}).get("wall_s") or [] if v is not None)
+    return sampled_iterations(walls[len(walls) // 2] if walls else None)
+
+
+def _profile_again(run_doc: dict[str, Any], result: dict[str, Any], folder: Path, toolchain: Any,
+                   perf: str | None = None, calls: int = 1) -> SideProfile:
+    from colbench.runner.perf_profile import perf_profile_case
     from colbench.runner.profile import profile_case
     from colbench.runner.replay import ReplayError, replay
 
@@ -213,13 +234,17 @@ def _profile_again(run_doc: dict[str, Any], result: dict[str, Any], folder: Path
         return SideProfile("re-run", error=str(exc))
     if again.runtime != "python":
         return SideProfile("re-run", error=f"profiles are taken in Python workers only for now (this case runs in "
-                                           f"the {again.runtime} worker, which has no callgrind hook)")
-    done = profile_case(again.spec, again.launch, toolchain, folder)
+                                           f"the {again.runtime} worker, which has no profiling hook)")
+    if perf is not None:
+        done = perf_profile_case(again.spec, again.launch, perf, folder, calls)
+    else:
+        done = profile_case(again.spec, again.launch, toolchain, folder)
     return SideProfile("re-run", done.path, done.perf_map, done.seconds, done.error,
                        [*again.warnings, *done.warnings])
 
 
-def _diff_case(case: CaseExplanation, request: ExplainRequest, case_dir: Path, label_a: str, label_b: str) -> None:
+def _diff_case(case: CaseExplanation, request: ExplainRequest, case_dir: Path, label_a: str, label_b: str,
+               calls: int = 1) -> None:
     from colbench.render.flamegraph import differential_svg
     from colbench.report.explain_text import case_document, flame_stacks, flame_title
     from colbench.report.explain_text import write_json as write_document
@@ -230,28 +255,37 @@ def _diff_case(case: CaseExplanation, request: ExplainRequest, case_dir: Path, l
         case.error = "; ".join(failed)
         return
     assert case.baseline.path is not None and case.contender.path is not None
+    noise = total_noise = None
     try:
-        view_a = load_view(case.baseline.path, case.baseline.perf_map, label_a)
-        view_b = load_view(case.contender.path, case.contender.perf_map, label_b)
+        if case.baseline.path.name.endswith(PERF_SUFFIX):
+            (view_a, counts_a), (view_b, counts_b) = (perf_view(case.baseline.path, label_a, calls),
+                                                      perf_view(case.contender.path, label_b, calls))
+            noise = functools.partial(sampling_error, counts_a, counts_b)
+            total_noise = total_sampling_error(counts_a, counts_b)
+        else:
+            view_a = load_view(case.baseline.path, case.baseline.perf_map, label_a)
+            view_b = load_view(case.contender.path, case.contender.perf_map, label_b)
     except (ProfileError, OSError) as exc:
         case.error = f"cannot read a profile: {exc}"
         return
-    case.diff = diff_profiles(view_a, view_b, top=request.top)
+    case.diff = diff_profiles(view_a, view_b, top=request.top, noise=noise, total_noise=total_noise)
     owned_dir(case_dir, "explain directory")
     case.flamegraph = case_dir / FLAMEGRAPH_FILE
     write_atomic(case.flamegraph, differential_svg(
         flame_stacks(view_a), flame_stacks(view_b), title=flame_title(case.label),
-        subtitle=_subtitle(case.diff, view_a, view_b), baseline_label=label_a, contender_label=label_b).encode())
+        subtitle=_subtitle(case.diff, view_a, view_b), baseline_label=label_a, contender_label=label_b,
+        unit=view_a.unit).encode())
     case.report = case_dir / REPORT_FILE
     write_document(case.report, case_document(case))
 
 
 def _subtitle(diff: ProfileDiff, a: ProfileView, b: ProfileView) -> str:
-    from colbench.render.fmt import fmt_instructions
+    from colbench.render.fmt import fmt_cost
 
     ratio = f" ({diff.ratio - 1:+.2%})" if diff.ratio is not None else ""
-    return (f"{a.label}: {fmt_instructions(a.total)} instructions, {b.label}: {fmt_instructions(b.total)}{ratio}; "
-            "callgrind, the timed call only, every thread")
+    how = "callgrind" if a.unit == "instructions" else "perf samples of CPU time"
+    return (f"{a.label}: {fmt_cost(a.total, a.unit)}, {b.label}: {fmt_cost(b.total, b.unit)}{ratio}; "
+            f"{how}, the timed call only, every thread")
 
 
 def _verdicts(store: Store, request: ExplainRequest) -> tuple[dict[str, str], list[str]]:

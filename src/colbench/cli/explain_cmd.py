@@ -16,7 +16,9 @@ def explain(
     contender: Annotated[str, typer.Argument(help="the same forms as BASELINE")],
     case: Annotated[list[str] | None, typer.Option("--case", help="a case id prefix, a case label or a benchmark "
                                                    "(repeatable; default every case both sides have)")] = None,
-    profiler: Annotated[str, typer.Option(help="callgrind (Valgrind: exact instruction counts) or perf")]
+    profiler: Annotated[str, typer.Option(help="callgrind (Valgrind: exact instruction counts, one thread at a "
+                                          "time) or perf (samples of real CPU time, every thread, kernel "
+                                          "included)")]
     = "callgrind",
     top: Annotated[int, typer.Option(min=1, max=1000, help="functions to list per case")] = 15,
     rerun: Annotated[bool, typer.Option("--rerun", help="profile again even where `run --profile` kept "

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from xml.sax.saxutils import escape as _escape
 
-from colbench.render.fmt import fmt_instructions
+from colbench.render.fmt import fmt_cost
 
 WIDTH_PX = 1200
 ROW_PX = 16
@@ -71,14 +71,16 @@ def merge_tree(baseline: Mapping[Stack, float], contender: Mapping[Stack, float]
 
 
 def differential_svg(baseline: Mapping[Stack, float], contender: Mapping[Stack, float], *, title: str,
-                     subtitle: str = "", baseline_label: str = "A", contender_label: str = "B") -> str:
+                     subtitle: str = "", baseline_label: str = "A", contender_label: str = "B",
+                     unit: str = "instructions") -> str:
     """The SVG document (a string) of the differential flame graph of two folded profiles."""
     root = merge_tree(baseline, contender)
     total_change = root.b - root.a
     scale = (WIDTH_PX - 2 * MARGIN_PX) / max((root.a + root.b) / 2, 1e-9)
     largest = max(_largest_change(root), 1e-9)
     rects: list[str] = []
-    depth = _layout(root, 0, MARGIN_PX, scale, largest, total_change, (baseline_label, contender_label), rects)
+    depth = _layout(root, 0, MARGIN_PX, scale, largest, total_change, (baseline_label, contender_label, unit),
+                    rects)
     height = TITLE_PX + (depth + 1) * ROW_PX + 2 * MARGIN_PX + 18
     rows = []
     for depth_of, x, width, fill, label, tip in rects:
@@ -120,7 +122,7 @@ def _largest_change(node: _Node) -> float:
 
 
 def _layout(node: _Node, depth: int, x: float, scale: float, largest: float, total_change: float,
-            labels: tuple[str, str], out: list[tuple[int, float, float, str, str, str]]) -> int:
+            labels: tuple[str, str, str], out: list[tuple[int, float, float, str, str, str]]) -> int:
     """Place `node`'s children above it from `x`, widest first; returns the deepest row used."""
     deepest = depth
     for child in sorted(node.children.values(), key=lambda c: (-(c.a + c.b), c.name)):
@@ -143,12 +145,13 @@ def _colour(delta: float, largest: float) -> str:
     return f"rgb(232,{fade},{fade})" if delta > 0 else f"rgb({fade},{fade},232)"
 
 
-def _tooltip(node: _Node, total_change: float, labels: tuple[str, str]) -> str:
+def _tooltip(node: _Node, total_change: float, labels: tuple[str, str, str]) -> str:
+    """The frame's cost on both sides in the profile's unit (labels: baseline, contender, unit)."""
     delta = node.b - node.a
     change = f"{delta / node.a:+.2%}" if node.a else "new"
     share = f"; {delta / total_change:.1%} of the total change" if total_change else ""
-    return (f"{node.name}\n{labels[0]}: {fmt_instructions(node.a)} instructions, {labels[1]}: "
-            f"{fmt_instructions(node.b)} ({change}){share}")
+    return (f"{node.name}\n{labels[0]}: {fmt_cost(node.a, labels[2])}, {labels[1]}: "
+            f"{fmt_cost(node.b, labels[2])} ({change}){share}")
 
 
 def _fit(label: str, width: float) -> str:

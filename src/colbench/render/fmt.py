@@ -38,6 +38,16 @@ def fmt_bytes(value: float | None) -> str:
     return str(value)
 
 
+def fmt_cost(value: float | None, unit: str) -> str:
+    """A profile's cost in its unit: instructions (217.4 M instructions), CPU nanoseconds (12.34 ms), or counts of
+    another event (1.234 G cycles)."""
+    if value is None:
+        return "-"
+    if unit == "ns":
+        return fmt_seconds(value / 1e9)
+    return f"{fmt_instructions(value)} {unit}"
+
+
 def fmt_instructions(value: float | None) -> str:
     """An instruction count: 217.4 M, 1.234 G."""
     if value is None:

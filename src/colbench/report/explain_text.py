@@ -12,15 +12,20 @@ from colbench.analysis.profile_diff import FunctionChange, ProfileDiff
 from colbench.analysis.profile_view import ProfileView
 from colbench.data.atomic import write_atomic
 from colbench.redact import redact
-from colbench.render.fmt import fmt_instructions
+from colbench.render.fmt import fmt_cost, fmt_instructions
 from colbench.render.frames import frame_label, short_function
 
 TABLE_COLUMNS = ("function", "library", "self A", "self B", "Δ self", "share", "Δ inclusive")
 SCHEMA = "colbench-explain/1"
 
 
-def _signed(value: float) -> str:
-    text = fmt_instructions(abs(value))
+def _cost(value: float, unit: str) -> str:
+    """A cost as the tables show it: a bare count for instructions (the heading says what), else with its unit."""
+    return fmt_instructions(value) if unit == "instructions" else fmt_cost(value, unit)
+
+
+def _signed(value: float, unit: str = "instructions") -> str:
+    text = _cost(abs(value), unit)
     return ("+" if value > 0 else "−" if value < 0 else "") + text
 
 
@@ -29,8 +34,10 @@ def _share(value: float | None) -> str:
 
 
 def table_rows(diff: ProfileDiff) -> list[tuple[str, ...]]:
-    return [(short_function(c.function), c.library, fmt_instructions(c.self_a), fmt_instructions(c.self_b),
-             _signed(c.delta_self), _share(c.share), _signed(c.delta_inclusive)) for c in diff.changes]
+    unit = diff.unit
+    return [(short_function(c.function), c.library, _cost(c.self_a, unit), _cost(c.self_b, unit),
+             _signed(c.delta_self, unit) + (" ~" if c.within_noise else ""), _share(c.share),
+             _signed(c.delta_inclusive, unit)) for c in diff.changes]
 
 
 def summary_lines(case: Any) -> list[str]:
@@ -40,9 +47,19 @@ def summary_lines(case: Any) -> list[str]:
         return [f"error: {case.error}"]
     a, b = diff.baseline, diff.contender
     ratio = f" ({diff.ratio - 1:+.2%})" if diff.ratio is not None else ""
-    lines = [f"instructions of the timed call: {fmt_instructions(a.total)} → {fmt_instructions(b.total)}, "
-             f"change {_signed(diff.total_change)}{ratio}"]
-    if diff.listed_share is None:
+    what = "instructions of the timed call" if diff.unit == "instructions" else \
+        "CPU time of one timed call (perf samples of many, every thread)" if diff.unit == "ns" else \
+        f"{diff.unit} of the timed call (perf samples)"
+    lines = [f"{what}: {_cost(a.total, diff.unit)} → {_cost(b.total, diff.unit)}, "
+             f"change {_signed(diff.total_change, diff.unit)}{ratio}"]
+    if any(c.noise is not None for c in diff.changes):
+        lines.append("~: a change within two standard errors of its sample counts (sampling noise: it may be "
+                     "chance); callgrind's counts have none")
+    if diff.total_within_noise:
+        noise = _cost(diff.total_noise or 0, diff.unit)
+        lines.append(f"the totals differ by less than two standard errors of sampling (±{noise}): "
+                     "no change to account for, so shares mean nothing here; the rows show where samples moved")
+    elif diff.listed_share is None:
         lines.append("the totals are equal: no change to account for")
     else:
         listed = f"the {len(diff.changes)} functions listed account" if len(diff.changes) != 1 else \
@@ -51,7 +68,8 @@ def summary_lines(case: Any) -> list[str]:
                      "changed)")
     if case.verdict:
         lines.append(f"verdict: {case.verdict}")
-    for side, stored in zip((a, b), case.stored_instructions, strict=True):
+    for side, stored in zip((a, b), case.stored_instructions if diff.unit == "instructions" else (None, None),
+                            strict=True):
         # the profile's count against the range the stored processes counted, with 1% to spare: a multi-threaded
         # case's counts vary by a few percent, a deterministic one's by hundredths
         if stored and not stored[0] * 0.99 <= side.total <= stored[1] * 1.01:
@@ -69,7 +87,11 @@ def summary_lines(case: Any) -> list[str]:
 def symbol_notes(diff: ProfileDiff) -> list[str]:
     """Python functions and stripped libraries, said plainly."""
     notes = []
-    if not (diff.baseline.python_named or diff.contender.python_named):
+    if diff.unit != "instructions":
+        notes.append("Python functions are not named: perf sees the interpreter's C functions "
+                     "(_PyEval_EvalFrameDefault and what it calls); Python 3.12+ can name them (`-X perf`), "
+                     "not yet used here")
+    elif not (diff.baseline.python_named or diff.contender.python_named):
         notes.append("Python functions are not named: on Python 3.11 their cost is the interpreter's own C "
                      "functions (callgrind charges the bytecode loop to the interpreter frame where counting began, "
                      "e.g. _PyObject_MakeTpCall); Python 3.12+ workers name them through CPython's perf map")
@@ -94,7 +116,8 @@ def change_document(change: FunctionChange) -> dict[str, Any]:
                      "change": round(change.delta_self)},
             "inclusive": {"baseline": round(change.inclusive_a), "contender": round(change.inclusive_b),
                           "change": round(change.delta_inclusive)},
-            "share": change.share}
+            "share": change.share, "noise": None if change.noise is None else round(change.noise),
+            "within_noise": change.within_noise}
 
 
 def case_document(case: Any) -> dict[str, Any]:
@@ -107,12 +130,15 @@ def case_document(case: Any) -> dict[str, Any]:
     diff: ProfileDiff | None = case.diff
     if diff is not None:
         doc.update({
-            "metric": "instructions (callgrind Ir: the timed call, every thread)",
+            "metric": "instructions (callgrind Ir: the timed call, every thread)" if diff.unit == "instructions"
+            else f"{diff.unit} (perf record, sampled: the timed call, every thread)",
+            "unit": diff.unit,
             "baseline": {"label": diff.baseline.label, "total": diff.baseline.total,
                          "python_named": diff.baseline.python_named, "caller_depth": diff.baseline.caller_depth},
             "contender": {"label": diff.contender.label, "total": diff.contender.total,
                           "python_named": diff.contender.python_named, "caller_depth": diff.contender.caller_depth},
             "total_change": diff.total_change, "ratio": diff.ratio,
+            "total_noise": None if diff.total_noise is None else round(diff.total_noise),
             "changed_functions": diff.changed_functions,
             "listed_share": diff.listed_share,
             "functions": [change_document(c) for c in diff.changes],

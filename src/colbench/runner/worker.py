@@ -111,6 +111,18 @@ def _counted(bench: Benchmark, ctx: Context, probe: CallgrindProbe, extra: Extra
     return {"instructions": count}, output
 
 
+def _sampler() -> Any:
+    """perf's control when the worker runs under `perf record` for a profile (runner/perf_control.py)."""
+    if not os.environ.get("COLBENCH_PERF_CTL"):
+        return None
+    from colbench.runner.perf_control import PerfControlError, open_control
+
+    try:
+        return open_control()
+    except (OSError, PerfControlError) as exc:
+        raise InvalidCase(f"cannot reach perf's control FIFO: {exc}") from None
+
+
 def _instruments(spec: dict[str, Any]) -> tuple[CallgrindProbe | None, ExtraWork | None]:
     """The instruction counter (for `"measure": "instructions"`) and injected extra work (COLBENCH_EXTRA_WORK)."""
     probe = extra = None
@@ -249,6 +261,7 @@ def run_case(spec: dict[str, Any]) -> dict[str, Any]:
     ctx: Context | None = None
     bench: Benchmark | None = None
     probe: CallgrindProbe | None = None
+    sampler = None
     set_up = False
     try:
         if spec.get("protocol") != PROTOCOL:
@@ -282,13 +295,19 @@ def run_case(spec: dict[str, Any]) -> dict[str, Any]:
             read_through(paths)
             result["cache"]["achieved"] = "warm"
         first = True
-        for index in range(int(spec.get("warmup", 0)) + int(spec["iterations"])):
+        sampler = _sampler()
+        warmup, last = int(spec.get("warmup", 0)), int(spec.get("warmup", 0)) + int(spec["iterations"]) - 1
+        for index in range(last + 1):
             if cache_mode == "cold":
                 result["cache"]["achieved"] = evict(paths, ctx.warn)
+            if sampler is not None and index == warmup:
+                sampler.enable()  # perf samples the timed iterations only (explain --profiler perf)
             if probe is None:
                 sample, output = _timed(bench, ctx, extra)
             else:
                 sample, output = _counted(bench, ctx, probe, extra, index - int(spec.get("warmup", 0)))
+            if sampler is not None and index == last:
+                sampler.disable()
             if first:
                 result["first_iteration"] = dict(sample) or None
                 first = False
@@ -318,6 +337,9 @@ def run_case(spec: dict[str, Any]) -> dict[str, Any]:
     finally:
         if probe is not None:
             probe.stop()
+        if sampler is not None:
+            with contextlib.suppress(Exception):  # a perf that went away must not hide the case's own result
+                sampler.disable()
         if bench is not None and ctx is not None and set_up:
             try:
                 bench.teardown(ctx)

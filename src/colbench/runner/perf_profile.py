@@ -1,0 +1,103 @@
+"""A sampled profile of one case's timed call: the worker as the workload of `perf record` (`explain --profiler perf`).
+
+Where callgrind counts instructions exactly but runs the case 20–50× slower and one thread at a time, perf samples
+the real execution: real time on the CPU, every thread at once, kernel frames included (page faults, reads). The
+worker runs as it does for a wall-time measurement; perf's events start disabled (`--delay=-1`) and the worker
+enables them around the timed call through perf's control FIFOs (runner/perf_control.py).
+
+- The event: `cpu-clock` (a software timer: works in VMs without hardware counters, as this project's are), its
+  period in nanoseconds, so a profile's total is CPU time of the timed call, every thread summed.
+- Stacks: `--call-graph dwarf` — Debian's Python and pyarrow's wheels are built without frame pointers, so frame
+  pointer stacks would stop at the first such frame; DWARF unwinding copies 8 KiB of stack per sample instead.
+- Kept: the `perf script` text (one sample per paragraph, leaf first), gzipped, read by analysis/perf_script.py;
+  `perf.data` is removed (it holds raw stack copies and is only readable beside the same binaries).
+- Sampling has noise, unlike callgrind: the listing marks changes within two standard errors of the sample counts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from colbench.model.records import CaseSpec
+from colbench.paths import owned_dir, remove
+from colbench.runner.isolate import WorkerLaunch, run_worker
+from colbench.runner.perf_control import CTL_VAR
+from colbench.runner.profile import ProfileRun
+
+#: samples per second of CPU time (a prime, so the timer does not beat with periodic work)
+FREQUENCY_HZ = 2999
+#: CPU time to sample: the timed call is repeated until about this much (a 60 ms read: 25 calls, ~4,500 samples)
+TARGET_SAMPLED_S = 1.5
+MAX_ITERATIONS = 200
+PERF_PROFILE_NAME = "profile.perf.gz"
+SCRIPT_FIELDS = "comm,tid,event,period,ip,sym,dso"
+TIMEOUT_FACTOR = 3.0
+
+
+def perf_command(perf: str, data: Path, ctl: Path, ack: Path) -> list[str]:
+    return [perf, "record", "--event", "cpu-clock", "--freq", str(FREQUENCY_HZ), "--call-graph", "dwarf",
+            "--delay", "-1", "--control", f"fifo:{ctl},{ack}", "--output", str(data), "--quiet", "--"]
+
+
+def sampled_iterations(call_s: float | None) -> int:
+    """How many timed calls to sample: enough for ~TARGET_SAMPLED_S of CPU time (sampling error shrinks with the
+    square root of the samples), 10 when the call's time is unknown (a run of instructions only)."""
+    if not call_s or call_s <= 0:
+        return 10
+    return max(1, min(MAX_ITERATIONS, round(TARGET_SAMPLED_S / call_s)))
+
+
+def perf_profile_case(spec: CaseSpec, launch: WorkerLaunch, perf: str, folder: Path,
+                      iterations: int = 1) -> ProfileRun:
+    """Run the case (its warm-ups, then `iterations` timed calls) under `perf record` in a fresh worker and keep
+    the samples as `folder/profile.perf.gz`; a failed execution leaves the folder empty and says why."""
+    owned_dir(folder, "profile directory")
+    for stale in folder.iterdir():
+        remove(stale, within=folder)
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="colbench-perf-") as tmp:
+        ctl, ack, data = Path(tmp) / "ctl.fifo", Path(tmp) / "ack.fifo", Path(tmp) / "perf.data"
+        os.mkfifo(ctl, 0o600)
+        os.mkfifo(ack, 0o600)
+        sampled = dataclasses.replace(
+            launch, command=[*perf_command(perf, data, ctl, ack), *launch.command],
+            env={**launch.env, CTL_VAR: f"{ctl}:{ack}"}, timeout_s=launch.timeout_s * TIMEOUT_FACTOR,
+            memory_limit_bytes=None)  # perf's own buffers are not the case's memory
+        outcome = run_worker(dataclasses.replace(spec, iterations=iterations), sampled)
+        doc = outcome.document
+        if doc.get("status") != "ok":
+            failure = doc.get("error") or {}
+            return ProfileRun(None, None, None, time.monotonic() - started,
+                              error=f"{failure.get('kind', 'error')}: {failure.get('message', 'no result')}")
+        kept = folder / PERF_PROFILE_NAME
+        error = _script(perf, data, kept)
+    if error:
+        return ProfileRun(None, None, None, time.monotonic() - started, error=error)
+    return ProfileRun(kept, None, None, time.monotonic() - started, versions=doc.get("versions") or {},
+                      warnings=[*(doc.get("warnings") or []),
+                                f"perf sampled {iterations} timed call(s) at {FREQUENCY_HZ} Hz of CPU time"])
+
+
+def _script(perf: str, data: Path, kept: Path) -> str | None:
+    """`perf script` of the samples into `kept` (gzipped, whole or not at all); an error line, or None."""
+    partial = kept.with_name(kept.name + ".partial")
+    with gzip.open(partial, "wb", compresslevel=6) as packed:
+        # --no-inline: resolving inlined frames runs addr2line per address (most of perf script's time)
+        proc = subprocess.Popen([perf, "script", "--input", str(data), "--fields", SCRIPT_FIELDS, "--no-inline"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        assert proc.stdout is not None
+        shutil.copyfileobj(proc.stdout, packed, 1 << 20)
+        _, stderr = proc.communicate()
+    if proc.returncode != 0:
+        partial.unlink(missing_ok=True)
+        last = next((line for line in reversed(stderr.decode(errors="replace").splitlines()) if line.strip()), "")
+        return f"perf script failed (exit {proc.returncode}): {last.strip()[:200]}"
+    partial.replace(kept)
+    return None

@@ -1,0 +1,80 @@
+"""Reading `perf script` samples (explain --profiler perf): stacks root first, costs per call, inlined frames in
+their caller's library, unknown addresses per library, and the sampling noise of a change."""
+
+from __future__ import annotations
+
+import gzip
+import math
+from pathlib import Path
+
+import pytest
+
+from colbench.analysis.callgrind import Frame, ProfileError
+from colbench.analysis.perf_script import parse_samples, perf_view, sampling_error, total_sampling_error
+from colbench.analysis.profile_diff import diff_profiles
+
+# the shape `perf script --fields comm,tid,event,period,ip,sym,dso` prints (perf 6.1), leaf first
+SAMPLES = """\
+python 4711     500000 cpu-clock:
+\t          1c70cd crc32_z (/usr/lib/x86_64-linux-gnu/libz.so.1.2.13)
+\t          158b67 _PyObject_VectorcallTstate (inlined)
+\t          158b67 PyObject_CallOneArg (/usr/lib/libpython3.11.so.1.0)
+\t           fc226 _PyEval_EvalFrameDefault (/usr/lib/libpython3.11.so.1.0)
+
+python 4711     500000 cpu-clock:
+\t          2a0c20 arrow::Status::~Status() (/venv/pyarrow/libarrow.so.1900)
+\t          3a0c20 [unknown] (/venv/_duckdb.cpython-311-x86_64-linux-gnu.so)
+\t          3a0c40 [unknown] (/venv/_duckdb.cpython-311-x86_64-linux-gnu.so)
+\t           fc226 _PyEval_EvalFrameDefault (/usr/lib/libpython3.11.so.1.0)
+
+python 4712     500000 cpu-clock:
+\tffffffff81abd690 clear_page_erms ([kernel.kallsyms])
+\t           fc226 _PyEval_EvalFrameDefault (/usr/lib/libpython3.11.so.1.0)
+"""
+
+
+def test_stacks_are_root_first_with_libraries_and_inlined_frames_in_their_callers_library():
+    folded, unit, counts = parse_samples(SAMPLES.split("\n"))
+    assert unit == "ns" and counts.samples == 3 and counts.period == 500000
+    eval_frame = Frame("_PyEval_EvalFrameDefault", "libpython3.11.so")
+    crc = (eval_frame, Frame("PyObject_CallOneArg", "libpython3.11.so"),
+           Frame("_PyObject_VectorcallTstate", "libpython3.11.so"), Frame("crc32_z", "libz.so"))
+    assert folded[crc] == 500000
+    # two addresses of one stripped library in a row are one frame, named by its library
+    duck = (eval_frame, Frame("[no symbols] _duckdb.cpython-311-x86_64-linux-gnu.so",
+                              "_duckdb.cpython-311-x86_64-linux-gnu.so"), Frame("arrow::Status::~Status()",
+                                                                                 "libarrow.so"))
+    assert folded[duck] == 500000
+    assert folded[(eval_frame, Frame("clear_page_erms", "[kernel.kallsyms]"))] == 500000
+    assert sum(folded.values()) == 1_500_000
+
+
+def test_a_view_is_the_cost_of_one_call_and_noise_scales_with_it(tmp_path: Path):
+    path = tmp_path / "profile.perf.gz"
+    path.write_bytes(gzip.compress(SAMPLES.encode()))
+    view, counts = perf_view(path, "a", calls=10)
+    assert view.unit == "ns" and view.total == 150_000 and counts.period == 50_000
+    crc = Frame("crc32_z", "libz.so")
+    # Poisson: one sample of 50 µs a call on one side, none on the other
+    assert sampling_error(counts, counts, crc) == pytest.approx(math.sqrt(2) * 50_000)
+    assert total_sampling_error(counts, counts) == pytest.approx(math.sqrt(6) * 50_000)
+
+
+def test_a_sampled_change_within_two_standard_errors_is_marked(tmp_path: Path):
+    base = tmp_path / "a.perf.gz"
+    base.write_bytes(gzip.compress(SAMPLES.encode()))
+    more = tmp_path / "b.perf.gz"  # the crc32 sample three times over: +2 samples of it
+    crc_sample = SAMPLES.split("\n\n")[0]
+    more.write_bytes(gzip.compress((SAMPLES + "\n" + crc_sample + "\n\n" + crc_sample + "\n").encode()))
+    (view_a, counts_a), (view_b, counts_b) = perf_view(base, "a"), perf_view(more, "b")
+    diff = diff_profiles(view_a, view_b, noise=lambda f: sampling_error(counts_a, counts_b, f),
+                         total_noise=total_sampling_error(counts_a, counts_b))
+    (top, *_) = diff.changes
+    assert top.function == "crc32_z" and top.delta_self == 1_000_000 and top.share == pytest.approx(1.0)
+    assert top.within_noise  # 2 samples more against sqrt(1 + 3) = 2 samples of noise
+    assert diff.unit == "ns" and diff.total_within_noise
+
+
+def test_no_samples_is_a_clear_error():
+    with pytest.raises(ProfileError, match="no samples"):
+        parse_samples(["", "   "])
