@@ -189,9 +189,7 @@ def test_perf_is_refused_in_one_line_where_it_cannot_sample(failing):
 def sampled(tmp_path_factory) -> tuple[Sandbox, str]:
     """Wall time: one placebo case of ~20 ms a call, side b with 50% more work in its timed call."""
     perf, why = find_perf()
-    if perf is None:
-        if REQUIRE_ALL and shutil.which("perf"):
-            pytest.fail(why)
+    if perf is None:  # never required: whether perf may sample is the kernel's setting, not the install's
         pytest.skip(why)
     box = Sandbox(tmp_path_factory.mktemp("explain-perf"))
     ran = box("run", "placebo", "--param", "duration=0.02", "--processes", "1", "--iterations", "3",
