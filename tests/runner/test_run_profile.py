@@ -94,3 +94,22 @@ def test_arrow_simd_is_capped_only_where_avx512_is_and_never_over_the_users_choi
     assert simd_cap({"ARROW_USER_SIMD_LEVEL": "NONE"}) == {}
     monkeypatch.setenv("ARROW_USER_SIMD_LEVEL", "SSE4_2")
     assert simd_cap({}) == {}
+
+
+
+@pytest.mark.slow
+@needs_valgrind
+def test_the_dashboard_draws_it_too(profiled, monkeypatch):
+    pytest.importorskip("uvicorn")  # the serve extra
+    import urllib.parse
+    import urllib.request
+
+    from tests.report.conftest import serve_in_thread
+
+    home, run_id = profiled
+    monkeypatch.setenv("COLBENCH_HOME", str(home))
+    query = urllib.parse.urlencode({"baseline": run_id, "contender": run_id, "baseline_env": "base",
+                                    "contender_env": "more", "metric": "instructions"})
+    with serve_in_thread(str(home / "results.duckdb")) as url:
+        page = urllib.request.urlopen(f"{url}/compare?{query}", timeout=60).read().decode()
+    assert page.count('<figure class="flame">') == 1 and "<script" not in page.split("Why: ")[1]
