@@ -16,6 +16,7 @@ from colbench.analysis.profile_stacks import (
     inclusive_costs,
     self_costs,
 )
+from tests.analysis.test_callgrind import SPEC_EXAMPLE  # the spec's example
 
 
 def parse(text: str):
@@ -34,28 +35,6 @@ def by_name(costs: dict[Frame, float]) -> dict[str, float]:
     return {f.name: c for f, c in costs.items()}
 
 
-SPEC_EXAMPLE = """
-events: Instructions
-fl=file1.c
-fn=main
-16 20
-cfn=func1
-calls=1 50
-16 400
-cfl=file2.c
-cfn=func2
-calls=3 20
-16 400
-fn=func1
-51 100
-cfl=file2.c
-cfn=func2
-calls=2 20
-51 300
-fl=file2.c
-fn=func2
-20 700
-"""
 
 
 def test_a_shared_callee_is_split_over_its_callers_in_proportion_to_their_calls():

@@ -23,7 +23,7 @@ from pathlib import Path
 from colbench.analysis.callgrind import Frame, ProfileError
 from colbench.analysis.profile_stacks import Folded
 from colbench.analysis.profile_symbols import demangle_cython
-from colbench.analysis.profile_view import NO_SYMBOLS, ProfileView, library_key
+from colbench.analysis.profile_view import NO_SYMBOLS, ProfileView, library_key, merge_repeats
 
 _FRAME = re.compile(r"^\s+([0-9a-fA-F]+)\s+(.*?)\s+\((.*)\)\s*$")
 _EVENT = re.compile(r"\s([\w.-]+(?::[a-zA-Z]*)?):(?:\s|$)")
@@ -60,7 +60,7 @@ def parse_samples(lines: list[str]) -> tuple[Folded, str, SampleCounts]:
         nonlocal samples, total, period, frames
         if period is not None and frames:
             stack = tuple(reversed(_named(frames)))
-            folded[_merge_unnamed(stack)] += period
+            folded[merge_repeats(stack)] += period
             counts[stack[-1]] += 1
             samples, total = samples + 1, total + period
         period, frames = None, []
@@ -107,15 +107,6 @@ def _frame(symbol: str, obj: str) -> Frame:
         return Frame(f"{NO_SYMBOLS} {library}", library)
     cython = demangle_cython(symbol)
     return Frame(cython or symbol, library)
-
-
-def _merge_unnamed(stack: tuple[Frame, ...]) -> tuple[Frame, ...]:
-    out: list[Frame] = []
-    for frame in stack:
-        if out and out[-1] == frame and frame.name.startswith(NO_SYMBOLS):
-            continue
-        out.append(frame)
-    return tuple(out)
 
 
 def perf_view(path: Path, label: str, calls: int = 1) -> tuple[ProfileView, SampleCounts]:

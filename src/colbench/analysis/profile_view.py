@@ -91,7 +91,7 @@ def view_of(profile: CallgrindProfile, perf_map: PerfMap, label: str, path: str 
         if renamed[-1].name.startswith(NO_SYMBOLS):
             unnamed[renamed[-1].object] += cost
         python_named = python_named or any(f.object == PYTHON_OBJECT for f in renamed)
-        folded[_merge_repeats(renamed)] += cost
+        folded[merge_repeats(renamed)] += cost
     if python_named:
         folded = fold_interpreter(folded, {f.object for f in named.values() if is_interpreter(f.object)})
     stripped = [StrippedLibrary(lib, cost, object_symbols(objects.get(lib, lib)))
@@ -99,7 +99,7 @@ def view_of(profile: CallgrindProfile, perf_map: PerfMap, label: str, path: str 
     return ProfileView(label, profile.totals, dict(folded), profile.caller_depth, python_named, stripped, path)
 
 
-def _merge_repeats(stack: Stack) -> Stack:
+def merge_repeats(stack: Stack) -> Stack:
     """Consecutive frames that became one (several addresses of one stripped library) are one frame."""
     out: list[Frame] = []
     for frame in stack:
