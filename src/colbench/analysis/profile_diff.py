@@ -13,12 +13,14 @@ are None) and the listing says so.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from colbench.analysis.callgrind import Frame
 from colbench.analysis.profile_stacks import inclusive_costs, self_costs
-from colbench.analysis.profile_view import ProfileView, StrippedLibrary
+from colbench.analysis.profile_view import ProfileView, StrippedLibrary, load_view
 
 DEFAULT_TOP = 15
 
@@ -109,3 +111,31 @@ def diff_profiles(baseline: ProfileView, contender: ProfileView, top: int = DEFA
 
 def _summary(view: ProfileView) -> SideSummary:
     return SideSummary(view.label, view.total, view.python_named, view.caller_depth, list(view.stripped))
+
+
+PERF_SUFFIX = ".perf.gz"
+
+
+@dataclass(frozen=True)
+class DiffedFiles:
+    diff: ProfileDiff
+    baseline: ProfileView
+    contender: ProfileView
+
+
+def diff_files(baseline: Path, contender: Path, labels: tuple[str, str], *, perf_maps: tuple[Path | None,
+               Path | None] = (None, None), top: int = DEFAULT_TOP, calls: int = 1) -> DiffedFiles:
+    """Read two profiles of one case — callgrind's, or perf's samples of `calls` timed calls (`*.perf.gz`, with
+    each change's sampling noise) — and diff them. ProfileError (or OSError) when a file cannot be read."""
+    from colbench.analysis.perf_script import perf_view, sampling_error, total_sampling_error
+
+    if baseline.name.endswith(PERF_SUFFIX):
+        (view_a, counts_a), (view_b, counts_b) = (perf_view(baseline, labels[0], calls),
+                                                  perf_view(contender, labels[1], calls))
+        diff = diff_profiles(view_a, view_b, top, noise=functools.partial(sampling_error, counts_a, counts_b),
+                             total_noise=total_sampling_error(counts_a, counts_b))
+    else:
+        view_a = load_view(baseline, perf_maps[0], labels[0])
+        view_b = load_view(contender, perf_maps[1], labels[1])
+        diff = diff_profiles(view_a, view_b, top)
+    return DiffedFiles(diff, view_a, view_b)

@@ -14,7 +14,6 @@ them, else on time.
 
 from __future__ import annotations
 
-import functools
 import shutil
 import subprocess
 import tempfile
@@ -26,9 +25,7 @@ from typing import Any
 
 from colbench.analysis.callgrind import ProfileError
 from colbench.analysis.comparison import CompareSettings, ComparisonError, short_labels
-from colbench.analysis.perf_script import perf_view, sampling_error, total_sampling_error
-from colbench.analysis.profile_diff import DEFAULT_TOP, ProfileDiff, diff_profiles
-from colbench.analysis.profile_view import ProfileView, load_view
+from colbench.analysis.profile_diff import DEFAULT_TOP, ProfileDiff, diff_files
 from colbench.app.compare import CompareRequest, compare
 from colbench.app.errors import UsageError
 from colbench.data.atomic import write_atomic
@@ -39,7 +36,6 @@ from colbench.store.profiles import explain_folder, stored_profile
 from colbench.store.selection import resolve_side
 
 PROFILERS = ("callgrind", "perf")
-PERF_SUFFIX = ".perf.gz"
 FLAMEGRAPH_FILE = "flamegraph.svg"
 REPORT_FILE = "explain.json"
 
@@ -245,8 +241,7 @@ def _profile_again(run_doc: dict[str, Any], result: dict[str, Any], folder: Path
 
 def _diff_case(case: CaseExplanation, request: ExplainRequest, case_dir: Path, label_a: str, label_b: str,
                calls: int = 1) -> None:
-    from colbench.render.flamegraph import differential_svg
-    from colbench.report.explain_text import case_document, flame_stacks, flame_title
+    from colbench.report.explain_text import case_document, draw
     from colbench.report.explain_text import write_json as write_document
 
     failed = [f"{label}: {side.error}" for label, side in ((label_a, case.baseline), (label_b, case.contender))
@@ -255,37 +250,19 @@ def _diff_case(case: CaseExplanation, request: ExplainRequest, case_dir: Path, l
         case.error = "; ".join(failed)
         return
     assert case.baseline.path is not None and case.contender.path is not None
-    noise = total_noise = None
     try:
-        if case.baseline.path.name.endswith(PERF_SUFFIX):
-            (view_a, counts_a), (view_b, counts_b) = (perf_view(case.baseline.path, label_a, calls),
-                                                      perf_view(case.contender.path, label_b, calls))
-            noise = functools.partial(sampling_error, counts_a, counts_b)
-            total_noise = total_sampling_error(counts_a, counts_b)
-        else:
-            view_a = load_view(case.baseline.path, case.baseline.perf_map, label_a)
-            view_b = load_view(case.contender.path, case.contender.perf_map, label_b)
+        diffed = diff_files(case.baseline.path, case.contender.path, (label_a, label_b),
+                            perf_maps=(case.baseline.perf_map, case.contender.perf_map), top=request.top,
+                            calls=calls)
     except (ProfileError, OSError) as exc:
         case.error = f"cannot read a profile: {exc}"
         return
-    case.diff = diff_profiles(view_a, view_b, top=request.top, noise=noise, total_noise=total_noise)
+    case.diff = diffed.diff
     owned_dir(case_dir, "explain directory")
     case.flamegraph = case_dir / FLAMEGRAPH_FILE
-    write_atomic(case.flamegraph, differential_svg(
-        flame_stacks(view_a), flame_stacks(view_b), title=flame_title(case.label),
-        subtitle=_subtitle(case.diff, view_a, view_b), baseline_label=label_a, contender_label=label_b,
-        unit=view_a.unit).encode())
+    write_atomic(case.flamegraph, draw(diffed, case.label).encode())
     case.report = case_dir / REPORT_FILE
     write_document(case.report, case_document(case))
-
-
-def _subtitle(diff: ProfileDiff, a: ProfileView, b: ProfileView) -> str:
-    from colbench.render.fmt import fmt_cost
-
-    ratio = f" ({diff.ratio - 1:+.2%})" if diff.ratio is not None else ""
-    how = "callgrind" if a.unit == "instructions" else "perf samples of CPU time"
-    return (f"{a.label}: {fmt_cost(a.total, a.unit)}, {b.label}: {fmt_cost(b.total, b.unit)}{ratio}; "
-            f"{how}, the timed call only, every thread")
 
 
 def _verdicts(store: Store, request: ExplainRequest) -> tuple[dict[str, str], list[str]]:

@@ -4,8 +4,9 @@ For two sides of a comparison, each case gets its differential flame graph and i
 something to show:
 - `colbench explain A B` wrote them already (the store's `profiles/explain/<A>--<B>/<case>/`): read as written;
 - else both sides kept profiles (`run --profile`): diffed here, in memory (a read-only view writes nothing).
-Only cases whose verdict is a change are drawn from profiles (a 100k-row Parquet read's pair takes ~2 s to read
-and diff), at most `MAX_CASES` of them; the note under the comparison says how to get the others.
+Only cases whose verdict is a change are drawn from profiles (the 200k-row Parquet read of docs/explain.md:
+6.4 s to read, diff and draw its pair), at most `MAX_CASES` of them; the note under the comparison says how to
+get the others.
 """
 
 from __future__ import annotations
@@ -16,13 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from colbench.analysis.callgrind import ProfileError
-from colbench.analysis.profile_diff import ProfileDiff, diff_profiles
-from colbench.analysis.profile_view import load_view
+from colbench.analysis.profile_diff import diff_files
 from colbench.model.records import Side
-from colbench.render.flamegraph import differential_svg
 from colbench.render.fmt import fmt_instructions
 from colbench.render.frames import short_function
-from colbench.report.explain_text import flame_stacks, flame_title
+from colbench.report.explain_text import draw, share_text, signed_cost
 from colbench.store.profiles import explain_folder, stored_profile
 
 MAX_CASES = 6
@@ -78,9 +77,10 @@ def _written(case_dir: Path, case_id: str, label: str) -> CaseExplained | None:
         return None
     try:
         doc = json.loads(report.read_text())
-        rows = [FunctionRow(f["short"], f["library"], _signed(f["self"]["change"]), _share(f["share"]))
+        rows = [FunctionRow(f["short"], f["library"], signed_cost(f["self"]["change"], doc.get("unit") or
+                                                                  "instructions"), share_text(f["share"]))
                 for f in doc.get("functions", [])[:TOP_ROWS]]
-        summary = _summary_of(doc["baseline"]["total"], doc["contender"]["total"], doc.get("listed_share"),
+        summary = _summary(doc["baseline"]["total"], doc["contender"]["total"], doc.get("listed_share"),
                               len(doc.get("functions", [])))
         return CaseExplained(case_id, label, _inline(svg.read_text()), summary, rows, "colbench explain")
     except (OSError, ValueError, KeyError, TypeError):
@@ -93,40 +93,25 @@ def _from_stored(store: Any, baseline: Side, contender: Side, case_id: str, labe
     if a is None or b is None:
         return None
     try:
-        view_a = load_view(a.path, a.perf_map, baseline.label)
-        view_b = load_view(b.path, b.perf_map, contender.label)
+        diffed = diff_files(a.path, b.path, (baseline.label, contender.label), perf_maps=(a.perf_map, b.perf_map),
+                            top=TOP_ROWS)
+        svg = _inline(draw(diffed, label))
     except (ProfileError, OSError, ValueError):
         return None
-    diff = diff_profiles(view_a, view_b, top=TOP_ROWS)
-    svg = differential_svg(flame_stacks(view_a), flame_stacks(view_b), title=flame_title(label),
-                           baseline_label=baseline.label, contender_label=contender.label)
-    return CaseExplained(case_id, label, _inline(svg), _summary(diff), _rows(diff), "run --profile")
+    diff = diffed.diff
+    rows = [FunctionRow(short_function(c.function), c.library, signed_cost(c.delta_self, diff.unit),
+                        share_text(c.share)) for c in diff.changes]
+    return CaseExplained(case_id, label, svg, _summary(diff.baseline.total, diff.contender.total, diff.listed_share,
+                                                       len(diff.changes)), rows, "run --profile")
 
 
-def _rows(diff: ProfileDiff) -> list[FunctionRow]:
-    return [FunctionRow(short_function(c.function), c.library, _signed(c.delta_self), _share(c.share))
-            for c in diff.changes]
-
-
-def _summary(diff: ProfileDiff) -> str:
-    return _summary_of(diff.baseline.total, diff.contender.total, diff.listed_share, len(diff.changes))
-
-
-def _summary_of(total_a: float, total_b: float, listed: float | None, count: int) -> str:
+def _summary(total_a: float, total_b: float, listed: float | None, count: int) -> str:
     ratio = f" ({total_b / total_a - 1:+.2%})" if total_a else ""
     text = (f"Instructions of the timed call (callgrind): {fmt_instructions(total_a)} → "
             f"{fmt_instructions(total_b)}{ratio}.")
     if listed is not None:
         text += f" The {count} functions listed account for {listed:.0%} of the change."
     return text
-
-
-def _signed(value: float) -> str:
-    return ("+" if value > 0 else "−" if value < 0 else "") + fmt_instructions(abs(value))
-
-
-def _share(value: float | None) -> str:
-    return "-" if value is None else f"{value:+.1%}"
 
 
 def _inline(svg: str) -> str:

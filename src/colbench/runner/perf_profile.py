@@ -29,11 +29,12 @@ from colbench.model.records import CaseSpec
 from colbench.paths import owned_dir, remove
 from colbench.runner.isolate import WorkerLaunch, run_worker
 from colbench.runner.perf_control import CTL_VAR
-from colbench.runner.profile import ProfileRun
+from colbench.runner.profile import ProfileRun, failure_text
 
 #: samples per second of CPU time (a prime, so the timer does not beat with periodic work)
 FREQUENCY_HZ = 2999
-#: CPU time to sample: the timed call is repeated until about this much (a 60 ms read: 25 calls, ~4,500 samples)
+#: CPU time to sample: the timed call is repeated until about this much (a 60 ms read: 25 calls, so about
+#: 1.5 s × 2999 Hz ≈ 4,500 samples)
 TARGET_SAMPLED_S = 1.5
 MAX_ITERATIONS = 200
 PERF_PROFILE_NAME = "profile.perf.gz"
@@ -72,15 +73,14 @@ def perf_profile_case(spec: CaseSpec, launch: WorkerLaunch, perf: str, folder: P
             memory_limit_bytes=None)  # perf's own buffers are not the case's memory
         outcome = run_worker(dataclasses.replace(spec, iterations=iterations), sampled)
         doc = outcome.document
-        if doc.get("status") != "ok":
-            failure = doc.get("error") or {}
-            return ProfileRun(None, None, None, time.monotonic() - started,
-                              error=f"{failure.get('kind', 'error')}: {failure.get('message', 'no result')}")
+        failed = failure_text(doc)
+        if failed:
+            return ProfileRun(time.monotonic() - started, error=failed)
         kept = folder / PERF_PROFILE_NAME
         error = _script(perf, data, kept)
     if error:
-        return ProfileRun(None, None, None, time.monotonic() - started, error=error)
-    return ProfileRun(kept, None, None, time.monotonic() - started, versions=doc.get("versions") or {},
+        return ProfileRun(time.monotonic() - started, error=error)
+    return ProfileRun(time.monotonic() - started, kept,
                       warnings=[*(doc.get("warnings") or []),
                                 f"perf sampled {iterations} timed call(s) at {FREQUENCY_HZ} Hz of CPU time"])
 

@@ -11,9 +11,9 @@ Options beyond the counting ones:
 - `--separate-callers=N`: callgrind keeps the last N callers of every function as part of its name
   (`f'g'h`: f called from g called from h), so costs are known per call chain rather than per function.
   The flame graph is built from these chains (analysis/profile_stacks.py); deeper chains are split at N
-  levels and joined back by the callers' own chains. N=20 covers a Parquet read's native frames below the
-  Python call (measured: see docs/explain.md) at about 1.3× the memory of a plain profile.
-- `--dump-line=no` stays: costs per source line would multiply the file's size by ~5 and no view here reads them.
+  levels and joined back by the callers' own chains (the gprof assumption, made only beyond N frames). With
+  N=20 the 200k-row Parquet read of docs/explain.md writes 60 MB of text (2.4 MB gzipped) for 342 M instructions.
+- `--dump-line=no` stays: no view here reads costs per source line.
 """
 
 from __future__ import annotations
@@ -53,18 +53,13 @@ PROFILE_NAME = "profile.callgrind.gz"
 @dataclass(frozen=True)
 class ProfileRun:
     """What one profiling execution left: the profile file (None when it failed, with the error), the perf map
-    that names Python functions (Python 3.12+ workers), the instructions of the call, and how long it took."""
+    that names Python functions (Python 3.12+ workers), how long it took and the worker's warnings."""
 
-    path: Path | None
-    perf_map: Path | None
-    instructions: int | None
     seconds: float
+    path: Path | None = None
+    perf_map: Path | None = None
     error: str | None = None
-    versions: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
-
-    def settings(self) -> dict[str, Any]:
-        return {"tool": "callgrind", "options": list(PROFILE_OPTIONS)}
 
 
 def _compress(source: Path, target: Path) -> None:
@@ -96,26 +91,30 @@ def profile_case(spec: CaseSpec, launch: WorkerLaunch, toolchain: Toolchain, fol
     doc = outcome.document
     dumps = sorted(folder.glob("iteration-*.callgrind"))
     perf_map = folder / PERF_MAP_NAME
-    error = None
-    if doc.get("status") != "ok":
-        failure = doc.get("error") or {}
-        error = f"{failure.get('kind', 'error')}: {failure.get('message', 'no result')}"
-        said = _last_line(failure.get("stderr_tail"))
-        if said and said not in error:  # Valgrind refusing to start says why only on stderr
-            error += f" (stderr: {said})"
-    elif not dumps:
+    error = failure_text(doc)
+    if error is None and not dumps:
         error = "the worker under callgrind left no profile"
     if error:
         for stale in folder.iterdir():
             remove(stale, within=folder)
-        return ProfileRun(None, None, None, seconds, error=error, versions=doc.get("versions") or {})
+        return ProfileRun(seconds, error=error)
     kept = folder / PROFILE_NAME
     _compress(dumps[-1], kept)  # the last timed iteration (there is one)
     for extra in dumps:
         remove(extra, within=folder)
-    counts = (doc.get("samples") or {}).get(METRIC) or [None]
-    return ProfileRun(kept, perf_map if perf_map.exists() else None, counts[-1], seconds,
-                      versions=doc.get("versions") or {}, warnings=list(doc.get("warnings") or []))
+    return ProfileRun(seconds, kept, perf_map if perf_map.exists() else None,
+                      warnings=list(doc.get("warnings") or []))
+
+
+def failure_text(doc: dict[str, Any]) -> str | None:
+    """A failed profiling worker's error in one line (None when it succeeded); the profiler refusing to start
+    says why only on stderr, so its last line is added."""
+    if doc.get("status") == "ok":
+        return None
+    failure = doc.get("error") or {}
+    error = f"{failure.get('kind', 'error')}: {failure.get('message', 'no result')}"
+    said = _last_line(failure.get("stderr_tail"))
+    return error + f" (stderr: {said})" if said and said not in error else error
 
 
 def _last_line(text: object) -> str:
