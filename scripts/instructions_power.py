@@ -15,7 +15,7 @@ COLBENCH_DATA when set):
    the iterations inside a process.
 3. Power. --trials separate runs of csv-read pyarrow (Arrow table) with environments `base` and
    `slow = @current COLBENCH_EXTRA_WORK=2%` (real busy work inside the timed call, sized to 2% of the case's
-   counted instructions: see src/colbench/runner/extra_work.py) in --trial-blocks blocks, each compared with
+   counted instructions: see src/colbench/workers/python/extra_work.py) in --trial-blocks blocks, each compared with
    `colbench compare base slow --metric instructions`. Goal: a regression every time.
 2. Cost. Seconds per Valgrind process of each case (spawn to result, as the orchestrator saw it) and its CPU
    seconds, next to a plain wall-time process of the same case (a `--measure wall` run of 2 processes).

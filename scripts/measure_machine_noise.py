@@ -37,8 +37,8 @@ import subprocess
 import sys
 
 from colbench.analysis.power import blocks_needed
+from colbench.machine.facts import read_steal_seconds
 from colbench.runner.isolate import choose_cpus
-from colbench.runner.machine import read_steal_seconds
 
 CHILD = r"""
 import json, sys, time

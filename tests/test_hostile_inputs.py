@@ -514,7 +514,7 @@ import importlib.abc, importlib.util, sys
 
 class _Finder(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path, target=None):
-        if name != "colbench.runner.worker":
+        if name != "colbench.workers.python.worker":
             return None
         sys.meta_path.remove(self)
         spec = importlib.util.find_spec(name)

@@ -125,7 +125,7 @@ def test_setup_java_and_a_java_case_run_from_the_wheel(installed):
 
 def test_a_python_environment_works_from_the_wheel(installed):
     """`--env NAME=pyarrow==V` installs colbench into the uv environment: from a wheel there is no checkout, so a
-    source tree is made from the installed package (runner/environments.py colbench_project)."""
+    source tree is made from the installed package (runtimes/python.py colbench_project)."""
     import pyarrow
 
     env = {**installed["env"], "PATH": f"{Path(_uv()).parent}{os.pathsep}{installed['env']['PATH']}"}

@@ -2,7 +2,7 @@
 
 import sys
 
-from colbench.runner.worker import main
+from colbench.workers.python.worker import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -5,7 +5,7 @@
   (dynamic) symbols, so its internal functions appear as code addresses (`0x…`). `object_symbols` reads the
   section headers to say which (Debian's `-dbgsym` packages add the symbols back through `/usr/lib/debug`).
 - **Python functions** cannot be seen by Valgrind: the interpreter runs them all in `_PyEval_EvalFrameDefault`.
-  On Python 3.12+ the profiling worker switches on CPython's perf trampolines (runner/callgrind_probe.py): every
+  On Python 3.12+ the profiling worker switches on CPython's perf trampolines (workers/python/callgrind_probe.py): every
   Python function then enters through a small stub of its own, callgrind names the stub by its address, and the
   perf map CPython wrote (`start size py::name:file` per line) names the address. Python 3.11 has no
   trampolines: its Python code stays the interpreter's cost.

@@ -24,10 +24,10 @@ from colbench.analysis.bisect import BisectInputError, BisectOutcome, BisectSett
 from colbench.app.bisect_measure import StepRuns, StoreMeasurer, stored_steps
 from colbench.app.bisect_points import PointList, list_points
 from colbench.app.errors import UsageError
+from colbench.machine.facts import machine_info
 from colbench.model.metrics import metric as metric_named
 from colbench.runner.execute import RunConfig, RunObserver, counting_toolchain
 from colbench.runner.instructions import restrict_plan
-from colbench.runner.machine import machine_info
 from colbench.runner.plan import make_plan
 from colbench.runner.points import PointEnvironments
 from colbench.runner.session import deciding_metric

@@ -3,7 +3,7 @@ means — loading batches, reading offsets, scanning every byte, or making one o
 
 Bandwidth counts value bytes only (4/8 per int32/int64, payload bytes for binary), as the post did. A
 speed above this machine's memory bandwidth is impossible for a case that touches its bytes; reports flag
-such cases as "bytes not touched" (see colbench.runner.bandwidth).
+such cases as "bytes not touched" (see colbench.machine.bandwidth).
 """
 
 from __future__ import annotations

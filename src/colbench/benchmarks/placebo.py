@@ -19,7 +19,7 @@ _CHECKSUM = "8d6f03c9"
 
 def busy(units: int) -> int:
     """Interpreter-bound integer work, the same instructions every time for a given `units` (the `work` param;
-    COLBENCH_EXTRA_WORK borrows it, runner/extra_work.py)."""
+    COLBENCH_EXTRA_WORK borrows it, workers/python/extra_work.py)."""
     acc = 0
     for i in range(units):
         acc = (acc * 31 + i) & 0xFFFF

@@ -35,7 +35,7 @@ StoreOption = Annotated[str | None, typer.Option("--store", help="DuckDB file or
 #: would cost a failing command seconds
 USER_ERRORS = (("colbench.analysis.comparison", "ComparisonError"), ("colbench.benchmarks.registry", "UnknownTarget"),
                ("colbench.data.errors", "DataError"), ("colbench.model.metrics", "UnknownMetric"),
-               ("colbench.model.params", "ParamError"), ("colbench.runner.environments", "EnvError"),
+               ("colbench.model.params", "ParamError"), ("colbench.runtimes.python", "EnvError"),
                ("colbench.runner.plan", "PlanError"), ("colbench.store.base", "StoreError"))
 
 

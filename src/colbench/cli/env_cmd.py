@@ -16,7 +16,7 @@ env_app = typer.Typer(help="uv environments for comparing library versions.", no
 @friendly
 def env_list() -> None:
     """Environments built for --env, with their resolved versions and size."""
-    from colbench.runner.environments import environment_size, list_environments
+    from colbench.runtimes.python import environment_size, list_environments
 
     table = Table(title="colbench environments")
     for column in ("key", "name", "python", "key packages", "size", "path"):
@@ -33,7 +33,7 @@ def env_list() -> None:
 @friendly
 def env_clean(keys: Annotated[list[str] | None, typer.Argument(help="keys (or prefixes); default all")] = None) -> None:
     """Delete environments."""
-    from colbench.runner.environments import clean_environments
+    from colbench.runtimes.python import clean_environments
 
     removed = clean_environments(keys or None)
     console.print(f"removed {len(removed)} environment(s)")

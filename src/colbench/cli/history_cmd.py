@@ -29,9 +29,9 @@ def history(
     """A case's results over time (commits, versions or dates), or over a library's versions in version order
     (`--by version --package pyarrow`), with change points (e-divisive means)."""
     from colbench.analysis.history import case_histories, version_histories
+    from colbench.machine.facts import machine_info
     from colbench.model.metrics import SERIES_METRICS
     from colbench.render.fmt import fmt_instructions
-    from colbench.runner.machine import machine_info
     from colbench.store.selection import history_results, pick_machine
 
     @friendly

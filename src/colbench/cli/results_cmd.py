@@ -134,7 +134,7 @@ def machine(
     name: Annotated[str | None, typer.Option(help="machine name (part of the fingerprint)")] = None,
 ) -> None:
     """Machine info and the checks that tell how noisy timings will be here."""
-    from colbench.runner.machine import checks_as_json, environment_checks, machine_info
+    from colbench.machine.facts import checks_as_json, environment_checks, machine_info
 
     info = machine_info(name)
     checks = environment_checks(info)

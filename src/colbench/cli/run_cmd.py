@@ -234,10 +234,10 @@ def _short(params: dict[str, Any]) -> str:
 
 def _print_plan(plan: Any, config: Any, store_url: str | None, envs: int = 1) -> None:
     from colbench.data.cache import plan_prepare
+    from colbench.machine.facts import machine_info
     from colbench.paths import data_dir
     from colbench.render.fmt import fmt_bytes, fmt_seconds
     from colbench.runner.estimate import Costs, build_rates, estimate_plan, history_costs, local_manifests
-    from colbench.runner.machine import machine_info
     from colbench.store.base import StoreError
 
     iterations, warmup, processes = config.resolved(plan)

@@ -12,9 +12,9 @@ from typing import Any
 
 from colbench.paths import check_name
 from colbench.redact import is_redacted, redact
-from colbench.runner.environments import EnvError, colbench_project, ensure_environment, parse_env_option
 from colbench.runner.execute import EnvChoice
 from colbench.runner.runtime_envs import is_runtime_spec, runtime_env
+from colbench.runtimes.python import EnvError, colbench_project, ensure_environment, parse_env_option
 
 
 def check_envs(options: list[str]) -> None:

@@ -19,6 +19,7 @@ import psutil
 
 import colbench
 from colbench.git import git_command, git_env
+from colbench.machine.facts import checks_as_json, environment_checks, machine_info
 from colbench.model.benchmark import int_param
 from colbench.model.records import CaseSpec, WorkerReport
 from colbench.model.result import SCHEMA_VERSION
@@ -36,7 +37,6 @@ from colbench.runner.isolate import (
     thread_env,
 )
 from colbench.runner.lifeline import sweep_stale_exec_dirs
-from colbench.runner.machine import checks_as_json, environment_checks, machine_info
 from colbench.runner.plan import Plan, PlanError, PlannedCase
 from colbench.runtimes import RuntimeUnavailable, get_runtime
 from colbench.store.base import Store, StoreError
@@ -47,7 +47,7 @@ log = logging.getLogger("colbench.runner")
 
 @dataclass
 class EnvChoice:
-    """Where a worker runs: the default interpreter, or a uv environment (see runner/environments.py)."""
+    """Where a worker runs: the default interpreter, or a uv environment (see runtimes/python.py)."""
 
     name: str = "default"
     python: str = sys.executable
@@ -232,7 +232,7 @@ def start_run(store: Store, config: RunConfig, plan: Plan, envs: Sequence[EnvCho
     }
     memcpy_threads = [int_param(c.params, "threads") for c in plan.cases if "memcpy" in c.benchmark.calibrations]
     if memcpy_threads:
-        from colbench.runner.bandwidth import measure
+        from colbench.machine.bandwidth import measure
 
         run["calibration"] = measure(memcpy_threads)
     # argv is recorded whole, and --store/--commit/--env may carry a password or a token: the record never does

@@ -54,9 +54,9 @@ from typing import Any
 
 from colbench.model.records import CaseSpec
 from colbench.paths import colbench_home, owned_dir
-from colbench.runner.callgrind_probe import DUMP_DIR_VAR, LIB_VAR, METRIC
 from colbench.runner.isolate import WorkerLaunch, WorkerOutcome, error_document, run_worker
 from colbench.runner.lifeline import exec_dir_prefix
+from colbench.workers.python.callgrind_probe import DUMP_DIR_VAR, LIB_VAR, METRIC
 
 MEASURES = ("wall", METRIC)
 TIMEOUT_FACTOR = 50

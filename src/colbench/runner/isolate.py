@@ -21,10 +21,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from colbench.machine.facts import isolated_cpus, read_steal_seconds
 from colbench.model.records import CaseSpec
 from colbench.runner.interrupt import signal_name
 from colbench.runner.lifeline import die_with_parent_hook, exec_dir_prefix
-from colbench.runner.machine import isolated_cpus, read_steal_seconds
 from colbench.runner.watch import ExitWatch, MemoryWatch
 
 STDERR_TAIL_LINES = 30

@@ -3,7 +3,7 @@
 Where callgrind counts instructions exactly but runs the case 20–50× slower and one thread at a time, perf samples
 the real execution: real time on the CPU, every thread at once, kernel frames included (page faults, reads). The
 worker runs as it does for a wall-time measurement; perf's events start disabled (`--delay=-1`) and the worker
-enables them around the timed call through perf's control FIFOs (runner/perf_control.py).
+enables them around the timed call through perf's control FIFOs (workers/python/perf_control.py).
 
 - The event: `cpu-clock` (a software timer: works in VMs without hardware counters, as this project's are), its
   period in nanoseconds, so a profile's total is CPU time of the timed call, every thread summed.
@@ -28,8 +28,8 @@ from pathlib import Path
 from colbench.model.records import CaseSpec
 from colbench.paths import owned_dir, remove
 from colbench.runner.isolate import WorkerLaunch, run_worker
-from colbench.runner.perf_control import CTL_VAR
 from colbench.runner.profile import ProfileRun, failure_text
+from colbench.workers.python.perf_control import CTL_VAR
 
 #: samples per second of CPU time (a prime, so the timer does not beat with periodic work)
 FREQUENCY_HZ = 2999

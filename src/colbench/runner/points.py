@@ -1,6 +1,6 @@
 """The environment of each point a bisect measures: a release, a wheel or a commit, built once and reused.
 
-A Python point is a uv environment (runner/environments.py) with the point's requirement in place of the project's
+A Python point is a uv environment (runtimes/python.py) with the point's requirement in place of the project's
 (`pyarrow==15.0.0`, a wheel's path, `pkg @ git+file:///repo@sha`) plus any requirements given for every point
 (`--with "numpy<2"`); a Java point is the Java worker built against that Arrow Java release (`java:arrow==V`).
 Building is cached twice: on disk by the environment key (as for `--env`), and here per point for the whole
@@ -20,9 +20,9 @@ from pathlib import Path
 
 from colbench.paths import NAME_PATTERN
 from colbench.redact import clip, redact
-from colbench.runner.environments import EnvError, EnvSpec, canonical_name, colbench_project, ensure_environment
 from colbench.runner.execute import EnvChoice
 from colbench.runner.runtime_envs import runtime_env
+from colbench.runtimes.python import EnvError, EnvSpec, canonical_name, colbench_project, ensure_environment
 
 #: uv's error output draws boxes and arrows around its lines
 _DECORATION = re.compile(r"^[\s×╰─▶│├┬┴┼┤╭╮╯|:>-]+")
@@ -63,7 +63,7 @@ def build_error_line(message: str, limit: int = 300) -> str:
     return clip(redact(f"{head.split(' ', 1)[0]} failed: {first}" + (f" ({last})" if last else "")), limit)
 
 
-#: what the import check says of a release built against NumPy 1.x (runner/environments.py `_smoke_test`)
+#: what the import check says of a release built against NumPy 1.x (runtimes/python.py `_smoke_test`)
 _NUMPY_1 = "built against NumPy 1.x"
 NUMPY_1_PIN = "numpy<2"
 

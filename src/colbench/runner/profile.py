@@ -2,7 +2,7 @@
 
 The instruction metric (runner/instructions.py) already runs a case's worker under Valgrind's callgrind, switches
 instrumentation on only around the timed call and dumps the counters after it. A profile is the same execution
-with the dump kept: `KEEP_VAR` names a folder, the worker moves each dump there (runner/callgrind_probe.py), and
+with the dump kept: `KEEP_VAR` names a folder, the worker moves each dump there (workers/python/callgrind_probe.py), and
 the dump's `fn=`/`calls=` records are the cost of every function and call edge of that one call, every thread
 summed. Always in a fresh worker process, never in the orchestrator: the same case spec, environment variables,
 threads, CPU pinning and input files as the case's own executions (runner/execute.py builds the launch).
@@ -29,9 +29,9 @@ from typing import Any
 
 from colbench.model.records import CaseSpec
 from colbench.paths import owned_dir, remove
-from colbench.runner.callgrind_probe import DUMP_DIR_VAR, KEEP_VAR, METRIC, PERF_MAP_NAME
 from colbench.runner.instructions import Toolchain, counting_launch
 from colbench.runner.isolate import WorkerLaunch, run_worker
+from colbench.workers.python.callgrind_probe import DUMP_DIR_VAR, KEEP_VAR, METRIC, PERF_MAP_NAME
 
 #: callers kept in each function's name (callgrind --separate-callers)
 CALLER_DEPTH = 20

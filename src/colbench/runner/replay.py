@@ -16,10 +16,10 @@ from typing import Any
 from colbench.benchmarks.registry import UnknownTarget, get_benchmark
 from colbench.model.records import CaseSpec
 from colbench.runner.env_options import envs_from_run
-from colbench.runner.environments import EnvError
 from colbench.runner.execute import case_spec, config_from_run, launch_for, prepare_inputs
 from colbench.runner.isolate import WorkerLaunch
 from colbench.runner.plan import PlanError, PlannedCase
+from colbench.runtimes.python import EnvError
 
 
 class ReplayError(RuntimeError):

@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from colbench.runner.environments import EnvError
 from colbench.runner.execute import EnvChoice
 from colbench.runner.plan import Plan, PlanError
 from colbench.runtimes import RUNTIMES, RuntimeUnavailable, get_runtime
 from colbench.runtimes.pins import PinError
+from colbench.runtimes.python import EnvError
 
 Say = Callable[[str], None]
 

@@ -6,8 +6,8 @@ import os
 
 import pytest
 
+from colbench.machine.facts import environment_checks, machine_info, parse_cpu_list
 from colbench.runner.isolate import choose_cpus, usable_isolated_cpus
-from colbench.runner.machine import environment_checks, machine_info, parse_cpu_list
 
 
 @pytest.mark.parametrize("text, cpus", [("", []), ("\n", []), ("3", [3]), ("2-3,6", [2, 3, 6]),

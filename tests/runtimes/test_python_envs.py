@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from colbench.runner.environments import (
+from colbench.runtimes.python import (
     MARKER,
     EnvError,
     EnvSpec,
@@ -127,7 +127,7 @@ def test_unresolvable_spec(tmp_path, monkeypatch):
 def test_uv_is_found_through_UV_when_it_is_not_on_PATH(monkeypatch):
     """`uv run` names its executable in $UV: with uv off PATH (a fresh machine after ./bootstrap.sh) --env still
     finds it, and the uv found runs."""
-    from colbench.runner.environments import _uv
+    from colbench.runtimes.python import _uv
 
     real = _uv()
     assert subprocess.run([*real, "--version"], capture_output=True, text=True).stdout.startswith("uv ")

@@ -20,11 +20,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from colbench.model.benchmark import Benchmark, CheckFailed, Context, OutputCheck
-from colbench.runner.pagecache import evict, read_through
+from colbench.workers.python.pagecache import evict, read_through
 
 if TYPE_CHECKING:  # imported only by the cases that use them: most workers never load ctypes
-    from colbench.runner.callgrind_probe import CallgrindProbe
-    from colbench.runner.extra_work import ExtraWork
+    from colbench.workers.python.callgrind_probe import CallgrindProbe
+    from colbench.workers.python.extra_work import ExtraWork
 
 PROTOCOL = 1
 
@@ -112,10 +112,10 @@ def _counted(bench: Benchmark, ctx: Context, probe: CallgrindProbe, extra: Extra
 
 
 def _sampler() -> Any:
-    """perf's control when the worker runs under `perf record` for a profile (runner/perf_control.py)."""
+    """perf's control when the worker runs under `perf record` for a profile (workers/python/perf_control.py)."""
     if not os.environ.get("COLBENCH_PERF_CTL"):
         return None
-    from colbench.runner.perf_control import PerfControlError, open_control
+    from colbench.workers.python.perf_control import PerfControlError, open_control
 
     try:
         return open_control()
@@ -127,14 +127,14 @@ def _instruments(spec: dict[str, Any]) -> tuple[CallgrindProbe | None, ExtraWork
     """The instruction counter (for `"measure": "instructions"`) and injected extra work (COLBENCH_EXTRA_WORK)."""
     probe = extra = None
     if spec.get("measure", "wall") == "instructions":
-        from colbench.runner.callgrind_probe import ProbeUnavailable, open_probe
+        from colbench.workers.python.callgrind_probe import ProbeUnavailable, open_probe
 
         try:
             probe = open_probe(spec)
         except ProbeUnavailable as exc:
             raise InvalidCase(str(exc)) from None
     if os.environ.get("COLBENCH_EXTRA_WORK"):
-        from colbench.runner.extra_work import ExtraWork
+        from colbench.workers.python.extra_work import ExtraWork
 
         try:
             extra = ExtraWork.from_env()
