@@ -20,7 +20,7 @@ def test_a_run_caches_colbench_bytecode_even_when_python_writes_none(tmp_path):
     env.pop("COLBENCH_STORE", None)
     subprocess.run([sys.executable, "-m", "colbench", "run", "placebo", "--param", "duration=0", "--processes", "1",
                     "--iterations", "1", "--warmup", "0"], env=env, check=True, capture_output=True, timeout=120)
-    package = os.path.dirname(os.path.dirname(colbench.workers.python.worker.__file__))
+    package = os.path.dirname(colbench.__file__)
     cached = prefix / package.lstrip(os.sep)
-    assert list(cached.glob("runner/worker.*.pyc")) and list(cached.glob("benchmarks/placebo.*.pyc"))
+    assert list(cached.glob("workers/python/worker.*.pyc")) and list(cached.glob("benchmarks/placebo.*.pyc"))
     assert not list(prefix.glob("**/encodings/*.pyc"))  # Python itself wrote nothing there

@@ -15,6 +15,7 @@ import jsonschema
 import pytest
 
 from colbench.model.metrics import metric
+from colbench.model.records import WorkerReport
 from colbench.model.result import SCHEMA_PATH
 from colbench.runner.instructions import merge, parse_measure, unsupported_reason
 from colbench.runner.isolate import WorkerOutcome
@@ -183,15 +184,14 @@ def test_missing_valgrind_or_compiler_is_one_line_and_exit_2(home):
 def test_a_failing_count_makes_the_record_an_error_but_keeps_wall_time():
     from colbench.runner.instructions import Toolchain
 
-    wall = WorkerOutcome({"status": "ok", "samples": {"wall_s": [0.1]}, "warmup_samples": {},
-                          "first_iteration": {"wall_s": 0.1}, "units": {}, "warnings": [], "error": None},
+    wall = WorkerOutcome(WorkerReport(samples={"wall_s": [0.1]}, first_iteration={"wall_s": 0.1}),
                          {"spawn_to_result_s": 0.3})
-    counted = WorkerOutcome({"status": "error", "samples": {}, "error": {"kind": "timeout", "message": "no result"},
-                             "warnings": []}, {"spawn_to_result_s": 30.0})
+    counted = WorkerOutcome(WorkerReport.failure("timeout", "no result"), {"spawn_to_result_s": 30.0})
     merged = merge(wall, counted, Toolchain("valgrind", "3.19.0", Path("helper.so")))
-    doc = merged.document
-    assert doc["status"] == "error" and doc["error"]["kind"] == "timeout"
-    assert doc["error"]["message"].startswith("counting instructions under Valgrind")
-    assert doc["samples"] == {"wall_s": [0.1]}
+    report = merged.report
+    assert report.status == "error" and report.error is not None and report.error.kind == "timeout"
+    assert report.error.message.startswith("counting instructions under Valgrind")
+    assert report.samples == {"wall_s": [0.1]}
     assert merged.process == {"spawn_to_result_s": 0.3}
-    assert doc["measure"]["instructions"]["process"] == {"spawn_to_result_s": 30.0}
+    assert report.measure is not None and report.measure["instructions"]["process"] == {"spawn_to_result_s": 30.0}
+    assert wall.report.status == "ok"  # the wall worker's own report is left as it was

@@ -176,6 +176,6 @@ def test_peak_rss_is_the_workers_own_not_the_forking_parents():
     case = make_plan(["placebo"]).cases[0]
     done = run_worker(case_spec(case, {}, iterations=1, warmup=0, seed=1),
                       WorkerLaunch(command=[_sys.executable, "-m", "colbench.worker"], env=dict(os.environ)))
-    assert done.document["status"] == "ok"
-    assert done.document["memory"]["peak_rss_bytes"] < 200 << 20
+    assert done.report.status == "ok"
+    assert done.report.memory["peak_rss_bytes"] < 200 << 20
     assert len(ballast) == 400 << 20

@@ -26,12 +26,12 @@ def test_past_the_memory_limit_a_worker_is_killed_with_its_limit_peak_and_mechan
     limit = 300 << 20
     done = run_worker(placebo(error="oom"), WorkerLaunch(command=WORKER, env=dict(os.environ), timeout_s=60,
                                                          memory_limit_bytes=limit))
-    error = done.document["error"]
+    error = done.report.error
     watched = done.process["memory_limit"]
-    assert error["kind"] == "oom"
+    assert error is not None and error.kind == "oom"
     assert watched["mechanism"] == "rss-poll" and watched["limit_bytes"] == limit
     assert watched["peak_tree_rss_bytes"] > limit
-    assert f"memory {watched['peak_tree_rss_bytes'] / 2**20:.0f} MiB passed the limit of 300 MiB" in error["message"]
+    assert f"memory {watched['peak_tree_rss_bytes'] / 2**20:.0f} MiB passed the limit of 300 MiB" in error.message
     assert done.process["exit_code"] == -9
 
 
@@ -39,7 +39,7 @@ def test_past_the_memory_limit_a_worker_is_killed_with_its_limit_peak_and_mechan
 def test_a_long_worker_far_below_its_limit_is_looked_at_about_once_a_second():
     done = run_worker(placebo(duration="2.5"), WorkerLaunch(command=WORKER, env=dict(os.environ), timeout_s=60,
                                                             memory_limit_bytes=16 << 30))
-    assert done.document["status"] == "ok", done.document["error"]
+    assert done.report.status == "ok", done.report.error
     looks = done.process["memory_limit"]["looks"]
     assert 1 <= looks <= done.process["spawn_to_result_s"] / 1.0 + 1  # not every 20 ms as it once was
     assert done.process["exit_wait"] == "pidfd"

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from colbench.model.protocol import report_violation
 from tests.conftest import colbench
 
 JAVA = shutil.which("java")
@@ -78,6 +79,7 @@ def run_worker(worker: list[str], tmp_path: Path, case: dict[str, Any] | None, *
     proc = subprocess.run([*worker, str(case_path), str(result_path)], capture_output=True, text=True,
                           timeout=120, env={**os.environ, **(env or {})})
     result = json.loads(result_path.read_text()) if result_path.exists() else None
+    assert result is None or report_violation(result) is None, report_violation(result)  # the shared schema
     return proc, result
 
 
@@ -91,11 +93,6 @@ def ipc_params(kind: str, access: str, source: str, threads: int) -> dict[str, A
 
 # ---------------------------------------------------------------------------------------------------------
 # the expected values, recomputed from the formulas the worker documents
-
-
-def signed64(value: int) -> int:
-    value &= M64
-    return value - (1 << 64) if value >= 1 << 63 else value
 
 
 def thread_seed(seed: int, thread: int) -> int:
@@ -125,7 +122,12 @@ def binary_first_bytes(rows: int, size: int, s: int) -> np.ndarray:
     return hash_top_byte(np.arange(rows, dtype=np.uint64) * np.uint64(size), s)
 
 
-def expected_checksum(params: dict[str, Any]) -> int | None:
+def hex64(value: int) -> str:
+    """The protocol's form of a 64-bit checksum: 16 hex digits of its two's complement, as both workers write it."""
+    return f"{value & M64:016x}"
+
+
+def expected_checksum(params: dict[str, Any]) -> str | None:
     kind, access, rows = params["type"], params["access"], params["rows"]
     if access == "lazy":
         return None
@@ -147,7 +149,7 @@ def expected_checksum(params: dict[str, Any]) -> int | None:
                 payload = values[first:first + params["batch_rows"]].reshape(-1)
                 payload = np.concatenate([payload, np.zeros(-len(payload) % 8, dtype=np.uint8)])
                 total += int(payload.view("<u8").sum(dtype=np.uint64))
-    return signed64(total)
+    return hex64(total)
 
 
 def value_bytes(params: dict[str, Any]) -> int:
@@ -163,7 +165,6 @@ def assert_ok(result: dict[str, Any] | None, proc: subprocess.CompletedProcess[s
     assert result is not None, f"no result (exit {proc.returncode}):\n{proc.stderr}"
     assert result["status"] == "ok", result["error"]
     assert proc.returncode == 0
-    assert result["protocol"] == 1
     samples, warm = result["samples"], result["warmup_samples"]
     for key in ("wall_s", "cpu_user_s", "cpu_sys_s", "gbps"):
         assert len(samples[key]) == iterations, key
@@ -225,7 +226,7 @@ def test_single_batch_and_seed(worker: list[str], tmp_path: Path) -> None:
     case = make_case(params)
     proc, result = run_worker(worker, tmp_path, case)
     assert result is not None and result["status"] == "ok", proc.stderr
-    assert result["output"]["checksum"] == signed64(int(int32_values(1_001, 7).astype(np.int64).sum()))
+    assert result["output"]["checksum"] == hex64(int(int32_values(1_001, 7).astype(np.int64).sum()))
     assert result["extra"]["batches_per_thread"] == 1
 
 

@@ -16,11 +16,12 @@ take their defaults); `to_json` writes every key, so a stored record always has 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any
+from typing import Any, TypedDict
 
 from colbench.model.result import SCHEMA_VERSION
 
-#: the version of the worker protocol (docs/protocol.md) that case.json and result.json follow
+#: the version of the worker protocol (docs/protocol.md) that case.json and result.json follow; their JSON Schema
+#: is `protocol.schema.json` beside this file (model/protocol.py checks a worker's report against it)
 PROTOCOL = 1
 
 Json = dict[str, Any]
@@ -88,6 +89,57 @@ class ErrorInfo:
         return cls(**_known(cls, {"message": "", **doc}))
 
 
+class OutputSeen(TypedDict, total=False):
+    """What the output check saw after the last iteration (result.json `output`)."""
+
+    rows: int | None
+    columns: int | None
+    checksum: str | None
+    file_size_bytes: int | None
+
+
+class WorkDone(TypedDict):
+    """Units one iteration processes, for throughput (result.json `work`)."""
+
+    bytes: int | None
+    rows: int | None
+
+
+class MemoryUse(TypedDict, total=False):
+    """The worker process's memory and scheduling figures (result.json `memory`)."""
+
+    peak_rss_bytes: int | None
+    engine_peak_bytes: int | None
+    engine_memory: str | None
+    page_faults_minor: int
+    page_faults_major: int
+    ctx_switches_voluntary: int
+    ctx_switches_involuntary: int
+
+
+class ThreadsUsed(TypedDict, total=False):
+    """The thread count asked for, and what each engine applied (engine → its setting)."""
+
+    requested: int | None
+    applied: dict[str, object]
+
+
+class AllocatorUsed(TypedDict, total=False):
+    requested: str | None
+    actual: str | None
+
+
+class CacheState(TypedDict, total=False):
+    requested: str | None
+    achieved: str | None
+
+
+class RuntimeInfo(TypedDict, total=False):
+    name: str
+    version: str
+    executable: str
+
+
 @dataclass
 class WorkerReport:
     """What one worker process measured (`result.json`)."""
@@ -96,14 +148,14 @@ class WorkerReport:
     samples: dict[str, list[float | None]] = field(default_factory=dict)
     warmup_samples: dict[str, list[float | None]] = field(default_factory=dict)
     first_iteration: dict[str, float] | None = None
-    output: Json | None = None
-    work: Json | None = None
-    memory: Json = field(default_factory=dict)
-    threads: Json = field(default_factory=dict)
-    allocator: Json = field(default_factory=dict)
-    cache: Json = field(default_factory=dict)
+    output: OutputSeen | None = None
+    work: WorkDone | None = None
+    memory: MemoryUse = field(default_factory=lambda: MemoryUse())
+    threads: ThreadsUsed = field(default_factory=lambda: ThreadsUsed())
+    allocator: AllocatorUsed = field(default_factory=lambda: AllocatorUsed())
+    cache: CacheState = field(default_factory=lambda: CacheState())
     versions: dict[str, str] = field(default_factory=dict)
-    runtime: Json = field(default_factory=dict)
+    runtime: RuntimeInfo = field(default_factory=lambda: RuntimeInfo())
     units: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     error: ErrorInfo | None = None
@@ -120,9 +172,15 @@ class WorkerReport:
         self.status = "error"
         self.error = ErrorInfo(kind, message, traceback=traceback)
 
+    def warn(self, message: str) -> None:
+        if message not in self.warnings:
+            self.warnings.append(message)
+
     def to_json(self) -> Json:
         doc = asdict(self)
         doc["error"] = self.error.to_json() if self.error else None
+        if doc["measure"] is None:
+            del doc["measure"]  # the orchestrator's, never a worker's
         return doc
 
     @classmethod
@@ -149,7 +207,7 @@ class Result:
     case_id: str
     params: dict[str, Any]
     engine: str
-    runtime: Json
+    runtime: RuntimeInfo
     env_name: str
     process_index: int
     status: str
@@ -166,14 +224,14 @@ class Result:
     first_iteration: dict[str, float] | None = None
     units: dict[str, str] = field(default_factory=dict)
     summary: dict[str, Json] = field(default_factory=dict)
-    work: Json | None = None
+    work: WorkDone | None = None
     throughput: Json = field(default_factory=dict)
-    output: Json | None = None
-    memory: Json = field(default_factory=dict)
+    output: OutputSeen | None = None
+    memory: MemoryUse = field(default_factory=lambda: MemoryUse())
     process: Json = field(default_factory=dict)
-    threads: Json = field(default_factory=dict)
-    allocator: Json = field(default_factory=dict)
-    cache: Json = field(default_factory=dict)
+    threads: ThreadsUsed = field(default_factory=lambda: ThreadsUsed())
+    allocator: AllocatorUsed = field(default_factory=lambda: AllocatorUsed())
+    cache: CacheState = field(default_factory=lambda: CacheState())
     inputs: Json = field(default_factory=dict)
     versions: dict[str, str] = field(default_factory=dict)
     environment_checks: list[Json] = field(default_factory=list)

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
 from colbench.analysis.stats import summary_stats
 from colbench.model.metrics import BASE_UNITS
-from colbench.model.records import Result, WorkerReport
+from colbench.model.records import MemoryUse, Result, WorkDone, WorkerReport
 from colbench.model.result import result_id, tags_for
 
 #: no count or size a worker reports can be larger (a pebibyte; 2^50): beyond it the number is garbage
@@ -26,13 +26,15 @@ def _numbers(report: WorkerReport) -> Iterator[tuple[str, Any, str]]:
                     yield f"{where}.{name}[{i}]", value, rule
     for name, value in (report.first_iteration or {}).items():
         yield f"first_iteration.{name}", value, "time" if name.endswith("_s") else "amount"
-    for where, doc in (("memory", report.memory), ("output", report.output), ("work", report.work)):
-        for name, value in (doc or {}).items():
+    blocks: tuple[tuple[str, Mapping[str, object] | None], ...] = (
+        ("memory", report.memory), ("output", report.output), ("work", report.work))
+    for where, doc in blocks:
+        for name, field_value in (doc or {}).items():
             if where == "output" and not name.endswith(("_bytes", "rows", "columns", "_s")):
                 continue  # what a case produced (a checksum, a hash) is not a measurement: any value is fine
-            if isinstance(value, int | float) and not isinstance(value, bool):
+            if isinstance(field_value, int | float) and not isinstance(field_value, bool):
                 rule = "count" if name.endswith(("_bytes", "rows", "columns")) or name in ("bytes",) else "amount"
-                yield f"{where}.{name}", value, rule
+                yield f"{where}.{name}", field_value, rule
 
 
 def invalid_number(report: WorkerReport, timeout_s: float) -> str | None:
@@ -53,12 +55,12 @@ def invalid_number(report: WorkerReport, timeout_s: float) -> str | None:
     return None
 
 
-def _throughput(work: dict[str, Any] | None, median_wall: float | None) -> dict[str, float | None]:
+def _throughput(work: WorkDone | None, median_wall: float | None) -> dict[str, float | None]:
     if not work or not median_wall:
         return {"bytes_per_s": None, "rows_per_s": None}
     return {
-        "bytes_per_s": work["bytes"] / median_wall if work.get("bytes") else None,
-        "rows_per_s": work["rows"] / median_wall if work.get("rows") else None,
+        "bytes_per_s": work_bytes / median_wall if (work_bytes := work.get("bytes")) else None,
+        "rows_per_s": work_rows / median_wall if (work_rows := work.get("rows")) else None,
     }
 
 
@@ -96,7 +98,7 @@ def build_result(*, run: dict[str, Any], case_id: str, benchmark: str, params: d
         work=report.work,
         throughput=_throughput(report.work, (summary.get("wall_s") or {}).get("median")),
         output=report.output,
-        memory=dict(report.memory),
+        memory=MemoryUse(**report.memory),
         process=process,
         threads=report.threads or {"requested": params.get("threads")},
         allocator=report.allocator or {"requested": params.get("allocator")},

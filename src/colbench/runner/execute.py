@@ -32,7 +32,6 @@ from colbench.runner.isolate import (
     WorkerLaunch,
     WorkerOutcome,
     choose_cpus,
-    error_document,
     run_worker,
     thread_env,
 )
@@ -382,7 +381,7 @@ def _execute_one(run: dict[str, Any], execution: Execution, inputs: dict[str, An
     try:
         launch, warning = launch_for(case, env, config)
     except PlanError as exc:
-        done, warning = WorkerOutcome(error_document("invalid", str(exc)), {}), None
+        done, warning = WorkerOutcome(WorkerReport.failure("invalid", str(exc)), {}), None
     else:
         if config.measure == ("wall",):
             done = run_worker(spec, launch)
@@ -390,11 +389,8 @@ def _execute_one(run: dict[str, Any], execution: Execution, inputs: dict[str, An
             from colbench.runner.instructions import run_measures
 
             done = run_measures(spec, launch, case.runtime, config.measure, toolchain)
-    try:
-        report = WorkerReport.from_json(done.document)
-        bad = invalid_number(report, config.timeout_s)
-    except (TypeError, ValueError, AttributeError) as exc:  # a result file of the wrong shape
-        bad = f"the result file has the wrong shape ({str(exc)[:200]})"
+    report = done.report
+    bad = invalid_number(report, config.timeout_s)
     if bad:
         report = WorkerReport.failure("invalid", f"the worker's result does not count: {bad}")
     if warning:

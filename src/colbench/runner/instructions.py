@@ -52,9 +52,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from colbench.model.records import CaseSpec
+from colbench.model.records import CaseSpec, ErrorInfo, MemoryUse, WorkerReport
 from colbench.paths import colbench_home, owned_dir
-from colbench.runner.isolate import WorkerLaunch, WorkerOutcome, error_document, run_worker
+from colbench.runner.isolate import WorkerLaunch, WorkerOutcome, run_worker
 from colbench.runner.lifeline import exec_dir_prefix
 from colbench.workers.python.callgrind_probe import DUMP_DIR_VAR, LIB_VAR, METRIC
 
@@ -229,9 +229,9 @@ def run_measures(spec: CaseSpec, launch: WorkerLaunch, runtime: str, measure: Se
     if reason or toolchain is None:
         reason = reason or "no Valgrind toolchain was prepared for this run"
         if wall is None:
-            return WorkerOutcome(error_document("invalid", reason), {})
-        wall.document.setdefault("warnings", []).append(reason)
-        wall.document["measure"] = {"metrics": ["wall"], METRIC: {"skipped": reason}}
+            return WorkerOutcome(WorkerReport.failure("invalid", reason), {})
+        wall.report.warn(reason)
+        wall.report.measure = {"metrics": ["wall"], METRIC: {"skipped": reason}}
         return wall
     with counting_launch(launch, toolchain) as counting:
         counted = run_worker(dataclasses.replace(spec, measure=METRIC), counting)
@@ -243,27 +243,28 @@ def merge(wall: WorkerOutcome | None, counted: WorkerOutcome, toolchain: Toolcha
 
     Memory and process figures under Valgrind describe Valgrind as much as the case: they are kept apart, under
     `measure.instructions`, so `compare --metric memory` and run-time estimates never see them."""
-    doc = counted.document
+    counts = counted.report
     info = {**toolchain.settings(), "separate_process": wall is not None, "process": counted.process,
-            "memory": doc.get("memory") or {}, "status": doc.get("status")}
+            "memory": dict(counts.memory), "status": counts.status}
     if wall is None:
-        merged = {**doc, "memory": {}, "units": {**(doc.get("units") or {}), METRIC: UNIT},
-                  "measure": {"metrics": [METRIC], METRIC: info}}
-        return WorkerOutcome(merged, {})
-    merged = dict(wall.document)
+        alone = dataclasses.replace(counts, memory=MemoryUse(), units={**counts.units, METRIC: UNIT},
+                                    measure={"metrics": [METRIC], METRIC: info})
+        return WorkerOutcome(alone, {})
+    merged = dataclasses.replace(wall.report, warnings=list(wall.report.warnings))
     for key in ("samples", "warmup_samples"):
-        counts = (doc.get(key) or {}).get(METRIC)
-        if counts:
-            merged[key] = {**(merged.get(key) or {}), METRIC: counts}
-    first = (doc.get("first_iteration") or {}).get(METRIC)
-    if first is not None and merged.get("first_iteration") is not None:
-        merged["first_iteration"] = {**merged["first_iteration"], METRIC: first}
-    merged["units"] = {**(merged.get("units") or {}), METRIC: UNIT}
-    merged["warnings"] = list(dict.fromkeys([*(merged.get("warnings") or []), *(doc.get("warnings") or [])]))
-    merged["measure"] = {"metrics": ["wall", METRIC], METRIC: info}
-    if doc.get("status") != "ok" and merged.get("status") == "ok":
-        error = dict(doc.get("error") or {"kind": "no-result", "message": "no result"})
-        error["message"] = f"counting instructions under Valgrind: {error.get('message', '')}"
-        merged["status"], merged["error"] = "error", error
+        series = getattr(counts, key).get(METRIC)
+        if series:
+            setattr(merged, key, {**getattr(merged, key), METRIC: series})
+    first = (counts.first_iteration or {}).get(METRIC)
+    if first is not None and merged.first_iteration is not None:
+        merged.first_iteration = {**merged.first_iteration, METRIC: first}
+    merged.units = {**merged.units, METRIC: UNIT}
+    for warning in counts.warnings:
+        merged.warn(warning)
+    merged.measure = {"metrics": ["wall", METRIC], METRIC: info}
+    if counts.status != "ok" and merged.status == "ok":
+        error = counts.error or ErrorInfo("no-result", "no result")
+        merged.status = "error"
+        merged.error = dataclasses.replace(error, message=f"counting instructions under Valgrind: {error.message}")
     return WorkerOutcome(merged, wall.process)
 

@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from colbench.machine.facts import isolated_cpus, read_steal_seconds
-from colbench.model.records import CaseSpec
+from colbench.model.protocol import report_violation
+from colbench.model.records import CaseSpec, WorkerReport
 from colbench.runner.interrupt import signal_name
 from colbench.runner.lifeline import die_with_parent_hook, exec_dir_prefix
 from colbench.runner.watch import ExitWatch, MemoryWatch
@@ -46,7 +47,7 @@ class WorkerLaunch:
 class WorkerOutcome:
     """What one worker process produced, plus what the orchestrator saw from outside."""
 
-    document: dict[str, Any]
+    report: WorkerReport
     process: dict[str, Any] = field(default_factory=dict)
 
 
@@ -113,12 +114,6 @@ def _tail(path: Path, lines: int = STDERR_TAIL_LINES) -> str:
     return "\n".join(text.splitlines()[-lines:])
 
 
-def error_document(kind: str, message: str, **extra: Any) -> dict[str, Any]:
-    return {"protocol": 1, "status": "error", "samples": {}, "warmup_samples": {}, "first_iteration": None,
-            "output": None, "work": None, "memory": {}, "versions": {}, "warnings": [],
-            "error": {"kind": kind, "message": message, **extra}}
-
-
 def run_worker(case_spec: CaseSpec, launch: WorkerLaunch) -> WorkerOutcome:
     """Start the worker, sleep until it exits or must be killed (timeout, memory), reap it, read its result.
 
@@ -151,8 +146,8 @@ def run_worker(case_spec: CaseSpec, launch: WorkerLaunch) -> WorkerOutcome:
                     start_new_session=True, preexec_fn=preexec,
                 )
             except (OSError, subprocess.SubprocessError) as exc:
-                doc = error_document("crash", f"cannot start worker {launch.command[0]!r}: {exc}")
-                return WorkerOutcome(doc, {"spawn_to_result_s": time.perf_counter() - started})
+                report = WorkerReport.failure("crash", f"cannot start worker {launch.command[0]!r}: {exc}")
+                return WorkerOutcome(report, {"spawn_to_result_s": time.perf_counter() - started})
         try:
             killed_for, watched = _watch(popen.pid, started + launch.timeout_s, launch.memory_limit_bytes)
         except BaseException:
@@ -182,26 +177,28 @@ def run_worker(case_spec: CaseSpec, launch: WorkerLaunch) -> WorkerOutcome:
         stderr_tail = _tail(stderr_path)
         exit_code = process["exit_code"]
         if killed_for == "timeout":
-            doc = error_document("timeout", f"no result after {launch.timeout_s:g} s: killed (raise --timeout "
-                                  "if the case is just slow)", stderr_tail=stderr_tail)
+            report = WorkerReport.failure("timeout", f"no result after {launch.timeout_s:g} s: killed (raise "
+                                          "--timeout if the case is just slow)", stderr_tail=stderr_tail)
         elif killed_for == "oom":
             memory = watched["memory_limit"]
-            doc = error_document("oom", f"memory {memory['peak_tree_rss_bytes'] / 2**20:.0f} MiB passed the limit "
-                                  f"of {memory['limit_bytes'] / 2**20:.0f} MiB: killed (--memory-limit)",
-                                  stderr_tail=stderr_tail)
+            report = WorkerReport.failure(
+                "oom", f"memory {memory['peak_tree_rss_bytes'] / 2**20:.0f} MiB passed the limit of "
+                f"{memory['limit_bytes'] / 2**20:.0f} MiB: killed (--memory-limit)", stderr_tail=stderr_tail)
         elif exit_code < 0:
             sig = signal_name(-exit_code)
             hint = " (the kernel's OOM killer uses SIGKILL)" if sig == "SIGKILL" else ""
-            doc = error_document("crash", f"worker killed by {sig}{hint}", signal=sig, stderr_tail=stderr_tail,
-                                  traceback=_python_fault(stderr_tail))
+            report = WorkerReport.failure("crash", f"worker killed by {sig}{hint}", signal=sig,
+                                          stderr_tail=stderr_tail, traceback=_python_fault(stderr_tail))
         else:
-            doc = _read_result(result_path, exit_code, stderr_tail)
-        if doc.get("status") == "error" and doc.get("error") is not None:
-            doc["error"].setdefault("stderr_tail", stderr_tail)
-            doc["error"].setdefault("exit_code", exit_code)
-        if process.get("stopped") and isinstance(doc.get("warnings", []), list):
-            doc.setdefault("warnings", []).append(STOPPED_WARNING.format(count=process["stopped"]))
-        return WorkerOutcome(doc, process)
+            report = _read_result(result_path, exit_code, stderr_tail)
+        if report.status == "error" and report.error is not None:
+            if report.error.stderr_tail is None:
+                report.error.stderr_tail = stderr_tail
+            if report.error.exit_code is None:
+                report.error.exit_code = exit_code
+        if process.get("stopped"):
+            report.warnings.append(STOPPED_WARNING.format(count=process["stopped"]))
+        return WorkerOutcome(report, process)
 
 
 def _preexec(cpus: list[int] | None) -> Callable[[], None] | None:
@@ -287,16 +284,22 @@ def _python_fault(stderr_tail: str) -> str | None:
     return stderr_tail[index:] if index >= 0 else None
 
 
-def _read_result(path: Path, exit_code: int, stderr_tail: str) -> dict[str, Any]:
+def _read_result(path: Path, exit_code: int, stderr_tail: str) -> WorkerReport:
+    """The worker's result.json as a report, once it is checked against the protocol's schema (model/protocol.py):
+    a file that breaks it is an error report that names the field, whichever language wrote it."""
     if not path.exists():
-        return error_document("no-result", f"worker exited with code {exit_code} and wrote no result",
-                               stderr_tail=stderr_tail)
+        return WorkerReport.failure("no-result", f"worker exited with code {exit_code} and wrote no result",
+                                    stderr_tail=stderr_tail)
     try:
         doc = json.loads(path.read_text())
     except (OSError, ValueError) as exc:
-        return error_document("no-result", f"worker wrote an unreadable result file: {exc}",
-                               stderr_tail=stderr_tail)
-    if not isinstance(doc, dict) or doc.get("status") not in ("ok", "error"):
-        return error_document("no-result", "worker's result file does not follow the protocol",
-                               stderr_tail=stderr_tail)
-    return doc
+        return WorkerReport.failure("no-result", f"worker wrote an unreadable result file: {exc}",
+                                    stderr_tail=stderr_tail)
+    if not isinstance(doc, dict):
+        return WorkerReport.failure("no-result", "worker's result file does not follow the protocol: not an object",
+                                    stderr_tail=stderr_tail)
+    violation = report_violation(doc)
+    if violation:
+        return WorkerReport.failure("invalid", f"worker's result file does not follow the protocol: {violation}",
+                                    stderr_tail=stderr_tail)
+    return WorkerReport.from_json(doc)

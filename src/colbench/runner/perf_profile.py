@@ -72,8 +72,8 @@ def perf_profile_case(spec: CaseSpec, launch: WorkerLaunch, perf: str, folder: P
             env={**launch.env, CTL_VAR: f"{ctl}:{ack}"}, timeout_s=launch.timeout_s * TIMEOUT_FACTOR,
             memory_limit_bytes=None)  # perf's own buffers are not the case's memory
         outcome = run_worker(dataclasses.replace(spec, iterations=iterations), sampled)
-        doc = outcome.document
-        failed = failure_text(doc)
+        report = outcome.report
+        failed = failure_text(report)
         if failed:
             return ProfileRun(time.monotonic() - started, error=failed)
         kept = folder / PERF_PROFILE_NAME
@@ -81,7 +81,7 @@ def perf_profile_case(spec: CaseSpec, launch: WorkerLaunch, perf: str, folder: P
     if error:
         return ProfileRun(time.monotonic() - started, error=error)
     return ProfileRun(time.monotonic() - started, kept,
-                      warnings=[*(doc.get("warnings") or []),
+                      warnings=[*report.warnings,
                                 f"perf sampled {iterations} timed call(s) at {FREQUENCY_HZ} Hz of CPU time"])
 
 

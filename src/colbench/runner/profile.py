@@ -25,9 +25,8 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from colbench.model.records import CaseSpec
+from colbench.model.records import CaseSpec, ErrorInfo, WorkerReport
 from colbench.paths import owned_dir, remove
 from colbench.runner.instructions import Toolchain, counting_launch
 from colbench.runner.isolate import WorkerLaunch, run_worker
@@ -88,10 +87,9 @@ def profile_case(spec: CaseSpec, launch: WorkerLaunch, toolchain: Toolchain, fol
     with counting_launch(launch, toolchain, options, env={KEEP_VAR: str(folder)}) as counting:
         outcome = run_worker(profile_spec(spec), counting)
     seconds = time.monotonic() - started
-    doc = outcome.document
     dumps = sorted(folder.glob("iteration-*.callgrind"))
     perf_map = folder / PERF_MAP_NAME
-    error = failure_text(doc)
+    error = failure_text(outcome.report)
     if error is None and not dumps:
         error = "the worker under callgrind left no profile"
     if error:
@@ -103,17 +101,17 @@ def profile_case(spec: CaseSpec, launch: WorkerLaunch, toolchain: Toolchain, fol
     for extra in dumps:
         remove(extra, within=folder)
     return ProfileRun(seconds, kept, perf_map if perf_map.exists() else None,
-                      warnings=list(doc.get("warnings") or []))
+                      warnings=list(outcome.report.warnings))
 
 
-def failure_text(doc: dict[str, Any]) -> str | None:
+def failure_text(report: WorkerReport) -> str | None:
     """A failed profiling worker's error in one line (None when it succeeded); the profiler refusing to start
     says why only on stderr, so its last line is added."""
-    if doc.get("status") == "ok":
+    if report.status == "ok":
         return None
-    failure = doc.get("error") or {}
-    error = f"{failure.get('kind', 'error')}: {failure.get('message', 'no result')}"
-    said = _last_line(failure.get("stderr_tail"))
+    failure = report.error or ErrorInfo("error", "no result")
+    error = f"{failure.kind}: {failure.message or 'no result'}"
+    said = _last_line(failure.stderr_tail)
     return error + f" (stderr: {said})" if said and said not in error else error
 
 

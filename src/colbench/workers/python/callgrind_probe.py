@@ -32,7 +32,10 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from colbench.model.records import CaseSpec
 
 #: where the orchestrator put the helper library and where callgrind writes its dumps
 LIB_VAR = "COLBENCH_CALLGRIND_LIB"
@@ -138,9 +141,9 @@ def _keep_perf_map(folder: Path | None) -> None:
         source.unlink()
 
 
-def open_probe(spec: dict[str, Any]) -> CallgrindProbe | None:
+def open_probe(spec: CaseSpec) -> CallgrindProbe | None:
     """The probe when the case asks for instructions (`"measure": "instructions"`), else None."""
-    if spec.get("measure", "wall") != METRIC:
+    if spec.measure != METRIC:
         return None
     lib, dump_dir = os.environ.get(LIB_VAR), os.environ.get(DUMP_DIR_VAR)
     if not lib or not dump_dir:

@@ -16,17 +16,17 @@ import os
 import resource
 import sys
 import time
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from colbench.model.benchmark import Benchmark, CheckFailed, Context, OutputCheck
+from colbench.model.records import PROTOCOL, AllocatorUsed, CaseSpec, MemoryUse, RuntimeInfo, WorkerReport
 from colbench.workers.python.pagecache import evict, read_through
 
 if TYPE_CHECKING:  # imported only by the cases that use them: most workers never load ctypes
     from colbench.workers.python.callgrind_probe import CallgrindProbe
     from colbench.workers.python.extra_work import ExtraWork
-
-PROTOCOL = 1
 
 # Top-level modules whose versions are always interesting when loaded; everything else imported
 # that carries a __version__ is recorded too.
@@ -123,10 +123,10 @@ def _sampler() -> Any:
         raise InvalidCase(f"cannot reach perf's control FIFO: {exc}") from None
 
 
-def _instruments(spec: dict[str, Any]) -> tuple[CallgrindProbe | None, ExtraWork | None]:
+def _instruments(spec: CaseSpec) -> tuple[CallgrindProbe | None, ExtraWork | None]:
     """The instruction counter (for `"measure": "instructions"`) and injected extra work (COLBENCH_EXTRA_WORK)."""
     probe = extra = None
-    if spec.get("measure", "wall") == "instructions":
+    if spec.measure == "instructions":
         from colbench.workers.python.callgrind_probe import ProbeUnavailable, open_probe
 
         try:
@@ -140,7 +140,7 @@ def _instruments(spec: dict[str, Any]) -> tuple[CallgrindProbe | None, ExtraWork
             extra = ExtraWork.from_env()
         except ValueError as exc:
             raise InvalidCase(str(exc)) from None
-        if int(spec.get("warmup", 0)) < 1:
+        if spec.warmup < 1:
             raise InvalidCase("COLBENCH_EXTRA_WORK is sized from the first warm-up iteration: use --warmup 1 or more")
     return probe, extra
 
@@ -153,7 +153,7 @@ def _size_extra_work(extra: ExtraWork, first_wall_s: float) -> str:
     return extra.calibrate(first_wall_s, wall, probe_units=200_000)
 
 
-def _append(samples: dict[str, list[float]], sample: dict[str, float]) -> None:
+def _append(samples: dict[str, list[float | None]], sample: dict[str, float]) -> None:
     for name, value in sample.items():
         samples.setdefault(name, []).append(value)
 
@@ -165,13 +165,13 @@ def _check_output(bench: Benchmark, ctx: Context, output: Any) -> OutputCheck | 
     return check
 
 
-def apply_threads(threads: int) -> dict[str, Any]:
+def apply_threads(threads: int) -> dict[str, object]:
     """Apply the thread count to every engine already loaded and report what each one now uses.
 
     Environment variables set by the orchestrator cover engines that read them at import (polars, OpenMP,
     Arrow); this makes Arrow's pools explicit and reads back what actually took effect.
     """
-    applied: dict[str, Any] = {}
+    applied: dict[str, object] = {}
     if "pyarrow" in sys.modules:
         pa = sys.modules["pyarrow"]
         pa.set_cpu_count(threads)
@@ -190,18 +190,21 @@ def apply_threads(threads: int) -> dict[str, Any]:
     return applied
 
 
-def _allocator_state(requested: str) -> dict[str, Any]:
-    state: dict[str, Any] = {"requested": requested, "actual": None}
-    if "pyarrow" in sys.modules:
-        state["actual"] = sys.modules["pyarrow"].default_memory_pool().backend_name
-    return state
+def _allocator_state(requested: str) -> AllocatorUsed:
+    actual = sys.modules["pyarrow"].default_memory_pool().backend_name if "pyarrow" in sys.modules else None
+    return AllocatorUsed(requested=requested, actual=actual)
 
 
-def _engine_memory() -> dict[str, Any]:
+def _process_memory() -> MemoryUse:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    memory = MemoryUse(peak_rss_bytes=peak_rss_bytes(), page_faults_minor=usage.ru_minflt,
+                       page_faults_major=usage.ru_majflt, ctx_switches_voluntary=usage.ru_nvcsw,
+                       ctx_switches_involuntary=usage.ru_nivcsw, engine_peak_bytes=None, engine_memory=None)
     if "pyarrow" in sys.modules:
         pool = sys.modules["pyarrow"].default_memory_pool()
-        return {"engine_peak_bytes": int(pool.max_memory()), "engine_memory": f"arrow_pool:{pool.backend_name}"}
-    return {"engine_peak_bytes": None, "engine_memory": None}
+        memory["engine_peak_bytes"] = int(pool.max_memory())
+        memory["engine_memory"] = f"arrow_pool:{pool.backend_name}"
+    return memory
 
 
 def loaded_versions() -> dict[str, str]:
@@ -209,7 +212,9 @@ def loaded_versions() -> dict[str, str]:
     for name, module in list(sys.modules.items()):
         if "." in name or name.startswith("_") or module is None:
             continue
-        version = getattr(module, "__version__", None)
+        with warnings.catch_warnings():  # a module may deprecate its own __version__ (jsonschema does)
+            warnings.simplefilter("ignore")
+            version = getattr(module, "__version__", None)
         if isinstance(version, str) and (name in _VERSION_MODULES or not name.startswith("colbench")):
             versions[name] = version
     import colbench
@@ -234,106 +239,99 @@ def peak_rss_bytes() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux; bytes on macOS
 
 
-def _process_usage() -> dict[str, Any]:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return {
-        "peak_rss_bytes": peak_rss_bytes(),
-        "page_faults_minor": usage.ru_minflt,
-        "page_faults_major": usage.ru_majflt,
-        "ctx_switches_voluntary": usage.ru_nvcsw,
-        "ctx_switches_involuntary": usage.ru_nivcsw,
-    }
+def run_case(document: dict[str, Any]) -> dict[str, Any]:
+    """Run the case that a case.json holds in this process and return its result.json (never raises for a
+    benchmark's errors): the JSON edge of `measure_case`."""
+    try:
+        if document.get("protocol") != PROTOCOL:
+            raise InvalidCase(f"case protocol {document.get('protocol')!r}; this worker speaks {PROTOCOL}")
+        spec = CaseSpec.from_json(document)
+    except (InvalidCase, TypeError, KeyError, ValueError) as exc:
+        report = WorkerReport(runtime=_runtime())
+        why = str(exc) if isinstance(exc, InvalidCase) else f"the case file lacks or mistypes {exc}"
+        report.fail("invalid", why)
+        report.versions = loaded_versions()
+        return report.to_json()
+    return measure_case(spec).to_json()
 
 
-def run_case(spec: dict[str, Any]) -> dict[str, Any]:
-    """Run the case in this process and return the result document (never raises for benchmark errors)."""
+def _runtime() -> RuntimeInfo:
+    return RuntimeInfo(name="python", version=sys.version.split()[0], executable=sys.executable)
+
+
+def measure_case(spec: CaseSpec) -> WorkerReport:
+    """Run the case in this process and report what it measured (never raises for the benchmark's errors)."""
     from colbench.benchmarks.registry import get_benchmark
 
-    result: dict[str, Any] = {
-        "protocol": PROTOCOL, "status": "ok", "samples": {}, "warmup_samples": {}, "first_iteration": None,
-        "output": None, "work": None, "memory": {}, "threads": {"requested": spec.get("threads")},
-        "allocator": {"requested": spec.get("allocator", "default"), "actual": None},
-        "cache": {"requested": spec.get("cache", "warm"), "achieved": None},
-        "versions": {}, "runtime": {"name": "python", "version": sys.version.split()[0],
-                                    "executable": sys.executable},
-        "units": {}, "warnings": [], "error": None,
-    }
+    report = WorkerReport(runtime=_runtime(), threads={"requested": spec.threads},
+                          allocator={"requested": spec.allocator, "actual": None},
+                          cache={"requested": spec.cache, "achieved": None})
     ctx: Context | None = None
     bench: Benchmark | None = None
     probe: CallgrindProbe | None = None
     sampler = None
     set_up = False
     try:
-        if spec.get("protocol") != PROTOCOL:
-            raise InvalidCase(f"case protocol {spec.get('protocol')!r}; this worker speaks {PROTOCOL}")
         probe, extra = _instruments(spec)
-        bench = get_benchmark(spec["benchmark"])
-        params = dict(spec["params"])
+        bench = get_benchmark(spec.benchmark)
+        params = dict(spec.params)
         known = set(bench.full_grid().names)
         unknown = sorted(set(params) - known)
         if unknown:
             raise InvalidCase(f"params {unknown} are not params of {bench.name}")
-        scratch = Path(spec.get("scratch_dir") or _scratch_dir())
+        scratch = Path(spec.scratch_dir or _scratch_dir())
         scratch.mkdir(parents=True, exist_ok=True)
-        inputs = {name: Path(doc["path"]) for name, doc in (spec.get("inputs") or {}).items()}
-        ctx = Context(params=params, inputs=inputs, threads=int(spec["threads"]), seed=int(spec.get("seed", 0)),
-                      scratch=scratch, input_info=spec.get("inputs") or {})
+        inputs = {name: Path(doc["path"]) for name, doc in spec.inputs.items()}
+        ctx = Context(params=params, inputs=inputs, threads=spec.threads, seed=spec.seed, scratch=scratch,
+                      input_info=spec.inputs)
         bench.setup(ctx)
         set_up = True
-        result["threads"]["applied"] = apply_threads(ctx.threads)
-        result["allocator"] = _allocator_state(result["allocator"]["requested"])
-        if result["allocator"]["requested"] != "default" and result["allocator"]["actual"] not in (
-            None, result["allocator"]["requested"]
-        ):
-            raise InvalidCase(
-                f"allocator {result['allocator']['requested']} requested but Arrow uses "
-                f"{result['allocator']['actual']}: this pyarrow build lacks it"
-            )
-        cache_mode = result["cache"]["requested"]
+        report.threads["applied"] = apply_threads(ctx.threads)
+        report.allocator = allocator = _allocator_state(spec.allocator)
+        if spec.allocator != "default" and allocator["actual"] not in (None, spec.allocator):
+            raise InvalidCase(f"allocator {spec.allocator} requested but Arrow uses {allocator['actual']}: this "
+                              "pyarrow build lacks it")
         paths = list(inputs.values())
-        if cache_mode == "warm":
+        if spec.cache == "warm":
             read_through(paths)
-            result["cache"]["achieved"] = "warm"
-        first = True
+            report.cache["achieved"] = "warm"
         sampler = _sampler()
-        warmup, last = int(spec.get("warmup", 0)), int(spec.get("warmup", 0)) + int(spec["iterations"]) - 1
+        warmup, last = spec.warmup, spec.warmup + spec.iterations - 1
         for index in range(last + 1):
-            if cache_mode == "cold":
-                result["cache"]["achieved"] = evict(paths, ctx.warn)
+            if spec.cache == "cold":
+                report.cache["achieved"] = evict(paths, ctx.warn)
             if sampler is not None and index == warmup:
                 sampler.enable()  # perf samples the timed iterations only (explain --profiler perf)
             if probe is None:
                 sample, output = _timed(bench, ctx, extra)
             else:
-                sample, output = _counted(bench, ctx, probe, extra, index - int(spec.get("warmup", 0)))
+                sample, output = _counted(bench, ctx, probe, extra, index - warmup)
             if sampler is not None and index == last:
                 sampler.disable()
-            if first:
-                result["first_iteration"] = dict(sample) or None
-                first = False
+            if index == 0:
+                report.first_iteration = dict(sample) or None
                 if extra is not None and probe is None:
                     ctx.warn(_size_extra_work(extra, sample["wall_s"]))
-            target = result["warmup_samples"] if index < int(spec.get("warmup", 0)) else result["samples"]
-            _append(target, sample)
+            _append(report.warmup_samples if index < warmup else report.samples, sample)
             check = _check_output(bench, ctx, output)
             if check is not None:
-                result["output"] = {"rows": check.rows, "columns": check.columns, "checksum": check.checksum,
-                                    "file_size_bytes": ctx.output_file_size}
+                report.output = {"rows": check.rows, "columns": check.columns, "checksum": check.checksum,
+                                 "file_size_bytes": ctx.output_file_size}
             del output
-        if result["output"] is None and ctx.output_file_size is not None:
-            result["output"] = {"rows": None, "columns": None, "checksum": None,
-                                "file_size_bytes": ctx.output_file_size}
+        if report.output is None and ctx.output_file_size is not None:
+            report.output = {"rows": None, "columns": None, "checksum": None,
+                             "file_size_bytes": ctx.output_file_size}
         work = bench.work(ctx)
-        result["work"] = {"bytes": work.bytes, "rows": work.rows}
-        result["units"] = dict(ctx.units)
+        report.work = {"bytes": work.bytes, "rows": work.rows}
+        report.units = dict(ctx.units)
     except MemoryError as exc:
-        _fail(result, "oom", f"MemoryError: {exc}")
+        _fail(report, "oom", f"MemoryError: {exc}")
     except CheckFailed as exc:
-        _fail(result, "check", str(exc) or "output check failed")
+        _fail(report, "check", str(exc) or "output check failed")
     except InvalidCase as exc:
-        _fail(result, "invalid", str(exc))
+        _fail(report, "invalid", str(exc))
     except Exception as exc:  # the benchmark's own failure: record it, don't crash the worker
-        _fail(result, "exception", f"{type(exc).__name__}: {exc}")
+        _fail(report, "exception", f"{type(exc).__name__}: {exc}")
     finally:
         if probe is not None:
             probe.stop()
@@ -344,14 +342,15 @@ def run_case(spec: dict[str, Any]) -> dict[str, Any]:
             try:
                 bench.teardown(ctx)
             except Exception as exc:
-                result["warnings"].append(f"teardown failed: {type(exc).__name__}: {exc}")
+                report.warnings.append(f"teardown failed: {type(exc).__name__}: {exc}")
     if ctx is not None:
-        result["warnings"].extend(w for w in ctx.warnings if w not in result["warnings"])
-    result["memory"] = {**_process_usage(), **_engine_memory()}
-    if "applied" not in result["threads"]:
-        result["threads"]["applied"] = apply_threads(int(spec.get("threads") or 1))
-    result["versions"] = loaded_versions()
-    return result
+        for warning in ctx.warnings:
+            report.warn(warning)
+    report.memory = _process_memory()
+    if "applied" not in report.threads:
+        report.threads["applied"] = apply_threads(spec.threads)
+    report.versions = loaded_versions()
+    return report
 
 
 def _scratch_dir() -> str:
@@ -360,11 +359,10 @@ def _scratch_dir() -> str:
     return tempfile.mkdtemp(prefix="colbench-scratch-")
 
 
-def _fail(result: dict[str, Any], kind: str, message: str) -> None:
+def _fail(report: WorkerReport, kind: str, message: str) -> None:
     import traceback
 
-    result["status"] = "error"
-    result["error"] = {"kind": kind, "message": message, "traceback": traceback.format_exc()}
+    report.fail(kind, message, traceback.format_exc())
 
 
 def write_atomically(path: Path, document: dict[str, Any]) -> None:

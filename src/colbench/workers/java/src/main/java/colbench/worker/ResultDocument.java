@@ -78,7 +78,8 @@ public final class ResultDocument {
     ObjectNode node = doc.putObject("output");
     putNullable(node, "rows", output.rows());
     putNullable(node, "columns", output.columns() == null ? null : output.columns().longValue());
-    putNullable(node, "checksum", output.checksum());
+    // the protocol's checksum is opaque text: 16 hex digits of the 64-bit value, as the Python worker writes it
+    node.put("checksum", output.checksum() == null ? null : String.format("%016x", output.checksum()));
     putNullable(node, "file_size_bytes", output.fileSizeBytes());
   }
 
