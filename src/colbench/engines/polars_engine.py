@@ -41,7 +41,8 @@ class PolarsEngine(Engine):
             return pl.read_ipc_stream(path)
         # polars 2 dropped read_ipc's memory_map switch (it maps files itself); older versions still take it
         if "memory_map" in inspect.signature(pl.read_ipc).parameters:
-            return pl.read_ipc(path, memory_map=memory_map)
+            # polars 1.x's read_ipc takes memory_map; the stubs are polars 2's (the lock), which dropped it
+            return pl.read_ipc(path, memory_map=memory_map)  # type: ignore[call-arg]
         return pl.read_ipc(path)
 
     def load_for_write(self, path: Path, fmt: str) -> Any:

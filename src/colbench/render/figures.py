@@ -13,7 +13,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar
 
 import matplotlib
 
@@ -25,6 +25,9 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
 
 from colbench.analysis.aggregate import CaseSummary  # noqa: E402
+
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType  # only for checking: matplotlib 3.8 has no such name at run time
 
 _TIME_UNITS = (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9))
 
@@ -55,7 +58,11 @@ FACET_PREFERENCE = ("source", "dataset", "threads", "codec", "compression", "for
 MAX_FACETS = 8
 
 
-STYLE = {
+#: how axes share their scale across a figure's panels (matplotlib's `sharex` / `sharey`)
+Share = bool | Literal["none", "all", "row", "col"]
+
+
+STYLE: dict[RcKeyType, object] = {
     "font.size": 9,
     "axes.titlesize": 10,
     "axes.labelsize": 9,
@@ -106,7 +113,7 @@ class Plot:
 
 
 def new_figure(rows: int = 1, cols: int = 1, *, width: float = 7.5, panel_height: float = 2.6,
-               sharex: bool | str = False, sharey: bool | str = False) -> tuple[Figure, list[list[Axes]]]:
+               sharex: Share = False, sharey: Share = False) -> tuple[Figure, list[list[Axes]]]:
     """A white, constrained-layout figure with a grid of axes (always 2-D)."""
     with matplotlib.rc_context(STYLE):
         fig = Figure(figsize=(width, min(0.9 + panel_height * rows, 40.0)), layout="constrained")
