@@ -97,3 +97,26 @@ def test_a_sidecar_that_is_no_entry_reads_as_none_and_the_file_is_rebuilt(old_ro
     with pytest.warns(CacheWarning, match="no manifest entry"):
         made = materialize(REQUESTS[name], old_root)
     assert made.rows == 3 and manifest.read(path) is not None
+
+
+def test_an_old_user_source_registry_reads_typed_and_writes_back_byte_identical(tmp_path, monkeypatch):
+    """`fixtures/sources_v1.json`: two user sources as `colbench data register` wrote them before SourceDoc."""
+    from colbench.data import sources
+
+    monkeypatch.setenv("COLBENCH_HOME", str(tmp_path))
+    old = (FIXTURE.parent / "sources_v1.json").read_bytes()
+    sources.user_registry_path().write_bytes(old)
+    users = sources.load_user_sources()
+    assert set(users) == {"tiny", "remote"}
+    tiny, remote = users["tiny"], users["remote"]
+    assert (tiny.delimiter, tiny.column_names, tiny.rows, tiny.user) == ("|", ("a", "b"), 1, True)
+    assert (remote.header, remote.line_terminator, remote.compression) == (False, "\r\n", "gzip")
+    write_json_atomic(tmp_path / "again.json", {"sources": [s.to_json() for s in users.values()]})
+    assert (tmp_path / "again.json").read_bytes() == old
+
+
+def test_a_user_source_missing_newer_keys_takes_the_defaults():
+    from colbench.data.sources import Source
+
+    source = Source.from_json({"name": "bare", "url": "https://example.org/bare.csv"})
+    assert source == Source(name="bare", url="https://example.org/bare.csv")

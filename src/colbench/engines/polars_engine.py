@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from colbench.engines.base import CsvLayout, Engine
+from colbench.engines.base import Applied, CsvLayout, Engine
 
 
 class PolarsEngine(Engine):
@@ -19,7 +19,7 @@ class PolarsEngine(Engine):
     write_formats = {"parquet": ("uncompressed", "snappy", "zstd", "lz4", "gzip", "brotli"),
                      "feather": ("uncompressed", "lz4", "zstd")}
 
-    def configure(self, threads: int) -> dict[str, Any]:
+    def configure(self, threads: int) -> Applied:
         # polars sizes its pool once, at import, from POLARS_MAX_THREADS (set by the orchestrator)
         os.environ.setdefault("POLARS_MAX_THREADS", str(threads))
         import polars as pl

@@ -10,7 +10,8 @@ import base64
 import functools
 import io
 import math
-from collections.abc import Callable, Sequence
+import numbers
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar
@@ -184,18 +185,26 @@ def fmt_time(value: float | None) -> str:
     return ""
 
 
-def quartiles(stats: dict[str, Any] | None) -> tuple[float, float, float] | None:
+def _number(stats: Mapping[str, object], key: str) -> float | None:
+    """A statistic of a stored summary as a float; None when it is absent (or not a number)."""
+    value = stats.get(key)
+    # numbers.Real: numpy scalars too, as summaries computed in process hold them
+    return float(value) if isinstance(value, numbers.Real) and not isinstance(value, bool) else None
+
+
+def quartiles(stats: Mapping[str, object] | None) -> tuple[float, float, float] | None:
     """(q1, median, q3) of a stored summary; median ± IQR/2 when the quartiles are not stored."""
-    if not stats or stats.get("median") is None:
+    median = _number(stats, "median") if stats else None
+    if stats is None or median is None:
         return None
-    median = float(stats["median"])
-    if stats.get("q1") is not None and stats.get("q3") is not None:
-        return float(stats["q1"]), median, float(stats["q3"])
-    half = float(stats.get("iqr") or 0.0) / 2
+    q1, q3 = _number(stats, "q1"), _number(stats, "q3")
+    if q1 is not None and q3 is not None:
+        return q1, median, q3
+    half = (_number(stats, "iqr") or 0.0) / 2
     return max(median - half, 0.0), median, median + half
 
 
-def error_bar(stats: dict[str, Any] | None, scale: float = 1.0) -> tuple[float, float]:
+def error_bar(stats: Mapping[str, object] | None, scale: float = 1.0) -> tuple[float, float]:
     """(below, above) distances from the median to the quartiles, for `xerr`/`yerr`."""
     q = quartiles(stats)
     if q is None:
