@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from colbench.engines import CsvLayout, get_engine, shape
@@ -32,20 +33,33 @@ def engine_missing(name: str) -> str | None:
     return get_engine(name).unavailable()
 
 
-def input_info(ctx: Context, name: str = "data") -> dict[str, Any]:
-    return ctx.input_info.get(name) or {}
+@dataclass(frozen=True)
+class InputFacts:
+    """What the data cache told the worker about one input file (its case.json ``inputs`` entry) that a
+    benchmark reads: how to parse a CSV, and the shape the output must have."""
+
+    delimiter: str = ","
+    header: bool = True
+    rows: int | None = None
+    columns: int | None = None
+
+    @classmethod
+    def of(cls, ctx: Context, name: str = "data") -> InputFacts:
+        info = ctx.input_info.get(name) or {}
+        return cls(delimiter=info.get("delimiter") or ",", header=info.get("header", True) is not False,
+                   rows=info.get("rows"), columns=info.get("columns"))
 
 
 def csv_layout(ctx: Context, name: str = "data") -> CsvLayout:
-    info = input_info(ctx, name)
-    return CsvLayout(delimiter=info.get("delimiter") or ",", header=info.get("header", True) is not False)
+    info = InputFacts.of(ctx, name)
+    return CsvLayout(delimiter=info.delimiter, header=info.header)
 
 
 def check_shape(ctx: Context, output: Any, name: str = "data", checksum: str | None = None) -> OutputCheck:
     """Compare the output's rows × columns with what the data cache says the input holds."""
     rows, cols = shape(output)
-    info = input_info(ctx, name)
-    want_rows, want_cols = info.get("rows"), info.get("columns")
+    info = InputFacts.of(ctx, name)
+    want_rows, want_cols = info.rows, info.columns
     if want_cols is not None and cols != want_cols:
         raise CheckFailed(f"output has {cols} columns, the input has {want_cols}")
     if want_rows is not None and rows != want_rows:

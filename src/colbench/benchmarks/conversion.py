@@ -6,7 +6,7 @@ from typing import Any, ClassVar
 
 from colbench.benchmarks.common import FANNIE, TAXI_2010, check_shape, engine_missing, rows_param, threads_param
 from colbench.engines import shape
-from colbench.model.benchmark import Benchmark, Context, DataRequest, OutputCheck, Params, Work
+from colbench.model.benchmark import Benchmark, Context, DataRequest, OutputCheck, Params, Work, int_param, str_param
 from colbench.model.params import Grid, Param
 
 
@@ -26,20 +26,21 @@ class DataFrameConversion(Benchmark):
         return engine_missing("pandas")
 
     def inputs(self, params: Params) -> dict[str, DataRequest]:
-        return {"data": DataRequest(params["source"], "parquet", "uncompressed", rows=params["rows"])}
+        return {"data": DataRequest(str_param(params, "source"), "parquet", "uncompressed",
+                                    rows=int_param(params, "rows"))}
 
     def setup(self, ctx: Context) -> None:
         from colbench.engines.pyarrow_engine import PyArrowEngine, read_arrow_table
 
         PyArrowEngine().configure(ctx.threads)
         table = read_arrow_table(ctx.inputs["data"], "parquet", False)
-        ctx.state["data"] = table if ctx.params["direction"] == "to_pandas" else table.to_pandas()
+        ctx.state["data"] = table if ctx.param_str("direction") == "to_pandas" else table.to_pandas()
 
     def run(self, ctx: Context) -> Any:
         import pyarrow as pa
 
         data = ctx.state["data"]
-        if ctx.params["direction"] == "to_pandas":
+        if ctx.param_str("direction") == "to_pandas":
             return data.to_pandas()
         return pa.Table.from_pandas(data, preserve_index=False)
 

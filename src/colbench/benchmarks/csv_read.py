@@ -16,7 +16,7 @@ from colbench.benchmarks.common import (
     threads_param,
 )
 from colbench.engines import get_engine
-from colbench.model.benchmark import Benchmark, Context, DataRequest, OutputCheck, Params
+from colbench.model.benchmark import Benchmark, Context, DataRequest, OutputCheck, Params, int_param, str_param
 from colbench.model.params import Grid, Param
 
 PY_READERS = ("pyarrow", "pandas", "pandas-pyarrow", "polars", "duckdb")
@@ -39,39 +39,39 @@ class CsvRead(Benchmark):
     ))
 
     def valid(self, params: Params) -> str | None:
-        reader, output = params["reader"], params["output"]
+        reader, output = str_param(params, "reader"), str_param(params, "output")
         if output == "arrow_table" and reader != "pyarrow":
             return "only arrow reads CSV into an Arrow table (as in the post)"
-        if reader == "readr" and params["threads"] != 1:
+        if reader == "readr" and int_param(params, "threads") != 1:
             return "readr is single-threaded only"
-        if reader == "pandas" and params["threads"] != 1:
+        if reader == "pandas" and int_param(params, "threads") != 1:
             return "pandas' C parser is single-threaded"
-        if params["inference"] == "full" and reader not in ("polars", "duckdb"):
+        if str_param(params, "inference") == "full" and reader not in ("polars", "duckdb"):
             return f"{reader} infers types from all rows already"
         return None
 
     def unavailable(self, params: Params) -> str | None:
-        return engine_missing(params["reader"])
+        return engine_missing(str_param(params, "reader"))
 
     def runtime(self, params: Params) -> str:
-        return "r" if params["reader"] in R_READERS else "python"
+        return "r" if str_param(params, "reader") in R_READERS else "python"
 
     def engine_for(self, params: Params) -> str:
-        return params["reader"]
+        return str_param(params, "reader")
 
     def inputs(self, params: Params) -> dict[str, DataRequest]:
-        codec = "gzip" if params["compression"] == "gzip" else None
-        return {"data": DataRequest(params["source"], "csv", codec, rows=params["rows"])}
+        codec = "gzip" if str_param(params, "compression") == "gzip" else None
+        return {"data": DataRequest(str_param(params, "source"), "csv", codec, rows=int_param(params, "rows"))}
 
     def setup(self, ctx: Context) -> None:
-        ctx.state["engine"] = engine = get_engine(ctx.params["reader"])
+        ctx.state["engine"] = engine = get_engine(ctx.param_str("reader"))
         ctx.state["applied"] = engine.configure(ctx.threads)
-        engine.prepare(ctx.params["output"])
+        engine.prepare(ctx.param_str("output"))
         layout = csv_layout(ctx)
-        ctx.state["layout"] = dataclasses.replace(layout, full_inference=ctx.params["inference"] == "full")
+        ctx.state["layout"] = dataclasses.replace(layout, full_inference=ctx.param_str("inference") == "full")
 
     def run(self, ctx: Context) -> Any:
-        return ctx.state["engine"].read_csv(ctx.inputs["data"], ctx.state["layout"], ctx.params["output"])
+        return ctx.state["engine"].read_csv(ctx.inputs["data"], ctx.state["layout"], ctx.param_str("output"))
 
     def after_each(self, ctx: Context, output: Any) -> OutputCheck:
         return check_shape(ctx, output)

@@ -6,7 +6,17 @@ import io
 from typing import Any, ClassVar
 
 from colbench.benchmarks.common import TAXI_2016, check_shape, engine_missing, rows_param, threads_param
-from colbench.model.benchmark import Benchmark, Context, DataRequest, OutputCheck, Params, Work
+from colbench.model.benchmark import (
+    Benchmark,
+    CheckFailed,
+    Context,
+    DataRequest,
+    OutputCheck,
+    Params,
+    Work,
+    int_param,
+    str_param,
+)
 from colbench.model.params import Grid, Param
 
 MONTHS = tuple(f"nyctaxi_2016-{m:02d}" for m in range(1, 7))
@@ -29,7 +39,7 @@ class Dsib(Benchmark):
     ))
 
     def valid(self, params: Params) -> str | None:
-        if params["operation"] == "continuous_read" and params["variant"] != "plain":
+        if str_param(params, "operation") == "continuous_read" and str_param(params, "variant") != "plain":
             return "the post's continuous read used the plain files"
         return None
 
@@ -37,19 +47,19 @@ class Dsib(Benchmark):
         return engine_missing("pandas")
 
     def inputs(self, params: Params) -> dict[str, DataRequest]:
-        fmt = params["format"]
+        fmt, rows, name = str_param(params, "format"), int_param(params, "rows"), str_param(params, "variant")
         # Parquet with the post's defaults: snappy, one row group
-        codec, options = ("snappy", {"row_group_size": params["rows"]}) if fmt == "parquet" else (None, {})
-        variant = {"variant": params["variant"]} if params["variant"] != "plain" else {}
-        months = MONTHS if params["operation"] == "continuous_read" else (TAXI_2016,)
-        return {f"month_{i + 1}": DataRequest(m, fmt, codec, rows=params["rows"], options={**options, **variant})
+        codec, options = ("snappy", {"row_group_size": rows}) if fmt == "parquet" else (None, {})
+        variant = {"variant": name} if name != "plain" else {}
+        months = MONTHS if str_param(params, "operation") == "continuous_read" else (TAXI_2016,)
+        return {f"month_{i + 1}": DataRequest(m, fmt, codec, rows=rows, options={**options, **variant})
                 for i, m in enumerate(months)}
 
     def setup(self, ctx: Context) -> None:
         import pyarrow as pa
 
         pa.set_cpu_count(ctx.threads)
-        op = ctx.params["operation"]
+        op = ctx.param_str("operation")
         if op == "read":
             ctx.state["bytes"] = ctx.inputs["month_1"].read_bytes()
         elif op == "write":
@@ -60,29 +70,29 @@ class Dsib(Benchmark):
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        cat = ctx.params["variant"] == "cat"
-        if ctx.params["format"] == "parquet":
+        cat = ctx.param_str("variant") == "cat"
+        if ctx.param_str("format") == "parquet":
             source = pa.BufferReader(data) if isinstance(data, bytes) else data
             return pq.read_table(source).to_pandas(categories=["str"] if cat else None)
         source = io.BytesIO(data) if isinstance(data, bytes) else data
         return pd.read_csv(source, parse_dates=DATE_COLUMNS, dtype={"str": "category"} if cat else None)
 
     def run(self, ctx: Context) -> Any:
-        op = ctx.params["operation"]
+        op = ctx.param_str("operation")
         if op == "read":
             return self._read(ctx, ctx.state["bytes"])
         if op == "continuous_read":
             frames = [self._read(ctx, path) for path in ctx.inputs.values()]
             return frames
         frame = ctx.state["frame"]
-        if ctx.params["format"] == "parquet":
+        if ctx.param_str("format") == "parquet":
             sink = io.BytesIO()
             frame.to_parquet(sink)
             return sink.getvalue()
         return frame.to_csv()
 
     def after_each(self, ctx: Context, output: Any) -> OutputCheck:
-        op = ctx.params["operation"]
+        op = ctx.param_str("operation")
         if op == "read":
             return check_shape(ctx, output, "month_1")
         if op == "continuous_read":
@@ -91,7 +101,7 @@ class Dsib(Benchmark):
             return OutputCheck(rows=sum(len(f) for f in output), columns=output[0].shape[1])
         ctx.output_file_size = len(output)
         frame = ctx.state["frame"]
-        if ctx.params["format"] == "parquet":
+        if ctx.param_str("format") == "parquet":
             import pyarrow as pa
             import pyarrow.parquet as pq
 
@@ -100,11 +110,9 @@ class Dsib(Benchmark):
                                "month_1")
         lines = output.count("\n")
         if lines != len(frame) + 1:
-            from colbench.model.benchmark import CheckFailed
-
             raise CheckFailed(f"CSV has {lines} lines for {len(frame)} rows")
         return OutputCheck(rows=len(frame), columns=frame.shape[1])
 
     def work(self, ctx: Context) -> Work:
         sizes = [p.stat().st_size for p in ctx.inputs.values()]
-        return Work(bytes=sum(sizes), rows=int(ctx.params["rows"]) * len(sizes))
+        return Work(bytes=sum(sizes), rows=ctx.param_int("rows") * len(sizes))

@@ -6,7 +6,17 @@ from typing import Any, ClassVar
 
 from colbench.benchmarks.common import FANNIE, TAXI_2010, check_shape, engine_missing, rows_param, threads_param
 from colbench.engines import get_engine, shape
-from colbench.model.benchmark import Benchmark, CheckFailed, Context, DataRequest, OutputCheck, Params, Work
+from colbench.model.benchmark import (
+    Benchmark,
+    CheckFailed,
+    Context,
+    DataRequest,
+    OutputCheck,
+    Params,
+    Work,
+    int_param,
+    str_param,
+)
 from colbench.model.params import Grid, Param
 from colbench.paths import remove
 
@@ -39,34 +49,37 @@ class FileRead(Benchmark):
     ))
 
     def valid(self, params: Params) -> str | None:
-        if params["format"] == "feather" and params["codec"] not in POST_CODECS["feather"]:
-            return f"Feather V2 has no {params['codec']} codec"
-        if params["format"] in ("feather_v1",) and params["codec"] != "uncompressed":
+        fmt, codec = str_param(params, "format"), str_param(params, "codec")
+        name, output = str_param(params, "engine"), str_param(params, "output")
+        if fmt == "feather" and codec not in POST_CODECS["feather"]:
+            return f"Feather V2 has no {codec} codec"
+        if fmt in ("feather_v1",) and codec != "uncompressed":
             return "Feather V1 is uncompressed"
-        if params["format"] == "ipc_stream" and params["codec"] not in POST_CODECS["ipc_stream"]:
-            return f"Arrow IPC has no {params['codec']} codec"
-        engine = get_engine(params["engine"])
-        if params["engine"] in ("pandas", "fastparquet", "polars") and params["output"] == "arrow_table":
-            return f"{params['engine']} reads into its data frame"
-        return engine.can_read(params["format"], params["output"])
+        if fmt == "ipc_stream" and codec not in POST_CODECS["ipc_stream"]:
+            return f"Arrow IPC has no {codec} codec"
+        engine = get_engine(name)
+        if name in ("pandas", "fastparquet", "polars") and output == "arrow_table":
+            return f"{name} reads into its data frame"
+        return engine.can_read(fmt, output)
 
     def unavailable(self, params: Params) -> str | None:
-        return engine_missing(params["engine"])
+        return engine_missing(str_param(params, "engine"))
 
     def engine_for(self, params: Params) -> str:
-        return params["engine"]
+        return str_param(params, "engine")
 
     def inputs(self, params: Params) -> dict[str, DataRequest]:
-        return {"data": DataRequest(params["source"], params["format"], params["codec"], rows=params["rows"])}
+        return {"data": DataRequest(str_param(params, "source"), str_param(params, "format"),
+                                    str_param(params, "codec"), rows=int_param(params, "rows"))}
 
     def setup(self, ctx: Context) -> None:
-        ctx.state["engine"] = engine = get_engine(ctx.params["engine"])
+        ctx.state["engine"] = engine = get_engine(ctx.param_str("engine"))
         engine.configure(ctx.threads)
-        engine.prepare(ctx.params["output"])
+        engine.prepare(ctx.param_str("output"))
 
     def run(self, ctx: Context) -> Any:
-        p = ctx.params
-        return ctx.state["engine"].read(ctx.inputs["data"], p["format"], p["output"], bool(p["memory_map"]))
+        return ctx.state["engine"].read(ctx.inputs["data"], ctx.param_str("format"), ctx.param_str("output"),
+                                        ctx.param_bool("memory_map"))
 
     def after_each(self, ctx: Context, output: Any) -> OutputCheck:
         return check_shape(ctx, output)
@@ -81,43 +94,46 @@ class FileWrite(Benchmark):
     ))
 
     def valid(self, params: Params) -> str | None:
-        engine = get_engine(params["engine"])
-        if params["format"] == "feather" and params["codec"] not in POST_CODECS["feather"]:
-            return f"Feather V2 has no {params['codec']} codec"
-        if params["format"] == "feather_v1" and params["codec"] != "uncompressed":
+        fmt, codec = str_param(params, "format"), str_param(params, "codec")
+        name, given = str_param(params, "engine"), str_param(params, "input")
+        engine = get_engine(name)
+        if fmt == "feather" and codec not in POST_CODECS["feather"]:
+            return f"Feather V2 has no {codec} codec"
+        if fmt == "feather_v1" and codec != "uncompressed":
             return "Feather V1 is uncompressed"
-        if params["input"] == "arrow_table" and params["engine"] not in ("pyarrow", "duckdb"):
-            return f"{params['engine']} writes from its data frame"
-        if params["input"] == "dataframe" and params["engine"] == "duckdb":
+        if given == "arrow_table" and name not in ("pyarrow", "duckdb"):
+            return f"{name} writes from its data frame"
+        if given == "dataframe" and name == "duckdb":
             return "duckdb writes from Arrow here"
-        return engine.can_write(params["format"], params["codec"])
+        return engine.can_write(fmt, codec)
 
     def unavailable(self, params: Params) -> str | None:
-        return engine_missing(params["engine"])
+        return engine_missing(str_param(params, "engine"))
 
     def engine_for(self, params: Params) -> str:
-        return params["engine"]
+        return str_param(params, "engine")
 
     def inputs(self, params: Params) -> dict[str, DataRequest]:
         # the data to write comes from an uncompressed Parquet file of the same source (untimed load)
-        return {"data": DataRequest(params["source"], "parquet", "uncompressed", rows=params["rows"])}
+        return {"data": DataRequest(str_param(params, "source"), "parquet", "uncompressed",
+                                    rows=int_param(params, "rows"))}
 
     def setup(self, ctx: Context) -> None:
-        p = ctx.params
-        ctx.state["engine"] = engine = get_engine(p["engine"])
+        name = ctx.param_str("engine")
+        ctx.state["engine"] = engine = get_engine(name)
         engine.configure(ctx.threads)
         data = engine.load_for_write(ctx.inputs["data"], "parquet")
-        if p["engine"] == "pyarrow" and p["input"] == "dataframe":
+        if name == "pyarrow" and ctx.param_str("input") == "dataframe":
             data = data.to_pandas()
         ctx.state["data"] = data
-        ctx.state["target"] = ctx.scratch / f"out.{p['format']}"
+        ctx.state["target"] = ctx.scratch / f"out.{ctx.param_str('format')}"
 
     def before_each(self, ctx: Context) -> None:
         remove(ctx.state["target"], within=ctx.scratch, own_temp=True)  # the worker's own scratch
 
     def run(self, ctx: Context) -> Any:
-        p = ctx.params
-        ctx.state["engine"].write(ctx.state["data"], ctx.state["target"], p["format"], p["codec"])
+        ctx.state["engine"].write(ctx.state["data"], ctx.state["target"], ctx.param_str("format"),
+                                  ctx.param_str("codec"))
         return ctx.state["target"]
 
     def after_each(self, ctx: Context, output: Any) -> OutputCheck:
@@ -125,7 +141,7 @@ class FileWrite(Benchmark):
 
         # Read back what was written with pyarrow: the right format, the right shape (the 2020 scripts
         # once wrote Parquet where they meant Feather; this would catch it).
-        written = read_arrow_table(output, ctx.params["format"], memory_map=True)
+        written = read_arrow_table(output, ctx.param_str("format"), memory_map=True)
         ctx.output_file_size = output.stat().st_size
         check = check_shape(ctx, written)
         if written.num_rows == 0:

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 
 from colbench.benchmarks.common import threads_param
-from colbench.model.benchmark import Benchmark, CheckFailed, Context, OutputCheck, Params, Work
+from colbench.model.benchmark import Benchmark, CheckFailed, Context, OutputCheck, Params, Work, int_param, str_param
 from colbench.model.params import Grid, Param, positive
 
 TYPES = ("binary", "int32", "int64")
@@ -116,6 +117,29 @@ def open_reader(data: Any, source: str) -> Any:
     return pa.ipc.open_file(pa.PythonFile(io.BytesIO(data), mode="r"))  # BytesIO(bytes) itself shares, not copies
 
 
+@dataclass(frozen=True)
+class IpcCase:
+    """The params of one ipc-bandwidth case, typed (a wrong type raises ParamTypeError naming the param)."""
+
+    type: str
+    value_size: int
+    rows: int
+    batch_rows: int
+    source: str
+    access: str
+
+    @classmethod
+    def of(cls, params: Params) -> IpcCase:
+        return cls(type=str_param(params, "type"), value_size=int_param(params, "value_size"),
+                   rows=int_param(params, "rows"), batch_rows=int_param(params, "batch_rows"),
+                   source=str_param(params, "source"), access=str_param(params, "access"))
+
+    @property
+    def width(self) -> int:
+        """Value bytes per row: the binary value's size, else the integer's."""
+        return self.value_size if self.type == "binary" else (4 if self.type == "int32" else 8)
+
+
 class IpcBandwidth(Benchmark):
     name = "ipc-bandwidth"
     throughput_of = "value bytes touched, as Gbit/s (E3)"
@@ -135,42 +159,42 @@ class IpcBandwidth(Benchmark):
     ))
 
     def valid(self, params: Params) -> str | None:
-        if params["type"] != "binary" and params["access"] == "offsets":
+        if str_param(params, "type") != "binary" and str_param(params, "access") == "offsets":
             return "fixed-width columns have no offsets"
         return None
 
     def unavailable(self, params: Params) -> str | None:
         from colbench.runtimes import get_runtime
 
-        return get_runtime(params["runtime"]).unavailable()
+        return get_runtime(str_param(params, "runtime")).unavailable()
 
     def runtime(self, params: Params) -> str:
-        return params["runtime"]
+        return str_param(params, "runtime")
 
     def engine_for(self, params: Params) -> str:
-        return "arrow-java" if params["runtime"] == "java" else "pyarrow"
+        return "arrow-java" if str_param(params, "runtime") == "java" else "pyarrow"
 
     def setup(self, ctx: Context) -> None:
         import pyarrow as pa
 
-        p = ctx.params
+        p = IpcCase.of(ctx.params)
         pa.set_cpu_count(ctx.threads)
-        buffers = [write_ipc_file(make_column(p["type"], p["rows"], p["value_size"], ctx.seed + t), p["batch_rows"])
+        buffers = [write_ipc_file(make_column(p.type, p.rows, p.value_size, ctx.seed + t), p.batch_rows)
                    for t in range(ctx.threads)]
         # for the copying stream, the file's bytes as a Python object, made once, untimed
-        ctx.state["buffers"] = buffers if p["source"] == "buffer" else [b.to_pybytes() for b in buffers]
+        ctx.state["buffers"] = buffers if p.source == "buffer" else [b.to_pybytes() for b in buffers]
         ctx.units["gbps"] = "Gbit/s"
 
     def run(self, ctx: Context) -> Any:
-        p = ctx.params
+        p = IpcCase.of(ctx.params)
         results: list[tuple[int, int] | BaseException] = [(0, 0)] * ctx.threads
         barrier = threading.Barrier(ctx.threads)
 
         def read(index: int) -> None:
             try:
                 barrier.wait()
-                reader = open_reader(ctx.state["buffers"][index], p["source"])
-                results[index] = consume(reader, p["type"], p["access"])
+                reader = open_reader(ctx.state["buffers"][index], p.source)
+                results[index] = consume(reader, p.type, p.access)
             except BaseException as exc:  # surfaced below: a thread's failure is the case's failure
                 results[index] = exc
 
@@ -181,26 +205,27 @@ class IpcBandwidth(Benchmark):
         for worker in workers:
             worker.join()
         elapsed = (time.perf_counter_ns() - started) / 1e9
+        done: list[tuple[int, int]] = []
         for r in results:
             if isinstance(r, BaseException):
                 raise r
-        total = sum(r[0] for r in results)  # type: ignore[index]
+            done.append(r)
+        total = sum(consumed for consumed, _ in done)
         ctx.iteration_metrics["gbps"] = total * 8 / elapsed / 1e9
-        return results
+        return done
 
     def after_each(self, ctx: Context, output: Any) -> OutputCheck:
-        p = ctx.params
-        per_thread = p["rows"] * (p["value_size"] if p["type"] == "binary" else (4 if p["type"] == "int32" else 8))
+        p = IpcCase.of(ctx.params)
+        per_thread = p.rows * p.width
         for consumed, _ in output:
             if consumed != per_thread:
                 raise CheckFailed(f"counted {consumed} value bytes, expected {per_thread}")
         checksum = 0
         for _, c in output:
             checksum ^= c
-        return OutputCheck(rows=p["rows"] * ctx.threads, columns=1,
-                           checksum=None if p["access"] == "lazy" else f"{checksum:016x}")
+        return OutputCheck(rows=p.rows * ctx.threads, columns=1,
+                           checksum=None if p.access == "lazy" else f"{checksum:016x}")
 
     def work(self, ctx: Context) -> Work:
-        p = ctx.params
-        width = p["value_size"] if p["type"] == "binary" else (4 if p["type"] == "int32" else 8)
-        return Work(bytes=p["rows"] * width * ctx.threads, rows=p["rows"] * ctx.threads)
+        p = IpcCase.of(ctx.params)
+        return Work(bytes=p.rows * p.width * ctx.threads, rows=p.rows * ctx.threads)

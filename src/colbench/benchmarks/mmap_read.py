@@ -7,7 +7,17 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from colbench.benchmarks.common import check_shape, rows_param, threads_param
-from colbench.model.benchmark import Benchmark, CheckFailed, Context, DataRequest, OutputCheck, Params, Work
+from colbench.model.benchmark import (
+    Benchmark,
+    CheckFailed,
+    Context,
+    DataRequest,
+    OutputCheck,
+    Params,
+    Work,
+    int_param,
+    str_param,
+)
 from colbench.model.params import Grid, Param
 from colbench.paths import remove
 
@@ -26,8 +36,9 @@ class MmapRead(Benchmark):
     ))
 
     def inputs(self, params: Params) -> dict[str, DataRequest]:
-        fmt = "csv" if params["operation"] == "read_csv" else "feather"
-        return {"data": DataRequest("int64_frame", fmt, None if fmt == "csv" else "uncompressed", rows=params["rows"])}
+        fmt = "csv" if str_param(params, "operation") == "read_csv" else "feather"
+        return {"data": DataRequest("int64_frame", fmt, None if fmt == "csv" else "uncompressed",
+                                    rows=int_param(params, "rows"))}
 
     def setup(self, ctx: Context) -> None:
         import pyarrow as pa
@@ -36,9 +47,10 @@ class MmapRead(Benchmark):
 
         pa.set_cpu_count(ctx.threads)
         pa.set_io_thread_count(ctx.threads)
-        if ctx.params["operation"].startswith("write"):
+        op = ctx.param_str("operation")
+        if op.startswith("write"):
             ctx.state["table"] = read_arrow_table(ctx.inputs["data"], "feather", False).combine_chunks()
-            ctx.state["target"] = ctx.scratch / ("out.arrow" if ctx.params["operation"] == "write_arrow" else "out.csv")
+            ctx.state["target"] = ctx.scratch / ("out.arrow" if op == "write_arrow" else "out.csv")
 
     def before_each(self, ctx: Context) -> None:
         if "target" in ctx.state:
@@ -49,7 +61,7 @@ class MmapRead(Benchmark):
         import pyarrow.csv as pacsv
         import pyarrow.feather as feather
 
-        op, path = ctx.params["operation"], str(ctx.inputs["data"])
+        op, path = ctx.param_str("operation"), str(ctx.inputs["data"])
         if op == "write_arrow":
             feather.write_feather(ctx.state["table"], ctx.state["target"], compression="uncompressed")
             return ctx.state["target"]
@@ -68,7 +80,7 @@ class MmapRead(Benchmark):
         return pacsv.read_csv(path)
 
     def after_each(self, ctx: Context, output: Any) -> OutputCheck:
-        op = ctx.params["operation"]
+        op = ctx.param_str("operation")
         if op.startswith("write"):
             import pyarrow as pa
             import pyarrow.csv as pacsv
@@ -83,11 +95,11 @@ class MmapRead(Benchmark):
             if not all(col.flags.writeable and col.flags.owndata for col in output.values()):
                 raise CheckFailed("read_copy must give owned, writable columns")
             rows = {len(col) for col in output.values()}
-            if rows != {ctx.params["rows"]} or len(output) != 10:
+            if rows != {ctx.param_int("rows")} or len(output) != 10:
                 raise CheckFailed(f"read_copy gave {len(output)} columns of {rows} rows")
-            return OutputCheck(rows=ctx.params["rows"], columns=len(output))
+            return OutputCheck(rows=ctx.param_int("rows"), columns=len(output))
         return check_shape(ctx, output)
 
     def work(self, ctx: Context) -> Work:
-        rows = int(ctx.params["rows"])
+        rows = ctx.param_int("rows")
         return Work(bytes=rows * 10 * 8, rows=rows)

@@ -7,7 +7,7 @@ import sys
 import time
 from typing import Any, ClassVar
 
-from colbench.model.benchmark import Benchmark, Context, OutputCheck, Work
+from colbench.model.benchmark import Benchmark, Context, OutputCheck, Params, Work, float_param
 from colbench.model.params import Grid, Param, non_negative
 
 ERRORS = ("none", "exception", "segfault", "oom", "hang", "junk", "rt-signal")
@@ -57,11 +57,11 @@ class Placebo(Benchmark):
               "(untimed)"),
     ))
 
-    def estimate_seconds(self, params: dict[str, Any]) -> float | None:
-        return float(params["duration"])
+    def estimate_seconds(self, params: Params) -> float | None:
+        return float_param(params, "duration")
 
     def setup(self, ctx: Context) -> None:
-        busy(int(ctx.params["setup_work"]))
+        busy(ctx.param_int("setup_work"))
         ctx.state["hoard"] = []
         # A known slowdown for testing comparisons: `--env slow="@current COLBENCH_PLACEBO_FACTOR=1.06"`
         ctx.state["factor"] = float(os.environ.get("COLBENCH_PLACEBO_FACTOR", "1"))
@@ -69,7 +69,7 @@ class Placebo(Benchmark):
             ctx.warn(f"placebo duration scaled by COLBENCH_PLACEBO_FACTOR={ctx.state['factor']}")
 
     def run(self, ctx: Context) -> Any:
-        error = ctx.params["error"]
+        error = ctx.param_str("error")
         if error == "exception":
             raise RuntimeError("placebo raised on purpose")
         if error == "segfault":
@@ -90,7 +90,7 @@ class Placebo(Benchmark):
             sys.stdout.flush()
             sys.stderr.buffer.write(os.urandom(256) + b"\n")
             sys.stderr.flush()
-        return spin(float(ctx.params["duration"]) * ctx.state["factor"]) + busy(int(ctx.params["work"]))
+        return spin(ctx.param_float("duration") * ctx.state["factor"]) + busy(ctx.param_int("work"))
 
     def after_each(self, ctx: Context, output: Any) -> OutputCheck:
         return OutputCheck(rows=1, columns=1, checksum=_CHECKSUM)

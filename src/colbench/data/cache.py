@@ -36,7 +36,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import pyarrow as pa
 
@@ -44,9 +44,12 @@ from colbench.data import csvio, formats, manifest, variants
 from colbench.data.atomic import TEMP_MARK, FileLock, atomic_path, temp_files_for, write_json_atomic
 from colbench.data.download import archive_path, decompress, downloads_dir, require_archive, source_state
 from colbench.data.errors import DataError
+from colbench.data.formats import FormatOptions
 from colbench.data.hashing import file_digest
+from colbench.data.manifest import Lineage
 from colbench.data.sources import Source, all_sources
 from colbench.data.synth import GENERATORS, Generator, TextLayout
+from colbench.data.synth.base import GenOptions, OptionValue
 from colbench.model.benchmark import DataRequest
 from colbench.paths import check_name, data_dir, owned, owned_dir, remove
 
@@ -57,6 +60,35 @@ _KEEP: Any = object()
 
 class CacheWarning(UserWarning):
     """A cached file was found corrupt or stale and is being rebuilt."""
+
+
+class InputDoc(TypedDict):
+    """One ``inputs`` entry of a worker's case.json (docs/protocol.md)."""
+
+    path: str
+    size_bytes: int
+    dataset: str
+    format: str
+    codec: str | None
+    rows: int
+    columns: int
+    delimiter: str | None
+    header: bool | None
+    sha256: str
+
+
+class SizeRow(TypedDict):
+    """One cached file in the file-size table."""
+
+    dataset: str
+    rows: int
+    synthetic: bool
+    seed: int | None
+    format: str
+    codec: str | None
+    options: dict[str, OptionValue]
+    size_bytes: int
+    path: str
 
 
 @dataclass
@@ -78,10 +110,10 @@ class CachedFile:
     column_names: list[str] | None = None
     synthetic: bool = True
     seed: int | None = None
-    options: dict[str, Any] = field(default_factory=dict)
-    lineage: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, OptionValue] = field(default_factory=dict)  # the request's: generator, variant and format
+    lineage: Lineage | None = None
 
-    def to_input_json(self) -> dict[str, Any]:
+    def to_input_json(self) -> InputDoc:
         """The ``inputs`` entry of a worker's case.json (see docs/protocol.md)."""
         return {"path": str(self.path), "size_bytes": self.size_bytes, "dataset": self.dataset,
                 "format": self.format, "codec": self.codec, "rows": self.rows, "columns": self.columns,
@@ -99,10 +131,10 @@ class FilePlan:
     rows: int | None  # None: the real file
     seed: int
     variant: str | None  # DSIB "str"/"cat"; None = plain
-    gen_options: dict[str, Any]
-    fmt_options: dict[str, Any]
+    gen_options: GenOptions
+    fmt_options: FormatOptions
     path: Path
-    lineage: dict[str, Any]
+    lineage: Lineage
     source: Source | None
     generator: Generator | None
 
@@ -117,10 +149,10 @@ class FilePlan:
         base = _base_layout(self)
         return variants.layout(base) if self.variant else base
 
-    def derived(self, format: str | None = None, codec: Any = _KEEP, fmt_options: dict[str, Any] | None = None,
+    def derived(self, format: str | None = None, codec: Any = _KEEP, fmt_options: FormatOptions | None = None,
                 variant: Any = _KEEP) -> FilePlan:
         """Another file of the same data (its CSV, its plain variant …), resolved the same way."""
-        opts = dict(self.gen_options)
+        opts: dict[str, OptionValue] = dict(self.gen_options)
         chosen = self.variant if variant is _KEEP else variant
         if chosen:
             opts["variant"] = chosen
@@ -148,7 +180,7 @@ def known_datasets() -> list[str]:
     return names + [g for g in GENERATORS if g not in names]
 
 
-def _slug(plan_rows: int | None, seed: int, gen: Generator | None, gen_options: dict[str, Any],
+def _slug(plan_rows: int | None, seed: int, gen: Generator | None, gen_options: GenOptions,
           variant: str | None) -> str:
     parts = ["real"] if plan_rows is None else [f"r{plan_rows}", f"s{seed}"]
     if gen is not None and plan_rows is not None:
@@ -159,7 +191,7 @@ def _slug(plan_rows: int | None, seed: int, gen: Generator | None, gen_options: 
     return "-".join(parts)
 
 
-def _slugval(v: Any) -> str:
+def _slugval(v: OptionValue) -> str:
     return {"\t": "tab", ",": "comma", "|": "pipe"}.get(str(v), str(v))
 
 
@@ -193,9 +225,9 @@ def resolve(request: DataRequest, root: Path | None = None) -> FilePlan:
     if real:
         if opts:
             raise DataError(f"options {', '.join(sorted(opts))} only apply to synthetic data (pass rows=N)")
-        gen_options: dict[str, Any] = {}
+        gen_options: GenOptions = {}
         assert source is not None
-        lineage: dict[str, Any] = {"kind": "real", "source": name, "checksum": source.checksum,
+        lineage: Lineage = {"kind": "real", "source": name, "checksum": source.checksum,
                                    "origin": source.origin}
     else:
         if gen is None:
@@ -251,7 +283,7 @@ def _materialize(plan: FilePlan, *, verify: bool = False) -> CachedFile:
 
 
 def _cached(plan: FilePlan, entry: manifest.Entry) -> CachedFile:
-    layout = TextLayout.from_json(entry.layout) if entry.layout else None
+    layout = entry.layout
     return CachedFile(
         path=plan.path, size_bytes=entry.size_bytes, rows=entry.rows, columns=entry.columns,
         dataset=plan.dataset, format=plan.format, codec=plan.codec, sha256=entry.sha256,
@@ -285,7 +317,7 @@ def _build(plan: FilePlan) -> manifest.Entry:
     entry = manifest.Entry(
         file=plan.path.name, dataset=plan.dataset, format=plan.format, codec=plan.codec, rows=rows,
         columns=columns, size_bytes=size, sha256=digest, mtime_ns=st.st_mtime_ns, lineage=plan.lineage,
-        request=plan.request.to_json(), layout=layout.to_json() if layout else None,
+        request=plan.request, layout=layout,
         schema=[[f.name, str(f.type)] for f in schema] if schema is not None else None,
         created=datetime.now(UTC).isoformat(timespec="seconds"),
         build_seconds=round(time.perf_counter() - start, 3), inputs=inputs)
@@ -375,7 +407,7 @@ def cached_files(root: Path | None = None, dataset: str | None = None) -> list[C
     base = cache_dir(root)
     out = []
     for path, entry in manifest.entries(base / known_dataset(dataset) if dataset is not None else base):
-        layout = TextLayout.from_json(entry.layout) if entry.layout else None
+        layout = entry.layout
         out.append(CachedFile(
             path=path, size_bytes=entry.size_bytes, rows=entry.rows, columns=entry.columns, dataset=entry.dataset,
             format=entry.format, codec=entry.codec, sha256=entry.sha256,
@@ -384,12 +416,12 @@ def cached_files(root: Path | None = None, dataset: str | None = None) -> list[C
             blank_line_after_header=layout.blank_line_after_header if layout else None,
             column_names=list(layout.column_names) if layout and layout.column_names else None,
             synthetic=entry.lineage.get("kind") == "synthetic",
-            seed=entry.lineage.get("seed"), options=dict(entry.request.get("options") or {}),
+            seed=entry.lineage.get("seed"), options=dict(entry.request.options),
             lineage=entry.lineage))
     return out
 
 
-def size_table(root: Path | None = None, dataset: str | None = None) -> list[dict[str, Any]]:
+def size_table(root: Path | None = None, dataset: str | None = None) -> list[SizeRow]:
     """Rows of (dataset, rows, seed, format, codec, options, size_bytes), for reports."""
     return [{"dataset": c.dataset, "rows": c.rows, "synthetic": c.synthetic, "seed": c.seed, "format": c.format,
              "codec": c.codec, "options": c.options, "size_bytes": c.size_bytes, "path": str(c.path)}
@@ -418,7 +450,7 @@ def clean(root: Path | None = None, *, dataset: str | None = None, downloads: bo
     if stale_only:
         for path, entry in list(manifest.entries(base)):
             try:
-                current = resolve(DataRequest.from_json(entry.request), root).lineage
+                current = resolve(entry.request, root).lineage
             except DataError:
                 current = None
             if current is None or manifest.normalized(current) != manifest.normalized(entry.lineage):

@@ -28,7 +28,7 @@ from urllib.request import Request, urlopen
 from colbench.data.atomic import atomic_path, write_json_atomic
 from colbench.data.errors import DataError
 from colbench.data.hashing import file_digest, matches, parse_checksum
-from colbench.data.sources import Source, SourceState
+from colbench.data.sources import ArchiveRecord, Source, SourceState
 from colbench.paths import check_name, inside, owned_dir, remove
 
 BLOCK = 1 << 20
@@ -168,20 +168,22 @@ def source_state(source: Source, root: Path) -> SourceState:
     return state
 
 
-def _read_sidecar(archive: Path) -> dict[str, Any] | None:
+def _read_sidecar(archive: Path) -> ArchiveRecord | None:
     import json
 
     try:
-        return json.loads(_sidecar(archive).read_text())
+        record: ArchiveRecord = json.loads(_sidecar(archive).read_text())
     except (OSError, ValueError):
         return None
+    return record
 
 
-def _record(archive: Path, source: Source, found: str, verified: bool) -> dict[str, Any]:
+def _record(archive: Path, source: Source, found: str, verified: bool) -> ArchiveRecord:
     st = archive.stat()
-    doc = {"source": source.name, "origin": source.origin, "size": st.st_size, "mtime_ns": st.st_mtime_ns,
-           "checksum": source.checksum, "found": found, "verified": verified,
-           "sha256": found.split(":", 1)[1] if found.startswith("sha256:") else file_digest(archive)}
+    doc: ArchiveRecord = {
+        "source": source.name, "origin": source.origin, "size": st.st_size, "mtime_ns": st.st_mtime_ns,
+        "checksum": source.checksum, "found": found, "verified": verified,
+        "sha256": found.split(":", 1)[1] if found.startswith("sha256:") else file_digest(archive)}
     write_json_atomic(_sidecar(archive), doc)
     return doc
 

@@ -22,10 +22,9 @@ from __future__ import annotations
 import gzip
 import shutil
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pyarrow as pa
 import pyarrow.feather as feather
@@ -54,6 +53,8 @@ FORMATS: dict[str, FormatSpec] = {
     "ipc_stream": FormatSpec("ipc_stream", "arrows", ("uncompressed", "lz4", "zstd"), "uncompressed"),
 }
 FORMAT_OPTIONS = ("row_group_size", "chunk_size", "compression_level")
+#: the format options that apply to a file's format (integers only): part of its name and its lineage
+FormatOptions = dict[str, int]
 FEATHER_CHUNK = 64 * 1024  # pyarrow.feather.write_feather's default chunksize
 GZIP_LEVEL = 6  # what the gzip tool uses
 
@@ -78,22 +79,23 @@ def normalize(fmt: str, codec: str | None) -> tuple[str, str | None]:
     return fmt, c
 
 
-def file_name(fmt: str, codec: str | None, options: dict[str, Any]) -> str:
+def file_name(fmt: str, codec: str | None, options: FormatOptions) -> str:
     parts = [fmt] + ([codec] if codec else []) + [f"{k}={options[k]}" for k in sorted(options)]
     ext = FORMATS[fmt].extension + (".gz" if fmt == "csv" and codec == "gzip" else "")
     return "-".join(str(p) for p in parts) + "." + ext
 
 
-def format_options(fmt: str, options: dict[str, Any]) -> dict[str, Any]:
+def format_options(fmt: str, options: Mapping[str, str | int | float | bool | None]) -> FormatOptions:
     """The format options that apply to ``fmt`` (ints), validated."""
-    out: dict[str, Any] = {}
+    out: FormatOptions = {}
     for key in FORMAT_OPTIONS:
-        if options.get(key) is None:
+        given = options.get(key)
+        if given is None:
             continue
         try:
-            value = int(options[key])
+            value = int(given)
         except (TypeError, ValueError):
-            raise DataError(f"option {key} must be an integer, got {options[key]!r}") from None
+            raise DataError(f"option {key} must be an integer, got {given!r}") from None
         if key == "row_group_size" and fmt != "parquet":
             continue  # meaningless elsewhere; keep the cache key independent of it
         if key == "chunk_size" and fmt not in ("feather", "ipc_file", "ipc_stream"):
@@ -131,7 +133,7 @@ class Written:
     schema: pa.Schema
 
 
-def write_batches(fmt: str, codec: str | None, options: dict[str, Any], schema: pa.Schema,
+def write_batches(fmt: str, codec: str | None, options: FormatOptions, schema: pa.Schema,
                   batches: Iterable[pa.RecordBatch] | pa.Table, dest: Path) -> Written:
     """Write typed data as ``fmt``/``codec`` to ``dest`` (a temporary path; the caller renames).
 

@@ -11,20 +11,85 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Required, TypedDict
 
 from colbench.data.atomic import write_json_atomic
+from colbench.data.formats import FormatOptions
 from colbench.data.hashing import file_digest
+from colbench.data.synth.base import GenOptions, LayoutDoc, TextLayout
+from colbench.model.benchmark import DataRequest
 
 MANIFEST_VERSION = 1
 SUFFIX = ".manifest.json"
 
 
-def normalized(doc: Any) -> Any:
+class VariantLineage(TypedDict):
+    """A DSIB variant ("str", "cat") derived from the plain file, and the version of that derivation."""
+
+    name: str
+    version: str
+
+
+class GzipLineage(TypedDict):
+    level: int
+
+
+class FormatLineage(TypedDict):
+    """How a binary file was converted: its format, codec, format options and the converter's version."""
+
+    format: str
+    codec: str | None
+    options: FormatOptions
+    converter: str
+
+
+class Lineage(TypedDict, total=False):
+    """Where a cached file comes from. A real file names its source (``source``, ``checksum``, ``origin``); a twin
+    its generator (``generator``, ``version``, ``rows``, ``seed``, ``options``); then what was made of it. Kept as
+    the JSON object it is on disk (keys absent, not null, when they do not apply), so lineages compare as stored."""
+
+    kind: Required[str]  # "real" or "synthetic"
+    source: str
+    checksum: str | None
+    origin: str
+    generator: str
+    version: str
+    rows: int | None
+    seed: int
+    options: GenOptions
+    variant: VariantLineage
+    gzip: GzipLineage
+    format: FormatLineage
+
+
+def normalized(doc: Lineage) -> object:
     """JSON round trip, so that tuples, ints-as-floats etc. compare the way they are stored."""
-    return json.loads(json.dumps(doc, sort_keys=True))
+    result: object = json.loads(json.dumps(doc, sort_keys=True))
+    return result
+
+
+class EntryDoc(TypedDict):
+    """An Entry as its sidecar holds it."""
+
+    file: str
+    dataset: str
+    format: str
+    codec: str | None
+    rows: int
+    columns: int
+    size_bytes: int
+    sha256: str
+    mtime_ns: int
+    lineage: Lineage
+    request: dict[str, Any]  # DataRequest.to_json(), the model's JSON form
+    layout: LayoutDoc | None
+    schema: list[list[str]] | None
+    created: str
+    build_seconds: float
+    inputs: list[str]
+    manifest_version: int
 
 
 @dataclass
@@ -38,22 +103,34 @@ class Entry:
     size_bytes: int
     sha256: str
     mtime_ns: int
-    lineage: dict[str, Any]
-    request: dict[str, Any]
-    layout: dict[str, Any] | None = None
+    lineage: Lineage
+    request: DataRequest
+    layout: TextLayout | None = None
     schema: list[list[str]] | None = None
     created: str = ""
     build_seconds: float = 0.0
     inputs: list[str] = field(default_factory=list)
     manifest_version: int = MANIFEST_VERSION
 
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+    def to_json(self) -> EntryDoc:
+        return {"file": self.file, "dataset": self.dataset, "format": self.format, "codec": self.codec,
+                "rows": self.rows, "columns": self.columns, "size_bytes": self.size_bytes, "sha256": self.sha256,
+                "mtime_ns": self.mtime_ns, "lineage": self.lineage, "request": self.request.to_json(),
+                "layout": self.layout.to_json() if self.layout is not None else None,
+                "schema": [list(pair) for pair in self.schema] if self.schema is not None else None,
+                "created": self.created, "build_seconds": self.build_seconds, "inputs": list(self.inputs),
+                "manifest_version": self.manifest_version}
 
     @classmethod
-    def from_json(cls, doc: dict[str, Any]) -> Entry:
-        known = set(cls.__dataclass_fields__)
-        return cls(**{k: v for k, v in doc.items() if k in known})
+    def from_json(cls, doc: EntryDoc) -> Entry:
+        layout = doc.get("layout")
+        return cls(file=doc["file"], dataset=doc["dataset"], format=doc["format"], codec=doc["codec"],
+                   rows=doc["rows"], columns=doc["columns"], size_bytes=doc["size_bytes"], sha256=doc["sha256"],
+                   mtime_ns=doc["mtime_ns"], lineage=doc["lineage"], request=DataRequest.from_json(doc["request"]),
+                   layout=TextLayout.from_json(layout) if layout else None, schema=doc.get("schema"),
+                   created=doc.get("created", ""), build_seconds=doc.get("build_seconds", 0.0),
+                   inputs=list(doc.get("inputs") or []),
+                   manifest_version=doc.get("manifest_version", MANIFEST_VERSION))
 
 
 def sidecar(path: Path) -> Path:
@@ -66,7 +143,7 @@ def read(path: Path) -> Entry | None:
         if doc.get("manifest_version") != MANIFEST_VERSION:
             return None
         return Entry.from_json(doc)
-    except (OSError, ValueError, TypeError):
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):  # unreadable or not an entry: rebuilt
         return None
 
 
@@ -74,7 +151,7 @@ def write(path: Path, entry: Entry) -> None:
     write_json_atomic(sidecar(path), entry.to_json())
 
 
-def status(path: Path, lineage: dict[str, Any], *, verify: bool = False) -> tuple[str, Entry | None]:
+def status(path: Path, lineage: Lineage, *, verify: bool = False) -> tuple[str, Entry | None]:
     """``ok``, ``missing``, ``unrecorded`` (file without entry), ``stale`` (other lineage), or
     ``corrupt: <why>``. Hashes the file only when asked to or when its mtime changed."""
     entry = read(path)

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Required, TypedDict
 from urllib.parse import urlparse
 
 from colbench.data.columns import (
@@ -31,6 +31,31 @@ from colbench.data.synth import GENERATORS
 from colbench.paths import NAME_PATTERN, colbench_home
 
 COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz"}
+
+
+class SourceDoc(TypedDict, total=False):
+    """A Source as JSON (an entry of ``$COLBENCH_HOME/sources.json``); only ``name`` is required to read one."""
+
+    name: Required[str]
+    url: str | None
+    path: str | None
+    checksum: str | None
+    compressed_size: int | None
+    size: int | None
+    rows: int | None
+    columns: int | None
+    delimiter: str
+    header: bool
+    blank_line_after_header: bool
+    line_terminator: str
+    column_names: list[str]
+    schema: list[list[str]]
+    homepage: str | None
+    description: str
+    notes: str
+    twin: str | None
+    variants: list[str]
+    user: bool
 
 
 @dataclass(frozen=True)
@@ -73,21 +98,28 @@ class Source:
     def compression(self) -> str | None:
         return COMPRESSIONS.get(Path(self.filename).suffix.lower())
 
-    def to_json(self) -> dict[str, Any]:
-        doc = asdict(self)
-        doc["column_names"] = list(self.column_names)
-        doc["schema"] = [list(x) for x in self.schema]
-        doc["variants"] = list(self.variants)
-        return doc
+    def to_json(self) -> SourceDoc:
+        return {"name": self.name, "url": self.url, "path": self.path, "checksum": self.checksum,
+                "compressed_size": self.compressed_size, "size": self.size, "rows": self.rows,
+                "columns": self.columns, "delimiter": self.delimiter, "header": self.header,
+                "blank_line_after_header": self.blank_line_after_header, "line_terminator": self.line_terminator,
+                "column_names": list(self.column_names), "schema": [list(x) for x in self.schema],
+                "homepage": self.homepage, "description": self.description, "notes": self.notes, "twin": self.twin,
+                "variants": list(self.variants), "user": self.user}
 
     @classmethod
-    def from_json(cls, doc: dict[str, Any]) -> Source:
-        doc = dict(doc)
-        doc["column_names"] = tuple(doc.get("column_names") or ())
-        doc["schema"] = tuple(tuple(x) for x in doc.get("schema") or ())
-        doc["variants"] = tuple(doc.get("variants") or ())
-        known = set(cls.__dataclass_fields__)
-        return cls(**{k: v for k, v in doc.items() if k in known})
+    def from_json(cls, doc: SourceDoc) -> Source:
+        """A source from its JSON object; a key it lacks takes the field's default (as older registries did)."""
+        schema = tuple((str(name), str(kind)) for name, kind in doc.get("schema") or ())
+        return cls(name=doc["name"], url=doc.get("url"), path=doc.get("path"), checksum=doc.get("checksum"),
+                   compressed_size=doc.get("compressed_size"), size=doc.get("size"), rows=doc.get("rows"),
+                   columns=doc.get("columns"), delimiter=doc.get("delimiter", ","), header=doc.get("header", True),
+                   blank_line_after_header=doc.get("blank_line_after_header", False),
+                   line_terminator=doc.get("line_terminator", "\n"),
+                   column_names=tuple(doc.get("column_names") or ()), schema=schema,
+                   homepage=doc.get("homepage"), description=doc.get("description", ""),
+                   notes=doc.get("notes", ""), twin=doc.get("twin"), variants=tuple(doc.get("variants") or ()),
+                   user=doc.get("user", False))
 
 
 TLC_HOME = "https://www.nyc.gov/site/tlc/about/tlc-trip-record-data.page"
@@ -214,6 +246,19 @@ def _save(users: dict[str, Source]) -> None:
     write_json_atomic(user_registry_path(), {"sources": [s.to_json() for s in users.values()]})
 
 
+class ArchiveRecord(TypedDict):
+    """The sidecar of a downloaded archive (``<archive>.manifest.json``): what was checked, and the result."""
+
+    source: str
+    origin: str
+    size: int
+    mtime_ns: int
+    checksum: str | None  # the published one, if any
+    found: str  # "<algo>:<hex>" as computed
+    verified: bool
+    sha256: str
+
+
 @dataclass
 class SourceState:
     """What is on this machine for a source."""
@@ -224,4 +269,5 @@ class SourceState:
     verified: bool = False
     size: int | None = None
     detail: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
+    #: the archive's sidecar, when it still describes the file (same size and mtime)
+    extra: ArchiveRecord | None = None

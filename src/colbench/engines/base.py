@@ -27,6 +27,10 @@ class CsvLayout:
     full_inference: bool = False
 
 
+#: what a library reports it now uses after `configure` (its thread pools, its CSV parser), by setting
+Applied = dict[str, int | str]
+
+
 class Engine:
     name: ClassVar[str]
     module: ClassVar[str]
@@ -47,7 +51,7 @@ class Engine:
     def version(self) -> str:
         return importlib.import_module(self.module).__version__
 
-    def configure(self, threads: int) -> dict[str, Any]:
+    def configure(self, threads: int) -> Applied:
         """Apply the thread count; return what the library reports it now uses."""
         return {}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from colbench.engines.base import CsvLayout, Engine, codec_or_none
+from colbench.engines.base import Applied, CsvLayout, Engine, codec_or_none
 
 
 class DuckDBEngine(Engine):
@@ -27,7 +27,7 @@ class DuckDBEngine(Engine):
             self._con.execute(f"SET threads = {int(self._threads)}").fetchall()
         return self._con
 
-    def configure(self, threads: int) -> dict[str, Any]:
+    def configure(self, threads: int) -> Applied:
         self._threads = threads
         con = self.connection()
         con.execute(f"SET threads = {int(threads)}").fetchall()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from colbench.engines.base import Engine, codec_or_none
+from colbench.engines.base import Applied, Engine, codec_or_none
 
 
 class FastparquetEngine(Engine):
@@ -14,7 +14,7 @@ class FastparquetEngine(Engine):
     read_formats = {"parquet": ("dataframe",)}
     write_formats = {"parquet": ("uncompressed", "snappy", "zstd", "lz4", "gzip", "brotli")}
 
-    def configure(self, threads: int) -> dict[str, Any]:
+    def configure(self, threads: int) -> Applied:
         return {"fastparquet": 1}  # it has no thread pool of its own
 
     def read(self, path: Path, fmt: str, output: str, memory_map: bool = False) -> Any:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from colbench.engines.base import CsvLayout, Engine, codec_or_none
+from colbench.engines.base import Applied, CsvLayout, Engine, codec_or_none
 from colbench.engines.pyarrow_engine import FEATHER_CODECS, PARQUET_CODECS
 
 
@@ -17,7 +17,7 @@ class PandasEngine(Engine):
     read_formats = {"parquet": ("dataframe",), "feather": ("dataframe",), "feather_v1": ("dataframe",)}
     write_formats = {"parquet": PARQUET_CODECS, "feather": FEATHER_CODECS}
 
-    def configure(self, threads: int) -> dict[str, Any]:
+    def configure(self, threads: int) -> Applied:
         import pyarrow as pa  # pandas' Parquet/Feather and engine="pyarrow" run on Arrow's pools
 
         pa.set_cpu_count(threads)

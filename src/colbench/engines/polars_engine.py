@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from colbench.engines.base import CsvLayout, Engine
+from colbench.engines.base import Applied, CsvLayout, Engine
 
 
 class PolarsEngine(Engine):
@@ -19,7 +19,7 @@ class PolarsEngine(Engine):
     write_formats = {"parquet": ("uncompressed", "snappy", "zstd", "lz4", "gzip", "brotli"),
                      "feather": ("uncompressed", "lz4", "zstd")}
 
-    def configure(self, threads: int) -> dict[str, Any]:
+    def configure(self, threads: int) -> Applied:
         # polars sizes its pool once, at import, from POLARS_MAX_THREADS (set by the orchestrator)
         os.environ.setdefault("POLARS_MAX_THREADS", str(threads))
         import polars as pl
@@ -41,7 +41,8 @@ class PolarsEngine(Engine):
             return pl.read_ipc_stream(path)
         # polars 2 dropped read_ipc's memory_map switch (it maps files itself); older versions still take it
         if "memory_map" in inspect.signature(pl.read_ipc).parameters:
-            return pl.read_ipc(path, memory_map=memory_map)
+            # polars 1.x's read_ipc takes memory_map; the stubs are polars 2's (the lock), which dropped it
+            return pl.read_ipc(path, memory_map=memory_map)  # type: ignore[call-arg]
         return pl.read_ipc(path)
 
     def load_for_write(self, path: Path, fmt: str) -> Any:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from colbench.engines.base import CsvLayout, Engine, codec_or_none
+from colbench.engines.base import Applied, CsvLayout, Engine, codec_or_none
 
 PARQUET_CODECS = ("uncompressed", "snappy", "zstd", "lz4", "gzip", "brotli")
 FEATHER_CODECS = ("uncompressed", "lz4", "zstd")
@@ -19,7 +19,7 @@ class PyArrowEngine(Engine):
     write_formats = {"parquet": PARQUET_CODECS, "feather": FEATHER_CODECS, "feather_v1": ("uncompressed",),
                      "ipc_stream": FEATHER_CODECS}
 
-    def configure(self, threads: int) -> dict[str, Any]:
+    def configure(self, threads: int) -> Applied:
         import pyarrow as pa
 
         pa.set_cpu_count(threads)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from colbench.model.params import Grid, Param, ParamValue, positive
+from colbench.model.params import Grid, Param, ParamError, ParamValue, positive
 
 Params = dict[str, ParamValue]
 
@@ -19,12 +19,47 @@ ALLOCATORS = ("default", "jemalloc", "mimalloc", "system")
 CACHE_STATES = ("warm", "cold")
 
 
+class ParamTypeError(ParamError, TypeError):
+    """A param's value is not of the type the benchmark reads it as (a suite or case.json gave another): the
+    message names the param, the value and the type expected."""
+
+    def __init__(self, name: str, value: ParamValue, expected: str) -> None:
+        super().__init__(f"param {name}={value!r} is not {expected}: give it as {expected} in the suite or --param")
+
+
+def str_param(params: Params, name: str) -> str:
+    """A param that the grid declares with text values (an engine, a format …), typed as one."""
+    value = params[name]
+    if not isinstance(value, str):
+        raise ParamTypeError(name, value, "a string")
+    return value
+
+
 def int_param(params: Params, name: str) -> int:
     """A param that the grid declares as an integer (threads, rows …), typed as one."""
     value = params[name]
     if isinstance(value, bool) or not isinstance(value, int | float | str):
-        raise TypeError(f"param {name}={value!r} is not a number")
-    return int(value)
+        raise ParamTypeError(name, value, "a number")
+    try:
+        return int(value)
+    except ValueError:  # a string that is no integer
+        raise ParamTypeError(name, value, "a number") from None
+
+
+def float_param(params: Params, name: str) -> float:
+    """A param that the grid declares as a number of any kind (a duration …), typed as a float."""
+    value = params[name]
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ParamTypeError(name, value, "a number")
+    return float(value)
+
+
+def bool_param(params: Params, name: str) -> bool:
+    """A param that the grid declares as a switch (true / false), typed as one."""
+    value = params[name]
+    if not isinstance(value, bool):
+        raise ParamTypeError(name, value, "true or false")
+    return value
 
 
 def default_threads() -> int:
@@ -102,6 +137,19 @@ class Context:
     units: dict[str, str] = field(default_factory=dict)
     #: the benchmark's own metrics for the iteration that just ran (e.g. gbps); the worker files them as samples
     iteration_metrics: dict[str, float] = field(default_factory=dict)
+
+    # Typed reads of `params`: a value of the wrong type raises ParamTypeError, which names the param.
+    def param_str(self, name: str) -> str:
+        return str_param(self.params, name)
+
+    def param_int(self, name: str) -> int:
+        return int_param(self.params, name)
+
+    def param_float(self, name: str) -> float:
+        return float_param(self.params, name)
+
+    def param_bool(self, name: str) -> bool:
+        return bool_param(self.params, name)
 
     def warn(self, message: str) -> None:
         if message not in self.warnings:

@@ -10,10 +10,11 @@ import base64
 import functools
 import io
 import math
-from collections.abc import Callable, Sequence
+import numbers
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar
 
 import matplotlib
 
@@ -25,6 +26,9 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
 
 from colbench.analysis.aggregate import CaseSummary  # noqa: E402
+
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType  # only for checking: matplotlib 3.8 has no such name at run time
 
 _TIME_UNITS = (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9))
 
@@ -55,7 +59,11 @@ FACET_PREFERENCE = ("source", "dataset", "threads", "codec", "compression", "for
 MAX_FACETS = 8
 
 
-STYLE = {
+#: how axes share their scale across a figure's panels (matplotlib's `sharex` / `sharey`)
+Share = bool | Literal["none", "all", "row", "col"]
+
+
+STYLE: dict[RcKeyType, object] = {
     "font.size": 9,
     "axes.titlesize": 10,
     "axes.labelsize": 9,
@@ -106,7 +114,7 @@ class Plot:
 
 
 def new_figure(rows: int = 1, cols: int = 1, *, width: float = 7.5, panel_height: float = 2.6,
-               sharex: bool | str = False, sharey: bool | str = False) -> tuple[Figure, list[list[Axes]]]:
+               sharex: Share = False, sharey: Share = False) -> tuple[Figure, list[list[Axes]]]:
     """A white, constrained-layout figure with a grid of axes (always 2-D)."""
     with matplotlib.rc_context(STYLE):
         fig = Figure(figsize=(width, min(0.9 + panel_height * rows, 40.0)), layout="constrained")
@@ -177,18 +185,26 @@ def fmt_time(value: float | None) -> str:
     return ""
 
 
-def quartiles(stats: dict[str, Any] | None) -> tuple[float, float, float] | None:
+def _number(stats: Mapping[str, object], key: str) -> float | None:
+    """A statistic of a stored summary as a float; None when it is absent (or not a number)."""
+    value = stats.get(key)
+    # numbers.Real: numpy scalars too, as summaries computed in process hold them
+    return float(value) if isinstance(value, numbers.Real) and not isinstance(value, bool) else None
+
+
+def quartiles(stats: Mapping[str, object] | None) -> tuple[float, float, float] | None:
     """(q1, median, q3) of a stored summary; median ± IQR/2 when the quartiles are not stored."""
-    if not stats or stats.get("median") is None:
+    median = _number(stats, "median") if stats else None
+    if stats is None or median is None:
         return None
-    median = float(stats["median"])
-    if stats.get("q1") is not None and stats.get("q3") is not None:
-        return float(stats["q1"]), median, float(stats["q3"])
-    half = float(stats.get("iqr") or 0.0) / 2
+    q1, q3 = _number(stats, "q1"), _number(stats, "q3")
+    if q1 is not None and q3 is not None:
+        return q1, median, q3
+    half = (_number(stats, "iqr") or 0.0) / 2
     return max(median - half, 0.0), median, median + half
 
 
-def error_bar(stats: dict[str, Any] | None, scale: float = 1.0) -> tuple[float, float]:
+def error_bar(stats: Mapping[str, object] | None, scale: float = 1.0) -> tuple[float, float]:
     """(below, above) distances from the median to the quartiles, for `xerr`/`yerr`."""
     q = quartiles(stats)
     if q is None:

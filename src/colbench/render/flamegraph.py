@@ -43,6 +43,10 @@ def escape(text: str) -> str:
     return _escape(_NOT_XML.sub("\ufffd", text))
 
 
+#: one frame as drawn: (row, x, width, fill colour, label, hover text)
+_Rect = tuple[int, float, float, str, str, str]
+
+
 @dataclass
 class _Node:
     name: str
@@ -78,7 +82,7 @@ def differential_svg(baseline: Mapping[Stack, float], contender: Mapping[Stack, 
     total_change = root.b - root.a
     scale = (WIDTH_PX - 2 * MARGIN_PX) / max((root.a + root.b) / 2, 1e-9)
     largest = max(_largest_change(root), 1e-9)
-    rects: list[str] = []
+    rects: list[_Rect] = []
     depth = _layout(root, 0, MARGIN_PX, scale, largest, total_change, (baseline_label, contender_label, unit),
                     rects)
     height = TITLE_PX + (depth + 1) * ROW_PX + 2 * MARGIN_PX + 18
@@ -122,7 +126,7 @@ def _largest_change(node: _Node) -> float:
 
 
 def _layout(node: _Node, depth: int, x: float, scale: float, largest: float, total_change: float,
-            labels: tuple[str, str, str], out: list[tuple[int, float, float, str, str, str]]) -> int:
+            labels: tuple[str, str, str], out: list[_Rect]) -> int:
     """Place `node`'s children above it from `x`, widest first; returns the deepest row used."""
     deepest = depth
     for child in sorted(node.children.values(), key=lambda c: (-(c.a + c.b), c.name)):

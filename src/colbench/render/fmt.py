@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from colbench.analysis.aggregate import CaseSummary
@@ -130,7 +130,7 @@ def varying_params(summaries: Sequence[CaseSummary]) -> dict[str, list[str]]:
     return varying
 
 
-def _not_defaults(benchmark: str, params: dict[str, Any]) -> list[str]:
+def _not_defaults(benchmark: str, params: Mapping[str, object]) -> list[str]:
     """The params of a lone case that a plain run of its benchmark would not have had as its only value, so a
     single chosen case is labelled by what was chosen rather than "(defaults)"."""
     from colbench.benchmarks.registry import UnknownTarget, get_benchmark

@@ -18,9 +18,9 @@ import queue
 import threading
 import zlib
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, TypedDict
 
 import numpy as np
 import pyarrow as pa
@@ -71,6 +71,46 @@ def prefetch(items: Iterator[Any], depth: int = 1) -> Iterator[Any]:
         thread.join()
 
 
+#: a generator option's value (a column count, a value type, a share of nulls …), as JSON holds it
+OptionValue = str | int | float | bool | None
+#: a generator's options, validated and with defaults filled in: part of the cache key and the lineage
+GenOptions = dict[str, OptionValue]
+
+
+def option_int(options: Mapping[str, OptionValue], name: str) -> int:
+    """An integer option (a column count, a value size), typed as one."""
+    value = options[name]
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise DataError(f"option {name}={value!r} must be an integer")
+    return int(value)
+
+
+def option_float(options: Mapping[str, OptionValue], name: str) -> float:
+    """A number option (a share of nulls), typed as a float."""
+    value = options[name]
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise DataError(f"option {name}={value!r} must be a number")
+    return float(value)
+
+
+def option_str(options: Mapping[str, OptionValue], name: str) -> str:
+    """A text option (a value type, a delimiter), typed as one."""
+    value = options[name]
+    if not isinstance(value, str):
+        raise DataError(f"option {name}={value!r} must be text")
+    return value
+
+
+class LayoutDoc(TypedDict):
+    """A TextLayout as JSON (the ``layout`` of a manifest entry)."""
+
+    delimiter: str
+    header: bool
+    blank_line_after_header: bool
+    line_terminator: str
+    column_names: list[str]
+
+
 @dataclass(frozen=True)
 class TextLayout:
     """How a CSV-like file is laid out: what a reader must be told, and what makes the bytes."""
@@ -81,28 +121,24 @@ class TextLayout:
     line_terminator: str = "\n"
     column_names: tuple[str, ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> LayoutDoc:
         return {"delimiter": self.delimiter, "header": self.header,
                 "blank_line_after_header": self.blank_line_after_header,
                 "line_terminator": self.line_terminator, "column_names": list(self.column_names)}
 
     @classmethod
-    def from_json(cls, doc: dict[str, Any]) -> TextLayout:
+    def from_json(cls, doc: LayoutDoc) -> TextLayout:
         return cls(doc.get("delimiter", ","), bool(doc.get("header", True)),
                    bool(doc.get("blank_line_after_header", False)), doc.get("line_terminator", "\n"),
                    tuple(doc.get("column_names") or ()))
 
     def read_options(self, block_size: int | None = None) -> pacsv.ReadOptions:
         """pyarrow reader options that give only what the experiments gave: delimiter and header handling."""
-        kw: dict[str, Any] = {}
-        if block_size:
-            kw["block_size"] = block_size
-        if not self.header:
-            if self.column_names:
-                kw["column_names"] = list(self.column_names)
-            else:
-                kw["autogenerate_column_names"] = True
-        return pacsv.ReadOptions(**kw)
+        # None leaves pyarrow's default, as an option not given at all
+        named = not self.header and bool(self.column_names)
+        return pacsv.ReadOptions(block_size=block_size or None,
+                                 column_names=list(self.column_names) if named else None,
+                                 autogenerate_column_names=True if not self.header and not named else None)
 
     def parse_options(self) -> pacsv.ParseOptions:
         return pacsv.ParseOptions(delimiter=self.delimiter)
@@ -113,9 +149,9 @@ class OptionSpec:
     """An option a generator accepts (``DataRequest.options`` minus the format options)."""
 
     name: str
-    default: Any
-    choices: tuple[Any, ...] | None = None
-    kind: type = str
+    default: OptionValue
+    choices: tuple[OptionValue, ...] | None = None
+    kind: type[str] | type[int] | type[float] = str
     help: str = ""
 
 
@@ -137,10 +173,10 @@ class Generator(ABC):
     def gen_id(self) -> int:
         return zlib.crc32(self.name.encode())
 
-    def options(self, given: dict[str, Any] | None) -> dict[str, Any]:
+    def options(self, given: Mapping[str, OptionValue] | None) -> GenOptions:
         """Validated options with defaults filled in (the exact dict that goes into the cache key)."""
         given = dict(given or {})
-        out: dict[str, Any] = {}
+        out: GenOptions = {}
         for spec in self.option_specs:
             value = given.pop(spec.name, spec.default)
             if value is not None and spec.kind is not str:
@@ -168,21 +204,21 @@ class Generator(ABC):
             yield k, start, min(self.chunk_rows, rows - start)
 
     @abstractmethod
-    def layout(self, options: dict[str, Any]) -> TextLayout:
+    def layout(self, options: GenOptions) -> TextLayout:
         """The CSV layout of this data set's text form."""
 
     @abstractmethod
-    def tables(self, rows: int, seed: int, options: dict[str, Any]) -> Iterator[pa.Table]:
+    def tables(self, rows: int, seed: int, options: GenOptions) -> Iterator[pa.Table]:
         """Chunks of the data set, in order: formatted text columns (text twins) or typed columns (frames)."""
 
-    def supports_csv(self, options: dict[str, Any]) -> bool:
+    def supports_csv(self, options: GenOptions) -> bool:
         return True
 
-    def csv_bytes(self, rows: int, options: dict[str, Any]) -> int | None:
+    def csv_bytes(self, rows: int, options: GenOptions) -> int | None:
         """Exact size of the CSV when it can be computed without generating it (else None: sample it)."""
         return None
 
-    def write_csv(self, out: BinaryIO, rows: int, seed: int, options: dict[str, Any]) -> int:
+    def write_csv(self, out: BinaryIO, rows: int, seed: int, options: GenOptions) -> int:
         """Write the text form in chunks; returns the number of data rows written."""
         if not self.supports_csv(options):
             raise DataError(f"{self.name} with {options} has no CSV form (binary values); "

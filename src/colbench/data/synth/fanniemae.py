@@ -18,14 +18,13 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
 from colbench.data import textfmt
 from colbench.data.columns import FANNIE_COLUMNS
-from colbench.data.synth.base import Generator, TextLayout
+from colbench.data.synth.base import Generator, GenOptions, TextLayout
 from colbench.data.textfmt import text_array as _text
 
 COLUMNS = FANNIE_COLUMNS  # the registry in sources.py is the one place the layout is written down
@@ -141,10 +140,10 @@ class FannieMae2016Q4(Generator):
     full_rows: int | None = 22_180_168
     loans_per_chunk: int = 4_096
 
-    def layout(self, options: dict[str, Any]) -> TextLayout:
+    def layout(self, options: GenOptions) -> TextLayout:
         return TextLayout(delimiter="|", header=False, line_terminator="\n", column_names=COLUMNS)
 
-    def tables(self, rows: int, seed: int, options: dict[str, Any]) -> Iterator[pa.Table]:
+    def tables(self, rows: int, seed: int, options: GenOptions) -> Iterator[pa.Table]:
         if rows <= 0:
             return
         loans = draw_loans(self.rng(seed, 0xFFFFFFFF), rows)

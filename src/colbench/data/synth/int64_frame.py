@@ -7,12 +7,11 @@ a header, commas, LF line ends.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
-from colbench.data.synth.base import Generator, OptionSpec, TextLayout
+from colbench.data.synth.base import Generator, GenOptions, OptionSpec, TextLayout, option_int
 
 
 class Int64Frame(Generator):
@@ -24,13 +23,13 @@ class Int64Frame(Generator):
     chunk_rows = 1_048_576
     option_specs = (OptionSpec("columns", 10, kind=int, help="number of columns"),)
 
-    def names(self, options: dict[str, Any]) -> tuple[str, ...]:
-        return tuple(f"x{i}" for i in range(1, int(options["columns"]) + 1))
+    def names(self, options: GenOptions) -> tuple[str, ...]:
+        return tuple(f"x{i}" for i in range(1, option_int(options, "columns") + 1))
 
-    def layout(self, options: dict[str, Any]) -> TextLayout:
+    def layout(self, options: GenOptions) -> TextLayout:
         return TextLayout(delimiter=",", header=True, line_terminator="\n", column_names=self.names(options))
 
-    def csv_bytes(self, rows: int, options: dict[str, Any]) -> int | None:
+    def csv_bytes(self, rows: int, options: GenOptions) -> int | None:
         # digits grow with the row count, so a small sample would underestimate: count them instead
         names = self.names(options)
         total = len(",".join(names)) + 1 + rows * len(names)  # header; a comma or newline after each value
@@ -38,7 +37,7 @@ class Int64Frame(Generator):
             total += _digits_in_range(i, i + rows - 1)
         return total
 
-    def tables(self, rows: int, seed: int, options: dict[str, Any]) -> Iterator[pa.Table]:
+    def tables(self, rows: int, seed: int, options: GenOptions) -> Iterator[pa.Table]:
         names = self.names(options)
         for _k, start, n in self.chunk_sizes(rows):
             base = np.arange(start, start + n, dtype=np.int64)

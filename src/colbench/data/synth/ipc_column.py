@@ -7,14 +7,22 @@ tens of millions of rows stay memory-bounded. Binary columns have no CSV form.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Mapping
 
 import numpy as np
 import pyarrow as pa
 
 from colbench.data.errors import DataError
-from colbench.data.synth.base import Generator, OptionSpec, TextLayout
+from colbench.data.synth.base import (
+    Generator,
+    GenOptions,
+    OptionSpec,
+    OptionValue,
+    TextLayout,
+    option_float,
+    option_int,
+    option_str,
+)
 
 TYPES = {"binary": pa.binary(), "int32": pa.int32(), "int64": pa.int64()}
 CHUNK_BYTES = 32 * 2**20
@@ -32,37 +40,40 @@ class IpcColumn(Generator):
         OptionSpec("null_fraction", 0.0, kind=float, help="share of null values"),
     )
 
-    def options(self, given: dict[str, Any] | None) -> dict[str, Any]:
+    def options(self, given: Mapping[str, OptionValue] | None) -> GenOptions:
         opts = super().options(given)
-        if opts["type"] != "binary":
-            opts["value_size"] = TYPES[opts["type"]].bit_width // 8  # fixed by the type
-        if opts["value_size"] < 1 or opts["columns"] < 1 or not 0 <= opts["null_fraction"] < 1:
+        kind = option_str(opts, "type")
+        if kind != "binary":
+            opts["value_size"] = TYPES[kind].bit_width // 8  # fixed by the type
+        if option_int(opts, "value_size") < 1 or option_int(opts, "columns") < 1 \
+                or not 0 <= option_float(opts, "null_fraction") < 1:
             raise DataError("ipc_column needs value_size >= 1, columns >= 1 and 0 <= null_fraction < 1")
         return opts
 
-    def names(self, options: dict[str, Any]) -> tuple[str, ...]:
-        return tuple(f"c{i}" for i in range(int(options["columns"])))
+    def names(self, options: GenOptions) -> tuple[str, ...]:
+        return tuple(f"c{i}" for i in range(option_int(options, "columns")))
 
-    def supports_csv(self, options: dict[str, Any]) -> bool:
+    def supports_csv(self, options: GenOptions) -> bool:
         return options["type"] != "binary"
 
-    def layout(self, options: dict[str, Any]) -> TextLayout:
+    def layout(self, options: GenOptions) -> TextLayout:
         return TextLayout(delimiter=",", header=True, line_terminator="\n", column_names=self.names(options))
 
-    def schema(self, options: dict[str, Any]) -> pa.Schema:
-        return pa.schema([(name, TYPES[options["type"]]) for name in self.names(options)])
+    def schema(self, options: GenOptions) -> pa.Schema:
+        return pa.schema([(name, TYPES[option_str(options, "type")]) for name in self.names(options)])
 
-    def tables(self, rows: int, seed: int, options: dict[str, Any]) -> Iterator[pa.Table]:
-        per_row = int(options["value_size"]) * int(options["columns"])
+    def tables(self, rows: int, seed: int, options: GenOptions) -> Iterator[pa.Table]:
+        per_row = option_int(options, "value_size") * option_int(options, "columns")
         step = max(1, CHUNK_BYTES // per_row)
         for k, start in enumerate(range(0, rows, step)):
             n = min(step, rows - start)
             rng = self.rng(seed, k)
             yield pa.table({name: self._column(rng, n, options) for name in self.names(options)})
 
-    def _column(self, rng: np.random.Generator, n: int, options: dict[str, Any]) -> pa.Array:
-        kind, size = options["type"], int(options["value_size"])
-        nulls = rng.random(n) < options["null_fraction"] if options["null_fraction"] else None
+    def _column(self, rng: np.random.Generator, n: int, options: GenOptions) -> pa.Array:
+        kind, size = option_str(options, "type"), option_int(options, "value_size")
+        null_fraction = option_float(options, "null_fraction")
+        nulls = rng.random(n) < null_fraction if null_fraction else None
         if kind == "binary":
             data = rng.integers(0, 256, n * size, dtype=np.uint8)
             offsets = np.arange(0, (n + 1) * size, size, dtype=np.int64)

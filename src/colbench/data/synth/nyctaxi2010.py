@@ -23,7 +23,7 @@ import pyarrow as pa
 
 from colbench.data import textfmt
 from colbench.data.columns import TAXI_2010_COLUMNS
-from colbench.data.synth.base import Generator, TextLayout
+from colbench.data.synth.base import Generator, GenOptions, TextLayout
 from colbench.data.textfmt import text_array as _text
 
 COLUMNS = TAXI_2010_COLUMNS  # written down once, in the source registry
@@ -100,11 +100,11 @@ class NycTaxi2010(Generator):
     description: str = "NYC yellow taxi trips, January 2010 (arrowbench E1, Feather V2 post E5)"
     full_rows: int | None = 14_863_778
 
-    def layout(self, options: dict[str, Any]) -> TextLayout:
+    def layout(self, options: GenOptions) -> TextLayout:
         return TextLayout(delimiter=",", header=True, blank_line_after_header=True, line_terminator="\r\n",
                           column_names=COLUMNS)
 
-    def tables(self, rows: int, seed: int, options: dict[str, Any]) -> Iterator[pa.Table]:
+    def tables(self, rows: int, seed: int, options: GenOptions) -> Iterator[pa.Table]:
         star = star_row(rows)  # the real file has exactly one "*" flag
         for k, start, n in self.chunk_sizes(rows):
             yield self._chunk(self.rng(seed, k), n, star - start)

@@ -20,7 +20,7 @@ import pyarrow as pa
 
 from colbench.data import textfmt
 from colbench.data.columns import TAXI_2016_COLUMNS
-from colbench.data.synth.base import Generator, TextLayout
+from colbench.data.synth.base import Generator, GenOptions, TextLayout
 from colbench.data.textfmt import text_array as _text
 
 COLUMNS = TAXI_2016_COLUMNS  # written down once, in the source registry
@@ -62,10 +62,10 @@ class NycTaxi2016(Generator):
         self.start = int(start.astype(np.int64))
         self.days = int((end - start.astype("datetime64[D]")).astype(np.int64))
 
-    def layout(self, options: dict[str, Any]) -> TextLayout:
+    def layout(self, options: GenOptions) -> TextLayout:
         return TextLayout(delimiter=",", header=True, line_terminator="\r\n", column_names=COLUMNS)
 
-    def tables(self, rows: int, seed: int, options: dict[str, Any]) -> Iterator[pa.Table]:
+    def tables(self, rows: int, seed: int, options: GenOptions) -> Iterator[pa.Table]:
         for k, _start, n in self.chunk_sizes(rows):
             yield self._chunk(self.rng(seed, k), n)
 

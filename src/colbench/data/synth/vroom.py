@@ -8,12 +8,11 @@ shortest round-trip decimal; ``vroom_character``: strings of 5–25 characters d
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
-from colbench.data.synth.base import Generator, OptionSpec, TextLayout
+from colbench.data.synth.base import Generator, GenOptions, OptionSpec, TextLayout, option_int, option_str
 
 ALPHABET = np.frombuffer(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", dtype=np.uint8)
 
@@ -26,14 +25,14 @@ class _VroomFrame(Generator):
     option_specs = (OptionSpec("columns", 25, kind=int, help="number of columns"),
                     OptionSpec("delimiter", ",", choices=(",", "\t"), help="field delimiter"))
 
-    def names(self, options: dict[str, Any]) -> tuple[str, ...]:
-        return tuple(f"X{i}" for i in range(1, int(options["columns"]) + 1))
+    def names(self, options: GenOptions) -> tuple[str, ...]:
+        return tuple(f"X{i}" for i in range(1, option_int(options, "columns") + 1))
 
-    def layout(self, options: dict[str, Any]) -> TextLayout:
-        return TextLayout(delimiter=options["delimiter"], header=True, line_terminator="\n",
+    def layout(self, options: GenOptions) -> TextLayout:
+        return TextLayout(delimiter=option_str(options, "delimiter"), header=True, line_terminator="\n",
                           column_names=self.names(options))
 
-    def tables(self, rows: int, seed: int, options: dict[str, Any]) -> Iterator[pa.Table]:
+    def tables(self, rows: int, seed: int, options: GenOptions) -> Iterator[pa.Table]:
         names = self.names(options)
         for k, _start, n in self.chunk_sizes(rows):
             rng = self.rng(seed, k)
