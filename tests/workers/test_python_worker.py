@@ -38,12 +38,14 @@ def test_the_orchestrators_case_and_the_workers_report_follow_the_schema(tmp_pat
 @pytest.mark.parametrize("case, kind, said", [
     ({"protocol": 2}, "invalid", "this worker speaks 1"),
     ({"benchmark": None}, "invalid", "benchmark"),  # a spec without its benchmark: dropped below
-    ({"params": {"duration": "0", "no_such_param": 1}}, "invalid", "no_such_param"),
-    ({"params": {"duration": "0", "error": "exception"}}, "exception", ""),
+    ({"params": {"no_such_param": 1}}, "invalid", "no_such_param"),
+    ({"params": {"error": "exception"}}, "exception", ""),
+    ({"params": {"duration": "soon"}}, "invalid", "param duration='soon' is not a number"),
 ])
 def test_a_failing_case_still_gives_a_report_that_follows_the_schema(tmp_path: Path, case: dict, kind: str,
                                                                      said: str) -> None:
-    document = {**placebo_case(duration="0"), "scratch_dir": str(tmp_path), **case}
+    base = placebo_case(duration="0")
+    document = {**base, "scratch_dir": str(tmp_path), **case, "params": {**base["params"], **case.get("params", {})}}
     if document.get("benchmark") is None:
         del document["benchmark"]
     report = run_case(document)
