@@ -7,8 +7,8 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from colbench.cli.common import StoreOption, _store, console, finite, friendly
-from colbench.cli.compare_cmd import parse_threshold
+from colbench.cli.common import StoreOption, _store, console, finite, friendly, parse_measure_option, parse_threshold
+from colbench.cli.progress import RichProgress
 
 
 def calibration_table(report: Any) -> Table:
@@ -60,8 +60,6 @@ def calibrate(
     blocks a gate needs to catch --effect with 95% power."""
     from colbench.app.calibrate import CalibrateRequest
     from colbench.app.calibrate import calibrate as calibrate_use_case
-    from colbench.cli.progress import RichProgress
-    from colbench.cli.run_cmd import parse_measure_option
     from colbench.model.params import parse_param_option
 
     @friendly

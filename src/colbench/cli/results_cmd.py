@@ -15,8 +15,8 @@ from colbench.cli.common import (
     _store,
     console,
     friendly,
+    show_run,
 )
-from colbench.cli.run_cmd import _show_run
 
 
 @friendly
@@ -35,7 +35,7 @@ def show(
     if runs:
         _show_runs(db, fmt)
         return
-    _show_run(db, resolve_run_id(db, run_id), fmt)
+    show_run(db, resolve_run_id(db, run_id), fmt)
 
 
 def _show_runs(db: Any, fmt: str) -> None:
@@ -78,10 +78,10 @@ def export(
     results = redact_doc(db.results(ResultQuery(run_ids=ids)))  # older records may hold secrets
     try:
         if fmt == "conbench":
-            from colbench.cli.store_cmd import export_conbench
+            from colbench.store.conbench.export import export_documents
 
             runs = {run_id: redact_doc(db.get_run(run_id)) for run_id in {r["run_id"] for r in results}}
-            count = export_conbench(results, runs, output)
+            count = export_documents(results, runs, output)
         else:
             count = export_results(results, fmt, output)
     except OSError as exc:
