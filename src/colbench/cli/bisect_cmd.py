@@ -23,6 +23,8 @@ from colbench.cli.common import (
     parse_threshold,
 )
 from colbench.cli.progress import RichProgress
+from colbench.model.params import parse_param_option
+from colbench.render.tables import plain
 
 
 class _Progress:
@@ -103,7 +105,6 @@ def bisect(
     the first bad with the statistics of `compare`. Exit codes: 0 a step was found, 1 none (good and bad alike,
     undecided, or the budget ended first), 2 bad input."""
     from colbench.app.bisect import BisectRequest, run_bisect
-    from colbench.model.params import parse_param_option
     from colbench.report.bisect_text import json_document
 
     if fmt not in ("table", "json"):
@@ -143,7 +144,6 @@ def bisect(
 
 
 def _print_table(report: Any) -> None:
-    from colbench.render.tables import plain
     from colbench.report.bisect_text import STEP_COLUMNS, answer_lines, step_rows
 
     outcome = report.outcome

@@ -20,10 +20,16 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from colbench.analysis.aggregate import summarize_cases
 from colbench.app.errors import UsageError
+from colbench.app.stores import store_at
 from colbench.paths import UnsafePath
-from colbench.redact import clip, printable, redact
+from colbench.redact import clip, printable, redact, redact_doc
+from colbench.render.fmt import fmt_bytes
+from colbench.render.tables import plain
+from colbench.report.terminal import render_text, results_table
 from colbench.runner.interrupt import Interrupted
+from colbench.store.base import ResultQuery
 
 # Wide enough for the results table when the output is a file or a CI log rather than a terminal.
 # soft_wrap: a message is one line the terminal folds where it must, never a line broken mid-sentence by Rich (a
@@ -165,8 +171,6 @@ def complete_targets(incomplete: str) -> list[str]:
 def _store(url: str | None, create: bool = True) -> Any:
     """The store of `--store` (else $COLBENCH_STORE, else the default file). `create=False` is for commands that
     only read: the store must exist and a DuckDB file is opened read-only, so reading never changes it."""
-    from colbench.app.stores import store_at
-
     return store_at(url, create)
 
 
@@ -174,7 +178,6 @@ def print_comparisons(comparisons: list[Any], fmt: str, baseline: str, contender
     """The verdicts of one contender against the baseline (`compare`, and `run` with several environments)."""
     from rich.table import Table
 
-    from colbench.render.tables import plain
     from colbench.report.compare_text import (
         TABLE_COLUMNS,
         json_report,
@@ -203,12 +206,7 @@ def print_comparisons(comparisons: list[Any], fmt: str, baseline: str, contender
 
 def show_run(db: Any, run_id: str, fmt: str) -> None:
     """A run's results, one row per case (`show`, and `run` when it ends)."""
-    from colbench.analysis.aggregate import summarize_cases
     from colbench.experiments.registry import experiment_tables
-    from colbench.redact import redact_doc
-    from colbench.render.tables import plain
-    from colbench.report.terminal import render_text, results_table
-    from colbench.store.base import ResultQuery
 
     run_doc = redact_doc(db.get_run(run_id))  # records stored before redaction existed may hold secrets
     summaries = summarize_cases(redact_doc(db.results(ResultQuery(run_ids=(run_id,)))))
@@ -228,7 +226,6 @@ def show_run(db: Any, run_id: str, fmt: str) -> None:
 
 def _show_profiles(db: Any, run_id: str) -> None:
     """The profiles `run --profile` kept for the run, and how to use them."""
-    from colbench.render.fmt import fmt_bytes
     from colbench.store.profiles import run_folder, run_profiles
 
     kept = run_profiles(db, run_id)

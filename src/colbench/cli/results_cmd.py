@@ -17,6 +17,10 @@ from colbench.cli.common import (
     friendly,
     show_run,
 )
+from colbench.redact import redact_doc
+from colbench.render.tables import plain
+from colbench.report.terminal import render_rows
+from colbench.store.base import ResultQuery, resolve_run_id
 
 
 @friendly
@@ -27,8 +31,6 @@ def show(
     runs: Annotated[bool, typer.Option("--runs", help="list the runs in the store instead")] = False,
 ) -> None:
     """Show a run's results, one row per case (processes pooled), or list the runs."""
-    from colbench.store.base import resolve_run_id
-
     if fmt not in ("table", "json", "csv", "markdown"):
         raise UsageError(f"--format {fmt!r}: choose table, json, csv or markdown")
     db = _store(store, create=False)
@@ -39,10 +41,6 @@ def show(
 
 
 def _show_runs(db: Any, fmt: str) -> None:
-    from colbench.redact import redact_doc
-    from colbench.render.tables import plain
-    from colbench.report.terminal import render_rows
-
     rows = [{"run_id": r["run_id"], "name": r.get("name"), "started_at": r["started_at"], "status": r.get("status"),
              "cases": r.get("cases"), "machine": r["machine"]["name"]} for r in redact_doc(db.list_runs())]
     if fmt != "table":
@@ -65,8 +63,6 @@ def export(
     store: StoreOption = None,
 ) -> None:
     """Export results (raw samples included) for other tools."""
-    from colbench.redact import redact_doc
-    from colbench.store.base import ResultQuery, resolve_run_id
     from colbench.store.export import FORMATS, export_results
 
     if fmt not in (*FORMATS, "conbench"):

@@ -30,6 +30,7 @@ from colbench.cli.common import (
 )
 from colbench.cli.progress import RichProgress
 from colbench.model.params import parse_param_option, split_values
+from colbench.render.fmt import fmt_bytes, fmt_seconds
 
 
 @friendly
@@ -122,8 +123,6 @@ def parse_memory_limit(text: str) -> int:
 
 
 def _print_plan(planned: RunEstimate) -> None:
-    from colbench.render.fmt import fmt_bytes, fmt_seconds
-
     plan, est = planned.plan, planned.estimate
     if planned.data_error is not None:
         console.print(f"[dim]data not estimated: {planned.data_error}[/dim]", highlight=False)
@@ -159,7 +158,6 @@ def _print_plan(planned: RunEstimate) -> None:
 
 def print_session(session: Any, fmt: str = "table") -> None:
     """The verdicts of every contender, then what stayed inconclusive and the smallest change it could see."""
-    from colbench.render.fmt import fmt_seconds
     from colbench.report.compare_text import format_mde
 
     for contender, comparisons in session.comparisons.items():
