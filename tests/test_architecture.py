@@ -30,3 +30,15 @@ def test_import_contracts_are_kept() -> None:
 def test_the_lower_layers_type_check() -> None:
     done = subprocess.run([_tool("mypy")], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+
+
+def test_every_cli_command_module_is_in_the_independence_contract() -> None:
+    """A new `cli/*_cmd.py` must join the contract that keeps command modules from importing each other (they share
+    cli/common.py and cli/progress.py only)."""
+    import tomllib
+
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    (independent,) = [c for c in contracts if c["type"] == "independence"
+                      and any(m.startswith("colbench.cli.") for m in c["modules"])]
+    commands = {f"colbench.cli.{p.stem}" for p in (ROOT / "src" / "colbench" / "cli").glob("*_cmd.py")}
+    assert commands and set(independent["modules"]) == commands

@@ -1,7 +1,6 @@
 import pytest
 
-from colbench.cli.common import UsageError
-from colbench.cli.compare_cmd import parse_duration
+from colbench.cli.common import UsageError, parse_duration
 
 
 @pytest.mark.parametrize(("text", "seconds"), [

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,7 +57,7 @@ def aa_inputs(results: list[dict[str, Any]], metric_name: str = "time") -> tuple
     case took."""
     run_id = results[0]["run_id"] if results else ""
     sides = [Side(env, run_id, env, [r for r in results if r["env_name"] == env]) for env in AA_ENVS]
-    cases, _ = case_inputs(*sides, metric_name)
+    cases, _ = case_inputs(sides[0], sides[1], metric_name)
     labels = short_labels(results)
     seconds: dict[str, float] = defaultdict(float)
     blocks: dict[str, set[int]] = defaultdict(set)
@@ -92,6 +92,9 @@ def calibrate(store: Store, request: CalibrateRequest, observer: RunObserver | N
         raise UsageError(f"run {run_id} is not an A/A run with environments A and B")
     metric_name = deciding_metric(RunConfig(targets=[], measure=measure))
     cases, per_block = aa_inputs(results, metric_name)
-    report = calibrate_suite(cases, threshold=request.threshold, alpha=request.alpha, effect=request.effect,
-                             seconds_per_block=per_block)
+    # calibrate_suite keys its cases by any hashable (the gate keys them by environment and case)
+    keyed: dict[Hashable, CaseInput] = {label: case for label, case in cases.items()}
+    blocks: dict[Hashable, float] = {label: seconds for label, seconds in per_block.items()}
+    report = calibrate_suite(keyed, threshold=request.threshold, alpha=request.alpha, effect=request.effect,
+                             seconds_per_block=blocks)
     return Calibration(run_id, metric_name, report)

@@ -91,4 +91,4 @@ def delete_runs(store: Store, plans: Sequence[RunDeletion], *, force: bool = Fal
             plan.bytes_freed = remove_run_profiles(store, plan.run_id)
         except (OSError, UnsafePath) as exc:  # the run is gone from the store; say what is left on disk
             plan.notes.append(f"its profiles were not all removed ({exc}): {', '.join(map(str, plan.folders))}")
-    return plans
+    return list(plans)

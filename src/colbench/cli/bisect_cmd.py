@@ -9,16 +9,28 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from colbench.cli.common import StoreOption, UsageError, _store, console, err_console, finite, friendly
-from colbench.cli.completion import complete_targets
+from colbench.cli.common import (
+    StoreOption,
+    UsageError,
+    _store,
+    complete_targets,
+    console,
+    err_console,
+    finite,
+    friendly,
+    parse_duration,
+    parse_measure_option,
+    parse_threshold,
+)
+from colbench.cli.progress import RichProgress
+from colbench.model.params import parse_param_option
+from colbench.render.tables import plain
 
 
 class _Progress:
     """Prints each step as it is decided; the run's own live view shows the processes."""
 
     def __init__(self, fmt: str) -> None:
-        from colbench.cli.progress import RichProgress
-
         self.out = err_console if fmt == "json" else console  # JSON on stdout stays clean
         self.run = RichProgress(self.out)
 
@@ -93,9 +105,6 @@ def bisect(
     the first bad with the statistics of `compare`. Exit codes: 0 a step was found, 1 none (good and bad alike,
     undecided, or the budget ended first), 2 bad input."""
     from colbench.app.bisect import BisectRequest, run_bisect
-    from colbench.cli.compare_cmd import parse_duration, parse_threshold
-    from colbench.cli.run_cmd import parse_measure_option
-    from colbench.model.params import parse_param_option
     from colbench.report.bisect_text import json_document
 
     if fmt not in ("table", "json"):
@@ -135,7 +144,6 @@ def bisect(
 
 
 def _print_table(report: Any) -> None:
-    from colbench.render.tables import plain
     from colbench.report.bisect_text import STEP_COLUMNS, answer_lines, step_rows
 
     outcome = report.outcome

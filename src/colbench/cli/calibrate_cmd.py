@@ -7,13 +7,13 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from colbench.cli.common import StoreOption, _store, console, finite, friendly
-from colbench.cli.compare_cmd import parse_threshold
+from colbench.cli.common import StoreOption, _store, console, finite, friendly, parse_measure_option, parse_threshold
+from colbench.cli.progress import RichProgress
+from colbench.model.params import parse_param_option
+from colbench.render.fmt import fmt_seconds
 
 
 def calibration_table(report: Any) -> Table:
-    from colbench.render.fmt import fmt_seconds
-
     table = Table(title=f"A/A calibration at threshold {report.threshold * 100:g}%, alpha {report.alpha}")
     for column in ("case", "blocks", "basis", "CV iterations", "CV processes", "sigma per block", "verdict",
                    "ratio [CI]", "MDE 95%", f"blocks for {report.effect:.0%}"):
@@ -60,9 +60,6 @@ def calibrate(
     blocks a gate needs to catch --effect with 95% power."""
     from colbench.app.calibrate import CalibrateRequest
     from colbench.app.calibrate import calibrate as calibrate_use_case
-    from colbench.cli.progress import RichProgress
-    from colbench.cli.run_cmd import parse_measure_option
-    from colbench.model.params import parse_param_option
 
     @friendly
     def body() -> None:

@@ -1,4 +1,9 @@
-"""What every `colbench` sub-command shares: the consoles, the store option, and one-line user errors."""
+"""What the `colbench` sub-commands share: the consoles, the store option, one-line user errors, the parsers of
+options several commands take (thresholds, durations, sizes, measures, targets' completion), and the views
+several commands print (a run's results and claims, the comparisons of two sides).
+
+Command modules (`*_cmd.py`) import this module and `progress.py` only, never each other (an import contract in
+pyproject.toml holds it)."""
 
 from __future__ import annotations
 
@@ -15,10 +20,16 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from colbench.analysis.aggregate import summarize_cases
 from colbench.app.errors import UsageError
-from colbench.paths import UnsafePath, default_store_url
-from colbench.redact import clip, printable, redact
+from colbench.app.stores import store_at
+from colbench.paths import UnsafePath
+from colbench.redact import clip, printable, redact, redact_doc
+from colbench.render.fmt import fmt_bytes
+from colbench.render.tables import plain
+from colbench.report.terminal import render_text, results_table
 from colbench.runner.interrupt import Interrupted
+from colbench.store.base import ResultQuery
 
 # Wide enough for the results table when the output is a file or a CI log rather than a terminal.
 # soft_wrap: a message is one line the terminal folds where it must, never a line broken mid-sentence by Rich (a
@@ -112,9 +123,129 @@ def parse_size(text: str) -> int:
     return int(number * base ** " KMGT".index(prefix or " "))
 
 
+def parse_threshold(text: str | None) -> float | None:
+    """`3%` or `0.03` → 0.03; None (not given) stays None: each metric then uses its own default."""
+    if text is None:
+        return None
+    try:
+        value = float(text.rstrip("%")) / (100 if text.endswith("%") else 1)
+    except ValueError:
+        raise UsageError(f"--threshold {text!r}: write e.g. 3% or 0.03") from None
+    if not 0 < value < 1:
+        raise UsageError(f"--threshold {text!r}: must be between 0% and 100%")
+    return value
+
+
+def parse_duration(text: str, option: str = "--budget") -> float:
+    """'90s', '10m', '1h', '1h30m' or plain seconds → seconds."""
+    cleaned = text.strip().lower().replace(" ", "")
+    parts = re.fullmatch(r"((\d+(\.\d+)?)h)?((\d+(\.\d+)?)m)?((\d+(\.\d+)?)s?)?", cleaned)
+    if not cleaned or parts is None:
+        raise UsageError(f"{option} {text!r}: write e.g. 90s, 10m, 1h or 1h30m")
+    hours, minutes, seconds = parts.group(2), parts.group(5), parts.group(8)
+    total = float(hours or 0) * 3600 + float(minutes or 0) * 60 + float(seconds or 0)
+    if total <= 0:
+        raise UsageError(f"{option} {text!r}: must be more than 0 seconds")
+    return total
+
+
+def parse_measure_option(text: str) -> tuple[str, ...]:
+    from colbench.runner.instructions import parse_measure
+
+    try:
+        return parse_measure(text)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def complete_targets(incomplete: str) -> list[str]:
+    """Shell completion of benchmark and suite names for `colbench run TARGET…` (Typer completes commands and
+    options by itself: `colbench --install-completion`)."""
+    from colbench.benchmarks.registry import all_benchmarks
+    from colbench.experiments.registry import all_suites
+
+    names = [*all_suites(), *all_benchmarks()]
+    return [name for name in dict.fromkeys(names) if name.startswith(incomplete)]
+
+
 def _store(url: str | None, create: bool = True) -> Any:
     """The store of `--store` (else $COLBENCH_STORE, else the default file). `create=False` is for commands that
     only read: the store must exist and a DuckDB file is opened read-only, so reading never changes it."""
-    from colbench.store import open_store
+    return store_at(url, create)
 
-    return open_store(url or default_store_url(), create=create, read_only=not create)
+
+def print_comparisons(comparisons: list[Any], fmt: str, baseline: str, contender: str, notes: list[str]) -> None:
+    """The verdicts of one contender against the baseline (`compare`, and `run` with several environments)."""
+    from rich.table import Table
+
+    from colbench.report.compare_text import (
+        TABLE_COLUMNS,
+        json_report,
+        markdown_report,
+        summary_line,
+        table_rows,
+    )
+
+    if fmt == "markdown":
+        typer.echo(markdown_report(comparisons, baseline_label=baseline, contender_label=contender))
+    elif fmt == "json":
+        typer.echo(json_report(comparisons, baseline=baseline, contender=contender, notes=notes))
+    else:
+        table = Table(title=plain(f"{contender} vs {baseline}"))
+        for column in TABLE_COLUMNS:
+            table.add_column(column)
+        styles = {"regression": "red", "improvement": "green", "no change": "", "inconclusive": "yellow"}
+        for comparison, row in zip(comparisons, table_rows(comparisons), strict=True):
+            table.add_row(*(plain(cell) for cell in row), style=styles.get(str(comparison.verdict), ""))
+        console.print(table)
+        console.print(summary_line(comparisons))
+    if fmt != "json":
+        for note in notes:
+            typer.echo(f"note: {note}", err=True)
+
+
+def show_run(db: Any, run_id: str, fmt: str) -> None:
+    """A run's results, one row per case (`show`, and `run` when it ends)."""
+    from colbench.experiments.registry import experiment_tables
+
+    run_doc = redact_doc(db.get_run(run_id))  # records stored before redaction existed may hold secrets
+    summaries = summarize_cases(redact_doc(db.results(ResultQuery(run_ids=(run_id,)))))
+    if fmt == "table":
+        title = plain(f"run {run_id}" + (f" ({run_doc['name']})" if run_doc.get("name") else "") +
+                      f" on {run_doc['machine']['name']} — {run_doc.get('status')}")
+        console.print(results_table(summaries, title=title, calibration=run_doc.get("calibration")))
+        for table in experiment_tables(summaries, run_doc):
+            console.print(table)
+        for check in run_doc.get("checks") or []:
+            if not check["ok"]:
+                console.print(f"[yellow]warning:[/yellow] {check['message']}")
+        _show_profiles(db, run_id)
+    else:
+        typer.echo(render_text(summaries, fmt))
+
+
+def _show_profiles(db: Any, run_id: str) -> None:
+    """The profiles `run --profile` kept for the run, and how to use them."""
+    from colbench.store.profiles import run_folder, run_profiles
+
+    kept = run_profiles(db, run_id)
+    if not kept:
+        return
+    envs = sorted({p.env_name for p in kept})
+    size = sum(p.size_bytes for p in kept)
+    console.print(f"profiles: {len(kept)} (case × environment: {', '.join(envs)}), {fmt_bytes(size)} in "
+                  f"{run_folder(db, run_id)}; `colbench explain {run_id}:{envs[0]} OTHER` diffs them without "
+                  "running again", highlight=False, soft_wrap=True)
+
+
+def show_claims(db: Any, run_doc: dict[str, Any]) -> None:
+    """After a run of an experiment suite: the post's claims over what it measured."""
+    from colbench.report.claims import claims_table, counts_line, evaluate_runs, experiments_of_run
+
+    experiments = experiments_of_run(run_doc)
+    if not experiments:
+        return
+    verdicts, untestable = evaluate_runs(db, [run_doc["run_id"]], experiments)
+    console.print(claims_table(verdicts, untestable, cores=run_doc["machine"].get("cpu_threads")))
+    console.print(f"claims: {counts_line(verdicts)} (`colbench claims {run_doc['run_id']}` to see them again)",
+                  highlight=False)

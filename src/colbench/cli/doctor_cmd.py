@@ -10,7 +10,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-import colbench
+from colbench.app.doctor import Diagnosis, diagnose
 from colbench.cli.common import console
 
 
@@ -20,42 +20,40 @@ def doctor(
 ) -> None:
     """What is installed (R, Java, Maven, the Java worker, PostgreSQL, Valgrind, chromium, uv), what each
     enables, and the command that installs what is missing. Exit 0: it is a report (--strict: 1 if incomplete)."""
-    from colbench.runner.doctor import diagnose
-
     if fmt not in ("table", "json"):
         typer.echo(f"colbench: error: --format {fmt!r}: use table or json", err=True)
         raise typer.Exit(2)
-    findings = diagnose()
+    found = diagnose()
     if fmt == "json":
-        typer.echo(json.dumps([{**asdict(f), "ok": f.ok} for f in findings], indent=2))
+        typer.echo(json.dumps([{**asdict(f), "ok": f.ok} for f in found.findings], indent=2))
     else:
-        from colbench.install import detect
-
-        install = detect()
-        where = install.checkout if install.kind == "checkout" else install.source
-        console.print(escape(f"colbench {colbench.__version__}, installed as: {install.kind} ({where})"),
-                      highlight=False, soft_wrap=True)
-        table = Table(title="colbench doctor")
-        for column in ("", "what", "installed", "enables"):
-            table.add_column(column)
-        for f in findings:
-            mark = "[green]ok[/green]" if f.ok else "[yellow]--[/yellow]"
-            status = f.version or "missing"
-            if f.note:
-                status = f"{status}: {f.note}"
-            table.add_row(mark, *(escape(text) for text in (f.name, status, f.enables)))
-        console.print(table, highlight=False)
-        missing = [f for f in findings if not f.ok]
-        names = ", ".join(f.name.strip() for f in missing)
-        console.print(escape(f"{len(findings) - len(missing)} of {len(findings)} ready"
-                             + (f"; missing or stale: {names}" if missing else "")), highlight=False, soft_wrap=True)
-        commands: dict[str, list[str]] = {}
-        for f in missing:
-            commands.setdefault(f.install, []).append(f.name.strip())
-        if commands:
-            console.print("to install what is missing (commands for this install, one a line):", highlight=False)
-        for command, names in commands.items():
-            # whole lines, never wrapped: they are meant to be copied
-            console.print(escape(f"  {command}    # {', '.join(names)}"), highlight=False, soft_wrap=True)
-    if strict and any(not f.ok for f in findings):
+        _print_table(found)
+    if strict and not found.complete:
         raise typer.Exit(1)
+
+
+def _print_table(found: Diagnosis) -> None:
+    install = found.install
+    where = install.checkout if install.kind == "checkout" else install.source
+    console.print(escape(f"colbench {found.version}, installed as: {install.kind} ({where})"),
+                  highlight=False, soft_wrap=True)
+    table = Table(title="colbench doctor")
+    for column in ("", "what", "installed", "enables"):
+        table.add_column(column)
+    for f in found.findings:
+        mark = "[green]ok[/green]" if f.ok else "[yellow]--[/yellow]"
+        status = f.version or "missing"
+        if f.note:
+            status = f"{status}: {f.note}"
+        table.add_row(mark, *(escape(text) for text in (f.name, status, f.enables)))
+    console.print(table, highlight=False)
+    findings, missing = found.findings, found.missing
+    names = ", ".join(f.name.strip() for f in missing)
+    console.print(escape(f"{len(findings) - len(missing)} of {len(findings)} ready"
+                         + (f"; missing or stale: {names}" if missing else "")), highlight=False, soft_wrap=True)
+    commands = found.install_commands()
+    if commands:
+        console.print("to install what is missing (commands for this install, one a line):", highlight=False)
+    for command, what in commands.items():
+        # whole lines, never wrapped: they are meant to be copied
+        console.print(escape(f"  {command}    # {', '.join(what)}"), highlight=False, soft_wrap=True)

@@ -8,9 +8,10 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from colbench.app.history import HistoryOutcome, HistoryRequest, check
+from colbench.app.history import history as history_use_case
 from colbench.cli.common import StoreOption, UsageError, _store, console, friendly
-from colbench.model.params import did_you_mean
-from colbench.redact import clip
+from colbench.render.fmt import fmt_instructions
 
 
 def history(
@@ -28,11 +29,6 @@ def history(
 ) -> None:
     """A case's results over time (commits, versions or dates), or over a library's versions in version order
     (`--by version --package pyarrow`), with change points (e-divisive means)."""
-    from colbench.analysis.history import case_histories, version_histories
-    from colbench.machine.facts import machine_info
-    from colbench.model.metrics import SERIES_METRICS
-    from colbench.render.fmt import fmt_instructions
-    from colbench.store.selection import history_results, pick_machine
 
     @friendly
     def body() -> None:
@@ -42,49 +38,36 @@ def history(
             if not sep:
                 raise UsageError(f"--param {option!r}: write NAME=VALUE")
             filters[name] = value
-        if metric not in SERIES_METRICS:
-            raise UsageError(f"--metric {clip(repr(metric))}: choose {' or '.join(SERIES_METRICS)}"
-                             f"{did_you_mean(metric, SERIES_METRICS)}")
-        if by not in ("time", "version"):
-            raise UsageError(f"--by {clip(repr(by))}: choose time or version{did_you_mean(by, ('time', 'version'))}")
-        if (by == "version") != bool(package):
-            raise UsageError("--by version needs --package NAME (the library whose versions are the x axis), and "
-                             "--package only goes with --by version")
-        db = _store(store, create=False)
-        machine_id = pick_machine(db, benchmark, machine, here=machine_info()["machine_id"])
-        found = history_results(db, benchmark, machine_id)
-        if package:
-            histories = version_histories(found, machine_id, filters, package, min_size=min_size, metric=metric)
-        else:
-            histories = case_histories(found, machine_id, filters, min_size=min_size, metric=metric)
-        if not histories:
-            measured = "" if metric == "time" else f" with {metric} measured (`run --measure {metric}`)"
-            ran = f" and ran with a version of {package}" if package else ""
-            raise UsageError(f"no successful results of {benchmark} on machine {machine_id} match those "
-                             f"params{ran}{measured}")
-        show = (lambda v: f"{v * 1e3:.3f} ms") if metric == "time" else (lambda v: fmt_instructions(v) + " instr")
-        digits = 1 if metric == "time" else 3  # instruction counts repeat to hundredths of a percent
+        request = HistoryRequest(benchmark, filters, machine, min_size, metric, by, package)
+        check(request)  # bad options before the store is opened
+        found = history_use_case(_store(store, create=False), request)
         if fmt == "json":
-            typer.echo(json.dumps([h.to_dict() for h in histories], indent=2, default=str))
+            typer.echo(json.dumps([h.to_dict() for h in found.histories], indent=2, default=str))
             return
-        for h in histories:
-            over = f" over {package} versions" if package else ""
-            table = Table(title=f"{h.label}{over} on {h.machine_name} ({h.machine_id}): {len(h.points)} points")
-            first = ("first measured", f"{package} version") if package else ("when", "commit / version")
-            for column in (*first, "median", "spread (CV)", "processes", "change"):
-                table.add_column(column)
-            changes = {cp.index: cp for cp in h.change_points}
-            for i, point in enumerate(h.points):
-                cp = changes.get(i)
-                mark = f"[bold]{cp.magnitude:+.1%}[/bold] (p={cp.p_value:.3f})" if cp else ""
-                table.add_row(point.when[:19], point.label, show(point.median), f"±{point.cv:.{digits}%}"
-                              if point.cv == point.cv else "-", str(point.processes), mark)
-            console.print(table)
-            if not h.change_points:
-                console.print(h.note or "no change point")
-            for cp in h.change_points:
-                console.print(f"change point at {h.points[cp.index].label} ({h.points[cp.index].when[:10]}): "
-                              f"{cp.magnitude:+.1%}, median {show(cp.before_median)} → "
-                              f"{show(cp.after_median)}, p={cp.p_value:.3f}")
+        _print_tables(found, metric, package)
 
     body()
+
+
+def _print_tables(found: HistoryOutcome, metric: str, package: str | None) -> None:
+    show = (lambda v: f"{v * 1e3:.3f} ms") if metric == "time" else (lambda v: fmt_instructions(v) + " instr")
+    digits = 1 if metric == "time" else 3  # instruction counts repeat to hundredths of a percent
+    for h in found.histories:
+        over = f" over {package} versions" if package else ""
+        table = Table(title=f"{h.label}{over} on {h.machine_name} ({h.machine_id}): {len(h.points)} points")
+        first = ("first measured", f"{package} version") if package else ("when", "commit / version")
+        for column in (*first, "median", "spread (CV)", "processes", "change"):
+            table.add_column(column)
+        changes = {cp.index: cp for cp in h.change_points}
+        for i, point in enumerate(h.points):
+            cp = changes.get(i)
+            mark = f"[bold]{cp.magnitude:+.1%}[/bold] (p={cp.p_value:.3f})" if cp else ""
+            table.add_row(point.when[:19], point.label, show(point.median), f"±{point.cv:.{digits}%}"
+                          if point.cv == point.cv else "-", str(point.processes), mark)
+        console.print(table)
+        if not h.change_points:
+            console.print(h.note or "no change point")
+        for cp in h.change_points:
+            console.print(f"change point at {h.points[cp.index].label} ({h.points[cp.index].when[:10]}): "
+                          f"{cp.magnitude:+.1%}, median {show(cp.before_median)} → "
+                          f"{show(cp.after_median)}, p={cp.p_value:.3f}")

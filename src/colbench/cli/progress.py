@@ -1,4 +1,5 @@
-"""The live view of a run: a progress bar over cases with ETA, and a line per finished case.
+"""The live view of a run (`app.run.RunObserver`): a progress bar over cases with ETA, a line per finished case, and
+the run's other events (a case skipped, an environment built, the blocks chosen, a look at the verdicts).
 
 It redraws on events only (a case starts, a process ends), never on a timer: while a worker runs the
 orchestrator sleeps, so it does not take CPU from what is measured. The elapsed time and ETA therefore move
@@ -7,16 +8,23 @@ when something happens, not every second.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from colbench.analysis.aggregate import summarize_cases
+from colbench.app.run import RunObserver
 from colbench.render.fmt import fmt_bytes, fmt_seconds, instructions_cell, spread
 from colbench.report.terminal import throughput_cell
-from colbench.runner.execute import Execution, PlannedCase, RunObserver
+
+if TYPE_CHECKING:
+    from colbench.analysis.sequential import LookPlan
+    from colbench.runner.execute import Execution
+    from colbench.runner.plan import PlannedCase
+    from colbench.runner.session import Look
 
 
 def _label(case: PlannedCase) -> str:
@@ -24,9 +32,17 @@ def _label(case: PlannedCase) -> str:
     return f"{case.benchmark.name} " + " ".join(f"{k}={v}" for k, v in shown.items())
 
 
+def _short(params: Mapping[str, Any]) -> str:
+    hidden = (("allocator", "default"), ("cache", "warm"))
+    return " ".join(f"{k}={v}" for k, v in params.items() if (k, v) not in hidden)
+
+
 class RichProgress(RunObserver):
-    def __init__(self, console: Console) -> None:
+    """`err`: where skipped cases are said (stderr for `run`); the rest goes to `console`."""
+
+    def __init__(self, console: Console, err: Console | None = None) -> None:
         self.console = console
+        self.err = err or console
         self.progress = Progress(
             TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("cases"),
             TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), console=console, transient=True,
@@ -73,3 +89,27 @@ class RichProgress(RunObserver):
 
     def finish(self, run: dict[str, Any]) -> None:
         self.progress.stop()
+
+    def skipped(self, benchmark: str, params: Mapping[str, Any], reason: str) -> None:
+        self.err.print(f"[yellow]skipped[/yellow] {benchmark} {_short(params)}: {reason}", highlight=False)
+
+    def said(self, text: str) -> None:
+        self.console.print(text, highlight=False)
+
+    def blocks_chosen(self, envs: int, blocks: int, decider: str | None) -> None:
+        if decider is not None:
+            self.console.print(f"{envs} environments: a first look after {blocks} interleaved blocks per case "
+                               f"({decider} decides), more blocks only for the cases still undecided")
+        else:
+            self.console.print(f"{envs} environments: {blocks} interleaved blocks per case "
+                               "(enough for suite-wide verdicts; --processes to change)")
+
+    def looked(self, look: Look, next_look: LookPlan | None, budget_s: float) -> None:
+        used = f"{fmt_seconds(look.elapsed_s)} of the {fmt_seconds(budget_s)} budget"
+        if next_look is None:
+            if look.pending:
+                self.console.print(f"look {look.number}: {look.pending} comparison(s) still inconclusive, {used}: "
+                                   "no more blocks fit")
+            return
+        self.console.print(f"look {look.number}: {look.pending} comparison(s) inconclusive, {used}; adding "
+                           f"{next_look.blocks} blocks{' (last look)' if next_look.final else ''}")

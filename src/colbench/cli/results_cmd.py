@@ -15,8 +15,12 @@ from colbench.cli.common import (
     _store,
     console,
     friendly,
+    show_run,
 )
-from colbench.cli.run_cmd import _show_run
+from colbench.redact import redact_doc
+from colbench.render.tables import plain
+from colbench.report.terminal import render_rows
+from colbench.store.base import ResultQuery, resolve_run_id
 
 
 @friendly
@@ -27,22 +31,16 @@ def show(
     runs: Annotated[bool, typer.Option("--runs", help="list the runs in the store instead")] = False,
 ) -> None:
     """Show a run's results, one row per case (processes pooled), or list the runs."""
-    from colbench.store.base import resolve_run_id
-
     if fmt not in ("table", "json", "csv", "markdown"):
         raise UsageError(f"--format {fmt!r}: choose table, json, csv or markdown")
     db = _store(store, create=False)
     if runs:
         _show_runs(db, fmt)
         return
-    _show_run(db, resolve_run_id(db, run_id), fmt)
+    show_run(db, resolve_run_id(db, run_id), fmt)
 
 
 def _show_runs(db: Any, fmt: str) -> None:
-    from colbench.redact import redact_doc
-    from colbench.render.tables import plain
-    from colbench.report.terminal import render_rows
-
     rows = [{"run_id": r["run_id"], "name": r.get("name"), "started_at": r["started_at"], "status": r.get("status"),
              "cases": r.get("cases"), "machine": r["machine"]["name"]} for r in redact_doc(db.list_runs())]
     if fmt != "table":
@@ -65,8 +63,6 @@ def export(
     store: StoreOption = None,
 ) -> None:
     """Export results (raw samples included) for other tools."""
-    from colbench.redact import redact_doc
-    from colbench.store.base import ResultQuery, resolve_run_id
     from colbench.store.export import FORMATS, export_results
 
     if fmt not in (*FORMATS, "conbench"):
@@ -78,10 +74,10 @@ def export(
     results = redact_doc(db.results(ResultQuery(run_ids=ids)))  # older records may hold secrets
     try:
         if fmt == "conbench":
-            from colbench.cli.store_cmd import export_conbench
+            from colbench.store.conbench.export import export_documents
 
             runs = {run_id: redact_doc(db.get_run(run_id)) for run_id in {r["run_id"] for r in results}}
-            count = export_conbench(results, runs, output)
+            count = export_documents(results, runs, output)
         else:
             count = export_results(results, fmt, output)
     except OSError as exc:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import sys
 from collections import Counter
 from pathlib import Path
 from typing import Annotated, Any
@@ -11,17 +9,28 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
+from colbench.app.run import RunEstimate, RunRequest, estimate
+from colbench.app.run import run as run_use_case
 from colbench.cli.common import (
     StoreOption,
     UsageError,
     _store,
+    complete_targets,
     console,
     err_console,
     finite,
     friendly,
+    parse_duration,
+    parse_measure_option,
     parse_size,
+    parse_threshold,
+    print_comparisons,
+    show_claims,
+    show_run,
 )
-from colbench.cli.completion import complete_targets
+from colbench.cli.progress import RichProgress
+from colbench.model.params import parse_param_option, split_values
+from colbench.render.fmt import fmt_bytes, fmt_seconds
 
 
 @friendly
@@ -69,115 +78,37 @@ def run(
 
     Exit codes: 0 when the run finished (some cases may have errors, shown in the table), 2 for bad input,
     3 when every case of the run ended in an error, 1 when `--env` comparisons found a regression."""
-    from colbench.cli.compare_cmd import parse_duration, parse_threshold
-    from colbench.model.params import parse_param_option, split_values
-    from colbench.redact import clip, printable
-    from colbench.runner import env_options
-    from colbench.runner.execute import RunConfig, config_from_run, git_commit
-    from colbench.runner.plan import make_plan
-    from colbench.store.base import resolve_run_id
-
-    budget_s, threshold_value = parse_duration(budget), parse_threshold(threshold)
-    run_doc = None
-    if resume:
-        given = {"targets": targets, "--param": param, "--threads": threads, "--cache": cache, "--env": env,
-                 "--iterations": iterations, "--warmup": warmup, "--processes": processes,
-                 "--memory-limit": memory_limit, "--run-name": run_name, "--commit": commit, "--repo": repo,
-                 "--machine": machine, "--profile": profile}
-        clashing = [name for name, value in given.items() if value]
-        if clashing:
-            raise UsageError(f"--resume cannot be combined with {', '.join(clashing)}: a resumed run keeps its own "
-                             "plan; start a new run to change it")
-        db = _store(store, create=False)
-        run_doc = db.get_run(resolve_run_id(db, resume))
-        config = config_from_run(run_doc)
-        mark_resumed(run_doc)
-    else:
-        overrides: dict[str, list[str]] = {}
-        for option in param or []:
-            name, values = parse_param_option(option)
-            overrides[name] = values
-        if threads is not None:
-            overrides["threads"] = split_values("--threads", threads)
-        if cache is not None:
-            overrides["cache"] = split_values("--cache", cache)
-        for option, value in (("--run-name", run_name), ("--machine", machine), ("--commit", commit)):
-            if value is not None and (printable(value) != value or len(value) > 200):
-                raise UsageError(f"{option} {clip(printable(value), 60)!r}: a name of at most 200 characters, without "
-                                 "control characters (it is shown on other people's terminals)")
-        commit_info = git_commit(repo) if repo else ({"sha": commit} if commit else None)
-        config = RunConfig(targets=list(targets or []), overrides=overrides, iterations=iterations, warmup=warmup,
-                           processes=processes, timeout_s=timeout,
-                           memory_limit_bytes=parse_memory_limit(memory_limit) if memory_limit is not None else None,
-                           run_name=run_name, seed=seed, scale=scale, commit=commit_info, machine_name=machine,
-                           measure=parse_measure_option(measure), profile=profile)
-    plan = make_plan(config.targets, config.overrides, config.scale)
-    if "instructions" in config.measure or config.profile:
-        from colbench.runner.execute import counting_toolchain
-        from colbench.runner.instructions import restrict_plan
-
-        if "instructions" in config.measure:
-            restrict_plan(plan, config.measure)
-        if not dry_run:
-            counting_toolchain(config)  # fail now, in one line, when Valgrind or a compiler is missing
-    for bench, params, reason in plan.skipped:
-        err_console.print(f"[yellow]skipped[/yellow] {bench} {_short(params)}: {reason}", highlight=False)
+    overrides: dict[str, list[str]] = {}
+    for option in param or []:
+        name, values = parse_param_option(option)
+        overrides[name] = values
+    request = RunRequest(
+        targets=tuple(targets or ()), overrides=overrides,
+        threads=tuple(split_values("--threads", threads)) if threads is not None else None,
+        cache=tuple(split_values("--cache", cache)) if cache is not None else None,
+        iterations=iterations, warmup=warmup, processes=processes, timeout_s=timeout,
+        memory_limit_bytes=parse_memory_limit(memory_limit) if memory_limit is not None else None,
+        run_name=run_name, commit=commit, repo=repo, machine_name=machine, seed=seed, scale=scale,
+        envs=tuple(env or ()), store=store, resume=resume, until_decided=until_decided,
+        budget_s=parse_duration(budget), max_looks=max_looks, threshold=parse_threshold(threshold), alpha=alpha,
+        measure=parse_measure_option(measure), profile=profile)
+    progress = RichProgress(console, err=err_console)
     if dry_run:
-        env_options.check_envs(env or [])
-        _print_plan(plan, config, store, envs=max(1, len(env or [])))
+        _print_plan(estimate(request, progress))
         return
-    if run_doc:
-        envs = env_options.envs_from_run(run_doc)
-    else:
-        envs = env_options.build_envs(env or [], say=lambda text: console.print(text, highlight=False))
-    for bench, params, reason in fit_runtimes(plan, envs):
-        err_console.print(f"[yellow]skipped[/yellow] {bench} {_short(params)}: {reason}", highlight=False)
-    if len(envs) > 1 and config.processes is None:
-        from colbench.model.metrics import metric as metric_named
-        from colbench.runner.session import deciding_metric
-
-        decider = metric_named(deciding_metric(config))
-        if until_decided:
-            config.processes = decider.first_look
-            console.print(f"{len(envs)} environments: a first look after {decider.first_look} interleaved blocks per "
-                          f"case ({decider.name} decides), more blocks only for the cases still undecided")
-        else:
-            config.processes = AB_DEFAULT_PROCESSES
-            console.print(f"{len(envs)} environments: {AB_DEFAULT_PROCESSES} interleaved blocks per case "
-                          "(enough for suite-wide verdicts; --processes to change)")
-    if len(envs) > 1:
-        from colbench.cli.compare_cmd import compare_run_envs, print_session
-
-        db = _store(store)
-        session = compare_run_envs(db, config, plan, envs, run_doc, threshold=threshold_value,
-                                   alpha=alpha, until_decided=until_decided, budget_s=budget_s, max_looks=max_looks)
-        _show_run(db, session.run["run_id"], "table")
-        _show_claims(db, session.run)
-        print_session(session)
-        if any(str(c.verdict) == "regression" for comps in session.comparisons.values() for c in comps):
+    outcome = run_use_case(request, progress)
+    db = _store(store)
+    show_run(db, outcome.run_id, "table")
+    show_claims(db, outcome.run)
+    if outcome.session is not None:
+        print_session(outcome.session)
+        if outcome.regression:
             raise typer.Exit(1)
         return
-    finished = run_and_store(_store(store), config, plan, envs, run_doc)
-    db = _store(store)
-    _show_run(db, finished["run_id"], "table")
-    _show_claims(db, finished)
-    if _every_case_failed(db, finished["run_id"]):
+    if outcome.all_failed:
         err_console.print("[red]colbench: every case of this run ended in an error[/red] (see the table above)",
                           highlight=False, soft_wrap=True)
         raise typer.Exit(ALL_FAILED_EXIT)
-
-
-AB_DEFAULT_PROCESSES = 12
-
-
-def mark_resumed(run_doc: dict[str, Any]) -> None:
-    """A run continued with --resume keeps the trace of how it had stopped (reports show it as resumed)."""
-    from datetime import UTC, datetime
-
-    entry = {"at": datetime.now(UTC).isoformat(), "status": run_doc.get("status")}
-    if run_doc.get("stopped"):
-        entry["stopped"] = run_doc.pop("stopped")
-    run_doc.setdefault("resumes", []).append(entry)
 
 
 #: `colbench run`'s exit code when not one case of the run succeeded (documented in README and `run --help`)
@@ -191,79 +122,13 @@ def parse_memory_limit(text: str) -> int:
     return limit
 
 
-def _every_case_failed(db: Any, run_id: str) -> bool:
-    from colbench.store.base import ResultQuery
-
-    ok_by_case: dict[str, bool] = {}
-    for result in db.results(ResultQuery(run_ids=(run_id,))):
-        ok_by_case[result["case_id"]] = ok_by_case.get(result["case_id"], False) or result.get("status") == "ok"
-    return bool(ok_by_case) and not any(ok_by_case.values())
-
-
-def parse_measure_option(text: str) -> tuple[str, ...]:
-    from colbench.runner.instructions import parse_measure
-
-    try:
-        return parse_measure(text)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-
-
-def fit_runtimes(plan: Any, envs: list[Any]) -> list[tuple[str, Any, str]]:
-    """Drop the cases the environments cannot run, build the Java worker the plan needs; returns the skipped."""
-    from colbench.runner.runtime_envs import fit_plan_to_envs
-
-    return fit_plan_to_envs(plan, envs, say=console.print)
-
-
-def run_and_store(db: Any, config: Any, plan: Any, envs: list[Any], run_doc: dict[str, Any] | None = None,
-                  only_cases: Any = None) -> dict[str, Any]:
-    """Start (or continue) a run and execute what it is missing, with the live view."""
-    from colbench.cli.progress import RichProgress
-    from colbench.runner.execute import execute_run, start_run
-
-    if run_doc is None:
-        run_doc = start_run(db, config, plan, envs, sys.argv)
-    return execute_run(db, run_doc, plan, envs, config, RichProgress(console), only_cases=only_cases)
-
-
-def _short(params: dict[str, Any]) -> str:
-    hidden = (("allocator", "default"), ("cache", "warm"))
-    return " ".join(f"{k}={v}" for k, v in params.items() if (k, v) not in hidden)
-
-
-def _print_plan(plan: Any, config: Any, store_url: str | None, envs: int = 1) -> None:
-    from colbench.data.cache import plan_prepare
-    from colbench.machine.facts import machine_info
-    from colbench.paths import data_dir
-    from colbench.render.fmt import fmt_bytes, fmt_seconds
-    from colbench.runner.estimate import Costs, build_rates, estimate_plan, history_costs, local_manifests
-    from colbench.store.base import StoreError
-
-    iterations, warmup, processes = config.resolved(plan)
-    try:
-        history = history_costs(_store(store_url, create=False), plan, machine_info()["machine_id"])
-    except StoreError:
-        history = Costs()
-
-    def processes_of(case: Any) -> int:  # suite entries may ask more for some cases (those a claim decides on)
-        return config.processes_of(case, processes)
-
-    requests = list({json.dumps(r.to_json(), sort_keys=True): r for c in plan.cases for r in c.inputs.values()}
-                    .values())
-    try:
-        files = plan_prepare(requests).files if requests else []
-    except Exception as exc:  # an estimate is advice: a data set that cannot be planned is said, not fatal
-        files = []
-        console.print(f"[dim]data not estimated: {exc}[/dim]", highlight=False)
-    missing = [f for f in files if not f.present]
-    downloads = [f for f in missing if f.format == "download"]
-    est = estimate_plan(plan, iterations, warmup, processes_of, history, envs=envs,
-                        new_data=[(f.format, f.size_bytes) for f in missing if f.format != "download"],
-                        build_rates_here=build_rates(local_manifests(data_dir())))
-    processes_text = " or ".join(str(n) for n in sorted({processes_of(c) for c in plan.cases}))
-    table = Table(title=f"plan: {len(plan.cases)} cases × {processes_text} processes × ({warmup} warm-up + "
-                  f"{iterations} timed iterations)")
+def _print_plan(planned: RunEstimate) -> None:
+    plan, est = planned.plan, planned.estimate
+    if planned.data_error is not None:
+        console.print(f"[dim]data not estimated: {planned.data_error}[/dim]", highlight=False)
+    processes_text = " or ".join(str(n) for n in planned.processes)
+    table = Table(title=f"plan: {len(plan.cases)} cases × {processes_text} processes × ({planned.warmup} warm-up + "
+                  f"{planned.iterations} timed iterations)")
     for column in ("benchmark", "params", "runtime", "est. per iteration", "est. per process", "from"):
         table.add_column(column)
     for case in est.cases:
@@ -275,14 +140,15 @@ def _print_plan(plan: Any, config: Any, store_url: str | None, envs: int = 1) ->
     for reason, count in reasons.items():
         console.print(f"[dim]dropped {count} invalid combination(s) of {reason}[/dim]", highlight=False)
     sources = ", ".join(f"{n} from {source}" for source, n in sorted(est.sources().items()))
+    missing = planned.data_files_to_build + len(planned.downloads)
     notes = [f"cases: {sources}",
-             f"data to build first: {len(missing) - len(downloads)} file(s), {fmt_bytes(est.data_bytes)}, about "
+             f"data to build first: {planned.data_files_to_build} file(s), {fmt_bytes(est.data_bytes)}, about "
              f"{fmt_seconds(est.data_seconds)}" if missing else "",
-             f"downloads not in the estimate: {', '.join(f.label for f in downloads)}" if downloads else "",
+             f"downloads not in the estimate: {', '.join(planned.downloads)}" if planned.downloads else "",
              f"{est.unknown_cases} of {len(plan.cases)} cases have no estimate (no history, no model of their "
              "benchmark): the total leaves their run time out" if est.unknown_cases else "",
              "instructions are counted under Valgrind, 20–50× slower than the times above: not in this estimate"
-             if "instructions" in config.measure else ""]
+             if planned.counts_instructions else ""]
     total = f"{est.seconds / 60:.0f} min" if est.seconds >= 120 else fmt_seconds(est.seconds)
     console.print(f"estimated time: {'at least ' if est.unknown_cases else ''}{total} (from measured costs: README, "
                   "'How long a suite takes', says how close they come)")
@@ -290,53 +156,16 @@ def _print_plan(plan: Any, config: Any, store_url: str | None, envs: int = 1) ->
         console.print(f"[dim]{note}[/dim]", highlight=False)
 
 
-def _show_run(db: Any, run_id: str, fmt: str) -> None:
-    from colbench.analysis.aggregate import summarize_cases
-    from colbench.experiments.registry import experiment_tables
-    from colbench.redact import redact_doc
-    from colbench.render.tables import plain
-    from colbench.report.terminal import render_text, results_table
-    from colbench.store.base import ResultQuery
+def print_session(session: Any, fmt: str = "table") -> None:
+    """The verdicts of every contender, then what stayed inconclusive and the smallest change it could see."""
+    from colbench.report.compare_text import format_mde
 
-    run_doc = redact_doc(db.get_run(run_id))  # records stored before redaction existed may hold secrets
-    summaries = summarize_cases(redact_doc(db.results(ResultQuery(run_ids=(run_id,)))))
-    if fmt == "table":
-        title = plain(f"run {run_id}" + (f" ({run_doc['name']})" if run_doc.get("name") else "") +
-                      f" on {run_doc['machine']['name']} — {run_doc.get('status')}")
-        console.print(results_table(summaries, title=title, calibration=run_doc.get("calibration")))
-        for table in experiment_tables(summaries, run_doc):
-            console.print(table)
-        for check in run_doc.get("checks") or []:
-            if not check["ok"]:
-                console.print(f"[yellow]warning:[/yellow] {check['message']}")
-        _show_profiles(db, run_id)
-    else:
-        typer.echo(render_text(summaries, fmt))
-
-
-def _show_profiles(db: Any, run_id: str) -> None:
-    """The profiles `run --profile` kept for the run, and how to use them."""
-    from colbench.render.fmt import fmt_bytes
-    from colbench.store.profiles import run_folder, run_profiles
-
-    kept = run_profiles(db, run_id)
-    if not kept:
-        return
-    envs = sorted({p.env_name for p in kept})
-    size = sum(p.size_bytes for p in kept)
-    console.print(f"profiles: {len(kept)} (case × environment: {', '.join(envs)}), {fmt_bytes(size)} in "
-                  f"{run_folder(db, run_id)}; `colbench explain {run_id}:{envs[0]} OTHER` diffs them without "
-                  "running again", highlight=False, soft_wrap=True)
-
-
-def _show_claims(db: Any, run_doc: dict[str, Any]) -> None:
-    """After a run of an experiment suite: the post's claims over what it measured."""
-    from colbench.report.claims import claims_table, counts_line, evaluate_runs, experiments_of_run
-
-    experiments = experiments_of_run(run_doc)
-    if not experiments:
-        return
-    verdicts, untestable = evaluate_runs(db, [run_doc["run_id"]], experiments)
-    console.print(claims_table(verdicts, untestable, cores=run_doc["machine"].get("cpu_threads")))
-    console.print(f"claims: {counts_line(verdicts)} (`colbench claims {run_doc['run_id']}` to see them again)",
-                  highlight=False)
+    for contender, comparisons in session.comparisons.items():
+        print_comparisons(comparisons, fmt, session.baseline, contender, session.notes)
+    why = {"decided": "every comparison decided", "budget": "time budget spent", "looks": "most looks reached"}
+    spent = sum(look.alpha for look in session.looks)
+    console.print(f"{len(session.looks)} look(s) in {fmt_seconds(session.elapsed_s)}: {why[session.stopped]}; "
+                  f"alpha {spent:.2g} spent over the looks")
+    for c in session.inconclusive:
+        console.print(f"[yellow]inconclusive[/yellow] {c.label}: {c.reason}; after {c.n_blocks} blocks it could "
+                      f"have caught a slowdown of {format_mde(c)} (80% / 95% power)", highlight=False)

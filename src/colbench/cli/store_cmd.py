@@ -1,14 +1,11 @@
-"""`colbench store copy|sync|info`, `colbench publish --conbench URL` and the Conbench export.
+"""`colbench store copy|sync|info` and `colbench publish --conbench URL`.
 
-Wiring (in cli/main.py): `app.add_typer(store_app, name="store")`, `app.command("publish")(publish_command)`, and
-for `colbench export --format conbench`: `export_conbench(results, runs, output)`.
+Wiring (in cli/main.py): `app.add_typer(store_app, name="store")`, `app.command("publish")(publish_command)`.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -133,21 +130,6 @@ def _print_info(found: dict[str, Any]) -> None:
     for part, message in found["damaged"].items():
         table.add_row(f"[red]{part}[/red]", "unreadable: " + (message[:100] + "…" if len(message) > 100 else message))
     console.print(table)
-
-
-def _runs_by_id(runs: Mapping[str, Any] | Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    if isinstance(runs, Mapping):
-        return dict(runs)
-    return {r["run_id"]: r for r in runs}
-
-
-def export_conbench(results: Sequence[dict[str, Any]], runs: Mapping[str, Any] | Iterable[dict[str, Any]],
-                    output: Path, *, repository: str | None = None, run_reason: str | None = None) -> int:
-    """`colbench export --format conbench`: one Conbench BenchmarkResult per case, a JSON array (JSON Lines when
-    `output` ends in .jsonl); returns the number written. `runs`: run records, a list or a run_id → record map."""
-    from colbench.store.conbench import export_documents
-
-    return export_documents(results, _runs_by_id(runs), output, repository=repository, run_reason=run_reason)
 
 
 def _say_published(report: Any) -> None:

@@ -36,6 +36,7 @@ from colbench.runner.isolate import (
     thread_env,
 )
 from colbench.runner.lifeline import sweep_stale_exec_dirs
+from colbench.runner.observer import RunObserver
 from colbench.runner.plan import Plan, PlanError, PlannedCase
 from colbench.runtimes import RuntimeUnavailable, get_runtime
 from colbench.store.base import Store, StoreError
@@ -95,16 +96,6 @@ class Execution:
     env: EnvChoice
     process_index: int
     block: int
-
-
-class RunObserver:
-    """Hooks for a live view; the CLI's Rich progress implements them."""
-
-    def start(self, run: dict[str, Any], cases: int, executions: int) -> None: ...
-    def case_started(self, case: PlannedCase) -> None: ...
-    def execution_done(self, execution: Execution, result: dict[str, Any]) -> None: ...
-    def case_done(self, case: PlannedCase, results: list[dict[str, Any]]) -> None: ...
-    def finish(self, run: dict[str, Any]) -> None: ...
 
 
 def new_run_id() -> str:

@@ -1,7 +1,8 @@
-"""`colbench doctor`: what is installed, what each thing enables, and how to install what is missing.
+"""`colbench doctor` as a use case: what is installed, what each thing enables, and how to install what is missing.
 
 Every tool is detected by running it (`--version` or the like), never by looking for a file alone: a binary that
-does not start is as missing as one that is not there.
+does not start is as missing as one that is not there. Each finding is typed (`Finding`: its name, status ok / warn
+/ fail, version, detail and the install command); `diagnose` returns them with how colbench itself was installed.
 """
 
 from __future__ import annotations
@@ -15,10 +16,14 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
-from colbench.install import INSTALL_UV, add_extra
+import colbench
+from colbench.install import INSTALL_UV, Install, add_extra, detect
 
 APT = "apt-get install"
+
+Status = Literal["ok", "warn", "fail"]
 
 
 @dataclass(frozen=True)
@@ -26,12 +31,44 @@ class Finding:
     name: str
     version: str | None  # None: missing
     enables: str
-    install: str  # the command that installs it (shown when missing or stale)
-    note: str = ""  # why it is missing or stale, when that is more than "not found"
+    install: str  # the advice: the command that installs it (shown when missing or stale)
+    note: str = ""  # the detail: why it is missing or stale, when that is more than "not found"
 
     @property
     def ok(self) -> bool:
         return self.version is not None and not self.note
+
+    @property
+    def status(self) -> Status:
+        """ok; warn: there but stale (it runs, yet needs a rebuild or an update); fail: missing or not running."""
+        if self.ok:
+            return "ok"
+        return "warn" if self.version is not None else "fail"
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """Every finding, in the order shown, and how colbench itself was installed (the advice fits it)."""
+
+    version: str
+    install: Install
+    findings: list[Finding]
+
+    @property
+    def missing(self) -> list[Finding]:
+        """What is missing or stale."""
+        return [f for f in self.findings if not f.ok]
+
+    @property
+    def complete(self) -> bool:
+        return not self.missing
+
+    def install_commands(self) -> dict[str, list[str]]:
+        """Each command that installs something missing, with the names of what it installs, in order."""
+        commands: dict[str, list[str]] = {}
+        for f in self.missing:
+            commands.setdefault(f.install, []).append(f.name.strip())
+        return commands
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -144,5 +181,10 @@ def _valgrind_enables() -> str:
     return "--measure instructions (instruction counts of the timed call, Python workers; docs/metrics.md)"
 
 
-def diagnose() -> list[Finding]:
+def findings() -> list[Finding]:
     return [_uv(), *_r(), *_java(), *_postgres(), *_other()]
+
+
+def diagnose() -> Diagnosis:
+    """Run every check (each tool is started: a few seconds)."""
+    return Diagnosis(colbench.__version__, detect(), findings())

@@ -1,0 +1,78 @@
+"""`colbench history` as a use case: one machine's series of a case's metric, a point per run (and environment) in
+time order, or a point per version of a library in version order, with the change points found in it
+(`analysis.history`; e-divisive means). The CLI draws the series; this module finds, checks and computes them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from colbench.app.errors import UsageError
+from colbench.model.metrics import SERIES_METRICS
+from colbench.model.params import did_you_mean
+from colbench.redact import clip
+
+if TYPE_CHECKING:
+    from colbench.analysis.history import History
+    from colbench.store.base import Store
+
+BY = ("time", "version")
+
+
+@dataclass(frozen=True)
+class HistoryRequest:
+    """A benchmark's cases whose params match `filters` (NAME → VALUE), on `machine` (a name or id; None: this
+    machine). `by="version"` orders the points by the versions of `package` (pyarrow, or java:arrow)."""
+
+    benchmark: str
+    filters: Mapping[str, str] = field(default_factory=dict)
+    machine: str | None = None
+    min_size: int = 5  # the fewest points between change points
+    metric: str = "time"
+    by: str = "time"  # or "version"
+    package: str | None = None
+
+
+@dataclass(frozen=True)
+class HistoryOutcome:
+    """One series per matching case (and environment), each with its points and change points."""
+
+    machine_id: str
+    histories: list[History]
+
+
+def check(request: HistoryRequest) -> None:
+    """Refuse what cannot make a series, before the store is read."""
+    if request.metric not in SERIES_METRICS:
+        raise UsageError(f"--metric {clip(repr(request.metric))}: choose {' or '.join(SERIES_METRICS)}"
+                         f"{did_you_mean(request.metric, SERIES_METRICS)}")
+    if request.by not in BY:
+        raise UsageError(f"--by {clip(repr(request.by))}: choose time or version{did_you_mean(request.by, BY)}")
+    if (request.by == "version") != bool(request.package):
+        raise UsageError("--by version needs --package NAME (the library whose versions are the x axis), and "
+                         "--package only goes with --by version")
+
+
+def history(store: Store, request: HistoryRequest) -> HistoryOutcome:
+    """The series of the request's cases; a UsageError when no successful result matches."""
+    from colbench.analysis.history import case_histories, version_histories  # the statistics (scipy): when used
+    from colbench.machine.facts import machine_info
+    from colbench.store.selection import history_results, pick_machine
+
+    check(request)
+    benchmark, filters, package = request.benchmark, dict(request.filters), request.package
+    machine_id = pick_machine(store, benchmark, request.machine, here=machine_info()["machine_id"])
+    found = history_results(store, benchmark, machine_id)
+    if package:
+        histories = version_histories(found, machine_id, filters, package, min_size=request.min_size,
+                                      metric=request.metric)
+    else:
+        histories = case_histories(found, machine_id, filters, min_size=request.min_size, metric=request.metric)
+    if not histories:
+        measured = "" if request.metric == "time" else f" with {request.metric} measured (`run --measure " \
+                                                       f"{request.metric}`)"
+        ran = f" and ran with a version of {package}" if package else ""
+        raise UsageError(f"no successful results of {benchmark} on machine {machine_id} match those "
+                         f"params{ran}{measured}")
+    return HistoryOutcome(machine_id, histories)

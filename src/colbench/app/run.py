@@ -1,0 +1,328 @@
+"""`colbench run` as a use case: plan the cases, choose the environments, run what the store is missing (a new run,
+or one continued with `resume`), and, with several environments, the verdicts of each against the first
+(`until_decided`: more blocks for the undecided while the budget lasts). `estimate` is the dry run: the plan and
+its time from measured costs, nothing run.
+
+Progress goes through a `RunObserver`: the runner's events (a case starts, an execution is stored, a case is
+done) and this use case's own (a case skipped, an environment built, the blocks chosen, a look at the verdicts).
+The runner, the store and the statistics are imported where they are used: every `colbench` command (and shell
+completion) imports this module, and a command that runs nothing should not pay for them.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from colbench.app.errors import UsageError
+from colbench.app.stores import store_at
+from colbench.runner import observer as runner_observer
+
+if TYPE_CHECKING:
+    from colbench.analysis.sequential import LookPlan
+    from colbench.runner.estimate import Estimate
+    from colbench.runner.execute import EnvChoice, RunConfig
+    from colbench.runner.plan import Plan
+    from colbench.runner.session import Look, SessionResult
+    from colbench.store.base import Store
+
+#: interleaved blocks per case of a run of several environments without --processes: enough for suite-wide verdicts
+AB_DEFAULT_PROCESSES = 12
+
+
+class RunObserver(runner_observer.RunObserver):
+    """What a run reports while it goes; every hook does nothing unless overridden. The runner's hooks (`start`,
+    `case_started`, `execution_done`, `case_done`, `finish`) come from `runner.observer.RunObserver`."""
+
+    def skipped(self, benchmark: str, params: Mapping[str, Any], reason: str) -> None:
+        """A case of the plan that this machine, the measure or the environments cannot run: left out."""
+
+    def said(self, text: str) -> None:
+        """A line from making the run ready: an environment built, a worker built or pinned."""
+
+    def blocks_chosen(self, envs: int, blocks: int, decider: str | None) -> None:
+        """Several environments and no `processes`: `blocks` interleaved blocks per case; `decider` (the metric
+        that decides) when these are only the first look of `until_decided`."""
+
+    def looked(self, look: Look, next_look: LookPlan | None, budget_s: float) -> None:
+        """`until_decided`: a look at the verdicts is done; `next_look` None when no more blocks follow."""
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    """Everything `colbench run` takes, parsed. `envs` are `NAME=SPEC` environment specs (runner/env_options.py);
+    `store` a DuckDB file or postgresql:// URL (None: the default store); `resume` a run reference whose missing
+    executions to run, with its own plan (nothing else that shapes the plan may be given with it)."""
+
+    targets: tuple[str, ...] = ()
+    overrides: Mapping[str, list[str]] = field(default_factory=dict)
+    threads: tuple[str, ...] | None = None
+    cache: tuple[str, ...] | None = None
+    iterations: int | None = None
+    warmup: int | None = None
+    processes: int | None = None
+    timeout_s: float = 600.0
+    memory_limit_bytes: int | None = None
+    run_name: str | None = None
+    commit: str | None = None
+    repo: Path | None = None
+    machine_name: str | None = None
+    seed: int = 42
+    scale: float = 1.0
+    envs: tuple[str, ...] = ()
+    store: str | None = None
+    resume: str | None = None
+    until_decided: bool = False
+    budget_s: float = 600.0
+    max_looks: int | None = None
+    threshold: float | None = None
+    alpha: float = 0.01
+    measure: tuple[str, ...] = ("wall",)
+    profile: bool = False
+    argv: tuple[str, ...] = field(default_factory=lambda: tuple(sys.argv))  # what the run record keeps
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """A run as it ended: its record, how many of its cases had a successful result, and with several environments
+    the comparisons of each against the first (`session.stopped`: decided, budget or looks)."""
+
+    run: dict[str, Any]
+    cases_ok: int
+    cases_failed: int
+    session: SessionResult | None = None
+
+    @property
+    def run_id(self) -> str:
+        return str(self.run["run_id"])
+
+    @property
+    def status(self) -> str:
+        return str(self.run.get("status"))
+
+    @property
+    def all_failed(self) -> bool:
+        """Not one case of the run has a successful result (and it has cases)."""
+        return self.cases_failed > 0 and self.cases_ok == 0
+
+    @property
+    def regression(self) -> bool:
+        return self.session is not None and any(str(c.verdict) == "regression"
+                                                for comps in self.session.comparisons.values() for c in comps)
+
+    @property
+    def stopped(self) -> str | None:
+        """Why the looks ended (several environments): every comparison decided, the budget, or the most looks."""
+        return self.session.stopped if self.session is not None else None
+
+
+@dataclass(frozen=True)
+class RunEstimate:
+    """The dry run: the plan, what each case is expected to take and from what, and the data to build first."""
+
+    plan: Plan
+    estimate: Estimate
+    iterations: int
+    warmup: int
+    processes: tuple[int, ...]  # the distinct process counts of the cases
+    data_files_to_build: int
+    downloads: tuple[str, ...]  # data to download: not in the estimate
+    data_error: str | None  # why the data could not be planned (an estimate is advice: said, not fatal)
+    counts_instructions: bool
+
+
+@dataclass
+class _Prepared:
+    config: RunConfig
+    plan: Plan
+    run_doc: dict[str, Any] | None
+
+
+def mark_resumed(run_doc: dict[str, Any]) -> None:
+    """A run continued with --resume keeps the trace of how it had stopped (reports show it as resumed)."""
+    from datetime import UTC, datetime
+
+    entry = {"at": datetime.now(UTC).isoformat(), "status": run_doc.get("status")}
+    if run_doc.get("stopped"):
+        entry["stopped"] = run_doc.pop("stopped")
+    run_doc.setdefault("resumes", []).append(entry)
+
+
+def _config(request: RunRequest) -> RunConfig:
+    from colbench.redact import clip, printable
+    from colbench.runner.execute import RunConfig, git_commit
+
+    overrides: dict[str, list[str]] = dict(request.overrides)
+    if request.threads is not None:
+        overrides["threads"] = list(request.threads)
+    if request.cache is not None:
+        overrides["cache"] = list(request.cache)
+    for option, value in (("--run-name", request.run_name), ("--machine", request.machine_name),
+                          ("--commit", request.commit)):
+        if value is not None and (printable(value) != value or len(value) > 200):
+            raise UsageError(f"{option} {clip(printable(value), 60)!r}: a name of at most 200 characters, without "
+                             "control characters (it is shown on other people's terminals)")
+    commit_info = git_commit(request.repo) if request.repo else ({"sha": request.commit} if request.commit else None)
+    return RunConfig(targets=list(request.targets), overrides=overrides, iterations=request.iterations,
+                     warmup=request.warmup, processes=request.processes, timeout_s=request.timeout_s,
+                     memory_limit_bytes=request.memory_limit_bytes, run_name=request.run_name, seed=request.seed,
+                     scale=request.scale, commit=commit_info, machine_name=request.machine_name,
+                     measure=request.measure, profile=request.profile)
+
+
+def _prepare(request: RunRequest, observer: RunObserver, dry_run: bool) -> _Prepared:
+    """The run's configuration and plan: a new one from the request, or the one of the run to resume."""
+    from colbench.runner.execute import config_from_run
+    from colbench.runner.plan import make_plan
+    from colbench.store.base import resolve_run_id
+
+    run_doc = None
+    if request.resume:
+        given = {"targets": request.targets, "--param": request.overrides, "--threads": request.threads,
+                 "--cache": request.cache, "--env": request.envs, "--iterations": request.iterations,
+                 "--warmup": request.warmup, "--processes": request.processes,
+                 "--memory-limit": request.memory_limit_bytes, "--run-name": request.run_name,
+                 "--commit": request.commit, "--repo": request.repo, "--machine": request.machine_name,
+                 "--profile": request.profile}
+        clashing = [name for name, value in given.items() if value]
+        if clashing:
+            raise UsageError(f"--resume cannot be combined with {', '.join(clashing)}: a resumed run keeps its own "
+                             "plan; start a new run to change it")
+        db = store_at(request.store, create=False)
+        run_doc = db.get_run(resolve_run_id(db, request.resume))
+        config = config_from_run(run_doc)
+        mark_resumed(run_doc)
+    else:
+        config = _config(request)
+    plan = make_plan(config.targets, config.overrides, config.scale)
+    if "instructions" in config.measure or config.profile:
+        from colbench.runner.execute import counting_toolchain
+        from colbench.runner.instructions import restrict_plan
+
+        if "instructions" in config.measure:
+            restrict_plan(plan, config.measure)
+        if not dry_run:
+            counting_toolchain(config)  # fail now, in one line, when Valgrind or a compiler is missing
+    for bench, params, reason in plan.skipped:
+        observer.skipped(bench, params, reason)
+    return _Prepared(config, plan, run_doc)
+
+
+def run(request: RunRequest, observer: RunObserver | None = None) -> RunOutcome:
+    """Run (or continue) the request's run, every result stored as it completes; with several environments, compare
+    each against the first. Bad input is a UsageError (or the typed error of the layer that found it); a run that
+    stops on a signal or a failing store raises, with every result before it stored."""
+    from colbench.runner import env_options
+    from colbench.runner.runtime_envs import fit_plan_to_envs
+
+    observer = observer or RunObserver()
+    prepared = _prepare(request, observer, dry_run=False)
+    config, plan, run_doc = prepared.config, prepared.plan, prepared.run_doc
+    if run_doc:
+        envs = env_options.envs_from_run(run_doc)
+    else:
+        envs = env_options.build_envs(list(request.envs), say=observer.said)
+    for bench, params, reason in fit_plan_to_envs(plan, envs, say=observer.said):
+        observer.skipped(bench, params, reason)
+    if len(envs) > 1 and config.processes is None:
+        from colbench.model.metrics import metric as metric_named
+        from colbench.runner.session import deciding_metric
+
+        decider = metric_named(deciding_metric(config))
+        if request.until_decided:
+            config.processes = decider.first_look
+            observer.blocks_chosen(len(envs), decider.first_look, decider.name)
+        else:
+            config.processes = AB_DEFAULT_PROCESSES
+            observer.blocks_chosen(len(envs), AB_DEFAULT_PROCESSES, None)
+    db = store_at(request.store)
+    if len(envs) > 1:
+        session = compare_run_envs(db, config, plan, envs, run_doc, request, observer)
+        return RunOutcome(session.run, *case_counts(db, session.run["run_id"]), session=session)
+    finished = run_and_store(db, config, plan, envs, run_doc, observer=observer, argv=request.argv)
+    return RunOutcome(finished, *case_counts(db, finished["run_id"]))
+
+
+def run_and_store(db: Store, config: RunConfig, plan: Plan, envs: list[EnvChoice],
+                  run_doc: dict[str, Any] | None = None, only_cases: Any = None, *,
+                  observer: runner_observer.RunObserver | None = None, argv: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Start (or continue) a run and execute what it is missing."""
+    from colbench.runner.execute import execute_run, start_run
+
+    if run_doc is None:
+        run_doc = start_run(db, config, plan, envs, list(argv or sys.argv))
+    return execute_run(db, run_doc, plan, envs, config, observer, only_cases=only_cases)
+
+
+def compare_run_envs(db: Store, config: RunConfig, plan: Plan, envs: list[EnvChoice],
+                     run_doc: dict[str, Any] | None, request: RunRequest, observer: RunObserver) -> SessionResult:
+    """Run several environments and compare each against the first, paired by block. With `until_decided`,
+    inconclusive cases get more blocks while the time budget lasts (runner/session.py)."""
+    from colbench.runner.session import GateSettings, run_until_decided
+
+    settings = GateSettings(threshold=request.threshold, alpha=request.alpha, budget_s=request.budget_s,
+                            max_looks=request.max_looks, until_decided=request.until_decided)
+
+    def on_look(look: Look, next_look: LookPlan | None) -> None:
+        observer.looked(look, next_look, request.budget_s)
+
+    return run_until_decided(db, config, plan, envs, settings, observer=observer, run=run_doc, on_look=on_look)
+
+
+def case_counts(db: Store, run_id: str) -> tuple[int, int]:
+    """(cases with a successful result, cases without one) of a run."""
+    from colbench.store.base import ResultQuery
+
+    ok_by_case: dict[str, bool] = {}
+    for result in db.results(ResultQuery(run_ids=(run_id,))):
+        ok_by_case[result["case_id"]] = ok_by_case.get(result["case_id"], False) or result.get("status") == "ok"
+    ok = sum(ok_by_case.values())
+    return ok, len(ok_by_case) - ok
+
+
+def estimate(request: RunRequest, observer: RunObserver | None = None) -> RunEstimate:
+    """The dry run: the plan and its time from measured costs (this case's history, else a model of this
+    machine's similar cases, else the reference model) and the data to build first; nothing runs, nothing is
+    written. The `envs` are checked as far as they can be without building them."""
+    import json
+
+    from colbench.data.cache import plan_prepare
+    from colbench.machine.facts import machine_info
+    from colbench.paths import data_dir
+    from colbench.runner import env_options
+    from colbench.runner.estimate import Costs, build_rates, estimate_plan, history_costs, local_manifests
+    from colbench.runner.plan import PlannedCase
+    from colbench.store.base import StoreError
+
+    prepared = _prepare(request, observer or RunObserver(), dry_run=True)
+    env_options.check_envs(list(request.envs))
+    config, plan = prepared.config, prepared.plan
+    iterations, warmup, processes = config.resolved(plan)
+    try:
+        history = history_costs(store_at(request.store, create=False), plan, machine_info()["machine_id"])
+    except StoreError:
+        history = Costs()
+
+    def processes_of(case: PlannedCase) -> int:  # suite entries may ask more for some cases (those a claim decides on)
+        return config.processes_of(case, processes)
+
+    requests = list({json.dumps(r.to_json(), sort_keys=True): r for c in plan.cases for r in c.inputs.values()}
+                    .values())
+    data_error = None
+    try:
+        files = plan_prepare(requests).files if requests else []
+    except Exception as exc:  # an estimate is advice: a data set that cannot be planned is said, not fatal
+        files = []
+        data_error = str(exc)
+    missing = [f for f in files if not f.present]
+    downloads = [f for f in missing if f.format == "download"]
+    est = estimate_plan(plan, iterations, warmup, processes_of, history, envs=max(1, len(request.envs)),
+                        new_data=[(f.format, f.size_bytes) for f in missing if f.format != "download"],
+                        build_rates_here=build_rates(local_manifests(data_dir())))
+    return RunEstimate(plan=plan, estimate=est, iterations=iterations, warmup=warmup,
+                       processes=tuple(sorted({processes_of(c) for c in plan.cases})),
+                       data_files_to_build=len(missing) - len(downloads), downloads=tuple(f.label for f in downloads),
+                       data_error=data_error, counts_instructions="instructions" in config.measure)

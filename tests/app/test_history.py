@@ -1,0 +1,46 @@
+"""`app.history` called directly over real runs in a real DuckDB store: the series in commit order, with the step
+found where it happens, and bad requests refused before the store is read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from colbench.app.errors import UsageError
+from colbench.app.history import HistoryRequest, history
+from colbench.app.run import RunRequest, run
+from colbench.app.stores import store_at
+
+
+@pytest.mark.slow
+def test_the_series_follows_the_commits_and_finds_the_step(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # 6 + 6 points: fewer could not reach the change-point test's p <= 0.01 (4 + 4 have only 70 orderings)
+    for i in range(12):
+        monkeypatch.setenv("COLBENCH_PLACEBO_FACTOR", "1.0" if i < 6 else "1.5")
+        run(RunRequest(targets=("placebo",), overrides={"duration": ["0.01"]}, processes=2, iterations=5,
+                       warmup=0, commit=f"{i:02d}" + "ab" * 19))
+    found = history(store_at(None, create=False), HistoryRequest("placebo", {"duration": "0.01"}))
+    (series,) = found.histories
+    assert series.machine_id == found.machine_id and series.metric == "time"
+    assert [p.label[:2] for p in series.points] == [f"{i:02d}" for i in range(12)]
+    assert all(p.processes == 2 for p in series.points)
+    (change,) = series.change_points
+    assert change.index == 6 and 0.35 < change.magnitude < 0.65
+    with pytest.raises(UsageError, match="no successful results of placebo on machine .* match those params"):
+        history(store_at(None, create=False), HistoryRequest("placebo", {"duration": "9"}))
+
+
+@pytest.mark.parametrize(("request_", "message"), [
+    (HistoryRequest("placebo", metric="nope"), "--metric 'nope': choose time or instructions"),
+    (HistoryRequest("placebo", by="versoin"), "--by 'versoin': choose time or version"),
+    (HistoryRequest("placebo", by="version"), "--by version needs --package NAME"),
+    (HistoryRequest("placebo", package="pyarrow"), "--package only goes with --by version"),
+])
+def test_bad_requests_are_refused_before_the_store_is_read(request_: HistoryRequest, message: str) -> None:
+    class NoStore:  # a store that must not be touched
+        def __getattr__(self, name: str) -> object:
+            raise AssertionError(f"the store was read ({name})")
+
+    with pytest.raises(UsageError, match=message.replace("(", r"\(")):
+        history(NoStore(), request_)  # type: ignore[arg-type]

@@ -1,0 +1,99 @@
+"""`app.run` called directly: real placebo workers, a real DuckDB store in a temporary COLBENCH_HOME, the events a
+recording observer was told, and the typed outcome (the dry run's estimate included)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from colbench.app.errors import UsageError
+from colbench.app.run import RunRequest, estimate, run
+from colbench.app.stores import store_at
+from colbench.store.base import ResultQuery
+from tests.app.recording import Recorder
+
+TWO_CASES = {"duration": ["0.01", "0.02"]}
+
+
+def quick(**changes: object) -> RunRequest:
+    fields: dict[str, object] = {"targets": ("placebo",), "overrides": {"duration": ["0.01"]}, "processes": 2,
+                                 "iterations": 2, "warmup": 0, "argv": ("colbench", "run", "placebo")}
+    return RunRequest(**{**fields, **changes})  # type: ignore[arg-type]
+
+
+@pytest.mark.slow
+def test_a_run_stores_every_execution_and_tells_the_observer_each_step(home: Path) -> None:
+    seen = Recorder()
+    outcome = run(quick(overrides=TWO_CASES, run_name="two cases"), seen)
+    assert (outcome.status, outcome.cases_ok, outcome.cases_failed) == ("finished", 2, 0)
+    assert not outcome.all_failed and not outcome.regression
+    assert outcome.session is None and outcome.stopped is None
+    assert seen.events[0] == ("start", outcome.run_id, 2, 4)
+    assert seen.events[-1] == ("finish", "finished")
+    # each case: started, its two processes stored, done; the next case only after
+    assert seen.kinds()[1:-1] == ["case_started", "execution_done", "execution_done", "case_done"] * 2
+    assert [e[2] for e in seen.of("case_done")] == [2, 2]
+    stored = store_at(None, create=False).results(ResultQuery(run_ids=(outcome.run_id,)))
+    assert len(stored) == 4 and {r["status"] for r in stored} == {"ok"}
+    assert outcome.run["name"] == "two cases" and outcome.run["argv"] == ["colbench", "run", "placebo"]
+
+    again = Recorder()  # resuming a finished run: nothing is missing, nothing runs, the resume is on record
+    resumed = run(RunRequest(resume=outcome.run_id), again)
+    assert resumed.run_id == outcome.run_id and resumed.cases_ok == 2
+    assert again.events == [("start", outcome.run_id, 0, 0), ("finish", "finished")]
+    assert [r["status"] for r in resumed.run["resumes"]] == ["finished"]
+
+
+@pytest.mark.slow
+def test_a_run_whose_every_case_fails_says_so(home: Path) -> None:
+    outcome = run(quick(overrides={"error": ["exception"]}, processes=1), Recorder())
+    assert outcome.status == "finished"  # the run itself went through
+    assert (outcome.cases_ok, outcome.cases_failed, outcome.all_failed) == (0, 1, True)
+
+
+@pytest.mark.slow
+def test_several_environments_are_compared_look_by_look(home: Path) -> None:
+    seen = Recorder()
+    outcome = run(quick(processes=None, envs=("a=@current", "b=@current"), until_decided=True, budget_s=60,
+                        max_looks=2), seen)
+    assert seen.of("blocks_chosen") == [("blocks_chosen", 2, 4, "time")]  # the first look's blocks, time decides
+    assert outcome.session is not None and outcome.session.baseline == "a"
+    assert list(outcome.session.comparisons) == ["b"] and len(outcome.session.comparisons["b"]) == 1
+    assert outcome.stopped in ("decided", "budget", "looks")
+    looks = seen.of("looked")  # every look once, in order; only the last says no more blocks follow
+    assert [e[1] for e in looks] == [look.number for look in outcome.session.looks]
+    assert [e[3] for e in looks] == [True] * (len(looks) - 1) + [False]
+    assert {e[4] for e in looks} == {60}
+    envs = {e[2] for e in seen.of("execution_done")}
+    assert envs == {"a", "b"}
+    assert outcome.run["sequential"]["baseline"] == "a"
+
+
+def test_resume_refuses_what_would_change_the_plan(home: Path) -> None:
+    with pytest.raises(UsageError, match=r"--resume cannot be combined with --param, --processes"):
+        run(RunRequest(resume="latest", overrides={"duration": ["0.01"]}, processes=2))
+
+
+def test_names_shown_to_others_are_refused_with_control_characters(home: Path) -> None:
+    with pytest.raises(UsageError, match="--run-name"):
+        estimate(quick(run_name="a\x1bb"))
+
+
+def test_the_dry_run_estimates_the_plan_and_writes_nothing(home: Path) -> None:
+    planned = estimate(quick(overrides=TWO_CASES, processes=3, iterations=4))
+    assert len(planned.plan.cases) == 2
+    assert (planned.processes, planned.iterations, planned.warmup) == ((3,), 4, 0)
+    assert [c.case.params["duration"] for c in planned.estimate.cases] == [0.01, 0.02]
+    assert planned.estimate.seconds > 0 and planned.data_error is None and not planned.counts_instructions
+    assert not (home / "results.duckdb").exists()  # no store made by looking
+
+
+def test_the_dry_run_tells_the_observer_which_cases_cannot_run(home: Path) -> None:
+    seen = Recorder()
+    planned = estimate(RunRequest(targets=("csv-read",), overrides={"reader": ["pyarrow", "data.table"]},
+                                  measure=("instructions",)), seen)
+    skipped = seen.of("skipped")
+    assert [(e[1], e[2]["reader"]) for e in skipped] == [("csv-read", "data.table")] * len(skipped) and skipped
+    assert {c.params["reader"] for c in planned.plan.cases} == {"pyarrow"}
+    assert planned.counts_instructions
