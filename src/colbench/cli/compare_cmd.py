@@ -8,6 +8,7 @@ import typer
 from rich.table import Table
 
 from colbench.cli.common import StoreOption, UsageError, _store, console, finite, friendly
+from colbench.model.records import Run
 
 
 def parse_threshold(text: str | None) -> float | None:
@@ -108,7 +109,7 @@ def compare(
     raise typer.Exit(body())
 
 
-def compare_run_envs(db: Any, config: Any, plan: Any, envs: list[Any], run_doc: dict[str, Any] | None, *,
+def compare_run_envs(db: Any, config: Any, plan: Any, envs: list[Any], run_doc: Run | None, *,
                      threshold: float | None, alpha: float, until_decided: bool, budget_s: float,
                      max_looks: int | None) -> Any:
     """Run several environments and compare each against the first, paired by block. With `until_decided`,

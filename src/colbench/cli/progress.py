@@ -14,6 +14,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from colbench.analysis.aggregate import summarize_cases
+from colbench.model.records import Json, Result, Run
 from colbench.render.fmt import fmt_bytes, fmt_seconds, instructions_cell, spread
 from colbench.report.terminal import throughput_cell
 from colbench.runner.execute import Execution, PlannedCase, RunObserver
@@ -33,21 +34,21 @@ class RichProgress(RunObserver):
             auto_refresh=False,
         )
         self.task: Any = None
-        self.calibration: dict[str, Any] | None = None
+        self.calibration: Json | None = None
 
-    def start(self, run: dict[str, Any], cases: int, executions: int) -> None:
-        self.calibration = run.get("calibration")
-        self.console.print(f"run [bold]{run['run_id']}[/bold]: {cases} cases, {executions} worker processes")
+    def start(self, run: Run, cases: int, executions: int) -> None:
+        self.calibration = run.calibration
+        self.console.print(f"run [bold]{run.run_id}[/bold]: {cases} cases, {executions} worker processes")
         self.progress.start()
         self.task = self.progress.add_task("running", total=cases)
 
     def case_started(self, case: PlannedCase) -> None:
         self.progress.update(self.task, description=_label(case)[:60], refresh=True)
 
-    def execution_done(self, execution: Execution, result: dict[str, Any]) -> None:
+    def execution_done(self, execution: Execution, result: Result) -> None:
         self.progress.refresh()
 
-    def case_done(self, case: PlannedCase, results: list[dict[str, Any]]) -> None:
+    def case_done(self, case: PlannedCase, results: list[Result]) -> None:
         for summary in summarize_cases(results):
             env = escape(f" [{summary.env_name}]") if summary.env_name != "default" else ""
             if summary.ok and not summary.wall.get("n"):  # instructions only
@@ -71,5 +72,5 @@ class RichProgress(RunObserver):
         self.progress.advance(self.task)
         self.progress.refresh()
 
-    def finish(self, run: dict[str, Any]) -> None:
+    def finish(self, run: Run) -> None:
         self.progress.stop()

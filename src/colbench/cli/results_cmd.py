@@ -39,12 +39,11 @@ def show(
 
 
 def _show_runs(db: Any, fmt: str) -> None:
-    from colbench.redact import redact_doc
     from colbench.render.tables import plain
     from colbench.report.terminal import render_rows
 
-    rows = [{"run_id": r["run_id"], "name": r.get("name"), "started_at": r["started_at"], "status": r.get("status"),
-             "cases": r.get("cases"), "machine": r["machine"]["name"]} for r in redact_doc(db.list_runs())]
+    rows = [{"run_id": r.run_id, "name": r.name, "started_at": r.started_at, "status": r.status, "cases": r.cases,
+             "machine": r.machine["name"]} for r in (run.redacted() for run in db.list_runs())]
     if fmt != "table":
         typer.echo(render_rows(rows, fmt))
         return
@@ -65,7 +64,6 @@ def export(
     store: StoreOption = None,
 ) -> None:
     """Export results (raw samples included) for other tools."""
-    from colbench.redact import redact_doc
     from colbench.store.base import ResultQuery, resolve_run_id
     from colbench.store.export import FORMATS, export_results
 
@@ -75,12 +73,12 @@ def export(
         raise UsageError(f"--output {output}: is a directory; give a file name, e.g. {output / ('results.' + fmt)}")
     db = _store(store, create=False)
     ids = tuple(resolve_run_id(db, r) for r in run_ids) if run_ids else None
-    results = redact_doc(db.results(ResultQuery(run_ids=ids)))  # older records may hold secrets
+    results = [r.redacted() for r in db.results(ResultQuery(run_ids=ids))]  # older records may hold secrets
     try:
         if fmt == "conbench":
             from colbench.cli.store_cmd import export_conbench
 
-            runs = {run_id: redact_doc(db.get_run(run_id)) for run_id in {r["run_id"] for r in results}}
+            runs = {run_id: db.get_run(run_id).redacted() for run_id in {r.run_id for r in results}}
             count = export_conbench(results, runs, output)
         else:
             count = export_results(results, fmt, output)

@@ -22,6 +22,7 @@ from colbench.cli.common import (
     parse_size,
 )
 from colbench.cli.completion import complete_targets
+from colbench.model.records import Run
 
 
 @friendly
@@ -151,7 +152,7 @@ def run(
         db = _store(store)
         session = compare_run_envs(db, config, plan, envs, run_doc, threshold=threshold_value,
                                    alpha=alpha, until_decided=until_decided, budget_s=budget_s, max_looks=max_looks)
-        _show_run(db, session.run["run_id"], "table")
+        _show_run(db, session.run.run_id, "table")
         _show_claims(db, session.run)
         print_session(session)
         if any(str(c.verdict) == "regression" for comps in session.comparisons.values() for c in comps):
@@ -159,9 +160,9 @@ def run(
         return
     finished = run_and_store(_store(store), config, plan, envs, run_doc)
     db = _store(store)
-    _show_run(db, finished["run_id"], "table")
+    _show_run(db, finished.run_id, "table")
     _show_claims(db, finished)
-    if _every_case_failed(db, finished["run_id"]):
+    if _every_case_failed(db, finished.run_id):
         err_console.print("[red]colbench: every case of this run ended in an error[/red] (see the table above)",
                           highlight=False, soft_wrap=True)
         raise typer.Exit(ALL_FAILED_EXIT)
@@ -170,14 +171,14 @@ def run(
 AB_DEFAULT_PROCESSES = 12
 
 
-def mark_resumed(run_doc: dict[str, Any]) -> None:
+def mark_resumed(run_doc: Run) -> None:
     """A run continued with --resume keeps the trace of how it had stopped (reports show it as resumed)."""
     from datetime import UTC, datetime
 
-    entry = {"at": datetime.now(UTC).isoformat(), "status": run_doc.get("status")}
-    if run_doc.get("stopped"):
-        entry["stopped"] = run_doc.pop("stopped")
-    run_doc.setdefault("resumes", []).append(entry)
+    entry: dict[str, Any] = {"at": datetime.now(UTC).isoformat(), "status": run_doc.status}
+    if run_doc.stopped:
+        entry["stopped"], run_doc.stopped = run_doc.stopped, None
+    run_doc.resumes.append(entry)
 
 
 #: `colbench run`'s exit code when not one case of the run succeeded (documented in README and `run --help`)
@@ -196,7 +197,7 @@ def _every_case_failed(db: Any, run_id: str) -> bool:
 
     ok_by_case: dict[str, bool] = {}
     for result in db.results(ResultQuery(run_ids=(run_id,))):
-        ok_by_case[result["case_id"]] = ok_by_case.get(result["case_id"], False) or result.get("status") == "ok"
+        ok_by_case[result.case_id] = ok_by_case.get(result.case_id, False) or result.ok
     return bool(ok_by_case) and not any(ok_by_case.values())
 
 
@@ -216,8 +217,8 @@ def fit_runtimes(plan: Any, envs: list[Any]) -> list[tuple[str, Any, str]]:
     return fit_plan_to_envs(plan, envs, say=console.print)
 
 
-def run_and_store(db: Any, config: Any, plan: Any, envs: list[Any], run_doc: dict[str, Any] | None = None,
-                  only_cases: Any = None) -> dict[str, Any]:
+def run_and_store(db: Any, config: Any, plan: Any, envs: list[Any], run_doc: Run | None = None,
+                  only_cases: Any = None) -> Run:
     """Start (or continue) a run and execute what it is missing, with the live view."""
     from colbench.cli.progress import RichProgress
     from colbench.runner.execute import execute_run, start_run
@@ -293,20 +294,19 @@ def _print_plan(plan: Any, config: Any, store_url: str | None, envs: int = 1) ->
 def _show_run(db: Any, run_id: str, fmt: str) -> None:
     from colbench.analysis.aggregate import summarize_cases
     from colbench.experiments.registry import experiment_tables
-    from colbench.redact import redact_doc
     from colbench.render.tables import plain
     from colbench.report.terminal import render_text, results_table
     from colbench.store.base import ResultQuery
 
-    run_doc = redact_doc(db.get_run(run_id))  # records stored before redaction existed may hold secrets
-    summaries = summarize_cases(redact_doc(db.results(ResultQuery(run_ids=(run_id,)))))
+    run_doc = db.get_run(run_id).redacted()  # records stored before redaction existed may hold secrets
+    summaries = summarize_cases([r.redacted() for r in db.results(ResultQuery(run_ids=(run_id,)))])
     if fmt == "table":
-        title = plain(f"run {run_id}" + (f" ({run_doc['name']})" if run_doc.get("name") else "") +
-                      f" on {run_doc['machine']['name']} — {run_doc.get('status')}")
-        console.print(results_table(summaries, title=title, calibration=run_doc.get("calibration")))
+        title = plain(f"run {run_id}" + (f" ({run_doc.name})" if run_doc.name else "") +
+                      f" on {run_doc.machine['name']} — {run_doc.status}")
+        console.print(results_table(summaries, title=title, calibration=run_doc.calibration))
         for table in experiment_tables(summaries, run_doc):
             console.print(table)
-        for check in run_doc.get("checks") or []:
+        for check in run_doc.checks:
             if not check["ok"]:
                 console.print(f"[yellow]warning:[/yellow] {check['message']}")
         _show_profiles(db, run_id)
@@ -329,14 +329,14 @@ def _show_profiles(db: Any, run_id: str) -> None:
                   "running again", highlight=False, soft_wrap=True)
 
 
-def _show_claims(db: Any, run_doc: dict[str, Any]) -> None:
+def _show_claims(db: Any, run_doc: Run) -> None:
     """After a run of an experiment suite: the post's claims over what it measured."""
     from colbench.report.claims import claims_table, counts_line, evaluate_runs, experiments_of_run
 
     experiments = experiments_of_run(run_doc)
     if not experiments:
         return
-    verdicts, untestable = evaluate_runs(db, [run_doc["run_id"]], experiments)
-    console.print(claims_table(verdicts, untestable, cores=run_doc["machine"].get("cpu_threads")))
-    console.print(f"claims: {counts_line(verdicts)} (`colbench claims {run_doc['run_id']}` to see them again)",
+    verdicts, untestable = evaluate_runs(db, [run_doc.run_id], experiments)
+    console.print(claims_table(verdicts, untestable, cores=run_doc.machine.get("cpu_threads")))
+    console.print(f"claims: {counts_line(verdicts)} (`colbench claims {run_doc.run_id}` to see them again)",
                   highlight=False)

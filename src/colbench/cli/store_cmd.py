@@ -15,6 +15,7 @@ import typer
 from rich.table import Table
 
 from colbench.cli.common import StoreOption, UsageError, _store, console, friendly, say_error
+from colbench.model.records import Result, Run
 
 store_app = typer.Typer(help="Move results between stores, upload the local spool, describe a store.",
                         no_args_is_help=True)
@@ -135,13 +136,13 @@ def _print_info(found: dict[str, Any]) -> None:
     console.print(table)
 
 
-def _runs_by_id(runs: Mapping[str, Any] | Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+def _runs_by_id(runs: Mapping[str, Run] | Iterable[Run]) -> dict[str, Run]:
     if isinstance(runs, Mapping):
         return dict(runs)
-    return {r["run_id"]: r for r in runs}
+    return {r.run_id: r for r in runs}
 
 
-def export_conbench(results: Sequence[dict[str, Any]], runs: Mapping[str, Any] | Iterable[dict[str, Any]],
+def export_conbench(results: Sequence[Result], runs: Mapping[str, Run] | Iterable[Run],
                     output: Path, *, repository: str | None = None, run_reason: str | None = None) -> int:
     """`colbench export --format conbench`: one Conbench BenchmarkResult per case, a JSON array (JSON Lines when
     `output` ends in .jsonl); returns the number written. `runs`: run records, a list or a run_id → record map."""
