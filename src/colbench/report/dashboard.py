@@ -31,7 +31,6 @@ from starlette.routing import Route
 
 from colbench.model.metrics import SERIES_METRICS
 from colbench.model.records import Result, Run
-from colbench.redact import redact_doc
 from colbench.render.figures import Plot
 from colbench.report.html import (
     HistoryView,
@@ -70,17 +69,17 @@ def create_app(store: Store | str) -> Starlette:
         return wrapper
 
     def runs_index(request: Request) -> Response:
-        runs = redact_doc(db.list_runs())  # records stored before redaction may hold secrets
+        runs = [run.redacted() for run in db.list_runs()]  # records stored before redaction may hold secrets
         return page("dash_runs.html", runs=runs, choices=_run_choices(runs))
 
     def run_page(request: Request) -> Response:
-        runs = redact_doc(db.list_runs())  # records stored before redaction may hold secrets
+        runs = [run.redacted() for run in db.list_runs()]  # records stored before redaction may hold secrets
         run_id = _known_run(request.path_params["run_id"], runs)
         view = build_run_view(db, run_id, history=False, dashboard=True)
         return page("dash_run.html", view=view, choices=_run_choices(runs))
 
     def compare_page(request: Request) -> Response:
-        runs = redact_doc(db.list_runs())  # records stored before redaction may hold secrets
+        runs = [run.redacted() for run in db.list_runs()]  # records stored before redaction may hold secrets
         query = request.query_params
         choices = _run_choices(runs)
         if not query.get("baseline"):
@@ -102,7 +101,7 @@ def create_app(store: Store | str) -> Starlette:
         return page("dash_compare.html", view=view, choices=choices, picked=picked, envs=envs, metrics=METRICS)
 
     def history_page(request: Request) -> Response:
-        runs = redact_doc(db.list_runs())  # records stored before redaction may hold secrets
+        runs = [run.redacted() for run in db.list_runs()]  # records stored before redaction may hold secrets
         query = request.query_params
         machines = {r.machine_id: (r.machine or {}).get("name", r.machine_id) for r in runs}
         machine = query.get("machine") or None
