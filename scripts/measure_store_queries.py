@@ -41,6 +41,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from colbench.model.records import Result, Run
 from colbench.model.result import SCHEMA_VERSION, case_id, result_id
 from colbench.store.base import ResultQuery
 
@@ -189,9 +190,9 @@ def load_postgres(url: str, rows: int) -> None:
     runs = []
     with con.cursor() as cur, cur.copy(f"COPY results ({', '.join(RESULT_COLUMNS)}) FROM STDIN") as copy:
         for result, run in synthetic(rows):
-            copy.write_row(result_row(result))
+            copy.write_row(result_row(Result.from_json(result)))
             if run is not None:
-                runs.append(run_row(run))
+                runs.append(run_row(Run.from_json(run)))
     with con.cursor() as cur, cur.copy(f"COPY runs ({', '.join(RUN_COLUMNS)}) FROM STDIN") as copy:
         for row in runs:
             copy.write_row(row)
@@ -225,9 +226,9 @@ def load_duckdb(path: Path, rows: int) -> None:
         batch.clear()
 
     for result, run in synthetic(rows):
-        batch.append(result_row(result))
+        batch.append(result_row(Result.from_json(result)))
         if run is not None:
-            runs.append(run_row(run))
+            runs.append(run_row(Run.from_json(run)))
         if len(batch) >= 50_000:
             flush()
     if batch:

@@ -29,6 +29,7 @@ from colbench.analysis.compare import CaseInput, block_log_ratios
 from colbench.analysis.comparison import case_label
 from colbench.analysis.power import blocks_needed
 from colbench.analysis.stats import qn_sigma as robust_sigma
+from colbench.model.records import Result
 from colbench.paths import default_store_url
 from colbench.store import open_store
 from colbench.store.base import ResultQuery, resolve_run_id
@@ -56,13 +57,13 @@ def main() -> None:
     args = parser.parse_args()
     db = open_store(args.store or default_store_url(), create=False)
     run_id = resolve_run_id(db, args.run)
-    results = [r for r in db.results(ResultQuery(run_ids=(run_id,))) if r["status"] == "ok"]
-    envs = list(dict.fromkeys(r["env_name"] for r in results))
+    results = [r for r in db.results(ResultQuery(run_ids=(run_id,))) if r.ok]
+    envs = list(dict.fromkeys(r.env_name for r in results))
     if len(envs) != 2:
         raise SystemExit(f"run {run_id} has environments {envs}: need exactly two")
-    by_case: dict[str, dict[str, list[dict]]] = defaultdict(lambda: defaultdict(list))
+    by_case: dict[str, dict[str, list[Result]]] = defaultdict(lambda: defaultdict(list))
     for r in results:
-        by_case[case_label(r)][r["env_name"]].append(r)
+        by_case[case_label(r.benchmark, r.params)][r.env_name].append(r)
     level = args.alpha / max(1, len(by_case))
     print(f"run {run_id}: {len(by_case)} cases, environments {envs[0]} / {envs[1]}; level {level:.2g}")
     header = (f"{'case':<58} {'basis':<5} {'median':>9} {'iter':>6} {'proc':>6} {'ICC':>5} {'block':>6} "
@@ -70,7 +71,7 @@ def main() -> None:
     print(header)
     for label, sides in by_case.items():
         a, b = sides[envs[0]], sides[envs[1]]
-        ratio = np.median([c / w for r in a + b for w, c in zip(r["samples"]["wall_s"],
+        ratio = np.median([c / w for r in a + b for w, c in zip(r.samples["wall_s"],
                                                                    iteration_values(r, "cpu") or [], strict=False)
                            if w]) if iteration_values(a[0], "cpu") else math.nan
         for basis in ("wall", "cpu"):
@@ -80,7 +81,7 @@ def main() -> None:
                 continue
             logs = [np.log(np.asarray(v)) for v in va + vb]
             within, between, icc = components(logs)
-            case = CaseInput(va, vb, baseline_blocks=[r["block"] for r in a], contender_blocks=[r["block"] for r in b])
+            case = CaseInput(va, vb, baseline_blocks=[r.block for r in a], contender_blocks=[r.block for r in b])
             sigma_d = robust_sigma(block_log_ratios(case))
             need = blocks_needed(sigma_d, args.effect, level=level, power=0.95)
             median = float(np.median([x for v in va + vb for x in v]))

@@ -52,18 +52,18 @@ def check(home: Path, reference_only: bool) -> None:
 
     store = open_store(str(home / "results.duckdb"), read_only=True)
     manifests = local_manifests(home / "data")
-    for run in sorted(store.list_runs(), key=lambda r: r["started_at"]):
-        if not run.get("finished_at"):
+    for run in sorted(store.list_runs(), key=lambda r: r.started_at):
+        if not run.finished_at:
             continue
         run_config = config_from_run(run)
         plan = make_plan(run_config.targets, run_config.overrides, run_config.scale)
-        saved = run["config"]  # resolved when the run began; a suite entry's own processes still win over the default
+        saved = run.config  # resolved when the run began; a suite entry's own processes still win over the default
         iterations, warmup, processes = saved["iterations"], saved["warmup"], saved["processes"]
         run_config.processes = None
-        results = store.results(ResultQuery(run_ids=(run["run_id"],)))
+        results = store.results(ResultQuery(run_ids=(run.run_id,)))
         history = Costs() if reference_only else fit_costs(
-            r for r in store.results(ResultQuery(status="ok")) if r["run_id"] != run["run_id"])
-        start, end = datetime.fromisoformat(run["started_at"]), datetime.fromisoformat(run["finished_at"])
+            r for r in store.results(ResultQuery(status="ok")) if r.run_id != run.run_id)
+        start, end = datetime.fromisoformat(run.started_at), datetime.fromisoformat(run.finished_at)
         # the data this run built (the cache already held the rest): its bytes at the model's build rates
         built = [m for m in manifests if start <= datetime.fromisoformat(m["created"]) <= end]
         reference = reference_costs() if reference_only else Costs(build_s_per_byte=build_rates(manifests))
@@ -71,7 +71,7 @@ def check(home: Path, reference_only: bool) -> None:
                                  history, reference_costs() if reference_only else reference,
                                  new_data=[(m["format"], m["size_bytes"]) for m in built])
         real = (end - start).total_seconds()
-        print(f"{run.get('name') or run['run_id']:>14}: {len(results):4d} processes, real {real:7.0f} s, estimate "
+        print(f"{run.name or run.run_id:>14}: {len(results):4d} processes, real {real:7.0f} s, estimate "
               f"{estimate.seconds:7.0f} s, ratio {estimate.seconds / real:5.2f}  (data {estimate.data_seconds:.0f} s; "
               f"{estimate.sources()})")
 

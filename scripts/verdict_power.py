@@ -51,7 +51,7 @@ from colbench.analysis.simulation import NoiseModel, blocks  # noqa: E402
 from colbench.analysis.stats import wilson_interval  # noqa: E402
 from colbench.analysis.t_tests import pooled_prior  # noqa: E402
 from colbench.model.metrics import metric  # noqa: E402
-from colbench.model.records import Side  # noqa: E402
+from colbench.model.records import Result, Run, Side  # noqa: E402
 
 _PARQUET_100K = ["file-read", "--param", "format=parquet", "--param", "codec=snappy", "--param", "engine=pyarrow",
                  "--param", "source=fanniemae_2016Q4", "--param", "output=arrow_table", "--param", "rows=100000",
@@ -137,7 +137,7 @@ def collect(args: argparse.Namespace) -> None:
 # ------------------------------------------------------------------------------------------------------- real
 
 
-def _runs(home: Path) -> list[tuple[dict, list[dict]]]:
+def _runs(home: Path) -> list[tuple[Run, list[Result]]]:
     from colbench.store import open_store
     from colbench.store.base import ResultQuery
 
@@ -145,36 +145,36 @@ def _runs(home: Path) -> list[tuple[dict, list[dict]]]:
     try:
         found = []
         for run in store.list_runs():
-            if NAME.match(run.get("name") or ""):
-                found.append((run, store.results(ResultQuery(run_ids=(run["run_id"],)))))
+            if NAME.match(run.name or ""):
+                found.append((run, store.results(ResultQuery(run_ids=(run.run_id,)))))
         return found
     finally:
         store.close()
 
 
-def _prior(results: list[dict], group: set[int], metric_name: str):
+def _prior(results: list[Result], group: set[int], metric_name: str):
     """The spread of the run's other blocks, one group per environment (as earlier runs would lend it)."""
     series = metric(metric_name)
     by_env: dict[str, list[float]] = defaultdict(list)
     for r in results:
-        values = series.values(r) if r["status"] == "ok" and r["block"] not in group else None
+        values = series.values(r) if r.ok and r.block not in group else None
         if values:
-            by_env[r["env_name"]].append(math.log(float(np.median(values))))
+            by_env[r.env_name].append(math.log(float(np.median(values))))
     return pooled_prior([np.asarray(v) for v in by_env.values()])
 
 
 def real(args: argparse.Namespace) -> None:
     table: dict[tuple[str, str, str, int], Counter] = defaultdict(Counter)
     for run, results in _runs(args.home.resolve()):
-        match = NAME.match(run["name"])
+        match = NAME.match(run.name or "")
         assert match
         case, metric_name, effect = match["case"], match["metric"], match["effect"]
-        blocks_run = sorted({r["block"] for r in results})
+        blocks_run = sorted({r.block for r in results if r.block is not None})
         for n in SIZES:
             for start in range(0, len(blocks_run) - n + 1, n):
                 group = set(blocks_run[start:start + n])
-                sides = [Side(env, run["run_id"], env, [r for r in results if r["env_name"] == env
-                                                        and r["block"] in group]) for env in ("A", "B")]
+                sides = [Side(env, run.run_id, env, [r for r in results if r.env_name == env and r.block in group])
+                         for env in ("A", "B")]
                 settings = CompareSettings(metrics=(metric_name,))
                 try:
                     if args.prior and metric(metric_name).stable_noise:
@@ -210,7 +210,7 @@ def real(args: argparse.Namespace) -> None:
               f"side ({wrong / max(n, 1):.2%}, Wilson 95% [{low:.2%}, {high:.2%}])")
 
 
-def _with_prior(sides: list[Side], results: list[dict], group: set[int], settings: CompareSettings):
+def _with_prior(sides: list[Side], results: list[Result], group: set[int], settings: CompareSettings):
     from colbench.analysis.comparison import Comparison, case_inputs
 
     inputs, notes = case_inputs(*sides, settings.metrics[0])
@@ -226,16 +226,16 @@ def _pools(home: Path) -> dict[tuple[str, str], list[tuple[list[float], list[flo
     """(case, metric) → per block of every A/A run: the A process's and the B process's values."""
     pools: dict[tuple[str, str], list[tuple[list[float], list[float]]]] = defaultdict(list)
     for run, results in _runs(home):
-        match = NAME.match(run["name"])
+        match = NAME.match(run.name or "")
         assert match
         if match["effect"] != "aa":
             continue
         series = metric(match["metric"])
         by_block: dict[int, dict[str, list[float]]] = defaultdict(dict)
         for r in results:
-            values = series.values(r) if r["status"] == "ok" else None
-            if values:
-                by_block[r["block"]][r["env_name"]] = values
+            values = series.values(r) if r.ok else None
+            if values and r.block is not None:
+                by_block[r.block][r.env_name] = values
         for sides in by_block.values():
             if len(sides) == 2:
                 pools[(match["case"], match["metric"])].append((sides["A"], sides["B"]))

@@ -6,6 +6,7 @@ import json
 
 import jsonschema
 
+from colbench.model.records import Result, Run
 from colbench.model.result import SCHEMA_PATH
 from colbench.model.summary import summary_of
 from colbench.store.base import ResultQuery, Store, resolve_run_id
@@ -19,31 +20,59 @@ def check_round_trip(store: Store, run_name: str = "round-trip", results_expecte
     assert len(results) == results_expected
     schema = json.loads(SCHEMA_PATH.read_text())
     for result in results:
-        jsonschema.validate(result, schema)
-        assert len(result["samples"]["wall_s"]) == 3
-        assert result["machine"]["cpu_model"] and result["versions"]["python"]
+        assert isinstance(result, Result)
+        jsonschema.validate(result.to_json(), schema)
+        assert len(result.samples["wall_s"]) == 3
+        assert result.machine["cpu_model"] and result.versions["python"]
     assert store.add_result(results[0]) is False  # same id: not written twice
     assert store.add_results(results) == 0
     assert len(store.results(ResultQuery(run_ids=(run_id,)))) == results_expected
-    assert store.completed(run_id) == {(r["case_id"], "default", r["process_index"]) for r in results}
-    assert store.get_run(run_id)["status"] == "finished" and len(store.list_runs(limit=1)) == 1
-    machine = results[0]["machine_id"]
+    assert store.completed(run_id) == {(r.case_id, "default", r.process_index) for r in results}
+    run = store.get_run(run_id)
+    assert isinstance(run, Run) and run.status == "finished" and len(store.list_runs(limit=1)) == 1
+    machine = results[0].machine_id
     assert len(store.results(ResultQuery(benchmark="placebo", machine_id=machine, status="ok"))) == results_expected
     assert store.results(ResultQuery(machine_id="another-machine")) == []  # machines never mix unless asked
     # history and compare read the summary columns: they must say what the records say
     query = ResultQuery(benchmark="placebo", machine_id=machine, status="ok")
     assert store.summaries(query) == [summary_of(r) for r in store.results(query)]
     assert store.summaries(ResultQuery(machine_id="another-machine")) == []
-    assert store.machines("placebo") == {machine: results[0]["machine"]["name"]} and store.machines("none") == {}
+    assert store.machines("placebo") == {machine: results[0].machine["name"]} and store.machines("none") == {}
     assert [r.run_id for r in store.find_runs(run_name)] == [run_id] == [r.run_id for r in store.find_runs(None)]
 
 
-def _run_doc(run_id: str, status: str = "finished", process: dict | None = None) -> dict:
+def check_record_round_trip(store: Store) -> None:
+    """Record → store → record is the identical record, for a run (created, then updated) and its results, and
+    for a result whose optional parts an older colbench left out; what the store keeps is the record's JSON."""
+    from dataclasses import replace
+
+    from tests.store.helpers import synthetic_result, synthetic_run
+
+    run = replace(synthetic_run("20260201T000000-roundt", status="running"), argv=["colbench", "run", "placebo"],
+                  envs=[{"name": "default", "python": "python3"}], cases=2, process={"host": "h", "pid": 1},
+                  calibration={"memcpy_gbps": {"1": 50.0}, "method": "numpy"})
+    store.create_run(run)
+    assert store.get_run(run.run_id) == run
+    results = [replace(synthetic_result(run.run_id, i), warnings=["w"], error=None) for i in range(2)]
+    results.append(replace(synthetic_result(run.run_id, 2), status="error", samples={}, summary={},
+                           error={"kind": "crash", "message": "signal 9", "signal": "SIGKILL"}))
+    assert store.add_results(results) == 3
+    assert store.results(ResultQuery(run_ids=(run.run_id,))) == results
+    assert [r.to_json() for r in store.results(ResultQuery(run_ids=(run.run_id,)))] == [r.to_json() for r in results]
+    finished = replace(run, status="finished", finished_at="2026-02-01T00:01:00+00:00",
+                       resumes=[{"at": "2026-02-01T00:00:30+00:00", "status": "interrupted"}],
+                       sequential={"baseline": "A", "cases": {}}, process=None)
+    store.update_run(finished)
+    assert store.get_run(run.run_id) == finished and finished in store.list_runs()
+    assert store.summaries(ResultQuery(run_ids=(run.run_id,)))[0].medians == {"wall_s": results[0].median()}
+
+
+def _run_doc(run_id: str, status: str = "finished", process: dict | None = None) -> Run:
     from tests.store.helpers import synthetic_run
 
     run = synthetic_run(run_id, status=status)
     if process is not None:
-        run["process"] = process
+        run.process = process
     return run
 
 
@@ -81,9 +110,9 @@ def check_delete_run(store: Store) -> None:
     assert store.results(ResultQuery(run_ids=(gone,))) == [] and store.summaries(ResultQuery(run_ids=(gone,))) == []
     assert store.spool.run_results(gone) == 0 and len(store.spool) == 0
     store.sync_spool()  # type: ignore[attr-defined]  # nothing of it comes back
-    assert [r["run_id"] for r in store.list_runs()] == [kept]
+    assert [r.run_id for r in store.list_runs()] == [kept]
     assert store.results(ResultQuery(run_ids=(gone,))) == []
-    assert len(store.results(ResultQuery(run_ids=(kept,)))) == 3 and store.get_run(kept)["status"] == "finished"
+    assert len(store.results(ResultQuery(run_ids=(kept,)))) == 3 and store.get_run(kept).status == "finished"
     with pytest.raises(StoreError, match="no run"):
         store.delete_run(gone)
 
@@ -98,8 +127,8 @@ def check_delete_run(store: Store) -> None:
     with pytest.raises(RunInUse, match="does not say which process"):
         store.delete_run(older)
     assert len(store.results(ResultQuery(run_ids=(live, older)))) == 2  # refused: nothing removed
-    assert store.get_run(live)["status"] == "running"
+    assert store.get_run(live).status == "running"
     assert store.delete_run(killed) == 1  # its process is gone: no --force needed
     assert store.delete_run(live, force=True) == 1 and store.delete_run(older, force=True) == 1
-    assert [r["run_id"] for r in store.list_runs()] == [kept]
+    assert [r.run_id for r in store.list_runs()] == [kept]
     assert len(store.results()) == 3

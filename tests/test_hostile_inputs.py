@@ -551,13 +551,13 @@ def test_a_workers_bad_number_is_an_error_result_naming_it_and_the_run_goes_on(s
     from colbench.store import open_store
 
     store = open_store(str(sandbox.home / "results.duckdb"), create=False, read_only=True)
-    results = {r["params"]["duration"]: r for r in store.results()}
+    results = {r.params["duration"]: r for r in store.results()}
     (run,) = store.list_runs()
-    assert run["status"] == "finished"  # the run went on to the second case
+    assert run.status == "finished"  # the run went on to the second case
     bad, good = results[0.0], results[0.001]
-    assert bad["status"] == "error" and bad["error"]["kind"] == "invalid"
-    assert "samples.wall_s[0]" in bad["error"]["message"] and why in bad["error"]["message"]
-    assert good["status"] == "ok"
+    assert bad.status == "error" and bad.error is not None and bad.error["kind"] == "invalid"
+    assert "samples.wall_s[0]" in bad.error["message"] and why in bad.error["message"]
+    assert good.status == "ok"
 
 
 @pytest.mark.slow
@@ -589,8 +589,8 @@ def test_names_from_a_shared_store_reach_no_terminal_raw(sandbox, seeded_store):
     shutil.copy(seeded_store, sandbox.home / "results.duckdb")
     store = open_store(str(sandbox.home / "results.duckdb"))
     (run,) = store.list_runs()
-    run["name"] = "\x1b]0;owned\x07\x1b[31m<img src=x onerror=alert(1)>"
-    run["machine"]["name"] = "box\x1b[2J"
+    run.name = "\x1b]0;owned\x07\x1b[31m<img src=x onerror=alert(1)>"
+    run.machine["name"] = "box\x1b[2J"
     store.update_run(run)
     store.close()
     for args in (("show", "--runs"), ("show", "latest")):
@@ -685,7 +685,7 @@ def test_a_run_that_fills_the_disk_stops_says_where_and_resumes(sandbox, small_d
 
     done = open_store(str(store), create=False, read_only=True)
     (run,) = done.list_runs()
-    assert run["status"] == "finished" and run["resumes"] and "stopped" not in run
+    assert run.status == "finished" and run.resumes and run.stopped is None and "stopped" not in run.to_json()
     assert len(done.results()) == 30
 
 
@@ -710,8 +710,8 @@ def test_a_worker_stopped_and_resumed_is_noted(sandbox):
 
     store = open_store(str(sandbox.home / "results.duckdb"), create=False, read_only=True)
     (result,) = store.results()
-    assert result["status"] == "ok" and result["process"]["stopped"] == 1
-    assert any("stopped 1 time(s)" in w for w in result["warnings"]), result["warnings"]
+    assert result.status == "ok" and result.process["stopped"] == 1
+    assert any("stopped 1 time(s)" in w for w in result.warnings), result.warnings
 
 
 def test_an_old_spool_beside_the_store_is_read_and_left_alone(sandbox, seeded_store, tmp_path):
@@ -723,14 +723,14 @@ def test_an_old_spool_beside_the_store_is_read_and_left_alone(sandbox, seeded_st
     where = sandbox.decoys["next"] / "results.duckdb"
     shutil.copy(seeded_store, where)
     store = open_store(str(where), create=False, read_only=True)
-    run_id = store.list_runs()[0]["run_id"]
+    run_id = store.list_runs()[0].run_id
     store.close()
     old = where.with_name(where.name + ".spool") / "results"
     old.mkdir(parents=True)
-    doc = synthetic_result(run_id, 7)
+    doc = synthetic_result(run_id, 7).to_json()
     (old / f"{doc['result_id']}.json").write_text(json.dumps(doc))
     done = cli(sandbox, "store", "sync", "--store", str(where))
     assert done.returncode == 0, done.stderr
     assert (old / f"{doc['result_id']}.json").exists()
-    assert any(r["result_id"] == doc["result_id"]
+    assert any(r.result_id == doc["result_id"]
                for r in open_store(str(where), create=False, read_only=True).results())

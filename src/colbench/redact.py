@@ -12,6 +12,7 @@ value (a 10,000-character parameter is quoted by its first characters, never who
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
@@ -51,7 +52,7 @@ def redact_argv(argv: list[str]) -> list[str]:
 
 
 def redact_doc(doc: Any) -> Any:
-    """A copy of a JSON-like document with every string value redacted (keys are kept)."""
+    """A copy of a JSON-like document (or a dataclass record) with every string value redacted (keys are kept)."""
     if isinstance(doc, str):
         return redact(doc)
     if isinstance(doc, dict):  # {"CONBENCH_PASSWORD": "…"}: the key says the value is a secret
@@ -59,6 +60,9 @@ def redact_doc(doc: Any) -> Any:
                 for k, v in doc.items()}
     if isinstance(doc, (list, tuple)):
         return type(doc)(redact_doc(v) for v in doc)
+    if dataclasses.is_dataclass(doc) and not isinstance(doc, type):  # a record (model/records.py): field by field
+        return dataclasses.replace(doc, **{f.name: redact_doc(getattr(doc, f.name))
+                                           for f in dataclasses.fields(doc) if f.init})
     return doc
 
 

@@ -5,17 +5,18 @@ import numpy as np
 from colbench.analysis.basis import choose_basis, iteration_values
 from colbench.analysis.compare import CaseInput, Verdict, compare_suite
 from colbench.analysis.comparison import case_inputs
-from colbench.model.records import Side
+from colbench.model.records import Result, Side
+from tests.records import make_result
 
 
 def result(block: int, env: str, wall: list[float], cpu: list[float], run_delay: list[float] | None = None,
-           threads: int = 1) -> dict:
+           threads: int = 1) -> Result:
     samples = {"wall_s": wall, "cpu_user_s": [0.9 * c for c in cpu], "cpu_sys_s": [0.1 * c for c in cpu]}
     if run_delay is not None:
         samples["run_delay_s"] = run_delay
-    return {"run_id": "r", "case_id": "c1", "benchmark": "placebo", "params": {"duration": 0.1, "threads": threads},
-            "env_name": env, "block": block, "process_index": block, "status": "ok", "machine_id": "m",
-            "threads": {"requested": threads}, "samples": samples}
+    return make_result(run_id="r", case_id="c1", benchmark="placebo", params={"duration": 0.1, "threads": threads},
+                       env_name=env, block=block, process_index=block, status="ok", machine_id="m",
+                       threads={"requested": threads}, samples=samples)
 
 
 def runs(rng, blocks: int, *, cpu_ratio: float = 1.0, wait_ratio: float = 1.0, busy: float = 0.98,
@@ -38,7 +39,7 @@ def test_cpu_time_is_read_per_iteration():
     r = result(0, "A", [0.2, 0.21], [0.19, 0.2])
     assert iteration_values(r, "cpu") == [0.19, 0.2]
     assert iteration_values(r, "wall") == [0.2, 0.21]
-    assert iteration_values({"samples": {"wall_s": [0.2]}}, "cpu") is None  # not recorded
+    assert iteration_values(make_result(samples={"wall_s": [0.2]}), "cpu") is None  # not recorded
 
 
 def test_quieter_cpu_time_is_chosen_for_a_one_core_case_and_swapping_sides_changes_nothing():

@@ -7,16 +7,18 @@ import pytest
 
 from colbench.analysis.claims import ClaimStatus, evaluate_claims
 from colbench.model.claims import Claim, ClaimCase, LeastGainClaim
+from colbench.model.records import Result
+from tests.records import make_result, make_run
 
 
 def result(reader: str, median: float, *, process: int, threads: int = 2, rows: int = 1000, cv: float = 0.02,
-           run_id: str = "run", seed: int = 0, file_size: int | None = None, status: str = "ok") -> dict:
+           run_id: str = "run", seed: int = 0, file_size: int | None = None, status: str = "ok") -> Result:
     rng = np.random.default_rng(seed * 1000 + process)
     samples = list(median * np.exp(rng.normal(0, cv, size=5)))
-    return {"status": status, "benchmark": "csv-read", "run_id": run_id, "engine": reader,
-            "params": {"reader": reader, "rows": rows, "threads": threads},
-            "samples": {"wall_s": samples}, "first_iteration": {"wall_s": samples[0] * 2},
-            "output": {"file_size_bytes": file_size}, "versions": {reader: "1.0", "python": "3.11"}}
+    return make_result(status=status, benchmark="csv-read", run_id=run_id, engine=reader,
+                       params={"reader": reader, "rows": rows, "threads": threads},
+                       samples={"wall_s": samples}, first_iteration={"wall_s": samples[0] * 2},
+                       output={"file_size_bytes": file_size}, versions={reader: "1.0", "python": "3.11"})
 
 
 def side(reader: str) -> ClaimCase:
@@ -26,7 +28,7 @@ def side(reader: str) -> ClaimCase:
 CLAIM = Claim("fast-beats-slow", "e1", "fast beats slow", side("fast"), side("slow"), published=3.0)
 
 
-def measured(fast: float, slow: float, processes: int = 8, **kw) -> list[dict]:
+def measured(fast: float, slow: float, processes: int = 8, **kw) -> list[Result]:
     return [result("fast", fast, process=p, **kw) for p in range(processes)] + \
         [result("slow", slow, process=p, **kw) for p in range(processes)]
 
@@ -111,14 +113,14 @@ def test_a_calibration_side_compares_with_the_runs_own_figure():
                  ClaimCase("ipc-bandwidth", {"access": "scan"}, metric="gbps"),
                  ClaimCase("ipc-bandwidth", {}, metric="gbps", calibration="memcpy_gbps"), at_least=0.8)
     rng = np.random.default_rng(1)
-    results = [{"status": "ok", "benchmark": "ipc-bandwidth", "run_id": "run", "engine": "pyarrow",
-                "params": {"access": "scan", "threads": 1}, "versions": {},
-                "samples": {"gbps": list(45 * np.exp(rng.normal(0, 0.02, 5)))}} for _ in range(6)]
-    runs = {"run": {"calibration": {"memcpy_gbps": {"1": 50.0}}}}
+    results = [make_result(status="ok", benchmark="ipc-bandwidth", run_id="run", engine="pyarrow",
+                           params={"access": "scan", "threads": 1}, versions={},
+                           samples={"gbps": list(45 * np.exp(rng.normal(0, 0.02, 5)))}) for _ in range(6)]
+    runs = {"run": make_run(calibration={"memcpy_gbps": {"1": 50.0}})}
     (v,) = evaluate_claims([scan], results, runs)
     assert v.ratio == pytest.approx(0.9, rel=0.03)
     assert v.status == ClaimStatus.HOLDS
-    runs["run"]["calibration"]["memcpy_gbps"]["1"] = 100.0
+    runs["run"].calibration = {"memcpy_gbps": {"1": 100.0}}
     assert evaluate_claims([scan], results, runs)[0].status == ClaimStatus.DOES_NOT_HOLD
 
 

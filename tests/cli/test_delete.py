@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import psutil
@@ -27,8 +28,8 @@ def _store(home: Path, runs: dict[str, int], **run_fields) -> object:
     store = open_store(str(home / "results.duckdb"))
     for run_id, count in runs.items():
         started = f"{run_id[:4]}-{run_id[4:6]}-{run_id[6:8]}T00:00:00+00:00"  # newest first in `show --runs`
-        store.create_run({**synthetic_run(run_id), "name": f"name-{run_id[-6:]}", "started_at": started,
-                          **run_fields.get(run_id, {})})
+        store.create_run(replace(synthetic_run(run_id), name=f"name-{run_id[-6:]}", started_at=started,
+                                 **run_fields.get(run_id, {})))
         store.add_results([synthetic_result(run_id, i) for i in range(count)])
     return store
 

@@ -9,8 +9,10 @@ import pytest
 from rich.console import Console
 
 from colbench.analysis.aggregate import summarize_cases
+from colbench.model.records import Result
 from colbench.render.fmt import fmt_bytes, fmt_instructions, fmt_metric, fmt_rate, fmt_seconds, md_text, spread
 from colbench.render.tables import cell, plain, row_for
+from tests.records import make_result
 
 
 @pytest.mark.parametrize("seconds, shown", [
@@ -59,11 +61,11 @@ def test_a_terminal_cell_shows_markup_and_escapes_as_text():
     assert "[red]run[/red]" in shown and "\x1b" not in shown and "\x07" not in shown
 
 
-def _result(case: str, threads: int, walls: list[float], status: str = "ok") -> dict:
-    return {"case_id": case, "benchmark": "csv-read", "env_name": "default", "process_index": 0, "status": status,
-            "params": {"reader": "pyarrow", "threads": threads}, "samples": {"wall_s": walls},
-            "error": None if status == "ok" else {"kind": "timeout", "message": "took too long"},
-            "inputs": {"data": {"size_bytes": 81_264_640}}, "work": {"bytes": 81_264_640}}
+def _result(case: str, threads: int, walls: list[float], status: str = "ok") -> Result:
+    return make_result(case_id=case, benchmark="csv-read", env_name="default", process_index=0, status=status,
+                       params={"reader": "pyarrow", "threads": threads}, samples={"wall_s": walls},
+                       error=None if status == "ok" else {"kind": "timeout", "message": "took too long"},
+                       inputs={"data": {"size_bytes": 81_264_640}}, work={"bytes": 81_264_640})
 
 
 def test_a_case_cell_is_its_median_and_spread_and_an_error_says_its_kind():

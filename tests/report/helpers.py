@@ -5,14 +5,15 @@ from __future__ import annotations
 import copy
 import io
 import xml.etree.ElementTree as ElementTree
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 from PIL import Image
 
 from colbench.analysis.aggregate import CaseSummary, summarize_cases
 from colbench.analysis.stats import summary_stats
+from colbench.model.records import Run
 from colbench.store import open_store
 from colbench.store.base import ResultQuery, Store, resolve_run_id
 
@@ -21,13 +22,13 @@ def store_of(home: Path) -> Store:
     return open_store(str(home / "results.duckdb"), create=False)
 
 
-def load_run(home: Path, ref: str = "latest") -> tuple[Store, dict[str, Any], list[CaseSummary]]:
+def load_run(home: Path, ref: str = "latest") -> tuple[Store, Run, list[CaseSummary]]:
     db = store_of(home)
     run_id = resolve_run_id(db, ref)
     return db, db.get_run(run_id), summarize_cases(db.results(ResultQuery(run_ids=(run_id,))))
 
 
-def load_all(home: Path) -> tuple[Store, dict[str, Any], list[CaseSummary]]:
+def load_all(home: Path) -> tuple[Store, Run, list[CaseSummary]]:
     """Every result in the store summarised together, with the latest run's document."""
     db = store_of(home)
     return db, db.get_run(resolve_run_id(db, "latest")), summarize_cases(db.results())
@@ -56,23 +57,24 @@ def derived_history(source: Path, target: Path, runs: int = 12, step_at: int = 6
     times into counts (one per ns), as a `--measure instructions` run records them."""
     source_db = store_of(source)
     first = source_db.list_runs()[-1]
-    results = source_db.results(ResultQuery(run_ids=(first["run_id"],), status="ok"))
+    results = source_db.results(ResultQuery(run_ids=(first.run_id,), status="ok"))
     target_db = open_store(str(target))
     start = datetime(2026, 1, 1, tzinfo=UTC)
     for index in range(runs):
         scale = (factor if index >= step_at else 1.0) * (1 + 0.004 * (index % 3))
-        run = copy.deepcopy(first)
-        run.update(run_id=f"20260101T{index:06d}-hist{index:02d}", name=f"h{index}",
-                   started_at=(start + timedelta(days=index)).isoformat(), commit={"sha": f"{index:02d}c0ffee0000"})
+        run = replace(copy.deepcopy(first), run_id=f"20260101T{index:06d}-hist{index:02d}", name=f"h{index}",
+                      started_at=(start + timedelta(days=index)).isoformat(),
+                      commit={"sha": f"{index:02d}c0ffee0000"})
         target_db.create_run(run)
         for result in results:
-            copy_ = copy.deepcopy(result)
-            copy_.update(run_id=run["run_id"], result_id=f"{run['run_id']}-{result['result_id']}",
-                         timestamp=run["started_at"], commit=run["commit"], run_name=run["name"])
-            copy_["samples"]["wall_s"] = [v * scale for v in copy_["samples"]["wall_s"]]
-            copy_["summary"]["wall_s"] = summary_stats(copy_["samples"]["wall_s"])
+            walls = [v * scale for v in result.samples["wall_s"] if v is not None]
+            copy_ = replace(copy.deepcopy(result), run_id=run.run_id, result_id=f"{run.run_id}-{result.result_id}",
+                            timestamp=run.started_at, commit=run.commit, run_name=run.name)
+            copy_.samples["wall_s"] = list(walls)
+            copy_.summary["wall_s"] = summary_stats(walls)
             if series == "instructions":
-                counts = [round(v * 1e9) for v in copy_["samples"]["wall_s"]]
-                copy_.update(samples={"instructions": counts}, summary={"instructions": summary_stats(counts)},
-                             measure={"metrics": ["instructions"]}, first_iteration=None)
+                counts = [round(v * 1e9) for v in walls]
+                copy_ = replace(copy_, samples={"instructions": counts},
+                                summary={"instructions": summary_stats(counts)},
+                                measure={"metrics": ["instructions"]}, first_iteration=None)
             target_db.add_result(copy_)

@@ -56,19 +56,19 @@ def visit(browser, url: str, shot: Path, *, expect_plots: int = 0, status: int |
 
 def test_report_opens_offline_in_chromium(browser, placebo_home, bandwidth_home, tmp_path):
     db = store_of(placebo_home)
-    runs = {r["name"]: r["run_id"] for r in db.list_runs()}
+    runs = {r.name: r.run_id for r in db.list_runs()}
     index = write_report(db, [runs["p2"]], tmp_path / "placebo")[0]
     visit(browser, index.as_uri(), tmp_path / "report-placebo.png", expect_plots=3)
     index = write_report(db, [runs["ab"]], tmp_path / "ab")[0]
     visit(browser, index.as_uri(), tmp_path / "report-ab.png", expect_plots=2)  # time plot + compare plot
     e3 = store_of(bandwidth_home)
-    index = write_report(e3, [e3.list_runs()[0]["run_id"]], tmp_path / "e3")[0]
+    index = write_report(e3, [e3.list_runs()[0].run_id], tmp_path / "e3")[0]
     visit(browser, index.as_uri(), tmp_path / "report-e3.png", expect_plots=2)
 
 
 def test_experiments_report_in_chromium(browser, experiments_home, tmp_path):
     db = store_of(experiments_home)
-    ids = [r["run_id"] for r in db.list_runs()]
+    ids = [r.run_id for r in db.list_runs()]
     index = write_report(db, ids, tmp_path / "experiments")[0]
     visit(browser, index.as_uri(), tmp_path / "report-experiments.png", expect_plots=4)
 
@@ -76,7 +76,7 @@ def test_experiments_report_in_chromium(browser, experiments_home, tmp_path):
 def test_dashboard_pages_in_chromium(browser, dashboard, placebo_home, tmp_path):
     base, _ = dashboard
     db, run, summaries = load_run(placebo_home, "p2")
-    runs = {r["name"]: r["run_id"] for r in db.list_runs()}
+    runs = {r.name: r.run_id for r in db.list_runs()}
     case = next(s for s in summaries if s.ok)
     pages = {
         "runs": ("/", 0),
@@ -87,7 +87,7 @@ def test_dashboard_pages_in_chromium(browser, dashboard, placebo_home, tmp_path)
         "history-index": ("/history", 0),
         "history-cases": ("/history?" + urlencode({"benchmark": "placebo"}), 0),
         "history-case": ("/history?" + urlencode({"benchmark": "placebo", "case": case.case_id,
-                                                  "machine": run["machine_id"]}), 1),
+                                                  "machine": run.machine_id}), 1),
     }
     for name, (path, plots) in pages.items():
         visit(browser, base + path, tmp_path / f"dashboard-{name}.png", expect_plots=plots)
@@ -109,9 +109,9 @@ def test_dashboard_history_marks_change_points(browser, placebo_home, tmp_path):
     store_path = tmp_path / "history.duckdb"
     derived_history(placebo_home, store_path)
     db = store_of(placebo_home)
-    case = next(r for r in db.results() if r["status"] == "ok")
+    case = next(r for r in db.results() if r.status == "ok")
     with serve_in_thread(str(store_path)) as base:
-        url = base + "/history?" + urlencode({"benchmark": "placebo", "case": case["case_id"]})
+        url = base + "/history?" + urlencode({"benchmark": "placebo", "case": case.case_id})
         visit(browser, url, tmp_path / "dashboard-history-change-point.png", expect_plots=1)
         page = browser.new_page()
         try:
@@ -144,7 +144,7 @@ def test_the_report_reads_right_from_1280_to_1600_px_and_in_print(browser, claim
     """No sideways scrolling, the claims table's columns readable (no one-word lines, versions never cut), every
     figure defined where it appears, the true process count; and a printable page."""
     db = store_of(claims_home)
-    index = write_report(db, [r["run_id"] for r in db.list_runs()], tmp_path / "claims")[0]
+    index = write_report(db, [r.run_id for r in db.list_runs()], tmp_path / "claims")[0]
     for width in (1280, 1440, 1600):
         page = browser.new_page(viewport={"width": width, "height": 900})
         try:

@@ -22,7 +22,7 @@ def test_binds_to_loopback_by_default(dashboard):
 def test_pages_answer_with_a_strict_policy(dashboard, placebo_home):
     base, _ = dashboard
     _, run, _ = load_run(placebo_home, "p2")
-    for path in ("/", f"/runs/{run['run_id']}", "/compare", "/history?benchmark=placebo"):
+    for path in ("/", f"/runs/{run.run_id}", "/compare", "/history?benchmark=placebo"):
         status, headers, body = http_get(base + path)
         assert status == 200, (path, body[:300])
         assert headers.get("Content-Security-Policy", "").startswith("default-src 'none'")
@@ -36,10 +36,10 @@ def test_unknown_things_are_404_and_malformed_ones_400(dashboard, placebo_home):
     _, run, _ = load_run(placebo_home, "p2")
     not_found = [
         "/runs/no-such-run",
-        "/runs/" + run["run_id"][:8],  # a prefix resolves on the command line, never in a URL
+        "/runs/" + run.run_id[:8],  # a prefix resolves on the command line, never in a URL
         "/runs/" + quote("' OR 1=1 --", safe=""),
-        "/compare?" + urlencode({"baseline": "nope", "contender": run["run_id"]}),
-        "/compare?" + urlencode({"baseline": run["run_id"], "baseline_env": "nope", "contender": run["run_id"]}),
+        "/compare?" + urlencode({"baseline": "nope", "contender": run.run_id}),
+        "/compare?" + urlencode({"baseline": run.run_id, "baseline_env": "nope", "contender": run.run_id}),
         "/history?" + urlencode({"benchmark": "placebo", "machine": "nope"}),
         "/history?" + urlencode({"benchmark": "no-such-benchmark"}),
         "/history?" + urlencode({"benchmark": "placebo", "case": "0123456789abcdef"}),
@@ -52,7 +52,7 @@ def test_unknown_things_are_404_and_malformed_ones_400(dashboard, placebo_home):
     malformed = [
         "/history?" + urlencode({"benchmark": "placebo'; DROP TABLE results; --"}),
         "/history?" + urlencode({"benchmark": "placebo", "case": "../../etc/passwd"}),
-        "/compare?" + urlencode({"baseline": run["run_id"], "contender": run["run_id"]}),  # nothing to compare
+        "/compare?" + urlencode({"baseline": run.run_id, "contender": run.run_id}),  # nothing to compare
     ]
     for path in malformed:
         status, _, body = http_get(base + path)

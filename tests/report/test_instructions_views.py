@@ -21,7 +21,7 @@ def test_instruction_counts_in_reports_and_pages(placebo_home, tmp_path):
     store_path = tmp_path / "counts.duckdb"
     derived_history(placebo_home, store_path, series="instructions")
     db = open_store(str(store_path), create=False)
-    latest = db.list_runs()[0]["run_id"]
+    latest = db.list_runs()[0].run_id
     html = write_report(db, [latest], tmp_path / "html")[0].read_text()  # the metric the runs measured
     assert re.search(r"— instructions:\s*12 runs", html) and re.search(r"change \+2[3-7]\.\d% at run 7", html)
     write_report(db, [latest], tmp_path / "md", fmt="markdown", baseline_id="20260101T000000-hist00")
@@ -30,7 +30,7 @@ def test_instruction_counts_in_reports_and_pages(placebo_home, tmp_path):
     assert re.search(r"\| [\d.]+ [kMG]? ?instr \| [\d.]+ [kMG]? ?instr \|", text), "compare rows show counts"
     assert " ms |" not in text
 
-    case = db.results(ResultQuery(run_ids=(latest,)))[0]["case_id"]
+    case = db.results(ResultQuery(run_ids=(latest,)))[0].case_id
     with serve_in_thread(str(store_path)) as base:
         status, _, body = http_get(base + "/history?" + urlencode({"benchmark": "placebo", "case": case,
                                                                       "metric": "instructions"}))

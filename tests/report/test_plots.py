@@ -50,9 +50,9 @@ def test_bandwidth_plots_have_the_memcpy_limit_and_mark_untouched_bytes(bandwidt
     assert any("Gbps" in ax.get_ylabel() for ax in batch.axes)
     text = _texts(batch)
     assert "memcpy bandwidth, physical limit" in text
-    memcpy = run["calibration"]["memcpy_gbps"]["1"]
+    memcpy = run.calibration["memcpy_gbps"]["1"]
     assert f"{memcpy:.1f}" in text
-    untouched = [s for s in summaries if gbps_verdict(s, run["calibration"])[1] == "bytes not touched"]
+    untouched = [s for s in summaries if gbps_verdict(s, run.calibration)[1] == "bytes not touched"]
     triangles = [line for line in batch.findobj(Line2D) if line.get_marker() == "^"]
     if any(int(s.params["threads"]) == 1 for s in untouched):
         assert triangles, "cases faster than memory must be drawn as 'bytes not touched', not as a speed"

@@ -50,7 +50,7 @@ def test_html_report_of_real_runs(placebo_home, tmp_path):
 
 def test_compare_sections_from_environments_and_from_a_baseline(placebo_home, tmp_path):
     db = store_of(placebo_home)
-    runs = {r["name"]: r["run_id"] for r in db.list_runs()}
+    runs = {r.name: r.run_id for r in db.list_runs()}
     written = write_report(db, [runs["ab"]], tmp_path / "ab")
     html = written[0].read_text()
     assert "environment slow vs base" in html and "8 blocks" in html  # interleaved: paired by block
@@ -67,7 +67,7 @@ def test_several_runs_get_a_section_and_a_plot_folder_each(placebo_home, tmp_pat
     report_cli(placebo_home, "p0", "p1", "--output", str(tmp_path))
     html = (tmp_path / "index.html").read_text()
     db = store_of(placebo_home)
-    ids = [r["run_id"] for r in db.list_runs() if r["name"] in ("p0", "p1")]
+    ids = [r.run_id for r in db.list_runs() if r.name in ("p0", "p1")]
     for run_id in ids:
         assert f'id="run-{run_id}-summary"' in html
         assert_png((tmp_path / run_id / "placebo-time.png").read_bytes())
@@ -112,7 +112,7 @@ def test_change_points_are_marked(placebo_home, tmp_path):
     from colbench.store import open_store
 
     db = open_store(str(store_path), create=False)
-    latest = db.list_runs()[0]["run_id"]
+    latest = db.list_runs()[0].run_id
     html = write_report(db, [latest], tmp_path / "html")[0].read_text()
     assert re.search(r"change \+2[3-7]\.\d% at run 7", html), "the step is marked where it happened"
     write_report(db, [latest], tmp_path / "md", fmt="markdown")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from colbench.model.records import Result
 from colbench.runner.estimate import (
     Costs,
     build_rates,
@@ -16,16 +17,17 @@ from colbench.runner.estimate import (
 )
 from colbench.runner.plan import make_plan
 from tests.conftest import colbench
+from tests.records import make_result
 
 
 def _process(run: str, case: str, rows: int, iteration: float, start: float, began: float, *,
-             reader: str = "pyarrow", runtime: str = "python") -> dict:
+             reader: str = "pyarrow", runtime: str = "python") -> Result:
     """One stored process: `iteration` seconds per timed call (3 timed, 1 warm-up), `start` outside them."""
-    return {"run_id": run, "case_id": case, "benchmark": "csv-read", "status": "ok",
-            "params": {"reader": reader, "rows": rows, "threads": 1}, "runtime": {"name": runtime},
-            "samples": {"wall_s": [iteration] * 3}, "warmup_samples": {"wall_s": [iteration]},
-            "summary": {"wall_s": {"median": iteration}},
-            "process": {"started_at": began, "spawn_to_result_s": start + 4 * iteration}}
+    return make_result(run_id=run, case_id=case, benchmark="csv-read", status="ok",
+                       params={"reader": reader, "rows": rows, "threads": 1}, runtime={"name": runtime},
+                       samples={"wall_s": [iteration] * 3}, warmup_samples={"wall_s": [iteration]},
+                       summary={"wall_s": {"median": iteration}},
+                       process={"started_at": began, "spawn_to_result_s": start + 4 * iteration})
 
 
 def test_a_case_is_estimated_from_its_history_then_from_similar_cases_by_row():

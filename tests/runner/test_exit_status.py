@@ -27,11 +27,11 @@ def test_a_worker_killed_by_a_real_time_signal_is_an_error_result_and_the_run_go
     assert "Traceback" not in proc.stderr
     store = open_store(str(home / "results.duckdb"), create=False)
     (run,) = store.list_runs()
-    assert run["status"] == "finished"
-    results = {r["params"]["error"]: r for r in store.results(ResultQuery(run_ids=(run["run_id"],)))}
-    assert results["none"]["status"] == "ok"
+    assert run.status == "finished"
+    results = {r.params["error"]: r for r in store.results(ResultQuery(run_ids=(run.run_id,)))}
+    assert results["none"].status == "ok"
     killed = results["rt-signal"]
     name = f"SIGRTMIN+{40 - signal.SIGRTMIN}"
-    assert killed["status"] == "error" and killed["process"]["exit_code"] == -40
-    assert killed["error"]["kind"] == "crash" and killed["error"]["signal"] == name
-    assert killed["error"]["message"] == f"worker killed by {name}"
+    assert killed.status == "error" and killed.process["exit_code"] == -40
+    assert killed.error is not None and killed.error["kind"] == "crash" and killed.error["signal"] == name
+    assert killed.error["message"] == f"worker killed by {name}"

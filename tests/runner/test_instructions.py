@@ -29,9 +29,10 @@ needs_valgrind = pytest.mark.skipif(shutil.which("valgrind") is None or shutil.w
 
 
 def results_of(home: Path, run_name: str) -> list[dict]:
+    """The run's results as stored: their JSON documents (what the schema checks)."""
     store = open_store(str(home / "results.duckdb"), create=False)
-    run_id = next(r["run_id"] for r in store.list_runs() if r.get("name") == run_name)
-    return store.results(ResultQuery(run_ids=(run_id,)))
+    run_id = next(r.run_id for r in store.list_runs() if r.name == run_name)
+    return [r.to_json() for r in store.results(ResultQuery(run_ids=(run_id,)))]
 
 
 def by_params(results: list[dict], **params: int) -> list[dict]:

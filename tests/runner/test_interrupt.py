@@ -42,9 +42,9 @@ def test_a_stop_signal_kills_the_worker_marks_the_run_and_keeps_what_completed(h
 
     store = open_store(str(home / "results.duckdb"), create=False)
     (run,) = store.list_runs()
-    assert run["status"] == "interrupted" and run["finished_at"]
-    results = store.results(ResultQuery(run_ids=(run["run_id"],)))
-    assert [(r["params"]["error"], r["status"]) for r in results] == [("none", "ok")]
+    assert run.status == "interrupted" and run.finished_at
+    results = store.results(ResultQuery(run_ids=(run.run_id,)))
+    assert [(r.params["error"], r.status) for r in results] == [("none", "ok")]
 
 
 def test_a_signal_inside_a_deferred_block_is_raised_when_the_block_ends():

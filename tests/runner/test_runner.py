@@ -21,9 +21,10 @@ SCHEMA = json.loads(SCHEMA_PATH.read_text())
 
 
 def stored(home: Path, run_id: str | None = None) -> list[dict]:
+    """The run's results as stored: their JSON documents (what the schema checks)."""
     store = open_store(str(home / "results.duckdb"), create=False)
-    run = run_id or store.list_runs()[0]["run_id"]
-    return store.results(ResultQuery(run_ids=(run,)))
+    run = run_id or store.list_runs()[0].run_id
+    return [r.to_json() for r in store.results(ResultQuery(run_ids=(run,)))]
 
 
 def by_error(results: list[dict]) -> dict[str, dict]:
@@ -132,7 +133,7 @@ def test_kill_minus_9_of_the_runner_loses_nothing_and_resume_fills_the_gaps(home
     for r in before:  # results stored before the kill are untouched
         assert kept[r["result_id"]]["samples"] == r["samples"]
     run = open_store(str(store_path), create=False).get_run(run_id)
-    assert run["status"] == "finished"
+    assert run.status == "finished"
 
 
 def test_dry_run_prints_plan_and_estimate_and_writes_nothing(cli, home):

@@ -41,7 +41,7 @@ def _results(home: Path) -> list[dict]:
     from colbench.store import open_store
     from colbench.store.base import ResultQuery
 
-    return open_store(str(home / "results.duckdb"), create=False).results(ResultQuery())
+    return [r.to_json() for r in open_store(str(home / "results.duckdb"), create=False).results(ResultQuery())]
 
 
 @pytest.mark.slow

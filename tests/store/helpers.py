@@ -10,12 +10,20 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from colbench.model.records import Result, Run
 from colbench.model.result import SCHEMA_VERSION, case_id, result_id
 
 
 def synthetic_result(run_id: str, index: int, *, benchmark: str = "placebo", machine_id: str = "m1",
-                     minutes: int = 0) -> dict[str, Any]:
+                     minutes: int = 0) -> Result:
     """A small but complete-enough record: what the stores index, and samples to carry."""
+    return Result.from_json(synthetic_result_doc(run_id, index, benchmark=benchmark, machine_id=machine_id,
+                                                 minutes=minutes))
+
+
+def synthetic_result_doc(run_id: str, index: int, *, benchmark: str = "placebo", machine_id: str = "m1",
+                         minutes: int = 0) -> dict[str, Any]:
+    """The JSON document of `synthetic_result`, as an older colbench may have stored it (optional parts left out)."""
     params = {"duration": 0.001 * (index % 5 + 1), "threads": 1}
     case = case_id(benchmark, params)
     wall = [0.001 * (index % 5 + 1) + i * 1e-6 for i in range(3)]
@@ -36,7 +44,11 @@ def synthetic_result(run_id: str, index: int, *, benchmark: str = "placebo", mac
     }
 
 
-def synthetic_run(run_id: str, machine_id: str = "m1", status: str = "finished") -> dict[str, Any]:
+def synthetic_run(run_id: str, machine_id: str = "m1", status: str = "finished") -> Run:
+    return Run.from_json(synthetic_run_doc(run_id, machine_id, status))
+
+
+def synthetic_run_doc(run_id: str, machine_id: str = "m1", status: str = "finished") -> dict[str, Any]:
     return {"schema_version": SCHEMA_VERSION, "run_id": run_id, "name": None,
             "started_at": "2026-01-01T00:00:00+00:00", "finished_at": None, "status": status,
             "machine_id": machine_id, "machine": {"name": f"box-{machine_id}"}, "commit": None,

@@ -8,6 +8,7 @@ import copy
 import hashlib
 import json
 import urllib.error
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from typing import Any
 import benchadapt
 import pytest
 
+from colbench.model.records import Result, Run
 from colbench.model.result import case_id, result_id
 from colbench.store import open_store
 from colbench.store.base import ResultQuery
@@ -36,18 +38,19 @@ REPO = "https://github.com/example/project"
 
 
 def process(run_id: str, index: int, wall: list[float] | None, *, params: dict | None = None,
-            env: str = "default") -> dict[str, Any]:
+            env: str = "default") -> Result:
     """One worker process of a placebo case: `wall` its timed iterations, None for a failed process."""
     result = synthetic_result(run_id, 0)
-    result["params"] = params or {"duration": 0.01, "threads": 1}
-    result["tags"] = {"name": "placebo", **result["params"]}
-    result["case_id"] = case_id("placebo", result["params"])
-    result["env_name"], result["process_index"] = env, index
-    result["result_id"] = result_id(run_id, result["case_id"], env, index)
+    result.params = params or {"duration": 0.01, "threads": 1}
+    result.tags = {"name": "placebo", **result.params}
+    result.case_id = case_id("placebo", result.params)
+    result.env_name, result.process_index = env, index
+    result.result_id = result_id(run_id, result.case_id, env, index)
     if wall is None:
-        result.update(status="error", samples={}, error={"kind": "crash", "message": "worker died (SIGSEGV)"})
+        result.status, result.samples = "error", {}
+        result.error = {"kind": "crash", "message": "worker died (SIGSEGV)"}
     else:
-        result["samples"] = {"wall_s": wall}
+        result.samples = {"wall_s": wall}
     return result
 
 
@@ -65,8 +68,8 @@ def test_one_result_per_case_with_each_process_median():
     assert first["stats"] == {"data": [0.011, 0.011, 0.012], "times": [0.011, 0.011, 0.012], "unit": "s",
                               "time_unit": "s", "iterations": 3}  # median of each process, in process order
     assert first["tags"] == {"name": "placebo", "duration": 0.01, "threads": 1} and "error" not in first
-    assert first["batch_id"] == f"r1-{fast[0]['case_id']}-default"
-    assert first["optional_benchmark_info"]["colbench_result_ids"] == [r["result_id"] for r in fast]
+    assert first["batch_id"] == f"r1-{fast[0].case_id}-default"
+    assert first["optional_benchmark_info"]["colbench_result_ids"] == [r.result_id for r in fast]
     assert docs[1]["stats"]["data"] == [0.02] and docs[1]["error"] == {
         "kind": "crash", "failed_processes": 1, "processes": 2, "message": "worker died (SIGSEGV)"}
     assert "stats" not in docs[2] and docs[2]["error"]["failed_processes"] == 2
@@ -75,7 +78,7 @@ def test_one_result_per_case_with_each_process_median():
                                 "colbench_machine_id": "m1"}
     assert first["info"] == {"benchmark_language_version": "Python 3.11"}
     assert [len(c) for c in group_cases(fast + ab)] == [3, 2]
-    record = run_record({**run, "status": "finished", "finished_at": "2026-01-01T00:05:00+00:00"}, docs,
+    record = run_record(replace(run, status="finished", finished_at="2026-01-01T00:05:00+00:00"), docs,
                         Project(REPO))
     assert record["error_type"] == "partial" and record["error_info"] == {"failed_cases": 2, "cases": 4}
     assert record["finished_timestamp"] == "2026-01-01T00:05:00+00:00" and "github" not in record  # no commit
@@ -97,10 +100,10 @@ def test_github_says_commit_or_conbench_s_own_no_commit():
 
 
 def test_export_is_what_benchadapt_and_the_current_api_take(tmp_path):
-    runs = {"r3": {**synthetic_run("r3"), "name": "nightly", "commit": {"sha": "abc123"}}, "r4": synthetic_run("r4")}
+    runs = {"r3": replace(synthetic_run("r3"), name="nightly", commit={"sha": "abc123"}), "r4": synthetic_run("r4")}
     results = [process("r3", i, [0.01, 0.012]) for i in range(3)] + [process("r4", 0, None)]
     for r in results:
-        r["commit"] = runs[r["run_id"]]["commit"]
+        r.commit = runs[r.run_id].commit
     assert export_documents(results, runs, tmp_path / "c.json", repository=REPO) == 2
     docs = json.loads((tmp_path / "c.json").read_text())
     for doc in docs:
@@ -134,10 +137,10 @@ def test_the_url_is_checked_before_anything_is_sent():
 # -- against a real Conbench ---------------------------------------------------------------------------------------
 
 
-def runs_in(home: Path) -> dict[str, dict[str, Any]]:
+def runs_in(home: Path) -> dict[str | None, Run]:
     store = open_store(str(home / "results.duckdb"), create=False, read_only=True)
     try:
-        return {r["name"]: r for r in store.list_runs()}
+        return {r.name: r for r in store.list_runs()}
     finally:
         store.close()
 
@@ -166,7 +169,7 @@ def server_results(server, run_id: str) -> list[dict[str, Any]]:
 @pytest.mark.slow
 def test_publish_two_runs_then_conbench_compares_them_as_colbench_does(conbench_server, two_runs):
     runs = runs_in(two_runs)
-    base, slow = runs["base"]["run_id"], runs["slow"]["run_id"]
+    base, slow = runs["base"].run_id, runs["slow"].run_id
     env = login_env(conbench_server, CONBENCH_PROJECT_REPOSITORY=REPO)
     done = colbench("publish", "--conbench", conbench_server.url, "base", "slow", home=two_runs, env=env)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -184,7 +187,7 @@ def test_publish_two_runs_then_conbench_compares_them_as_colbench_does(conbench_
         assert "stats" not in failed or not failed["stats"]["data"]
         assert failed["error"]["kind"] == "exception" and failed["error"]["failed_processes"] == 6
         record = conbench_server.get(f"/api/runs/{run_id}/")
-        finished = datetime.fromisoformat(runs["base" if run_id == base else "slow"]["finished_at"])
+        finished = datetime.fromisoformat(runs["base" if run_id == base else "slow"].finished_at)
         assert record["finished_timestamp"] == finished.strftime("%Y-%m-%dT%H:%M:%SZ")
         assert record["error_type"] == "partial" and record["has_errors"] is True
         assert record["info"]["colbench_run_id"] == run_id and record["hardware"]["cpu_core_count"] >= 1
@@ -209,7 +212,7 @@ def test_publish_two_runs_then_conbench_compares_them_as_colbench_does(conbench_
 @pytest.mark.slow
 def test_a_publish_cut_short_goes_on_where_it_stopped(conbench_server, two_runs):
     """The server is asked what it holds: a run of which it has only part gets the rest, nothing twice."""
-    base = runs_in(two_runs)["base"]["run_id"]
+    base = runs_in(two_runs)["base"].run_id
     env = login_env(conbench_server)
     assert colbench("publish", "--conbench", conbench_server.url, "base", home=two_runs, env=env).returncode == 0
     session = ConbenchSession(conbench_server.url, email=conbench_server.email, password=conbench_server.password)
@@ -238,18 +241,18 @@ def test_what_goes_wrong_is_one_line_and_nothing_is_lost(conbench_server, two_ru
     home = tmp_path / "home"
     home.mkdir()
     source = open_store(str(two_runs / "results.duckdb"), create=False, read_only=True)
-    run = source.get_run(runs_in(two_runs)["base"]["run_id"])
-    results = source.results(ResultQuery(run_ids=(run["run_id"],)))
+    run = source.get_run(runs_in(two_runs)["base"].run_id)
+    results = source.results(ResultQuery(run_ids=(run.run_id,)))
     source.close()
     # a run (from a shared store, written by anything) with a case Conbench refuses: a parameter without a name
-    run = {**run, "run_id": "20260101T000000-odd000", "name": "odd"}
+    run = replace(run, run_id="20260101T000000-odd000", name="odd")
     odd = copy.deepcopy(results[0])
-    odd["params"] = {**odd["params"], "": "x"}
-    odd["tags"] = {"name": odd["benchmark"], **odd["params"]}
-    odd["case_id"] = case_id(odd["benchmark"], odd["params"])
-    copied = [{**copy.deepcopy(r), "run_id": run["run_id"]} for r in results] + [{**odd, "run_id": run["run_id"]}]
+    odd.params = {**odd.params, "": "x"}
+    odd.tags = {"name": odd.benchmark, **odd.params}
+    odd.case_id = case_id(odd.benchmark, odd.params)
+    copied = [replace(copy.deepcopy(r), run_id=run.run_id) for r in results] + [replace(odd, run_id=run.run_id)]
     for r in copied:
-        r["result_id"] = result_id(r["run_id"], r["case_id"], r["env_name"], r["process_index"])
+        r.result_id = result_id(r.run_id, r.case_id, r.env_name, r.process_index)
     store = open_store(str(home / "results.duckdb"), create=True)
     store.create_run(run)
     store.add_results(copied)
@@ -266,14 +269,14 @@ def test_what_goes_wrong_is_one_line_and_nothing_is_lost(conbench_server, two_ru
     done = colbench("publish", "--conbench", url, home=home, env={"CONBENCH_EMAIL": "", "CONBENCH_PASSWORD": ""})
     assert done.returncode == 2 and "set CONBENCH_EMAIL and CONBENCH_PASSWORD" in one_line(done)
     with pytest.raises(urllib.error.HTTPError):  # none of that left anything on the server
-        conbench_server.get(f"/api/runs/{run['run_id']}/")
+        conbench_server.get(f"/api/runs/{run.run_id}/")
 
     done = colbench("publish", "--conbench", url, home=home, env=login_env(conbench_server))
     assert done.returncode == 1, done.stdout + done.stderr
     line = one_line(done)
     assert "refused placebo" in line and "=x" in line and "zero-length string as key is not allowed" in line
     assert "3 case(s), 2 posted, 1 refused" in done.stdout
-    assert len(server_results(conbench_server, run["run_id"])) == 2  # the rest of the run is published
+    assert len(server_results(conbench_server, run.run_id)) == 2  # the rest of the run is published
     assert store_fingerprint(home) == before  # and nothing changed locally
     again = colbench("publish", "--conbench", url, home=home, env=login_env(conbench_server))
     assert again.returncode == 1 and "0 posted, 2 there already, 1 refused" in again.stdout

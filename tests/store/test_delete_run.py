@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+from dataclasses import replace
 
 import pytest
 
@@ -16,7 +17,7 @@ def test_delete_run_contract(tmp_path):
     store = open_store(str(tmp_path / "results.duckdb"))
     check_delete_run(store)
     reopened = open_store(str(tmp_path / "results.duckdb"), create=False)  # an open writes what waits: nothing
-    assert [r["run_id"] for r in reopened.list_runs()] == ["20260102T000000-bbbbbb"]
+    assert [r.run_id for r in reopened.list_runs()] == ["20260102T000000-bbbbbb"]
     assert len(reopened.results()) == 3
 
 
@@ -30,7 +31,7 @@ def test_an_old_spool_folder_with_records_of_the_run_is_refused(tmp_path):
     store.add_results([synthetic_result(run_id, 0)])
     legacy = tmp_path / "results.duckdb.spool" / "results"
     legacy.mkdir(parents=True)
-    (legacy / "x.json").write_text(__import__("json").dumps(synthetic_result(run_id, 1)))
+    (legacy / "x.json").write_text(__import__("json").dumps(synthetic_result(run_id, 1).to_json()))
     with pytest.raises(StoreError, match="old spool folder results.duckdb.spool"):
         store.delete_run(run_id)
     assert store.get_run(run_id) and len(store.results()) == 1
@@ -39,12 +40,12 @@ def test_an_old_spool_folder_with_records_of_the_run_is_refused(tmp_path):
 
 def test_a_run_of_another_host_is_refused_without_force(tmp_path):
     store = open_store(str(tmp_path / "results.duckdb"))
-    run = {**synthetic_run("20260101T000000-aaaaaa", status="running"),
-           "process": {"host": socket.gethostname() + "-elsewhere", "pid": 1, "started": 0.0}}
+    run = replace(synthetic_run("20260101T000000-aaaaaa", status="running"),
+                  process={"host": socket.gethostname() + "-elsewhere", "pid": 1, "started": 0.0})
     store.create_run(run)
     with pytest.raises(StoreError, match="on host .*-elsewhere"):
-        store.delete_run(run["run_id"])
-    assert store.delete_run(run["run_id"], force=True) == 0
+        store.delete_run(run.run_id)
+    assert store.delete_run(run.run_id, force=True) == 0
 
 
 def test_a_run_id_that_is_not_a_plain_name_is_deleted_without_touching_any_folder(tmp_path):

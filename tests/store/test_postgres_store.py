@@ -16,6 +16,7 @@ import psycopg
 import psycopg.sql
 import pytest
 
+from colbench.model.records import Result
 from colbench.model.summary import summary_of
 from colbench.store import open_store
 from colbench.store.base import STORE_SCHEMA_VERSION, ResultQuery, StoreError
@@ -23,8 +24,8 @@ from colbench.store.copy import copy_store
 from colbench.store.export import export_results
 from colbench.store.postgres_store import PostgresStore, redact
 from tests.conftest import colbench
-from tests.store.helpers import store_cli, synthetic_result, synthetic_run
-from tests.store_contract import check_delete_run, check_round_trip
+from tests.store.helpers import store_cli, synthetic_result, synthetic_result_doc, synthetic_run, synthetic_run_doc
+from tests.store_contract import check_delete_run, check_record_round_trip, check_round_trip
 
 pytestmark = pytest.mark.slow  # real processes: the full run, not the fast tier
 
@@ -58,6 +59,12 @@ def test_round_trip_keeps_every_sample_and_validates(pg_run):
     assert store.results(ResultQuery(run_ids=())) == []
     with pytest.raises(StoreError, match="no run"):
         store.get_run("nope")
+    store.close()
+
+
+def test_records_come_back_identical(pg_url):
+    store = open_store(pg_url)
+    check_record_round_trip(store)
     store.close()
 
 
@@ -188,7 +195,7 @@ def test_spool_waits_for_the_server_and_sync_uploads_it(pg_server, pg_url, home,
         pg_server.start()
     proc = store_cli("sync", "--store", pg_url, home=home)
     assert proc.returncode == 0 and "uploaded 1 run record(s) and 3 result(s)" in proc.stdout, proc.stderr
-    assert _count(pg_url) == (3, 3) and store.get_run("r1")["status"] == "finished"
+    assert _count(pg_url) == (3, 3) and store.get_run("r1").status == "finished"
     assert store.spool.pending() == (0, 0)
     proc = store_cli("sync", "--store", pg_url, home=home)
     assert "spool of" in proc.stdout and "is empty" in proc.stdout
@@ -208,7 +215,7 @@ V0_DDL = [
 
 
 def test_migrates_a_store_from_schema_0(pg_url):
-    docs = [synthetic_result("old-run", i) for i in range(3)]
+    docs = [synthetic_result_doc("old-run", i) for i in range(3)]  # as the prototype wrote them
     with psycopg.connect(pg_url, autocommit=True) as con:
         # naive UTC timestamps must survive whatever time zone the server's sessions use
         con.execute(f"ALTER DATABASE {psycopg.sql.Identifier(con.info.dbname).as_string(con)} "
@@ -216,7 +223,7 @@ def test_migrates_a_store_from_schema_0(pg_url):
         for statement in V0_DDL:
             con.execute(statement)
         con.execute("INSERT INTO runs VALUES ('old-run', NULL, '2026-01-01 00:00:00', NULL, 'finished', 'm1', %s)",
-                    [json.dumps(synthetic_run("old-run"))])
+                    [json.dumps(synthetic_run_doc("old-run"))])
         for doc in docs:
             con.execute("INSERT INTO results VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
                         [doc["result_id"], doc["run_id"], doc["case_id"], doc["benchmark"], "default",
@@ -224,9 +231,10 @@ def test_migrates_a_store_from_schema_0(pg_url):
                          json.dumps(doc)])
     store = open_store(pg_url)
     assert store.schema_version() == STORE_SCHEMA_VERSION
-    assert store.results(ResultQuery(run_ids=("old-run",))) == docs
-    assert store.summaries(ResultQuery(run_ids=("old-run",))) == [summary_of(d) for d in docs]  # backfilled
-    assert store.add_result(docs[0]) is False and store.add_result(synthetic_result("old-run", 3)) is True
+    records = [Result.from_json(d) for d in docs]
+    assert store.results(ResultQuery(run_ids=("old-run",))) == records
+    assert store.summaries(ResultQuery(run_ids=("old-run",))) == [summary_of(r) for r in records]  # backfilled
+    assert store.add_result(records[0]) is False and store.add_result(synthetic_result("old-run", 3)) is True
     with psycopg.connect(pg_url) as con:
         rows = con.execute("SELECT wall_median, commit_sha, created_at FROM results ORDER BY process_index").fetchall()
         indexes = {r[0] for r in con.execute("SELECT indexname FROM pg_indexes WHERE tablename = 'results'")}
@@ -282,7 +290,7 @@ def test_store_copy_round_trip(pg_url, tmp_path, home):
     assert copy_store(open_store(pg_url, create=False), open_store(str(back))) == (3, 14)
     returned = open_store(str(back), create=False)
     assert returned.results() == laptop.results() and returned.list_runs() == laptop.list_runs()
-    for machine in ("m2", laptop.results()[0]["machine_id"]):
+    for machine in ("m2", laptop.results()[0].machine_id):
         query = ResultQuery(machine_id=machine)
         assert returned.results(query) == laptop.results(query) == open_store(pg_url).results(query)
     info = json.loads(store_cli("info", "--store", pg_url, "--format", "json", home=home).stdout)

@@ -14,16 +14,18 @@ import socket
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 import duckdb
 import pytest
 
+from colbench.model.records import Result
 from colbench.model.summary import summary_of
 from colbench.store import open_store
 from colbench.store.base import STORE_SCHEMA_VERSION, ResultQuery, StoreError
 from tests.conftest import colbench
-from tests.store.helpers import store_cli, synthetic_result, synthetic_run
+from tests.store.helpers import store_cli, synthetic_result, synthetic_result_doc, synthetic_run
 
 pytestmark = pytest.mark.slow  # real processes: the full run, not the fast tier
 
@@ -281,7 +283,7 @@ def test_a_store_locked_through_the_whole_run_keeps_every_result_in_the_spool(go
     assert synced.returncode == 0, synced.stderr
     stored = _stored(path, "locked")
     assert len(stored) == 2 and len({result_id for result_id, _ in stored}) == 2 and not spool.exists()
-    assert open_store(str(path), create=False, read_only=True).get_run(stored[0][1])["status"] == "finished"
+    assert open_store(str(path), create=False, read_only=True).get_run(stored[0][1]).status == "finished"
     again = store_cli("sync", "--store", str(path), home=tmp_path / "home")
     assert again.returncode == 0 and "is empty" in again.stdout and _stored(path, "locked") == stored
 
@@ -342,20 +344,21 @@ def _schema_1_store(path: Path, docs: list[dict]) -> None:
 
 
 def test_a_schema_1_store_is_read_as_it_is_and_upgraded_by_a_writer(tmp_path):
-    docs = [synthetic_result("old", i, minutes=i) for i in range(6)]
+    docs = [synthetic_result_doc("old", i, minutes=i) for i in range(6)]  # as the older colbench wrote them
     docs[5]["summary"]["cpu_user_s"] = {"n": 3, "median": 0.5}
+    records = [Result.from_json(d) for d in docs]
     path = tmp_path / "old.duckdb"
     _schema_1_store(path, docs)
     before = _snapshot(path)
     reader = open_store(str(path), create=False, read_only=True)
-    expected = [summary_of(d) for d in docs]
+    expected = [summary_of(r) for r in records]
     assert reader.schema_version == 1 and reader.summaries() == expected  # from the records
     assert reader.machines("placebo") == {"m1": "box-m1"}
     assert _snapshot(path) == before
     writer = open_store(str(path), create=False)
     assert writer.schema_version == STORE_SCHEMA_VERSION and writer.summaries() == expected  # from the columns
     assert writer.summaries()[5].medians == {"wall_s": docs[5]["summary"]["wall_s"]["median"], "cpu_user_s": 0.5}
-    assert writer.results() == docs and writer.add_result(docs[0]) is False
+    assert writer.results() == records and writer.add_result(records[0]) is False
     with duckdb.connect(str(path), read_only=True) as con:
         assert con.execute("SELECT value FROM colbench_meta WHERE key = 'schema_version'").fetchone() == ("2",)
 
@@ -363,8 +366,8 @@ def test_a_schema_1_store_is_read_as_it_is_and_upgraded_by_a_writer(tmp_path):
 def test_summaries_and_run_lookup_answer_like_the_records(tmp_path):
     store = open_store(str(tmp_path / "s.duckdb"))
     for run_id, machine in (("20260101T000000-aaaaaa", "m1"), ("20260102T000000-bbbbbb", "m2")):
-        store.create_run({**synthetic_run(run_id, machine_id=machine), "name": "nightly",
-                          "started_at": f"{run_id[:4]}-{run_id[4:6]}-{run_id[6:8]}T00:00:00+00:00"})
+        store.create_run(replace(synthetic_run(run_id, machine_id=machine), name="nightly",
+                                 started_at=f"{run_id[:4]}-{run_id[4:6]}-{run_id[6:8]}T00:00:00+00:00"))
         store.add_results([synthetic_result(run_id, i, machine_id=machine) for i in range(3)])
     query = ResultQuery(benchmark="placebo", machine_id="m2", status="ok")
     assert store.summaries(query) == [summary_of(r) for r in store.results(query)]

@@ -9,7 +9,8 @@ from typing import Any
 
 from colbench.analysis.stats import summary_stats
 from colbench.model.metrics import metric
-from colbench.model.records import median_of
+from colbench.model.params import ParamValue
+from colbench.model.records import Json, OutputSeen, Result, Stats
 
 
 @dataclass
@@ -17,31 +18,31 @@ class CaseSummary:
     benchmark: str
     case_id: str
     env_name: str
-    params: dict[str, Any]
+    params: dict[str, ParamValue]
     engine: str
     processes: int
-    errors: list[dict[str, Any]]
-    wall: dict[str, Any]                   # summary of all timed iterations pooled
+    errors: list[Json]                     # each failed process's error, with its process_index
+    wall: Stats                            # summary of all timed iterations pooled
     process_medians: list[float]           # one location per process: the unit for comparisons
-    first_iteration: dict[str, Any]        # summary over processes of each one's first run
-    metrics: dict[str, dict[str, Any]] = field(default_factory=dict)  # other sample series (cpu, gbps …)
+    first_iteration: Stats                 # summary over processes of each one's first run
+    metrics: dict[str, Stats] = field(default_factory=dict)  # other sample series (cpu, gbps …)
     units: dict[str, str] = field(default_factory=dict)
     bytes_per_s: float | None = None
     rows_per_s: float | None = None
     peak_rss_bytes: int | None = None
     engine_peak_bytes: int | None = None
-    output: dict[str, Any] | None = None
+    output: OutputSeen | None = None
     file_size_bytes: int | None = None
     #: the size of the file the case read (its `data` input), when it read one
     input_size_bytes: int | None = None
     warnings: list[str] = field(default_factory=list)
     versions: dict[str, str] = field(default_factory=dict)
-    results: list[dict[str, Any]] = field(default_factory=list)
+    results: list[Result] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         counted = (self.metrics.get("instructions") or {}).get("n") or 0
-        return not self.errors and (self.wall.get("n", 0) > 0 or counted > 0)
+        return not self.errors and ((self.wall.get("n") or 0) > 0 or counted > 0)
 
     @property
     def error_kinds(self) -> list[str]:
@@ -53,7 +54,7 @@ def _max(values: Iterable[Any]) -> Any:
     return max(present) if present else None
 
 
-def _input_size(results: Sequence[dict[str, Any]]) -> int | None:
+def _input_size(results: Sequence[Result]) -> int | None:
     for result in results:
         values = metric("input_size").values(result)
         if values:
@@ -61,41 +62,41 @@ def _input_size(results: Sequence[dict[str, Any]]) -> int | None:
     return None
 
 
-def summarize_cases(results: Iterable[dict[str, Any]]) -> list[CaseSummary]:
-    groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+def summarize_cases(results: Iterable[Result]) -> list[CaseSummary]:
+    groups: dict[tuple[str, str], list[Result]] = defaultdict(list)
     for result in results:
-        groups[(result["case_id"], result.get("env_name", "default"))].append(result)
+        groups[(result.case_id, result.env_name)].append(result)
     summaries = []
     for (case, env_name), members in groups.items():
-        members.sort(key=lambda r: r["process_index"])
-        ok = [r for r in members if r["status"] == "ok"]
+        members.sort(key=lambda r: r.process_index)
+        ok = [r for r in members if r.ok]
         pooled: dict[str, list[float]] = defaultdict(list)
         for r in ok:
-            for series, values in (r.get("samples") or {}).items():
+            for series, values in r.samples.items():
                 pooled[series].extend(v for v in values if v is not None)
         wall = summary_stats(pooled.get("wall_s", []))
-        firsts = [(r.get("first_iteration") or {}).get("wall_s") for r in ok]
-        medians = [median_of(r) for r in ok]
-        work = next((r.get("work") for r in ok if r.get("work")), None) or {}
+        firsts = [(r.first_iteration or {}).get("wall_s") for r in ok]
+        medians = [r.median() for r in ok]
+        work = next((r.work for r in ok if r.work), None)
+        work_bytes, work_rows = (work.get("bytes"), work.get("rows")) if work else (None, None)
         median = wall.get("median")
-        output = next((r.get("output") for r in reversed(ok) if r.get("output")), None)
-        warnings = list(dict.fromkeys(w for r in members for w in (r.get("warnings") or [])))
+        output = next((r.output for r in reversed(ok) if r.output), None)
+        warnings = list(dict.fromkeys(w for r in members for w in r.warnings))
         first = members[0]
         summaries.append(CaseSummary(
-            benchmark=first["benchmark"], case_id=case, env_name=env_name, params=first["params"],
-            engine=first.get("engine", ""), processes=len(members),
-            errors=[{**(r.get("error") or {}), "process_index": r["process_index"]} for r in members
-                    if r["status"] != "ok"],
+            benchmark=first.benchmark, case_id=case, env_name=env_name, params=first.params,
+            engine=first.engine or "", processes=len(members),
+            errors=[{**(r.error or {}), "process_index": r.process_index} for r in members if not r.ok],
             wall=wall, process_medians=[m for m in medians if m is not None],
             first_iteration=summary_stats([f for f in firsts if f is not None]),
             metrics={m: summary_stats(v) for m, v in pooled.items() if m != "wall_s"},
-            units={k: v for r in ok for k, v in (r.get("units") or {}).items()},
-            bytes_per_s=(work["bytes"] / median) if work.get("bytes") and median else None,
-            rows_per_s=(work["rows"] / median) if work.get("rows") and median else None,
-            peak_rss_bytes=_max((r.get("memory") or {}).get("peak_rss_bytes") for r in members),
-            engine_peak_bytes=_max((r.get("memory") or {}).get("engine_peak_bytes") for r in members),
+            units={k: v for r in ok for k, v in r.units.items()},
+            bytes_per_s=(work_bytes / median) if work_bytes and median else None,
+            rows_per_s=(work_rows / median) if work_rows and median else None,
+            peak_rss_bytes=_max(r.memory.get("peak_rss_bytes") for r in members),
+            engine_peak_bytes=_max(r.memory.get("engine_peak_bytes") for r in members),
             output=output, file_size_bytes=(output or {}).get("file_size_bytes"),
             input_size_bytes=_input_size(ok),
-            warnings=warnings, versions=first.get("versions") or {}, results=members,
+            warnings=warnings, versions=first.versions, results=members,
         ))
     return summaries

@@ -32,12 +32,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
 from colbench.analysis.compare import CaseInput
 from colbench.analysis.stats import qn_sigma
+from colbench.model.records import Result
 
 BASES = ("wall", "cpu")
 #: Share of wall time that must be CPU work or waiting for a CPU for CPU time to stand in for it.
@@ -46,18 +46,17 @@ BUSY = 0.9
 QUIETER = 0.8
 
 
-def iteration_values(result: dict[str, Any], basis: str) -> list[float] | None:
+def iteration_values(result: Result, basis: str) -> list[float] | None:
     """The result's per-iteration values of `basis` (wall; cpu = user + sys; run_delay, the time spent
     waiting for a CPU); None when not recorded for every iteration."""
-    samples = result.get("samples") or {}
+    samples = result.samples
     wall = samples.get("wall_s") or []
     if basis == "wall":
         return [float(v) for v in wall if v is not None] or None
     if basis == "run_delay":
         delays = samples.get("run_delay_s") or []
-        if len(delays) != len(wall) or any(v is None for v in delays):
-            return None
-        return [float(v) for v in delays]
+        known = [float(v) for v in delays if v is not None]
+        return known if len(known) == len(wall) else None
     if basis != "cpu":
         raise ValueError(f"unknown time basis {basis!r} (wall, cpu)")
     user, system = samples.get("cpu_user_s"), samples.get("cpu_sys_s")

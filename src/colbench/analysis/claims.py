@@ -24,13 +24,13 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
 
 from colbench.analysis.compare import CaseComparison, CaseInput, compare_suite
 from colbench.model.claims import Claim, ClaimCase, LeastGainClaim
 from colbench.model.metrics import metric
+from colbench.model.params import ParamValue
+from colbench.model.records import Json, Result, Run
 
-Json = dict[str, Any]
 #: the interval level's z for the quadrature of compound claims is read back from each interval's own level
 DEFAULT_ALPHA = 0.05
 
@@ -55,7 +55,7 @@ class ClaimVerdict:
     published: float | None = None
     at_least: float = 1.0
     at_most: float | None = None
-    conditions: dict[str, Any] = field(default_factory=dict)
+    conditions: dict[str, str] = field(default_factory=dict)
     versions: dict[str, str] = field(default_factory=dict)
     processes: tuple[int, int] = (0, 0)
     reason: str = ""
@@ -72,24 +72,24 @@ class ClaimVerdict:
 # ------------------------------------------------------------------------------------------------ values
 
 
-def _values(result: Json, name: str) -> list[float] | None:
+def _values(result: Result, name: str) -> list[float] | None:
     """One process's values of a claim metric (the registry's reading; None when the result has none)."""
     values = [v for v in metric(name).values(result) or [] if v > 0]
     return values or None
 
 
-def _calibration(run: Json | None, name: str, threads: Any) -> float | None:
-    figures = ((run or {}).get("calibration") or {}).get(name) or {}
+def _calibration(run: Run | None, name: str, threads: ParamValue) -> float | None:
+    figures = ((run.calibration if run else None) or {}).get(name) or {}
     value = figures.get(str(threads))
     return float(value) if value else None
 
 
-def _condition(params: Mapping[str, Any], named: set[str]) -> tuple[tuple[str, str], ...]:
+def _condition(params: Mapping[str, ParamValue], named: set[str]) -> tuple[tuple[str, str], ...]:
     return tuple(sorted((k, str(v)) for k, v in params.items() if k not in named))
 
 
-def _ok(results: Sequence[Json], case: ClaimCase) -> list[Json]:
-    return [r for r in results if r.get("status") == "ok" and case.matches(r["benchmark"], r["params"])]
+def _ok(results: Sequence[Result], case: ClaimCase) -> list[Result]:
+    return [r for r in results if r.ok and case.matches(r.benchmark, r.params)]
 
 
 @dataclass
@@ -106,15 +106,15 @@ def _threads(condition: tuple[tuple[str, str], ...]) -> int:
     return int(value) if value.isdigit() else 0
 
 
-def _sides(claim: Claim, results: Sequence[Json], runs: Mapping[str, Json]) -> list[_Sides] | str:
+def _sides(claim: Claim, results: Sequence[Result], runs: Mapping[str, Run]) -> list[_Sides] | str:
     """The measured sides of a claim, one per shared condition at the most threads; or why there are none."""
     named = set(claim.faster.params) | set(claim.slower.params) | set(claim.ignore)
     faster = _ok(results, claim.faster)
     if not faster:
         return f"no successful results for the faster side ({claim.faster.benchmark} {claim.faster.params})"
-    by_condition: dict[tuple[tuple[str, str], ...], tuple[list[Json], list[Json]]] = defaultdict(lambda: ([], []))
+    by_condition: dict[tuple[tuple[str, str], ...], tuple[list[Result], list[Result]]] = defaultdict(lambda: ([], []))
     for r in faster:
-        by_condition[_condition(r["params"], named)][0].append(r)
+        by_condition[_condition(r.params, named)][0].append(r)
     if claim.slower.calibration:
         for members, others in by_condition.values():
             others.extend(members)
@@ -123,7 +123,7 @@ def _sides(claim: Claim, results: Sequence[Json], runs: Mapping[str, Json]) -> l
         if not slower:
             return f"no successful results for the slower side ({claim.slower.benchmark} {claim.slower.params})"
         for r in slower:
-            by_condition[_condition(r["params"], named)][1].append(r)
+            by_condition[_condition(r.params, named)][1].append(r)
     shared = {c: sides for c, sides in by_condition.items() if sides[0] and sides[1]}
     if not shared:
         return "the two sides were measured, but never under the same conditions (rows, threads, …)"
@@ -135,14 +135,14 @@ def _sides(claim: Claim, results: Sequence[Json], runs: Mapping[str, Json]) -> l
         fast = [v for r in fast_results if (v := _values(r, claim.faster.metric))]
         if claim.slower.calibration:
             threads = dict(condition).get("threads", claim.faster.params.get("threads"))
-            constant = _calibration(runs.get(fast_results[0]["run_id"]), claim.slower.calibration, threads)
+            constant = _calibration(runs.get(fast_results[0].run_id), claim.slower.calibration, threads)
             slow = [[constant]] * max(2, len(fast)) if constant else []
         else:
             slow = [v for r in slow_results if (v := _values(r, claim.slower.metric))]
         versions: dict[str, str] = {}
         for r in fast_results + ([] if claim.slower.calibration else slow_results):
-            engine = r.get("engine") or ""
-            for name, version in (r.get("versions") or {}).items():
+            engine = r.engine or ""
+            for name, version in r.versions.items():
                 if name in (engine, "pyarrow", "pandas", "polars", "duckdb", "data.table", "vroom", "readr", "arrow"):
                     versions[name] = version
         if fast and slow:
@@ -178,7 +178,7 @@ def _case_input(sides: _Sides) -> CaseInput:
                      metric=sides.claim.faster.metric)
 
 
-def evaluate_claims(claims: Sequence[Claim], results: Sequence[Json], runs: Mapping[str, Json] | None = None,
+def evaluate_claims(claims: Sequence[Claim], results: Sequence[Result], runs: Mapping[str, Run] | None = None,
                     *, alpha: float = DEFAULT_ALPHA, compound: Sequence[LeastGainClaim] = ()) -> list[ClaimVerdict]:
     """Every claim over these results (one family for the multiplicity adjustment), in the order given."""
     runs = runs or {}

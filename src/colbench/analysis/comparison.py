@@ -32,7 +32,8 @@ from colbench.analysis.basis import choose_basis, iteration_values
 from colbench.analysis.compare import CaseComparison, CaseInput, Method, compare_suite
 from colbench.analysis.t_tests import NoisePrior, pooled_prior
 from colbench.model.metrics import COMPARE_METRICS, metric
-from colbench.model.records import Side
+from colbench.model.params import ParamValue
+from colbench.model.records import Result, Side
 from colbench.model.summary import ResultSummary
 
 #: the newest earlier runs (run × environment) of a case whose spread a comparison may borrow
@@ -77,20 +78,16 @@ class Comparison:
 # ------------------------------------------------------------------------------------------------ labels
 
 
-def _doc(result: Any) -> Mapping[str, Any]:
-    return result if isinstance(result, Mapping) else result.__dict__
+def case_label(benchmark: str, params: Mapping[str, ParamValue]) -> str:
+    """A case as a person names it: the benchmark and its params, less the ones at their defaults."""
+    shown = {k: v for k, v in params.items() if (k, v) not in (("allocator", "default"), ("cache", "warm"))}
+    return f"{benchmark} " + " ".join(f"{k}={v}" for k, v in shown.items())
 
 
-def case_label(result: Any) -> str:
-    doc = _doc(result)
-    params = {k: v for k, v in doc["params"].items() if (k, v) not in (("allocator", "default"), ("cache", "warm"))}
-    return f"{doc['benchmark']} " + " ".join(f"{k}={v}" for k, v in params.items())
-
-
-def short_labels(results: Iterable[Any]) -> dict[str, str]:
+def short_labels(results: Iterable[Result]) -> dict[str, str]:
     """case_id → the benchmark and only the params that differ between the cases at hand (all, when one case)."""
-    params_by_case = {_doc(r)["case_id"]: (_doc(r)["benchmark"], _doc(r)["params"]) for r in results}
-    by_bench: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    params_by_case = {r.case_id: (r.benchmark, r.params) for r in results}
+    by_bench: dict[str, list[dict[str, ParamValue]]] = defaultdict(list)
     for bench, params in params_by_case.values():
         by_bench[bench].append(params)
     labels = {}
@@ -98,7 +95,7 @@ def short_labels(results: Iterable[Any]) -> dict[str, str]:
         members = by_bench[bench]
         varying = [k for k in params if len({str(m.get(k)) for m in members}) > 1]
         if not varying:
-            labels[case_id] = case_label({"benchmark": bench, "params": params})
+            labels[case_id] = case_label(bench, params)
         else:
             labels[case_id] = f"{bench} " + " ".join(f"{k}={params[k]}" for k in varying)
     return labels
@@ -111,34 +108,32 @@ def key_of(label: str, metric_name: str) -> str:
 # ------------------------------------------------------------------------------------------------ inputs
 
 
-def _measured(results: list[Any], metric_name: str) -> list[tuple[Mapping[str, Any], list[float]]]:
+def _measured(results: list[Result], metric_name: str) -> list[tuple[Result, list[float]]]:
     """The successful results that measured the metric, each with its per-process values."""
     definition = metric(metric_name)
     found = []
     for r in results:
-        doc = _doc(r)
-        values = definition.values(doc) if doc["status"] == "ok" else None
+        values = definition.values(r) if r.ok else None
         if values and all(v > 0 for v in values):
-            found.append((doc, values))
+            found.append((r, values))
     return found
 
 
-def _time_input(wall: CaseInput, base: list[Mapping[str, Any]], cont: list[Mapping[str, Any]],
-                basis: str) -> CaseInput:
+def _time_input(wall: CaseInput, base: list[Result], cont: list[Result], basis: str) -> CaseInput:
     """The time comparison of one case on the basis the rule of `basis.py` picks (or the one asked for)."""
     if basis == "wall":
         return wall
-    cpu_b = [v for r in base if (v := iteration_values(dict(r), "cpu"))]
-    cpu_c = [v for r in cont if (v := iteration_values(dict(r), "cpu"))]
+    cpu_b = [v for r in base if (v := iteration_values(r, "cpu"))]
+    cpu_c = [v for r in cont if (v := iteration_values(r, "cpu"))]
     if len(cpu_b) != len(base) or len(cpu_c) != len(cont):
         return wall
     cpu = dataclasses.replace(wall, baseline=cpu_b, contender=cpu_c, basis="cpu")
     if basis == "cpu":
         return cpu
-    delays = [iteration_values(dict(r), "run_delay") for r in [*base, *cont]]
+    delays = [iteration_values(r, "run_delay") for r in [*base, *cont]]
     run_delay = [d for d in delays if d is not None]
     # `threads.requested` is in every stored result (result.schema.json); the worker pins itself to that many CPUs
-    single = all(int(r["threads"]["requested"]) == 1 for r in [*base, *cont])
+    single = all(r.threads.get("requested") == 1 for r in [*base, *cont])
     chosen, _ = choose_basis(wall, cpu, run_delay if len(run_delay) == len(delays) else None, single)
     return dataclasses.replace(cpu, check=wall) if chosen == "cpu" else wall
 
@@ -157,11 +152,11 @@ def case_inputs(baseline: Side, contender: Side, metric_name: str = "time", *, a
     compared. `priors`: case id → the noise earlier runs lend (metrics of stable noise)."""
     _check_machines(baseline, contender, allow_cross_machine)
     paired = baseline.run_id == contender.run_id
-    sides: list[dict[str, list[Any]]] = []
+    sides: list[dict[str, list[Result]]] = []
     for side in (baseline, contender):
-        grouped: dict[str, list[Any]] = defaultdict(list)
+        grouped: dict[str, list[Result]] = defaultdict(list)
         for r in side.results:
-            grouped[_doc(r)["case_id"]].append(r)
+            grouped[r.case_id].append(r)
         sides.append(grouped)
     notes: list[str] = []
     cases: dict[str, CaseInput] = {}
@@ -171,14 +166,14 @@ def case_inputs(baseline: Side, contender: Side, metric_name: str = "time", *, a
         cont = _measured(sides[1][case_id], metric_name)
         label = labels[case_id]
         if not base or not cont:
-            ok = [[r for r in side[case_id] if _doc(r)["status"] == "ok"] for side in sides]
+            ok = [[r for r in side[case_id] if r.ok] for side in sides]
             if metric_name == "time" and not (ok[0] and ok[1]):  # not for an instructions-only case
                 notes.append(f"{label}: no successful results on one side")
             continue
         case = CaseInput(
             baseline=[v for _, v in base], contender=[v for _, v in cont], metric=metric_name,
-            baseline_blocks=[r["block"] for r, _ in base] if paired else None,
-            contender_blocks=[r["block"] for r, _ in cont] if paired else None,
+            baseline_blocks=[int(r.block or 0) for r, _ in base] if paired else None,
+            contender_blocks=[int(r.block or 0) for r, _ in cont] if paired else None,
             basis="wall" if metric_name == "time" else "value",
             prior=(priors or {}).get(case_id),
         )
@@ -296,7 +291,7 @@ def compare_sides(baseline: Side, contender: Side, settings: CompareSettings = C
                            floor=settings.floor) if cases else []
     labels = short_labels([*baseline.results, *contender.results])
     by_label = {label: case_id for case_id, label in labels.items()}
-    benchmarks = {_doc(r)["case_id"]: _doc(r)["benchmark"] for r in [*baseline.results, *contender.results]}
+    benchmarks = {r.case_id: r.benchmark for r in [*baseline.results, *contender.results]}
     case_of = {}
     for comparison in [*replayed, *others]:
         label = str(comparison.key).removesuffix(METRIC_SUFFIX.format(comparison.metric))

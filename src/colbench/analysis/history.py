@@ -86,7 +86,7 @@ def case_histories(results: list[ResultSummary], machine_id: str, filters: dict[
             continue
         points.sort(key=lambda p: p.when)
         any_result = next(iter(runs.values()))[0]
-        label = case_label({"benchmark": any_result.benchmark, "params": any_result.params}) + \
+        label = case_label(any_result.benchmark, any_result.params) + \
             (f" [{env_name}]" if env_name != "default" else "")
         history = History(case_id=case_id, label=label, machine_id=machine_id,
                           machine_name=any_result.machine_name or machine_id, points=points, metric=metric)
@@ -137,7 +137,7 @@ def version_histories(results: list[ResultSummary], machine_id: str, filters: di
                                 env_name=newest.env_name, label=version, median=float(np.median(medians)), cv=cv,
                                 processes=int(medians.size)))
         any_result = next(iter(versions.values()))[0]
-        label = case_label({"benchmark": any_result.benchmark, "params": any_result.params})
+        label = case_label(any_result.benchmark, any_result.params)
         history = History(case_id=case_id, label=label, machine_id=machine_id,
                           machine_name=any_result.machine_name or machine_id, points=points, metric=metric,
                           by="version", package=package)

@@ -149,7 +149,7 @@ def fingerprint(request: BisectRequest, points: PointList, metric: str, first: i
 
 def _earlier_search(store: Store, print_: str) -> str | None:
     for run in store.list_runs():
-        tag = run.get("bisect") or {}
+        tag = run.bisect or {}
         if tag.get("fingerprint") == print_ and tag.get("id"):
             return str(tag["id"])
     return None

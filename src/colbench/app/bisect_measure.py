@@ -19,14 +19,13 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
 from colbench.analysis.bisect import Trial
 from colbench.analysis.compare import CaseComparison
 from colbench.analysis.comparison import CompareSettings, ComparisonError, compare_sides, key_of
 from colbench.app.errors import UsageError
 from colbench.model.benchmark import int_param
-from colbench.model.records import Side
+from colbench.model.records import Result, Run, Side
 from colbench.runner.execute import EnvChoice, RunConfig, RunObserver, execute_run, start_run
 from colbench.runner.isolate import choose_cpus
 from colbench.runner.plan import Plan, make_plan
@@ -55,21 +54,21 @@ def run_name(bisect_id: str, step: int) -> str:
     return f"bisect-{bisect_id}-{step}"
 
 
-def stored_steps(store: Store, bisect_id: str) -> dict[int, dict[str, Any]]:
+def stored_steps(store: Store, bisect_id: str) -> dict[int, Run]:
     """The runs of an earlier search with this id, by step."""
-    found: dict[int, dict[str, Any]] = {}
+    found: dict[int, Run] = {}
     for run in store.list_runs():
-        tag = run.get("bisect") or {}
+        tag = run.bisect or {}
         if tag.get("id") == bisect_id and isinstance(tag.get("step"), int):
             found.setdefault(tag["step"], run)
     return found
 
 
-def _cause(results: list[dict[str, Any]]) -> str | None:
+def _cause(results: list[Result]) -> str | None:
     """The one-line cause of a point's error results, if any."""
     for result in results:
-        if result.get("status") != "ok":
-            error = result.get("error") or {}
+        if not result.ok:
+            error = result.error or {}
             message = (error.get("message") or "no valid sample").strip().splitlines()
             return f"the case fails: {error.get('kind', 'error')}: {one_line(message[0] if message else '')}"
     return None
@@ -79,12 +78,12 @@ class StoreMeasurer:
     """`analysis.bisect.Measurer` over real runs in `store`."""
 
     def __init__(self, store: Store, runs: StepRuns, points: dict[str, Point], envs: PointEnvironments,
-                 observer: RunObserver | None = None, earlier: dict[int, dict[str, Any]] | None = None) -> None:
+                 observer: RunObserver | None = None, earlier: dict[int, Run] | None = None) -> None:
         self.store, self.runs, self.points, self.envs = store, runs, points, envs
         self.observer = observer or RunObserver()
         self.earlier = dict(earlier or {})
         #: runs of an earlier invocation that this one continues: marked resumed (once) when they measure again
-        self._continued = {run["run_id"] for run in self.earlier.values()}
+        self._continued = {run.run_id for run in self.earlier.values()}
         case = self._plan().cases[0]
         self.ahead = AheadBuilder(envs, choose_cpus(int_param(case.params, "threads"))[0])
 
@@ -99,18 +98,19 @@ class StoreMeasurer:
 
     # -- what is stored
 
-    def _run_of(self, step: int, labels: Sequence[str]) -> dict[str, Any] | None:
+    def _run_of(self, step: int, labels: Sequence[str]) -> Run | None:
         run = self.earlier.get(step)
         if run is None:
             return None
-        if list(run["bisect"].get("points") or []) != list(labels):
+        measured = list((run.bisect or {}).get("points") or [])
+        if measured != list(labels):
             raise UsageError(f"--resume: step {step} of bisect {self.runs.bisect_id} measured "
-                             f"{', '.join(run['bisect']['points'])}, this search asks for {', '.join(labels)}; "
+                             f"{', '.join(measured)}, this search asks for {', '.join(labels)}; "
                              "start a new search without --resume")
         return run
 
-    def _missing(self, run: dict[str, Any], labels: Sequence[str], processes: int) -> int:
-        done = self.store.completed(run["run_id"])
+    def _missing(self, run: Run, labels: Sequence[str], processes: int) -> int:
+        done = self.store.completed(run.run_id)
         names = {env_name(label) for label in labels}
         have = {(env, index) for _, env, index in done if env in names}
         return sum(1 for name in names for index in range(processes) if (name, index) not in have)
@@ -125,9 +125,9 @@ class StoreMeasurer:
         return make_plan([self.runs.benchmark], self.runs.overrides)
 
     def _start(self, step: int, labels: Sequence[str], plan: Plan, envs: list[EnvChoice],
-               config: RunConfig) -> dict[str, Any]:
+               config: RunConfig) -> Run:
         run = start_run(self.store, config, plan, envs, sys.argv)
-        run["bisect"] = {"id": self.runs.bisect_id, "fingerprint": self.runs.fingerprint, "step": step,
+        run.bisect = {"id": self.runs.bisect_id, "fingerprint": self.runs.fingerprint, "step": step,
                          "points": list(labels), "package": self.runs.package}
         self.store.update_run(run)
         self.earlier[step] = run
@@ -154,33 +154,32 @@ class StoreMeasurer:
             if run is None:
                 run = self._start(step, labels, plan, ready, config)
             else:
-                run["config"]["processes"] = processes
-                if run["run_id"] in self._continued:  # as `run --resume` marks a run it continues
-                    self._continued.discard(run["run_id"])
-                    run.setdefault("resumes", []).append({"at": datetime.now(UTC).isoformat(),
-                                                          "status": run.get("status")})
+                run.config["processes"] = processes
+                if run.run_id in self._continued:  # as `run --resume` marks a run it continues
+                    self._continued.discard(run.run_id)
+                    run.resumes.append({"at": datetime.now(UTC).isoformat(), "status": run.status})
             run = execute_run(self.store, run, plan, ready, config, self.observer)
             self.earlier[step] = run
             measure_s = time.monotonic() - started
         assert run is not None
-        for env in run.get("envs") or []:  # what each point ran with, also when nothing was measured now
+        for env in run.envs:  # what each point ran with, also when nothing was measured now
             label = next((label for label in labels if env_name(label) == env.get("name")), None)
             if label is not None:
                 self.envs.adopt(label, EnvChoice(**env))
         return self._trial(run, labels, processes, self.envs.seconds - build_before, measure_s, reused)
 
-    def _trial(self, run: dict[str, Any], labels: list[str], processes: int, build_s: float, measure_s: float,
+    def _trial(self, run: Run, labels: list[str], processes: int, build_s: float, measure_s: float,
                reused: int) -> Trial:
-        results = [r for r in self.store.results(ResultQuery(run_ids=(run["run_id"],)))
-                   if int(r["block"]) < processes]
-        by_point = {label: [r for r in results if r["env_name"] == env_name(label)] for label in labels}
+        results = [r for r in self.store.results(ResultQuery(run_ids=(run.run_id,)))
+                   if int(r.block or 0) < processes]
+        by_point = {label: [r for r in results if r.env_name == env_name(label)] for label in labels}
         failed = {label: cause for label, rs in by_point.items() if (cause := _cause(rs)) is not None}
         failed.update({label: "no results" for label, rs in by_point.items() if not rs and label not in failed})
-        spans = [float(s) for r in results if (s := (r.get("process") or {}).get("spawn_to_result_s"))]
+        spans = [float(s) for r in results if (s := r.process.get("spawn_to_result_s"))]
         runs = self.runs
 
         def compare(baseline: str, contender: str, alpha: float) -> CaseComparison | None:
-            sides = [Side(label, run["run_id"], env_name(label), by_point[label])
+            sides = [Side(label, run.run_id, env_name(label), by_point[label])
                      for label in (baseline, contender)]
             settings = CompareSettings(metrics=(runs.metric,), threshold=runs.threshold, alpha=alpha)
             try:
@@ -192,4 +191,4 @@ class StoreMeasurer:
             return wanted[0] if wanted else None
 
         return Trial(tuple(labels), processes, failed, compare, build_s=build_s, measure_s=measure_s,
-                     execution_s=statistics.median(spans) if spans else 0.0, run_id=run["run_id"], reused=reused)
+                     execution_s=statistics.median(spans) if spans else 0.0, run_id=run.run_id, reused=reused)

@@ -13,13 +13,12 @@ import sys
 from collections import defaultdict
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from colbench.analysis.calibrate import CalibrationReport, calibrate_suite
 from colbench.analysis.compare import CaseInput
 from colbench.analysis.comparison import case_inputs, short_labels
 from colbench.app.errors import UsageError
-from colbench.model.records import Side
+from colbench.model.records import Result, Side
 from colbench.runner.execute import EnvChoice, RunConfig, RunObserver, execute_run, start_run
 from colbench.runner.plan import make_plan
 from colbench.runner.session import deciding_metric
@@ -51,21 +50,20 @@ class Calibration:
     report: CalibrationReport
 
 
-def aa_inputs(results: list[dict[str, Any]], metric_name: str = "time") -> tuple[dict[str, CaseInput],
-                                                                                  dict[str, float]]:
+def aa_inputs(results: list[Result], metric_name: str = "time") -> tuple[dict[str, CaseInput], dict[str, float]]:
     """The A/A comparisons of a calibration run (the one comparison's inputs) and the seconds one block of each
     case took."""
-    run_id = results[0]["run_id"] if results else ""
-    sides = [Side(env, run_id, env, [r for r in results if r["env_name"] == env]) for env in AA_ENVS]
+    run_id = results[0].run_id if results else ""
+    sides = [Side(env, run_id, env, [r for r in results if r.env_name == env]) for env in AA_ENVS]
     cases, _ = case_inputs(sides[0], sides[1], metric_name)
     labels = short_labels(results)
     seconds: dict[str, float] = defaultdict(float)
-    blocks: dict[str, set[int]] = defaultdict(set)
+    blocks: dict[str, set[int | None]] = defaultdict(set)
     for r in results:
-        span = (r.get("process") or {}).get("spawn_to_result_s")
+        span = r.process.get("spawn_to_result_s")
         if span:
-            seconds[labels[r["case_id"]]] += float(span)
-            blocks[labels[r["case_id"]]].add(r["block"])
+            seconds[labels[r.case_id]] += float(span)
+            blocks[labels[r.case_id]].add(r.block)
     per_block = {label: seconds[label] / len(blocks[label]) for label in seconds if blocks[label]}
     return cases, per_block
 
@@ -75,7 +73,7 @@ def calibrate(store: Store, request: CalibrateRequest, observer: RunObserver | N
     if request.from_run:
         run_id = resolve_run_id(store, request.from_run)
         run = store.get_run(run_id)
-        measure = tuple((run.get("config") or {}).get("measure") or ("wall",))
+        measure = tuple((run.config or {}).get("measure") or ("wall",))
     else:
         if not request.targets:
             raise UsageError("name a suite or benchmarks to calibrate (or --from-run RUN)")
@@ -85,10 +83,10 @@ def calibrate(store: Store, request: CalibrateRequest, observer: RunObserver | N
         plan = make_plan(config.targets, config.overrides)
         envs = [EnvChoice(name=name, spec="@current") for name in AA_ENVS]
         run = start_run(store, config, plan, envs, sys.argv)
-        run_id = execute_run(store, run, plan, envs, config, observer)["run_id"]
+        run_id = execute_run(store, run, plan, envs, config, observer).run_id
         measure = request.measure
     results = store.results(ResultQuery(run_ids=(run_id,)))
-    if {r["env_name"] for r in results} != set(AA_ENVS):
+    if {r.env_name for r in results} != set(AA_ENVS):
         raise UsageError(f"run {run_id} is not an A/A run with environments A and B")
     metric_name = deciding_metric(RunConfig(targets=[], measure=measure))
     cases, per_block = aa_inputs(results, metric_name)

@@ -39,5 +39,5 @@ def evaluate(store: Store, refs: Sequence[str] = ("latest",)) -> ClaimsAnswer:
         for run_id in run_ids:
             experiments.extend(experiments_of_run(store.get_run(run_id)))
     verdicts, untestable = evaluate_runs(store, run_ids, sorted(set(experiments)))
-    cores = store.get_run(run_ids[0])["machine"].get("cpu_threads")
+    cores = store.get_run(run_ids[0]).machine.get("cpu_threads")
     return ClaimsAnswer(list(verdicts), list(untestable), run_ids, cores)

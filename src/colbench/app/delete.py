@@ -57,7 +57,7 @@ def plan_deletion(store: Store, refs: Sequence[str]) -> list[RunDeletion]:
         run = store.get_run(run_id)
         spool = getattr(store, "spool", None)
         plans.append(RunDeletion(
-            run_id=run_id, name=run.get("name"), started_at=run.get("started_at"), status=run.get("status"),
+            run_id=run_id, name=run.name, started_at=run.started_at, status=run.status,
             results=len(store.summaries(ResultQuery(run_ids=(run_id,)))),
             spooled=spool.run_results(run_id) if spool is not None else 0,
             kept=run_kept_files(store, run_id), going_on=going_on(run)))

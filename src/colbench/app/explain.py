@@ -29,7 +29,7 @@ from colbench.analysis.profile_diff import DEFAULT_TOP, ProfileDiff, diff_files
 from colbench.app.compare import CompareRequest, compare
 from colbench.app.errors import UsageError
 from colbench.data.atomic import write_atomic
-from colbench.model.records import Side
+from colbench.model.records import Result, Run, Side
 from colbench.paths import owned_dir
 from colbench.store.base import Store, StoreError
 from colbench.store.profiles import explain_folder, stored_profile
@@ -170,8 +170,8 @@ def side_labels(baseline: Side, contender: Side) -> tuple[str, str]:
 
 def choose_cases(baseline: Side, contender: Side, wanted: Sequence[str]) -> list[tuple[str, str]]:
     """(case id, label) of the cases with a successful result on both sides, or of those named."""
-    ok_a = {r["case_id"] for r in baseline.results if r.get("status") == "ok"}
-    ok_b = {r["case_id"] for r in contender.results if r.get("status") == "ok"}
+    ok_a = {r.case_id for r in baseline.results if r.ok}
+    ok_b = {r.case_id for r in contender.results if r.ok}
     labels = short_labels([*baseline.results, *contender.results])
     common = [cid for cid in labels if cid in ok_a and cid in ok_b]
     if not common:
@@ -191,13 +191,13 @@ def choose_cases(baseline: Side, contender: Side, wanted: Sequence[str]) -> list
     return [(cid, labels[cid]) for cid in picked]
 
 
-def _first_ok(side: Side, case_id: str) -> dict[str, Any]:
-    return next(r for r in side.results if r["case_id"] == case_id and r.get("status") == "ok")
+def _first_ok(side: Side, case_id: str) -> Result:
+    return next(r for r in side.results if r.case_id == case_id and r.ok)
 
 
 def _instructions(side: Side, case_id: str) -> tuple[float, float] | None:
-    counts = [v for r in side.results if r["case_id"] == case_id and r.get("status") == "ok"
-              for v in (r.get("samples") or {}).get("instructions") or [] if v is not None]
+    counts = [v for r in side.results if r.case_id == case_id and r.ok
+              for v in r.samples.get("instructions") or [] if v is not None]
     return (float(min(counts)), float(max(counts))) if counts else None
 
 
@@ -213,19 +213,19 @@ def _toolchain() -> Any:
 def _sampled_calls(side: Side, case_id: str) -> int:
     from colbench.runner.perf_profile import sampled_iterations
 
-    walls = sorted(v for r in side.results if r["case_id"] == case_id and r.get("status") == "ok"
-                   for v in (r.get("samples") or {}).get("wall_s") or [] if v is not None)
+    walls = sorted(v for r in side.results if r.case_id == case_id and r.ok
+                   for v in r.samples.get("wall_s") or [] if v is not None)
     return sampled_iterations(walls[len(walls) // 2] if walls else None)
 
 
-def _profile_again(run_doc: dict[str, Any], result: dict[str, Any], folder: Path, toolchain: Any,
+def _profile_again(run: Run, result: Result, folder: Path, toolchain: Any,
                    perf: str | None = None, calls: int = 1) -> SideProfile:
     from colbench.runner.perf_profile import perf_profile_case
     from colbench.runner.profile import profile_case
     from colbench.runner.replay import ReplayError, replay
 
     try:
-        again = replay(run_doc, result)
+        again = replay(run, result)
     except ReplayError as exc:
         return SideProfile("re-run", error=str(exc))
     if again.runtime != "python":

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from colbench.app.errors import UsageError
-from colbench.redact import redact_doc
+from colbench.model.records import Result, Run
 from colbench.store.base import ResultQuery, Store, resolve_run_id
 from colbench.store.conbench import ConbenchSession, PublishReport, publish_run
 
@@ -30,8 +29,8 @@ class PublishRequest:
 
 @dataclass(frozen=True)
 class StoredRun:
-    run: dict[str, Any]
-    results: list[dict[str, Any]]
+    run: Run
+    results: list[Result]
 
 
 def read_runs(store: Store, refs: Sequence[str]) -> list[StoredRun]:
@@ -40,10 +39,10 @@ def read_runs(store: Store, refs: Sequence[str]) -> list[StoredRun]:
     found = []
     for run_id in dict.fromkeys(resolve_run_id(store, ref) for ref in (refs or ["latest"])):
         run = store.get_run(run_id)
-        if run.get("status") == "running":
+        if run.status == "running":
             raise UsageError(f"run {run_id} has not finished (it is running, or was killed): `colbench run --resume "
                              f"{run_id}` completes it, then publish it")
-        found.append(StoredRun(redact_doc(run), redact_doc(store.results(ResultQuery(run_ids=(run_id,))))))
+        found.append(StoredRun(run.redacted(), [r.redacted() for r in store.results(ResultQuery(run_ids=(run_id,)))]))
     return found
 
 

@@ -23,6 +23,7 @@ from colbench.runner import observer as runner_observer
 
 if TYPE_CHECKING:
     from colbench.analysis.sequential import LookPlan
+    from colbench.model.records import Run
     from colbench.runner.estimate import Estimate
     from colbench.runner.execute import EnvChoice, RunConfig
     from colbench.runner.plan import Plan
@@ -90,18 +91,18 @@ class RunOutcome:
     """A run as it ended: its record, how many of its cases had a successful result, and with several environments
     the comparisons of each against the first (`session.stopped`: decided, budget or looks)."""
 
-    run: dict[str, Any]
+    run: Run
     cases_ok: int
     cases_failed: int
     session: SessionResult | None = None
 
     @property
     def run_id(self) -> str:
-        return str(self.run["run_id"])
+        return self.run.run_id
 
     @property
     def status(self) -> str:
-        return str(self.run.get("status"))
+        return self.run.status
 
     @property
     def all_failed(self) -> bool:
@@ -138,17 +139,17 @@ class RunEstimate:
 class _Prepared:
     config: RunConfig
     plan: Plan
-    run_doc: dict[str, Any] | None
+    run_doc: Run | None
 
 
-def mark_resumed(run_doc: dict[str, Any]) -> None:
+def mark_resumed(run_doc: Run) -> None:
     """A run continued with --resume keeps the trace of how it had stopped (reports show it as resumed)."""
     from datetime import UTC, datetime
 
-    entry = {"at": datetime.now(UTC).isoformat(), "status": run_doc.get("status")}
-    if run_doc.get("stopped"):
-        entry["stopped"] = run_doc.pop("stopped")
-    run_doc.setdefault("resumes", []).append(entry)
+    entry: dict[str, Any] = {"at": datetime.now(UTC).isoformat(), "status": run_doc.status}
+    if run_doc.stopped:
+        entry["stopped"], run_doc.stopped = run_doc.stopped, None
+    run_doc.resumes.append(entry)
 
 
 def _config(request: RunRequest) -> RunConfig:
@@ -241,14 +242,14 @@ def run(request: RunRequest, observer: RunObserver | None = None) -> RunOutcome:
     db = store_at(request.store)
     if len(envs) > 1:
         session = compare_run_envs(db, config, plan, envs, run_doc, request, observer)
-        return RunOutcome(session.run, *case_counts(db, session.run["run_id"]), session=session)
+        return RunOutcome(session.run, *case_counts(db, session.run.run_id), session=session)
     finished = run_and_store(db, config, plan, envs, run_doc, observer=observer, argv=request.argv)
-    return RunOutcome(finished, *case_counts(db, finished["run_id"]))
+    return RunOutcome(finished, *case_counts(db, finished.run_id))
 
 
 def run_and_store(db: Store, config: RunConfig, plan: Plan, envs: list[EnvChoice],
-                  run_doc: dict[str, Any] | None = None, only_cases: Any = None, *,
-                  observer: runner_observer.RunObserver | None = None, argv: tuple[str, ...] = ()) -> dict[str, Any]:
+                  run_doc: Run | None = None, only_cases: Any = None, *,
+                  observer: runner_observer.RunObserver | None = None, argv: tuple[str, ...] = ()) -> Run:
     """Start (or continue) a run and execute what it is missing."""
     from colbench.runner.execute import execute_run, start_run
 
@@ -258,7 +259,7 @@ def run_and_store(db: Store, config: RunConfig, plan: Plan, envs: list[EnvChoice
 
 
 def compare_run_envs(db: Store, config: RunConfig, plan: Plan, envs: list[EnvChoice],
-                     run_doc: dict[str, Any] | None, request: RunRequest, observer: RunObserver) -> SessionResult:
+                     run_doc: Run | None, request: RunRequest, observer: RunObserver) -> SessionResult:
     """Run several environments and compare each against the first, paired by block. With `until_decided`,
     inconclusive cases get more blocks while the time budget lasts (runner/session.py)."""
     from colbench.runner.session import GateSettings, run_until_decided
@@ -278,7 +279,7 @@ def case_counts(db: Store, run_id: str) -> tuple[int, int]:
 
     ok_by_case: dict[str, bool] = {}
     for result in db.results(ResultQuery(run_ids=(run_id,))):
-        ok_by_case[result["case_id"]] = ok_by_case.get(result["case_id"], False) or result.get("status") == "ok"
+        ok_by_case[result.case_id] = ok_by_case.get(result.case_id, False) or result.ok
     ok = sum(ok_by_case.values())
     return ok, len(ok_by_case) - ok
 

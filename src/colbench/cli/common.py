@@ -23,8 +23,9 @@ from rich.markup import escape
 from colbench.analysis.aggregate import summarize_cases
 from colbench.app.errors import UsageError
 from colbench.app.stores import store_at
+from colbench.model.records import Run
 from colbench.paths import UnsafePath
-from colbench.redact import clip, printable, redact, redact_doc
+from colbench.redact import clip, printable, redact
 from colbench.render.fmt import fmt_bytes
 from colbench.render.tables import plain
 from colbench.report.terminal import render_text, results_table
@@ -208,15 +209,15 @@ def show_run(db: Any, run_id: str, fmt: str) -> None:
     """A run's results, one row per case (`show`, and `run` when it ends)."""
     from colbench.experiments.registry import experiment_tables
 
-    run_doc = redact_doc(db.get_run(run_id))  # records stored before redaction existed may hold secrets
-    summaries = summarize_cases(redact_doc(db.results(ResultQuery(run_ids=(run_id,)))))
+    run_doc = db.get_run(run_id).redacted()  # records stored before redaction existed may hold secrets
+    summaries = summarize_cases([r.redacted() for r in db.results(ResultQuery(run_ids=(run_id,)))])
     if fmt == "table":
-        title = plain(f"run {run_id}" + (f" ({run_doc['name']})" if run_doc.get("name") else "") +
-                      f" on {run_doc['machine']['name']} — {run_doc.get('status')}")
-        console.print(results_table(summaries, title=title, calibration=run_doc.get("calibration")))
+        title = plain(f"run {run_id}" + (f" ({run_doc.name})" if run_doc.name else "") +
+                      f" on {run_doc.machine['name']} — {run_doc.status}")
+        console.print(results_table(summaries, title=title, calibration=run_doc.calibration))
         for table in experiment_tables(summaries, run_doc):
             console.print(table)
-        for check in run_doc.get("checks") or []:
+        for check in run_doc.checks:
             if not check["ok"]:
                 console.print(f"[yellow]warning:[/yellow] {check['message']}")
         _show_profiles(db, run_id)
@@ -238,14 +239,14 @@ def _show_profiles(db: Any, run_id: str) -> None:
                   "running again", highlight=False, soft_wrap=True)
 
 
-def show_claims(db: Any, run_doc: dict[str, Any]) -> None:
+def show_claims(db: Any, run_doc: Run) -> None:
     """After a run of an experiment suite: the post's claims over what it measured."""
     from colbench.report.claims import claims_table, counts_line, evaluate_runs, experiments_of_run
 
     experiments = experiments_of_run(run_doc)
     if not experiments:
         return
-    verdicts, untestable = evaluate_runs(db, [run_doc["run_id"]], experiments)
-    console.print(claims_table(verdicts, untestable, cores=run_doc["machine"].get("cpu_threads")))
-    console.print(f"claims: {counts_line(verdicts)} (`colbench claims {run_doc['run_id']}` to see them again)",
+    verdicts, untestable = evaluate_runs(db, [run_doc.run_id], experiments)
+    console.print(claims_table(verdicts, untestable, cores=run_doc.machine.get("cpu_threads")))
+    console.print(f"claims: {counts_line(verdicts)} (`colbench claims {run_doc.run_id}` to see them again)",
                   highlight=False)

@@ -17,6 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from colbench.analysis.aggregate import summarize_cases
 from colbench.app.run import RunObserver
+from colbench.model.records import Json, Result, Run
 from colbench.render.fmt import fmt_bytes, fmt_seconds, instructions_cell, spread
 from colbench.report.terminal import throughput_cell
 
@@ -49,21 +50,21 @@ class RichProgress(RunObserver):
             auto_refresh=False,
         )
         self.task: Any = None
-        self.calibration: dict[str, Any] | None = None
+        self.calibration: Json | None = None
 
-    def start(self, run: dict[str, Any], cases: int, executions: int) -> None:
-        self.calibration = run.get("calibration")
-        self.console.print(f"run [bold]{run['run_id']}[/bold]: {cases} cases, {executions} worker processes")
+    def start(self, run: Run, cases: int, executions: int) -> None:
+        self.calibration = run.calibration
+        self.console.print(f"run [bold]{run.run_id}[/bold]: {cases} cases, {executions} worker processes")
         self.progress.start()
         self.task = self.progress.add_task("running", total=cases)
 
     def case_started(self, case: PlannedCase) -> None:
         self.progress.update(self.task, description=_label(case)[:60], refresh=True)
 
-    def execution_done(self, execution: Execution, result: dict[str, Any]) -> None:
+    def execution_done(self, execution: Execution, result: Result) -> None:
         self.progress.refresh()
 
-    def case_done(self, case: PlannedCase, results: list[dict[str, Any]]) -> None:
+    def case_done(self, case: PlannedCase, results: list[Result]) -> None:
         for summary in summarize_cases(results):
             env = escape(f" [{summary.env_name}]") if summary.env_name != "default" else ""
             if summary.ok and not summary.wall.get("n"):  # instructions only
@@ -87,7 +88,7 @@ class RichProgress(RunObserver):
         self.progress.advance(self.task)
         self.progress.refresh()
 
-    def finish(self, run: dict[str, Any]) -> None:
+    def finish(self, run: Run) -> None:
         self.progress.stop()
 
     def skipped(self, benchmark: str, params: Mapping[str, Any], reason: str) -> None:

@@ -17,7 +17,6 @@ from colbench.cli.common import (
     friendly,
     show_run,
 )
-from colbench.redact import redact_doc
 from colbench.render.tables import plain
 from colbench.report.terminal import render_rows
 from colbench.store.base import ResultQuery, resolve_run_id
@@ -41,8 +40,8 @@ def show(
 
 
 def _show_runs(db: Any, fmt: str) -> None:
-    rows = [{"run_id": r["run_id"], "name": r.get("name"), "started_at": r["started_at"], "status": r.get("status"),
-             "cases": r.get("cases"), "machine": r["machine"]["name"]} for r in redact_doc(db.list_runs())]
+    rows = [{"run_id": r.run_id, "name": r.name, "started_at": r.started_at, "status": r.status, "cases": r.cases,
+             "machine": r.machine["name"]} for r in (run.redacted() for run in db.list_runs())]
     if fmt != "table":
         typer.echo(render_rows(rows, fmt))
         return
@@ -71,12 +70,12 @@ def export(
         raise UsageError(f"--output {output}: is a directory; give a file name, e.g. {output / ('results.' + fmt)}")
     db = _store(store, create=False)
     ids = tuple(resolve_run_id(db, r) for r in run_ids) if run_ids else None
-    results = redact_doc(db.results(ResultQuery(run_ids=ids)))  # older records may hold secrets
+    results = [r.redacted() for r in db.results(ResultQuery(run_ids=ids))]  # older records may hold secrets
     try:
         if fmt == "conbench":
             from colbench.store.conbench.export import export_documents
 
-            runs = {run_id: redact_doc(db.get_run(run_id)) for run_id in {r["run_id"] for r in results}}
+            runs = {run_id: db.get_run(run_id).redacted() for run_id in {r.run_id for r in results}}
             count = export_documents(results, runs, output)
         else:
             count = export_results(results, fmt, output)

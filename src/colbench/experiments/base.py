@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from colbench.model.benchmark import Suite
 from colbench.model.claims import Claim, LeastGainClaim, Untestable
+from colbench.model.records import Run
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -16,7 +17,7 @@ if TYPE_CHECKING:
     from colbench.analysis.aggregate import CaseSummary
     from colbench.render.figures import PlotSpec
 
-TableBuilder = Callable[["Sequence[CaseSummary]", dict[str, Any]], "Table | None"]
+TableBuilder = Callable[["Sequence[CaseSummary]", Run], "Table | None"]
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,7 @@ class Experiment:
     url: str | None
     suites: tuple[Suite, ...]
 
-    def build_table(self, summaries: Sequence[CaseSummary], run: dict[str, Any]) -> Table | None:
+    def build_table(self, summaries: Sequence[CaseSummary], run: Run) -> Table | None:
         return importlib.import_module(f"{self.package}.table").build_table(summaries, run)
 
     def plot_specs(self) -> tuple[PlotSpec, ...]:

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from colbench.experiments import e1_csv_readers, e2_dsib, e3_ipc_bandwidth, e4_arrow_jl, e5_feather_v2
 from colbench.experiments.base import Experiment
 from colbench.experiments.suites import GATE, QUICK
 from colbench.model.benchmark import Suite
 from colbench.model.claims import Claim, LeastGainClaim
+from colbench.model.records import Run
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -39,7 +40,7 @@ def all_suites() -> dict[str, Suite]:
     return suites
 
 
-def experiment_tables(summaries: Sequence[CaseSummary], run: dict[str, Any]) -> list[Table]:
+def experiment_tables(summaries: Sequence[CaseSummary], run: Run) -> list[Table]:
     """Each experiment's table, for the experiments these results cover."""
     return [t for t in (e.build_table(summaries, run) for e in EXPERIMENTS) if t is not None]
 

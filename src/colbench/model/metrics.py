@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from colbench.model.params import did_you_mean
+from colbench.model.records import Result
 from colbench.redact import clip
 
 Direction = Literal["lower_is_better", "higher_is_better"]
@@ -60,17 +61,15 @@ class Metric:
         better = "higher" if self.higher_is_better else "lower"
         return f"{self.name} ratio contender / baseline (log scale; {better} is better)"
 
-    def values(self, result: Any) -> list[float] | None:
-        """This metric's values in one process's result (a `Result` or its JSON document): the per-iteration series,
-        or the one per-process value; None when the result has none."""
-        doc = result if isinstance(result, Mapping) else result.__dict__
+    def values(self, result: Result) -> list[float] | None:
+        """This metric's values in one process's result: the per-iteration series, or the one per-process value;
+        None when the result has none."""
         if self.series is not None:
-            raw = (doc.get("samples") or {}).get(self.series) or []
-            values = [float(v) for v in raw if v is not None]
+            values = [float(v) for v in result.samples.get(self.series) or [] if v is not None]
             return values or None
-        value: Any = doc
-        for key in self.path:
-            value = (value or {}).get(key) if isinstance(value, Mapping) else getattr(value, key, None)
+        value: Any = getattr(result, self.path[0], None)
+        for key in self.path[1:]:
+            value = value.get(key) if isinstance(value, Mapping) else None
         return [float(value)] if isinstance(value, int | float) and value else None
 
 

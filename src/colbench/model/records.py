@@ -7,6 +7,9 @@
 - `Result`: the stored record, one per (case, environment, worker process); its JSON is checked against
   `result.schema.json` (docs/results.md).
 - `Run`: one `colbench run`: its config, machine, environments and status.
+
+Stores take and give `Result` and `Run` (store/base.py); only the JSON and SQL edges (stores, the spool, exports,
+Conbench documents) turn them into documents and back.
 - `Side`: the results on one side of a comparison.
 
 JSON in, JSON out: `from_json` accepts what older colbench versions and the other workers wrote (missing keys
@@ -16,9 +19,11 @@ take their defaults); `to_json` writes every key, so a stored record always has 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, TypedDict
+from typing import Any, ClassVar, TypedDict
 
+from colbench.model.params import ParamValue
 from colbench.model.result import SCHEMA_VERSION
+from colbench.redact import redact_doc
 
 #: the version of the worker protocol (docs/protocol.md) that case.json and result.json follow; their JSON Schema
 #: is `protocol.schema.json` beside this file (model/protocol.py checks a worker's report against it)
@@ -195,17 +200,22 @@ class WorkerReport:
         return report
 
 
+#: a metric's summary over one process's timed iterations: n, min, median, mean, stdev, iqr, cv (docs/results.md)
+Stats = dict[str, float | int | None]
+
+
 @dataclass
 class Result:
     """The stored record of one execution (case, environment, worker process): raw samples, their summary, and
-    the context they were taken in. Its JSON is the form every store, export and report reads."""
+    the context they were taken in. Stores, exports and reports take and give this record; its JSON (`to_json`) is
+    what they write, `from_json` reads it back (also records older colbench versions wrote)."""
 
     result_id: str
     run_id: str
     timestamp: str
     benchmark: str
     case_id: str
-    params: dict[str, Any]
+    params: dict[str, ParamValue]
     engine: str
     runtime: RuntimeInfo
     env_name: str
@@ -216,23 +226,23 @@ class Result:
     machine_id: str
     machine: Json
     run_name: str | None = None
-    tags: Json = field(default_factory=dict)
+    tags: dict[str, ParamValue] = field(default_factory=dict)
     env: Json = field(default_factory=dict)
     block: int | None = None
     samples: dict[str, list[float | None]] = field(default_factory=dict)
     warmup_samples: dict[str, list[float | None]] = field(default_factory=dict)
     first_iteration: dict[str, float] | None = None
     units: dict[str, str] = field(default_factory=dict)
-    summary: dict[str, Json] = field(default_factory=dict)
+    summary: dict[str, Stats] = field(default_factory=dict)
     work: WorkDone | None = None
-    throughput: Json = field(default_factory=dict)
+    throughput: dict[str, float | None] = field(default_factory=dict)
     output: OutputSeen | None = None
     memory: MemoryUse = field(default_factory=lambda: MemoryUse())
     process: Json = field(default_factory=dict)
     threads: ThreadsUsed = field(default_factory=lambda: ThreadsUsed())
     allocator: AllocatorUsed = field(default_factory=lambda: AllocatorUsed())
     cache: CacheState = field(default_factory=lambda: CacheState())
-    inputs: Json = field(default_factory=dict)
+    inputs: dict[str, Json] = field(default_factory=dict)
     versions: dict[str, str] = field(default_factory=dict)
     environment_checks: list[Json] = field(default_factory=list)
     commit: Json | None = None
@@ -247,19 +257,44 @@ class Result:
 
     @classmethod
     def from_json(cls, doc: Json) -> Result:
-        return cls(**_known(cls, doc))
+        """The record of a stored document; keys a record does not know are left out, and optional parts an older
+        record lacks (or holds as null) take their defaults."""
+        known = _known(cls, doc)
+        for name in ("samples", "warmup_samples", "units", "summary", "throughput", "memory", "process", "threads",
+                     "allocator", "cache", "inputs", "versions", "environment_checks", "warnings", "tags", "env"):
+            if known.get(name, ...) is None:
+                del known[name]
+        known.setdefault("env_name", "")
+        return cls(**known)
 
     @property
     def ok(self) -> bool:
         return self.status == "ok"
 
     def median(self, metric: str = "wall_s") -> float | None:
+        """The stored median of a metric's samples (None when absent or not measured)."""
         return (self.summary.get(metric) or {}).get("median")
 
+    def stat(self, metric: str, name: str) -> float | None:
+        """One summary statistic of a metric (`cv`, `n` …), None when absent."""
+        return (self.summary.get(metric) or {}).get(name)
 
-def median_of(result: Json, metric: str = "wall_s") -> float | None:
-    """The stored median of a metric in a result document (None when absent or not measured)."""
-    return ((result.get("summary") or {}).get(metric) or {}).get("median")
+    @property
+    def commit_sha(self) -> str | None:
+        return (self.commit or {}).get("sha")
+
+    @property
+    def machine_name(self) -> str | None:
+        return self.machine.get("name") if self.machine else None
+
+    @property
+    def error_kind(self) -> str | None:
+        return (self.error or {}).get("kind")
+
+    def redacted(self) -> Result:
+        """A copy with every secret masked (records stored before redaction existed may hold one)."""
+        copy: Result = redact_doc(self)
+        return copy
 
 
 @dataclass
@@ -288,18 +323,51 @@ class Run:
     #: the process that runs (or last ran) it: {"host", "pid", "started"}, so a run marked running whose process
     #: is gone (killed with -9) is told from one going on (store/run_owner.py)
     process: Json | None = None
+    #: the looks of `run --until-decided` (runner/session.py), which compare and the report replay
+    sequential: Json | None = None
+    #: a run measured by `colbench bisect`: its search, fingerprint, step and points (app/bisect_measure.py)
+    bisect: Json | None = None
     schema_version: int = SCHEMA_VERSION
 
+    #: the order of the keys in a stored run record (as `runner.execute.start_run` always wrote them)
+    _ORDER: ClassVar[tuple[str, ...]] = (
+        "schema_version", "run_id", "name", "started_at", "finished_at", "status", "process", "argv",
+        "colbench_version", "machine_id", "machine", "checks", "commit", "config", "envs", "cases", "calibration",
+        "resumes", "stopped", "sequential", "bisect")
+    #: left out of the record while they hold nothing, so a run's JSON says only what happened to it
+    _OPTIONAL: ClassVar[tuple[str, ...]] = ("process", "calibration", "resumes", "stopped", "sequential", "bisect")
+
     def to_json(self) -> Json:
-        doc = asdict(self)
-        for optional in ("calibration", "stopped", "process"):
-            if doc[optional] is None:
-                del doc[optional]
-        return doc
+        values = asdict(self)
+        return {k: values[k] for k in self._ORDER if not (k in self._OPTIONAL and not values[k])}
 
     @classmethod
     def from_json(cls, doc: Json) -> Run:
-        return cls(**_known(cls, doc))
+        known = _known(cls, doc)
+        for name in ("argv", "checks", "envs", "resumes"):
+            if known.get(name, ...) is None:
+                del known[name]
+        known.setdefault("cases", 0)
+        known["cases"] = known["cases"] or 0
+        return cls(**known)
+
+    @property
+    def env_names(self) -> list[str]:
+        """The environments the run measured (`default` when it names none)."""
+        return [str(e.get("name", "default")) for e in self.envs] or ["default"]
+
+    @property
+    def targets(self) -> list[str]:
+        return list((self.config or {}).get("targets") or [])
+
+    @property
+    def commit_sha(self) -> str | None:
+        return (self.commit or {}).get("sha")
+
+    def redacted(self) -> Run:
+        """A copy with every secret masked (records stored before redaction existed may hold one)."""
+        copy: Run = redact_doc(self)
+        return copy
 
 
 @dataclass
@@ -309,8 +377,8 @@ class Side:
     label: str
     run_id: str
     env_name: str
-    results: list[Json]
+    results: list[Result]
 
     @property
     def machine_ids(self) -> set[str | None]:
-        return {r.get("machine_id") for r in self.results}
+        return {r.machine_id for r in self.results}

@@ -35,7 +35,11 @@ def row_for(summaries: Sequence[CaseSummary], **params: Any) -> CaseSummary | No
     found = [s for s in summaries if all(s.params.get(k) == v for k, v in params.items())]
     if not found:
         return None
-    return max(found, key=lambda s: s.params.get("threads", 0))  # the most threads, as the posts reported
+    return max(found, key=lambda s: _threads(s.params.get("threads")))  # the most threads, as the posts reported
+
+
+def _threads(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def published_cell(value: float | None) -> str:

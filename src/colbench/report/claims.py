@@ -15,6 +15,7 @@ from rich.table import Table
 from colbench.analysis.claims import ClaimStatus, ClaimVerdict, evaluate_claims
 from colbench.experiments.registry import EXPERIMENTS, experiment_of_suite
 from colbench.model.claims import Untestable
+from colbench.model.records import Run
 from colbench.render.figures import LIMIT_COLOR, PALETTE, new_figure, plain_log, styled, title
 from colbench.store.base import ResultQuery, Store
 
@@ -155,10 +156,10 @@ def evaluate_runs(store: Store, run_ids: Sequence[str], experiments: Sequence[st
     return verdicts, [u for e in chosen for u in e.untestable()]
 
 
-def experiments_of_run(run: dict[str, Any]) -> list[str]:
+def experiments_of_run(run: Run) -> list[str]:
     """The experiments a run's targets name (a suite of an experiment, e.g. e1 or allocator → e1)."""
     keys = []
-    for target in (run.get("config") or {}).get("targets") or []:
+    for target in run.targets:
         experiment = experiment_of_suite(target)
         if experiment is not None and experiment.key not in keys:
             keys.append(experiment.key)

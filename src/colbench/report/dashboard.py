@@ -30,8 +30,7 @@ from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
 from colbench.model.metrics import SERIES_METRICS
-from colbench.model.records import median_of
-from colbench.redact import redact_doc
+from colbench.model.records import Result, Run
 from colbench.render.figures import Plot
 from colbench.report.html import (
     HistoryView,
@@ -70,17 +69,17 @@ def create_app(store: Store | str) -> Starlette:
         return wrapper
 
     def runs_index(request: Request) -> Response:
-        runs = redact_doc(db.list_runs())  # records stored before redaction may hold secrets
+        runs = [run.redacted() for run in db.list_runs()]  # records stored before redaction may hold secrets
         return page("dash_runs.html", runs=runs, choices=_run_choices(runs))
 
     def run_page(request: Request) -> Response:
-        runs = redact_doc(db.list_runs())  # records stored before redaction may hold secrets
+        runs = [run.redacted() for run in db.list_runs()]  # records stored before redaction may hold secrets
         run_id = _known_run(request.path_params["run_id"], runs)
         view = build_run_view(db, run_id, history=False, dashboard=True)
         return page("dash_run.html", view=view, choices=_run_choices(runs))
 
     def compare_page(request: Request) -> Response:
-        runs = redact_doc(db.list_runs())  # records stored before redaction may hold secrets
+        runs = [run.redacted() for run in db.list_runs()]  # records stored before redaction may hold secrets
         query = request.query_params
         choices = _run_choices(runs)
         if not query.get("baseline"):
@@ -88,7 +87,7 @@ def create_app(store: Store | str) -> Starlette:
         metric = _known_metric(query.get("metric"))
         baseline = _known_run(query["baseline"], runs)
         contender = _known_run(query.get("contender") or baseline, runs)
-        envs = {r["run_id"]: [e.get("name", "default") for e in r.get("envs") or []] for r in runs}
+        envs = {r.run_id: [e.get("name", "default") for e in r.envs] for r in runs}
         baseline_env = _known_env(query.get("baseline_env"), envs[baseline])
         contender_env = _known_env(query.get("contender_env"), envs[contender])
         if baseline == contender and baseline_env == contender_env:
@@ -102,9 +101,9 @@ def create_app(store: Store | str) -> Starlette:
         return page("dash_compare.html", view=view, choices=choices, picked=picked, envs=envs, metrics=METRICS)
 
     def history_page(request: Request) -> Response:
-        runs = redact_doc(db.list_runs())  # records stored before redaction may hold secrets
+        runs = [run.redacted() for run in db.list_runs()]  # records stored before redaction may hold secrets
         query = request.query_params
-        machines = {r["machine_id"]: (r.get("machine") or {}).get("name", r["machine_id"]) for r in runs}
+        machines = {r.machine_id: (r.machine or {}).get("name", r.machine_id) for r in runs}
         machine = query.get("machine") or None
         if machine is not None and machine not in machines:
             raise HTTPException(404, f"no machine {machine!r} in this store")
@@ -114,8 +113,8 @@ def create_app(store: Store | str) -> Starlette:
         context = {"machines": machines, "machine": machine or "", "benchmark": benchmark or "", "case": case or "",
                    "metric": metric, "metrics": METRICS}
         if benchmark is None:
-            recent = tuple(r["run_id"] for r in runs[:RECENT_RUNS])
-            benchmarks = sorted({r["benchmark"] for r in db.results(ResultQuery(run_ids=recent))}) if recent else []
+            recent = tuple(r.run_id for r in runs[:RECENT_RUNS])
+            benchmarks = sorted({r.benchmark for r in db.results(ResultQuery(run_ids=recent))}) if recent else []
             return page("dash_history.html", benchmarks=benchmarks, cases=None, series=None, **context)
         if case is None:
             cases = _case_index(db.results(ResultQuery(benchmark=benchmark, machine_id=machine, status="ok")))
@@ -166,10 +165,10 @@ def _known_metric(value: str | None) -> str:
     return value
 
 
-def _known_run(value: str, runs: list[dict[str, Any]]) -> str:
+def _known_run(value: str, runs: list[Run]) -> str:
     """The run id if the store has exactly that run, else a 404 (never looked up by prefix or name here)."""
     for run in runs:
-        if run["run_id"] == value:
+        if run.run_id == value:
             return value
     raise HTTPException(404, f"no run {value!r} in this store")
 
@@ -190,23 +189,23 @@ def _pattern(value: str | None, pattern: re.Pattern[str], name: str) -> str | No
     return value
 
 
-def _run_choices(runs: list[dict[str, Any]]) -> list[tuple[str, str]]:
-    return [(r["run_id"], f"{r['run_id']}" + (f" ({r['name']})" if r.get("name") else "")
-             + f" — {(r.get('machine') or {}).get('name', '')}") for r in runs]
+def _run_choices(runs: list[Run]) -> list[tuple[str, str]]:
+    return [(r.run_id, f"{r.run_id}" + (f" ({r.name})" if r.name else "") + f" — {(r.machine or {}).get('name', '')}")
+            for r in runs]
 
 
-def _case_index(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _case_index(results: list[Result]) -> list[dict[str, Any]]:
     """One row per case of a benchmark: its params, how many runs, the latest median."""
-    by_case: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    by_case: dict[str, list[Result]] = defaultdict(list)
     for r in results:
-        by_case[r["case_id"]].append(r)
+        by_case[r.case_id].append(r)
     rows = []
     for case_id, members in by_case.items():
-        last_run = members[-1]["run_id"]
-        medians = [m for r in members if r["run_id"] == last_run if (m := median_of(r)) is not None]
-        params = members[-1].get("params") or {}
-        rows.append({"case_id": case_id, "benchmark": members[-1]["benchmark"],
+        last_run = members[-1].run_id
+        medians = [m for r in members if r.run_id == last_run if (m := r.median()) is not None]
+        params = members[-1].params
+        rows.append({"case_id": case_id, "benchmark": members[-1].benchmark,
                      "params": " ".join(f"{k}={v}" for k, v in params.items()
                                         if (k, v) not in (("allocator", "default"), ("cache", "warm"))),
-                     "runs": len({r["run_id"] for r in members}), "last": median(medians) if medians else None})
+                     "runs": len({r.run_id for r in members}), "last": median(medians) if medians else None})
     return sorted(rows, key=lambda row: row["params"])

@@ -28,9 +28,9 @@ from colbench.analysis.aggregate import CaseSummary, summarize_cases
 from colbench.analysis.comparison import CompareSettings, Comparison, ComparisonError, compare_sides
 from colbench.experiments.registry import experiment_tables
 from colbench.model.metrics import metric as metric_named
-from colbench.model.records import Side
+from colbench.model.records import Json, Result, Run, Side
 from colbench.paths import inside
-from colbench.redact import redact_argv, redact_doc
+from colbench.redact import redact_argv
 from colbench.render.figures import Plot
 from colbench.render.fmt import (
     fmt_bytes,
@@ -129,11 +129,11 @@ class HistoryView:
 
 @dataclass
 class RunView:
-    run: dict[str, Any]
+    run: Run
     summaries: list[CaseSummary]
     info: list[tuple[str, str]]
     machine: list[tuple[str, str]]
-    checks: list[dict[str, Any]]
+    checks: list[Json]
     versions: list[tuple[str, str]]
     tables: list[TableView]
     plots: list[Plot]
@@ -146,7 +146,7 @@ class RunView:
 
     @property
     def command(self) -> str:
-        argv = redact_argv([str(a) for a in self.run.get("argv") or []])
+        argv = redact_argv([str(a) for a in self.run.argv])
         return " ".join(["colbench", *argv[1:]]) if argv else ""
 
 
@@ -194,19 +194,19 @@ def _when(value: Any) -> str:
     return str(value or "")[:19].replace("T", " ")
 
 
-def run_status(run: dict[str, Any]) -> str:
+def run_status(run: Run) -> str:
     """The run's status with its history: 'finished (interrupted: SIGTERM; resumed 2026-11-25 10:02)'."""
-    status = str(run.get("status") or "")
+    status = str(run.status or "")
     notes = []
-    for resume in run.get("resumes") or []:
+    for resume in run.resumes:
         stopped = resume.get("stopped") or {}
         why = f"{resume.get('status') or 'stopped'}" + (f" after {stopped['after']} of {stopped['of']} executions"
                                                         if stopped.get("of") else "")
         notes.append(f"{why}; resumed {_when(resume.get('at'))} UTC")
-    if run.get("stopped"):
-        stopped = run["stopped"]
+    if run.stopped:
+        stopped = run.stopped
         notes.append(f"stopped after {stopped.get('after')} of {stopped.get('of')} executions: "
-                     f"{stopped.get('error', '')}; colbench run --resume {run.get('run_id', '')} goes on")
+                     f"{stopped.get('error', '')}; colbench run --resume {run.run_id} goes on")
     return status + (f" ({'; '.join(notes)})" if notes else "")
 
 
@@ -217,31 +217,31 @@ def _process_counts(summaries: Sequence[CaseSummary]) -> str:
     return " or ".join(map(str, counts)) if len(counts) <= 3 else f"{counts[0]}–{counts[-1]}"
 
 
-def run_info(run: dict[str, Any], summaries: Sequence[CaseSummary]) -> list[tuple[str, str]]:
-    config = run.get("config") or {}
+def run_info(run: Run, summaries: Sequence[CaseSummary]) -> list[tuple[str, str]]:
+    config = run.config or {}
     processes = sum(s.processes for s in summaries)
     failed = sum(1 for s in summaries if not s.ok)
     info = [
         ("status", run_status(run)),
-        ("started", _when(run.get("started_at")) + " UTC"),
-        ("finished", _when(run.get("finished_at")) + (" UTC" if run.get("finished_at") else "")),
-        ("machine", f"{(run.get('machine') or {}).get('name', '')} ({run.get('machine_id', '')})"),
+        ("started", _when(run.started_at) + " UTC"),
+        ("finished", _when(run.finished_at) + (" UTC" if run.finished_at else "")),
+        ("machine", f"{(run.machine or {}).get('name', '')} ({run.machine_id or ''})"),
         ("suite / targets", config.get("suite") or ", ".join(config.get("targets") or []) or "-"),
         ("cases", f"{len(summaries)} ({failed} with errors), {processes} worker processes"),
         ("per process", f"{config.get('warmup', '-')} warm-up + {config.get('iterations', '-')} timed iterations; "
                         f"{_process_counts(summaries)} processes per case (as they ran)"),
-        ("environments", ", ".join(e.get("name", "") for e in run.get("envs") or []) or "default"),
-        ("commit", ((run.get("commit") or {}).get("sha") or "-")),
-        ("colbench", str(run.get("colbench_version") or "")),
+        ("environments", ", ".join(e.get("name", "") for e in run.envs) or "default"),
+        ("commit", run.commit_sha or "-"),
+        ("colbench", str(run.colbench_version or "")),
     ]
-    calibration = run.get("calibration") or {}
+    calibration = run.calibration or {}
     for key, name in (("memcpy_gbps", "memcpy bandwidth"), ("read_gbps", "read bandwidth")):
         if calibration.get(key):
             info.append((name, ", ".join(f"{t} thread(s) {g:g} Gbps" for t, g in calibration[key].items())))
     return info
 
 
-def machine_rows(machine: dict[str, Any]) -> list[tuple[str, str]]:
+def machine_rows(machine: Json) -> list[tuple[str, str]]:
     rows = []
     for key, value in machine.items():
         if key in ("memory_bytes", "swap_bytes") and isinstance(value, int | float):
@@ -261,11 +261,11 @@ def versions_seen(summaries: Sequence[CaseSummary]) -> list[tuple[str, str]]:
     seen: dict[str, set[str]] = defaultdict(set)
     for s in summaries:
         for result in s.results:
-            for name, version in (result.get("versions") or {}).items():
+            for name, version in result.versions.items():
                 if name.startswith("_") or (name in sys.stdlib_module_names and name != "python"):
                     continue
                 seen[name].add(str(version))
-            runtime = result.get("runtime") or {}
+            runtime = result.runtime or {}
             if runtime.get("name") and runtime.get("name") != "python" and runtime.get("version"):
                 seen[f"runtime {runtime['name']}"].add(str(runtime["version"]))
     order = {name: i for i, name in enumerate(LIBRARY_ORDER)}
@@ -302,8 +302,8 @@ def _tail(text: Any, lines: int) -> str:
 # ------------------------------------------------------------------------------------ compare and history
 
 
-def _env_names(run: dict[str, Any], summaries: Sequence[CaseSummary]) -> list[str]:
-    declared = [e.get("name", "default") for e in run.get("envs") or []]
+def _env_names(run: Run, summaries: Sequence[CaseSummary]) -> list[str]:
+    declared = [e.get("name", "default") for e in run.envs]
     present = list(dict.fromkeys(s.env_name for s in summaries))
     return [e for e in declared if e in present] + [e for e in present if e not in declared]
 
@@ -349,7 +349,7 @@ def compare_view(comparison: Comparison | None, *, title: str, baseline_label: s
     return CompareView(title, baseline_label, contender_label, rows, note, plot)
 
 
-def env_compares(store: Store, run: dict[str, Any], summaries: Sequence[CaseSummary], with_plot: bool = True,
+def env_compares(store: Store, run: Run, summaries: Sequence[CaseSummary], with_plot: bool = True,
                  metrics: Sequence[str] | None = None) -> list[CompareView]:
     """A run with several environments: each one against the first (same run, interleaved blocks), on each
     metric (default: every metric the run measured)."""
@@ -358,8 +358,8 @@ def env_compares(store: Store, run: dict[str, Any], summaries: Sequence[CaseSumm
     results = {env: [r for s in summaries if s.env_name == env for r in s.results] for env in envs}
     for metric_name in metrics or measured_metrics(summaries):
         for env in envs[1:]:
-            baseline = Side(envs[0], run["run_id"], envs[0], results[envs[0]])
-            contender = Side(env, run["run_id"], env, results[env])
+            baseline = Side(envs[0], run.run_id, envs[0], results[envs[0]])
+            contender = Side(env, run.run_id, env, results[env])
             views.append(compare_view(_compare(store, baseline, contender, metric_name),
                                       title=f"environment {env} vs {envs[0]}", baseline_label=envs[0],
                                       contender_label=env, same_run=True, with_plot=with_plot,
@@ -392,10 +392,10 @@ def run_compare(store: Store, baseline_id: str, contender_id: str, baseline_env:
         if env is None:
             envs = _env_names(run, summarize_cases(results))
             env = envs[0] if envs else "default"
-            results = [r for r in results if r["env_name"] == env]
-        label = f"{run['name']} ({run_id})" if run.get("name") else run_id
+            results = [r for r in results if r.env_name == env]
+        label = f"{run.name} ({run_id})" if run.name else run_id
         shown = env if same_run else (f"{label} [{env}]" if env != "default" else label)
-        sides.append((Side(shown, run_id, env, redact_doc(results)), label))
+        sides.append((Side(shown, run_id, env, [r.redacted() for r in results]), label))
     (base, run_label), (cont, _) = sides
     heading = f"environment {cont.label} vs {base.label} in run {run_label}" if same_run else \
         f"{cont.label} vs {base.label}"
@@ -411,27 +411,27 @@ def case_history(store: Store, benchmark: str, case_id: str, machine_id: str | N
     if not results:
         return []
     if label is None:
-        params = results[-1].get("params") or {}
+        params = results[-1].params
         label = f"{benchmark} " + " ".join(f"{k}={v}" for k, v in params.items()
                                            if (k, v) not in (("allocator", "default"), ("cache", "warm")))
     return series_from_results(results, label, metric=metric)
 
 
-def run_histories(store: Store, run: dict[str, Any], summaries: Sequence[CaseSummary],
+def run_histories(store: Store, run: Run, summaries: Sequence[CaseSummary],
                   limit: int = HISTORY_LIMIT, link: bool = False,
                   metrics: Sequence[str] | None = None) -> list[HistoryView]:
     """History of every case of the run that has at least MIN_RUNS runs on this machine in the store, of each
     metric (default: every metric the run measured)."""
-    machine_id = run.get("machine_id")
+    machine_id = run.machine_id
     varying = varying_params(summaries)
     labels = {(s.case_id, s.env_name): f"{s.benchmark} {params_label(s, varying.get(s.benchmark, []))}"
               for s in summaries}
     found: list[HistorySeries] = []
     for benchmark in dict.fromkeys(s.benchmark for s in summaries):
         results = store.results(ResultQuery(benchmark=benchmark, machine_id=machine_id, status="ok"))
-        by_case: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+        by_case: dict[tuple[str, str], list[Result]] = defaultdict(list)
         for r in results:
-            key = (r["case_id"], r.get("env_name", "default"))
+            key = (r.case_id, r.env_name)
             if key in labels:
                 by_case[key].append(r)
         for key, members in by_case.items():
@@ -451,11 +451,11 @@ def run_histories(store: Store, run: dict[str, Any], summaries: Sequence[CaseSum
     return views
 
 
-def _version_histories(store: Store, run: dict[str, Any], summaries: Sequence[CaseSummary],
+def _version_histories(store: Store, run: Run, summaries: Sequence[CaseSummary],
                        labels: dict[tuple[str, str], str], metrics: Sequence[str] | None) -> list[HistorySeries]:
     """A step of `colbench bisect` (its run record names the package): the case over every version of that package
     measured on this machine, in version order, first in the run's histories."""
-    package = (run.get("bisect") or {}).get("package")
+    package = (run.bisect or {}).get("package")
     if not package:
         return []
     found = []
@@ -463,7 +463,7 @@ def _version_histories(store: Store, run: dict[str, Any], summaries: Sequence[Ca
         summary = next(s for s in summaries if s.case_id == case_id)
         label = next(v for (c, _), v in labels.items() if c == case_id)
         results = store.results(ResultQuery(benchmark=summary.benchmark, case_id=case_id,
-                                            machine_id=run.get("machine_id"), status="ok"))
+                                            machine_id=run.machine_id, status="ok"))
         for metric in metrics or measured_metrics(summaries):
             found.extend(version_series_from_results(results, label, package, metric=metric))
     return found
@@ -488,9 +488,9 @@ def build_run_view(store: Store, run_id: str, *, plots: bool = True, history: bo
     """Everything one run's section shows (`run_id` must be an exact id: resolve it first); compares and
     histories of `metrics` (default: every metric the run measured)."""
     # redacted on read too: records stored before colbench redacted them may hold a password in argv or a URL
-    run = redact_doc(store.get_run(run_id))
-    summaries = summarize_cases(redact_doc(store.results(ResultQuery(run_ids=(run_id,)))))
-    calibration = run.get("calibration")
+    run = store.get_run(run_id).redacted()
+    summaries = summarize_cases([r.redacted() for r in store.results(ResultQuery(run_ids=(run_id,)))])
+    calibration = run.calibration
     links = [history_link_for(s, run) for s in summaries] if dashboard else []
     tables = [table_view(t) for t in experiment_tables(summaries, run)]
     every_case = table_view(results_table(summaries, title="every case (processes pooled)",
@@ -505,8 +505,8 @@ def build_run_view(store: Store, run_id: str, *, plots: bool = True, history: bo
         for text in s.warnings:
             warnings.append((label + (f" [{s.env_name}]" if several_envs else ""), text))
     return RunView(
-        run=run, summaries=summaries, info=run_info(run, summaries), machine=machine_rows(run.get("machine") or {}),
-        checks=list(run.get("checks") or []), versions=versions_seen(summaries), tables=tables,
+        run=run, summaries=summaries, info=run_info(run, summaries), machine=machine_rows(run.machine or {}),
+        checks=list(run.checks), versions=versions_seen(summaries), tables=tables,
         plots=make_plots(summaries, run) if plots else [], errors=error_views(summaries), warnings=warnings,
         compares=env_compares(store, run, summaries, with_plot=plots, metrics=metrics),
         histories=run_histories(store, run, summaries, link=dashboard, metrics=metrics) if history else [],
@@ -514,13 +514,13 @@ def build_run_view(store: Store, run_id: str, *, plots: bool = True, history: bo
     )
 
 
-def claims_views(store: Store, run: dict[str, Any], with_plot: bool = True) -> dict[str, Any]:
+def claims_views(store: Store, run: Run, with_plot: bool = True) -> dict[str, Any]:
     """The posts' claims over a run of experiment suites: their table and the measured-vs-published plot."""
     experiments = experiments_of_run(run)
     if not experiments:
         return {}
-    verdicts, untestable = evaluate_runs(store, [run["run_id"]], experiments)
-    table = claims_table(verdicts, untestable, cores=(run.get("machine") or {}).get("cpu_threads"))
+    verdicts, untestable = evaluate_runs(store, [run.run_id], experiments)
+    table = claims_table(verdicts, untestable, cores=(run.machine or {}).get("cpu_threads"))
     figure = claims_figure(verdicts) if with_plot else None
     plot = None if figure is None else Plot(
         "claims", "Claims: measured vs published factors", figure,
@@ -536,11 +536,11 @@ def claims_views(store: Store, run: dict[str, Any], with_plot: bool = True) -> d
     return {"claims": view, "claims_plot": plot}
 
 
-def history_link_for(summary: CaseSummary, run: dict[str, Any]) -> str:
+def history_link_for(summary: CaseSummary, run: Run) -> str:
     from urllib.parse import urlencode
 
     return "/history?" + urlencode({"benchmark": summary.benchmark, "case": summary.case_id,
-                                    "machine": run.get("machine_id") or ""})
+                                    "machine": run.machine_id or ""})
 
 
 # --------------------------------------------------------------------------------------------- rendering
@@ -592,8 +592,7 @@ def render_markdown(views: Sequence[RunView], compares: Sequence[CompareView] = 
         out += _markdown_compare(item, "##")
     for view in views:
         run = view.run
-        out += [f"## colbench run {md_text(run['run_id'])}" + (f" ({md_text(run['name'])})" if run.get("name")
-                                                                 else ""), ""]
+        out += [f"## colbench run {md_text(run.run_id)}" + (f" ({md_text(run.name)})" if run.name else ""), ""]
         out += [f"- **{md_text(key)}**: {md_text(value)}" for key, value in view.info] + [""]
         for check in view.checks:
             if not check.get("ok"):
@@ -661,11 +660,11 @@ def write_report(store: Store, run_ids: Sequence[str], output: Path, *, fmt: str
     files: dict[str, dict[str, tuple[str, str]]] = {}
     for view in views:
         # a run id read from a store (perhaps copied from elsewhere) becomes a directory: it must stay in `output`
-        directory = inside(output, view.run["run_id"], what="run id") if len(views) > 1 else output
+        directory = inside(output, view.run.run_id, what="run id") if len(views) > 1 else output
         for plot in [*view.plots, *([view.claims_plot] if view.claims_plot else [])]:
             png, svg = plot.save(directory)
             written += [png, svg]
-            files.setdefault(view.run["run_id"], {})[plot.key] = (str(png.relative_to(output)),
+            files.setdefault(view.run.run_id, {})[plot.key] = (str(png.relative_to(output)),
                                                                   str(svg.relative_to(output)))
     index = output / "index.html"
     index.write_text(render_report_html(views, compares, files), encoding="utf-8")

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from typing import Any
 
 from matplotlib.figure import Figure
 
 from colbench.analysis.aggregate import CaseSummary
 from colbench.experiments.registry import plot_specs
+from colbench.model.records import Run
 from colbench.render.figures import (
     PALETTE,
     Plot,
@@ -35,7 +35,7 @@ from colbench.render.fmt import params_label, varying_params
 
 
 @styled
-def generic_plot(summaries: Sequence[CaseSummary], run: dict[str, Any]) -> Figure | None:
+def generic_plot(summaries: Sequence[CaseSummary], run: Run) -> Figure | None:
     """Median wall time per case (horizontal bars, IQR error bars), one panel per value of a telling param,
     one colour per environment."""
     ok = [s for s in summaries if s.ok]
@@ -46,7 +46,7 @@ def generic_plot(summaries: Sequence[CaseSummary], run: dict[str, Any]) -> Figur
     facet = facet_param(ok, varying)
     bar_params = [v for v in varying if v != facet]
     facets = ordered([s.params.get(facet) for s in ok]) if facet else [None]
-    envs = ordered([s.env_name for s in ok], [e.get("name") for e in run.get("envs") or []])
+    envs = ordered([s.env_name for s in ok], [e.get("name") for e in run.envs])
     labels_per_facet = [ordered([params_label(s, bar_params) for s in ok if facet is None or s.params.get(facet) == f])
                         for f in facets]
     tallest = max(len(labels) for labels in labels_per_facet) * len(envs)
@@ -83,11 +83,11 @@ def generic_plot(summaries: Sequence[CaseSummary], run: dict[str, Any]) -> Figur
     return fig
 
 
-def make_plots(summaries: Sequence[CaseSummary], run: dict[str, Any]) -> list[Plot]:
+def make_plots(summaries: Sequence[CaseSummary], run: Run) -> list[Plot]:
     """Every plot the results call for: each experiment's own plots (one set per environment when a run has
     several), then the generic plot for every benchmark no experiment plot covers."""
     plots: list[Plot] = []
-    envs = ordered([s.env_name for s in summaries], [e.get("name") for e in run.get("envs") or []])
+    envs = ordered([s.env_name for s in summaries], [e.get("name") for e in run.envs])
     covered: set[str] = set()
     for spec in plot_specs():
         for env in envs:

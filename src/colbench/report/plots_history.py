@@ -12,13 +12,12 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from statistics import median as _median
-from typing import Any
 
 from matplotlib.figure import Figure
 
 from colbench.analysis.changepoint import detect_change_points
 from colbench.model.metrics import series_of
-from colbench.model.records import median_of
+from colbench.model.records import Result
 from colbench.render.figures import LIMIT_COLOR, PALETTE, fmt_time, new_figure, styled, time_unit, title
 from colbench.render.fmt import fmt_measured
 
@@ -81,79 +80,79 @@ def find_change_points(values: Sequence[float], min_size: int = MIN_SEGMENT) -> 
     return marks, f"e-divisive means, segments of ≥ {min_size} runs, p ≤ 0.01"
 
 
-def _version(result: dict[str, Any]) -> str:
-    sha = (result.get("commit") or {}).get("sha")
+def _version(result: Result) -> str:
+    sha = result.commit_sha
     if sha:
         return str(sha)[:10]
-    versions = result.get("versions") or {}
-    engine = str(result.get("engine") or "")
+    versions = result.versions
+    engine = str(result.engine or "")
     for name in (engine, engine.split("-")[0], "pyarrow"):
         if name and versions.get(name):
             return f"{name} {versions[name]}"
-    return str(result.get("run_id", ""))
+    return result.run_id
 
 
-def series_from_results(results: Iterable[dict[str, Any]], label: str, detect: bool = True,
+def series_from_results(results: Iterable[Result], label: str, detect: bool = True,
                         metric: str = "time") -> list[HistorySeries]:
     """Group ok results of one case by (machine, environment) and run: one series per machine/environment, of
     `metric` ("time" or "instructions"; runs that did not measure it are left out)."""
     key = series_of(metric)
-    groups: dict[tuple[str | None, str], dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
+    groups: dict[tuple[str | None, str], dict[str, list[Result]]] = defaultdict(lambda: defaultdict(list))
     for r in results:
-        if r.get("status") == "ok":
-            groups[(r.get("machine_id"), r.get("env_name", "default"))][r["run_id"]].append(r)
+        if r.ok:
+            groups[(r.machine_id, r.env_name)][r.run_id].append(r)
     out = []
     for (machine_id, env_name), runs in groups.items():
         points = []
         for run_id, members in runs.items():
-            medians = [m for r in members if (m := median_of(r, key)) is not None]
+            medians = [m for r in members if (m := r.median(key)) is not None]
             if not medians:
                 continue
-            first = min(members, key=lambda r: str(r.get("timestamp")))
-            points.append(HistoryPoint(run_id, str(first.get("timestamp", "")), _version(first), _median(medians),
+            first = min(members, key=lambda r: str(r.timestamp))
+            points.append(HistoryPoint(run_id, str(first.timestamp), _version(first), _median(medians),
                                        min(medians), max(medians), len(medians)))
         if not points:
             continue
         points.sort(key=lambda p: (p.timestamp, p.run_id))
         if len({p.version for p in points}) == 1 and len(points) > 1:  # nothing told apart: name the runs instead
-            names = {r["run_id"]: r.get("run_name") or r["run_id"][-6:] for members in runs.values() for r in members}
+            names = {r.run_id: r.run_name or r.run_id[-6:] for members in runs.values() for r in members}
             points = [replace(p, version=str(names[p.run_id])) for p in points]
         any_result = next(iter(next(iter(runs.values()))))
         changes, method = find_change_points([p.median for p in points]) if detect else ([], "")
-        out.append(HistorySeries(any_result["benchmark"], any_result["case_id"], label, machine_id,
-                                 (any_result.get("machine") or {}).get("name") or str(machine_id), env_name, points,
-                                 changes, method, metric))
+        out.append(HistorySeries(any_result.benchmark, any_result.case_id, label, machine_id,
+                                 any_result.machine_name or str(machine_id), env_name, points, changes, method,
+                                 metric))
     return out
 
 
-def version_series_from_results(results: Iterable[dict[str, Any]], label: str, package: str, metric: str = "time",
+def version_series_from_results(results: Iterable[Result], label: str, package: str, metric: str = "time",
                                 detect: bool = True) -> list[HistorySeries]:
     """Ok results of one case, one series per machine over the versions of `package` they ran with, in version
     order: every process of a version is pooled into its point (the steps of a bisect, a sweep of environments)."""
     from colbench.analysis.history import package_key, version_order
 
     key, name = series_of(metric), package_key(package)
-    groups: dict[str | None, dict[str, list[dict[str, Any]]]] = defaultdict(lambda: defaultdict(list))
+    groups: dict[str | None, dict[str, list[Result]]] = defaultdict(lambda: defaultdict(list))
     for r in results:
-        version = (r.get("versions") or {}).get(name)
-        if r.get("status") == "ok" and version:
-            groups[r.get("machine_id")][str(version)].append(r)
+        version = r.versions.get(name)
+        if r.ok and version:
+            groups[r.machine_id][str(version)].append(r)
     out = []
     for machine_id, versions in groups.items():
         points = []
         for version in sorted(versions, key=version_order):
             members = versions[version]
-            medians = [m for r in members if (m := median_of(r, key)) is not None]
+            medians = [m for r in members if (m := r.median(key)) is not None]
             if medians:
-                first = min(members, key=lambda r: str(r.get("timestamp")))
-                points.append(HistoryPoint(str(first["run_id"]), str(first.get("timestamp", "")), version,
+                first = min(members, key=lambda r: str(r.timestamp))
+                points.append(HistoryPoint(first.run_id, str(first.timestamp), version,
                                            _median(medians), min(medians), max(medians), len(medians)))
         if not points:
             continue
         any_result = next(iter(next(iter(versions.values()))))
         changes, method = find_change_points([p.median for p in points]) if detect else ([], "")
-        out.append(HistorySeries(any_result["benchmark"], any_result["case_id"], label, machine_id,
-                                 (any_result.get("machine") or {}).get("name") or str(machine_id), "versions",
+        out.append(HistorySeries(any_result.benchmark, any_result.case_id, label, machine_id,
+                                 any_result.machine_name or str(machine_id), "versions",
                                  points, changes, method.replace("runs", "versions"), metric, "version", package))
     return out
 

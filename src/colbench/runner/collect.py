@@ -5,12 +5,16 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from colbench.analysis.stats import summary_stats
 from colbench.model.metrics import BASE_UNITS
-from colbench.model.records import MemoryUse, Result, WorkDone, WorkerReport
+from colbench.model.params import ParamValue
+from colbench.model.records import Json, MemoryUse, Result, Run, WorkDone, WorkerReport
 from colbench.model.result import result_id, tags_for
+from colbench.runner.plan import EnvChoice
+
+_T = TypeVar("_T")
 
 #: no count or size a worker reports can be larger (a pebibyte; 2^50): beyond it the number is garbage
 LARGEST = float(2**50)
@@ -64,18 +68,22 @@ def _throughput(work: WorkDone | None, median_wall: float | None) -> dict[str, f
     }
 
 
-def build_result(*, run: dict[str, Any], case_id: str, benchmark: str, params: dict[str, Any], engine: str,
-                 runtime: str, env: dict[str, Any], process_index: int, block: int, iterations: int, warmup: int,
-                 inputs: dict[str, Any], report: WorkerReport, process: dict[str, Any]) -> Result:
+def _typed(value: object, kind: type[_T]) -> _T | None:
+    return value if isinstance(value, kind) and not isinstance(value, bool) else None
+
+
+def build_result(*, run: Run, case_id: str, benchmark: str, params: dict[str, ParamValue], engine: str,
+                 runtime: str, env: EnvChoice, process_index: int, block: int, iterations: int, warmup: int,
+                 inputs: dict[str, Json], report: WorkerReport, process: Json) -> Result:
     """One record per (case, environment, worker process): raw samples, their summary, and their context."""
     summary = {metric: summary_stats(values) for metric, values in report.samples.items()}
     started = process.get("started_at")
     timestamp = datetime.fromtimestamp(started, UTC) if started else datetime.now(UTC)
-    env_name = env["name"]
+    env_name = env.name
     return Result(
-        result_id=result_id(run["run_id"], case_id, env_name, process_index),
-        run_id=run["run_id"],
-        run_name=run.get("name"),
+        result_id=result_id(run.run_id, case_id, env_name, process_index),
+        run_id=run.run_id,
+        run_name=run.name,
         timestamp=timestamp.isoformat(),
         benchmark=benchmark,
         case_id=case_id,
@@ -84,7 +92,7 @@ def build_result(*, run: dict[str, Any], case_id: str, benchmark: str, params: d
         engine=engine,
         runtime={**report.runtime, "name": runtime},
         env_name=env_name,
-        env={"name": env_name, "spec": env.get("spec"), "key": env.get("key")},
+        env={"name": env_name, "spec": env.spec, "key": env.key},
         process_index=process_index,
         block=block,
         status=report.status if report.status in ("ok", "error") else "error",
@@ -100,15 +108,16 @@ def build_result(*, run: dict[str, Any], case_id: str, benchmark: str, params: d
         output=report.output,
         memory=MemoryUse(**report.memory),
         process=process,
-        threads=report.threads or {"requested": params.get("threads")},
-        allocator=report.allocator or {"requested": params.get("allocator")},
-        cache=report.cache or {"requested": params.get("cache")},
+        # a worker that died before it said: what was asked, from the case's params
+        threads=report.threads or {"requested": _typed(params.get("threads"), int)},
+        allocator=report.allocator or {"requested": _typed(params.get("allocator"), str)},
+        cache=report.cache or {"requested": _typed(params.get("cache"), str)},
         inputs=inputs,
-        versions={**(env.get("resolved") or {}), **report.versions},
-        machine_id=run["machine_id"],
-        machine=run["machine"],
-        environment_checks=run.get("checks") or [],
-        commit=run.get("commit"),
+        versions={**env.resolved, **report.versions},
+        machine_id=run.machine_id,
+        machine=run.machine,
+        environment_checks=run.checks,
+        commit=run.commit,
         warnings=report.warnings,
         error=report.error.to_json() if report.error else None,
         measure=report.measure or {"metrics": ["wall"]},

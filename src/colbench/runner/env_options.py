@@ -8,8 +8,8 @@ says what to do.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
+from colbench.model.records import Run
 from colbench.paths import check_name
 from colbench.redact import is_redacted, redact
 from colbench.runner.execute import EnvChoice
@@ -76,12 +76,12 @@ def build_envs(options: list[str], say: Callable[[str], None] = print) -> list[E
     return envs
 
 
-def envs_from_run(run_doc: dict[str, Any]) -> list[EnvChoice]:
+def envs_from_run(run: Run) -> list[EnvChoice]:
 
-    envs = [EnvChoice(**e) for e in run_doc.get("envs") or [{}]]
+    envs = [EnvChoice(**e) for e in run.envs or [{}]]
     for env in envs:
         secret = [k for k, v in env.variables.items() if is_redacted(v)]
         if secret:
-            raise EnvError(f"run {run_doc['run_id']} cannot be resumed: environment {env.name}'s "
+            raise EnvError(f"run {run.run_id} cannot be resumed: environment {env.name}'s "
                              f"{', '.join(secret)} held a secret, which colbench does not store; start a new run")
     return envs

@@ -26,7 +26,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from colbench.model.records import median_of
+from colbench.model.records import Result
 from colbench.runner.plan import Plan, PlannedCase
 from colbench.runtimes import RUNTIMES
 from colbench.store.base import ResultQuery, Store
@@ -78,60 +78,60 @@ def _rows(params: Mapping[str, Any]) -> int | None:
     return int(rows) if isinstance(rows, int | float) and rows > 0 else None
 
 
-def _process_parts(result: Mapping[str, Any]) -> tuple[float, float] | None:
+def _process_parts(result: Result) -> tuple[float, float] | None:
     """(one iteration, the process's start: spawn to result less its iterations), or None."""
-    median = median_of(dict(result))
-    spawn = (result.get("process") or {}).get("spawn_to_result_s")
+    median = result.median()
+    spawn = result.process.get("spawn_to_result_s")
     if median is None or spawn is None:
         return None
-    timed = sum((result.get("samples") or {}).get("wall_s") or [])
-    warm = sum((result.get("warmup_samples") or {}).get("wall_s") or [])
+    timed = sum(v for v in result.samples.get("wall_s") or [] if v is not None)
+    warm = sum(v for v in result.warmup_samples.get("wall_s") or [] if v is not None)
     return float(median), max(0.0, float(spawn) - timed - warm)
 
 
-def _gaps(results: Sequence[Mapping[str, Any]]) -> dict[int, float]:
+def _gaps(results: Sequence[Result]) -> dict[int, float]:
     """Per result (by id()), the orchestrator's time before its process started: from the end of the run's
     previous process (preparing the case, evicting a file from the page cache for a cold read, storing the last
     result). Capped at a minute, so a one-off (a data set built first) does not pass for a per-process cost."""
     gaps: dict[int, float] = {}
-    by_run: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+    by_run: dict[str, list[Result]] = defaultdict(list)
     for result in results:
-        if (result.get("process") or {}).get("started_at") is not None:
-            by_run[str(result.get("run_id"))].append(result)
+        if result.process.get("started_at") is not None:
+            by_run[result.run_id].append(result)
     for members in by_run.values():
-        members.sort(key=lambda r: float(r["process"]["started_at"]))
+        members.sort(key=lambda r: float(r.process["started_at"]))
         for before, after in zip(members, members[1:], strict=False):
-            ended = float(before["process"]["started_at"]) + float(before["process"].get("spawn_to_result_s") or 0)
-            gaps[id(after)] = min(max(0.0, float(after["process"]["started_at"]) - ended), 60.0)
+            ended = float(before.process["started_at"]) + float(before.process.get("spawn_to_result_s") or 0)
+            gaps[id(after)] = min(max(0.0, float(after.process["started_at"]) - ended), 60.0)
     return gaps
 
 
-def fit_costs(results: Iterable[Mapping[str, Any]]) -> Costs:
+def fit_costs(results: Iterable[Result]) -> Costs:
     """Costs from results (ok ones): exact per case, per row at each model level, bare start per runtime. A
     process's start counts the orchestrator's time before it (`_gaps`): the run pays it per process too."""
-    ok = [r for r in results if r.get("status") == "ok"]
+    ok = [r for r in results if r.ok]
     gaps = _gaps(ok)
     by_case: dict[str, list[tuple[float, float]]] = defaultdict(list)
     starts: dict[str, list[float]] = defaultdict(list)
-    kept: list[tuple[Mapping[str, Any], float, float]] = []
+    kept: list[tuple[Result, float, float]] = []
     for result in ok:
         parts = _process_parts(result)
         if parts is None:
             continue
-        starts[(result.get("runtime") or {}).get("name", "python")].append(parts[1])
+        starts[(result.runtime or {}).get("name", "python")].append(parts[1])
         parts = (parts[0], parts[1] + gaps.get(id(result), 0.0))
-        by_case[str(result["case_id"])].append(parts)
+        by_case[result.case_id].append(parts)
         kept.append((result, *parts))
     # a bare process: the quickest starts of the runtime (its interpreter and imports, before any setup)
     startup = {rt: statistics.quantiles(v, n=10)[0] if len(v) >= 10 else min(v) for rt, v in starts.items()}
     per_row: dict[str, list[tuple[float, float]]] = defaultdict(list)
     for result, iteration, start in kept:
-        rows = _rows(result.get("params") or {})
+        rows = _rows(result.params)
         if rows is None:
             continue
-        runtime = (result.get("runtime") or {}).get("name", "python")
+        runtime = (result.runtime or {}).get("name", "python")
         setup = max(0.0, start - startup.get(runtime, 0.0))
-        for key in model_keys(str(result["benchmark"]), result.get("params") or {}):
+        for key in model_keys(result.benchmark, result.params):
             per_row[key].append((iteration / rows, setup / rows))
     return Costs(
         exact={case: (statistics.median(p[0] for p in parts), statistics.median(p[1] for p in parts))
@@ -172,7 +172,7 @@ def reference_costs() -> Costs:
 
 def history_costs(store: Store, plan: Plan, machine_id: str) -> Costs:
     """This machine's costs, from every ok result of the plan's benchmarks in the store."""
-    results: list[dict[str, Any]] = []
+    results: list[Result] = []
     for benchmark in sorted({c.benchmark.name for c in plan.cases}):
         results += store.results(ResultQuery(benchmark=benchmark, machine_id=machine_id, status="ok"))
     return fit_costs(results)

@@ -8,7 +8,6 @@ import os
 import random
 import secrets
 import subprocess
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -21,9 +20,8 @@ import colbench
 from colbench.git import git_command, git_env
 from colbench.machine.facts import checks_as_json, environment_checks, machine_info
 from colbench.model.benchmark import int_param
-from colbench.model.records import CaseSpec, WorkerReport
-from colbench.model.result import SCHEMA_VERSION
-from colbench.redact import redact, redact_doc
+from colbench.model.records import CaseSpec, Result, Run, WorkerReport
+from colbench.redact import redact
 from colbench.runner.bytecode import cache_own_bytecode
 from colbench.runner.collect import build_result, invalid_number
 from colbench.runner.interrupt import Interrupted, signal_name, stop_on_signals
@@ -37,27 +35,12 @@ from colbench.runner.isolate import (
 )
 from colbench.runner.lifeline import sweep_stale_exec_dirs
 from colbench.runner.observer import RunObserver
-from colbench.runner.plan import Plan, PlanError, PlannedCase
+from colbench.runner.plan import EnvChoice, Execution, Plan, PlanError, PlannedCase
 from colbench.runtimes import RuntimeUnavailable, get_runtime
 from colbench.store.base import Store, StoreError
 from colbench.store.run_owner import process_stamp
 
 log = logging.getLogger("colbench.runner")
-
-
-@dataclass
-class EnvChoice:
-    """Where a worker runs: the default interpreter, or a uv environment (see runtimes/python.py)."""
-
-    name: str = "default"
-    python: str = sys.executable
-    spec: str | None = None
-    key: str | None = None
-    resolved: dict[str, str] = field(default_factory=dict)
-    #: extra environment variables for this side's workers (an A/B of a setting rather than a version)
-    variables: dict[str, str] = field(default_factory=dict)
-    #: "python" (uv environments), or "java" / "r" for the other workers' version matrices (runner/runtime_envs.py)
-    runtime: str = "python"
 
 
 @dataclass
@@ -88,14 +71,6 @@ class RunConfig:
     def processes_of(self, case: PlannedCase, default: int) -> int:
         """A case's processes: --processes wins, then its suite entry's, then the run's default."""
         return self.processes if self.processes is not None else (case.processes or default)
-
-
-@dataclass
-class Execution:
-    case: PlannedCase
-    env: EnvChoice
-    process_index: int
-    block: int
 
 
 def new_run_id() -> str:
@@ -194,56 +169,55 @@ def launch_for(case: PlannedCase, env: EnvChoice, config: RunConfig) -> tuple[Wo
                         timeout_s=config.timeout_s, memory_limit_bytes=limit), warning
 
 
-def start_run(store: Store, config: RunConfig, plan: Plan, envs: Sequence[EnvChoice],
-              argv: list[str]) -> dict[str, Any]:
+def start_run(store: Store, config: RunConfig, plan: Plan, envs: Sequence[EnvChoice], argv: list[str]) -> Run:
     iterations, warmup, processes = config.resolved(plan)
     info = machine_info(config.machine_name)
-    run = {
-        "schema_version": SCHEMA_VERSION,
-        "run_id": new_run_id(),
-        "name": config.run_name,
-        "started_at": datetime.now(UTC).isoformat(),
-        "finished_at": None,
-        "status": "running",
-        "process": process_stamp(),  # which process runs it: `delete` refuses a run that is going on
-        "argv": argv,
-        "colbench_version": colbench.__version__,
-        "machine_id": info["machine_id"],
-        "machine": info,
-        "checks": checks_as_json(environment_checks(info)),
-        "commit": config.commit,
-        "config": {"targets": config.targets, "overrides": config.overrides, "iterations": iterations,
-                   "warmup": warmup, "processes": processes, "timeout_s": config.timeout_s,
-                   "memory_limit_bytes": config.memory_limit_bytes, "seed": config.seed, "scale": config.scale,
-                   "suite": plan.suite.name if plan.suite else None, "measure": list(config.measure),
-                   "profile": config.profile},
-        "envs": [asdict(e) for e in envs],
-        "cases": len(plan.cases),
-    }
     memcpy_threads = [int_param(c.params, "threads") for c in plan.cases if "memcpy" in c.benchmark.calibrations]
+    calibration = None
     if memcpy_threads:
         from colbench.machine.bandwidth import measure
 
-        run["calibration"] = measure(memcpy_threads)
+        calibration = measure(memcpy_threads)
+    run = Run(
+        run_id=new_run_id(),
+        name=config.run_name,
+        started_at=datetime.now(UTC).isoformat(),
+        status="running",
+        process=process_stamp(),  # which process runs it: `delete` refuses a run that is going on
+        argv=argv,
+        colbench_version=colbench.__version__,
+        machine_id=info["machine_id"],
+        machine=info,
+        checks=checks_as_json(environment_checks(info)),
+        commit=config.commit,
+        config={"targets": config.targets, "overrides": config.overrides, "iterations": iterations,
+                "warmup": warmup, "processes": processes, "timeout_s": config.timeout_s,
+                "memory_limit_bytes": config.memory_limit_bytes, "seed": config.seed, "scale": config.scale,
+                "suite": plan.suite.name if plan.suite else None, "measure": list(config.measure),
+                "profile": config.profile},
+        envs=[asdict(e) for e in envs],
+        cases=len(plan.cases),
+        calibration=calibration,
+    )
     # argv is recorded whole, and --store/--commit/--env may carry a password or a token: the record never does
-    run = redact_doc(run)
+    run = run.redacted()
     store.create_run(run)
     return run
 
 
-def config_from_run(run: dict[str, Any]) -> RunConfig:
-    saved = run["config"]
+def config_from_run(run: Run) -> RunConfig:
+    saved = run.config
     return RunConfig(targets=list(saved["targets"]), overrides=dict(saved["overrides"]),
                      iterations=saved["iterations"], warmup=saved["warmup"], processes=saved["processes"],
                      timeout_s=saved["timeout_s"], memory_limit_bytes=saved.get("memory_limit_bytes"),
-                     run_name=run.get("name"), seed=saved.get("seed", 42), scale=saved.get("scale", 1.0),
-                     commit=run.get("commit"), measure=tuple(saved.get("measure") or ("wall",)),
+                     run_name=run.name, seed=saved.get("seed", 42), scale=saved.get("scale", 1.0),
+                     commit=run.commit, measure=tuple(saved.get("measure") or ("wall",)),
                      profile=bool(saved.get("profile")))
 
 
-def execute_run(store: Store, run: dict[str, Any], plan: Plan, envs: Sequence[EnvChoice], config: RunConfig,
+def execute_run(store: Store, run: Run, plan: Plan, envs: Sequence[EnvChoice], config: RunConfig,
                 observer: RunObserver | None = None,
-                only_cases: Callable[[PlannedCase], bool] | None = None) -> dict[str, Any]:
+                only_cases: Callable[[PlannedCase], bool] | None = None) -> Run:
     """Run every execution of the plan that the store does not have yet; returns the finished run record.
 
     SIGINT or SIGTERM ends it: the running worker's process group is killed, the run is stored as
@@ -252,19 +226,19 @@ def execute_run(store: Store, run: dict[str, Any], plan: Plan, envs: Sequence[En
     sweep_stale_exec_dirs()  # left by a colbench killed with -9 (its workers died with it)
     cache_own_bytecode()  # or, under PYTHONDONTWRITEBYTECODE, every Python worker compiles colbench again
     stamp = process_stamp()
-    if run.get("status") != "running" or run.get("process") != stamp:  # a resumed run, a session's next look
-        run["status"], run["process"] = "running", stamp
+    if run.status != "running" or run.process != stamp:  # a resumed run, a session's next look
+        run.status, run.process = "running", stamp
         store.update_run(run)
     iterations, warmup, processes = config.resolved(plan)
     toolchain = counting_toolchain(config)
-    by_case: dict[str, list[dict[str, Any]]] = {}
+    by_case: dict[str, list[Result]] = {}
     current: str | None = None
     executions: list[Execution] = []
     stored = 0
     with stop_on_signals() as stop:
         try:
             inputs = prepare_inputs(plan.cases)
-            done = store.completed(run["run_id"])
+            done = store.completed(run.run_id)
             planned = schedule(plan.cases, envs, lambda c: config.processes_of(c, processes), config.seed)
             executions = [e for e in planned
                           if (e.case.case_id, e.env.name, e.process_index) not in done
@@ -285,34 +259,34 @@ def execute_run(store: Store, run: dict[str, Any], plan: Plan, envs: Sequence[En
                     stored += 1
                 by_case[current].append(result)
                 observer.execution_done(execution, result)
-                if config.profile and result.get("status") == "ok":
+                if config.profile and result.ok:
                     _keep_profile(store, run, execution, inputs[case.case_id], warmup, config, toolchain)
             if current is not None:
                 observer.case_done(_case(plan, current), by_case[current])
-            run["status"] = "finished"
+            run.status = "finished"
         except Interrupted as exc:
-            run["status"] = "interrupted"
-            exc.detail = (f"run {run['run_id']} interrupted by {signal_name(exc.signum)}: {stored} of "
-                          f"{len(executions)} executions stored; `colbench run --resume {run['run_id']}` runs the rest")
+            run.status = "interrupted"
+            exc.detail = (f"run {run.run_id} interrupted by {signal_name(exc.signum)}: {stored} of "
+                          f"{len(executions)} executions stored; `colbench run --resume {run.run_id}` runs the rest")
             raise
         except KeyboardInterrupt:
-            run["status"] = "interrupted"
+            run.status = "interrupted"
             raise
         except (StoreError, OSError) as exc:  # a full disk, a store that went away: stop, and say where
-            run["status"] = "interrupted"
-            run["stopped"] = {"after": stored, "of": len(executions), "error": redact(str(exc))[:500]}
-            raise StoreError(f"run {run['run_id']} stopped after {stored} of {len(executions)} executions: "
+            run.status = "interrupted"
+            run.stopped = {"after": stored, "of": len(executions), "error": redact(str(exc))[:500]}
+            raise StoreError(f"run {run.run_id} stopped after {stored} of {len(executions)} executions: "
                              f"{_reason(exc)}; every result before it is stored: fix that, then `colbench run "
-                             f"--resume {run['run_id']}` runs the rest") from None
+                             f"--resume {run.run_id}` runs the rest") from None
         finally:
-            run["finished_at"] = datetime.now(UTC).isoformat()
+            run.finished_at = datetime.now(UTC).isoformat()
             with stop.deferred():
                 try:
                     store.update_run(run)
                 except (StoreError, OSError) as exc:
-                    if run["status"] != "interrupted":
+                    if run.status != "interrupted":
                         raise
-                    log.warning("the run record of %s could not be updated either (%s)", run["run_id"], _reason(exc))
+                    log.warning("the run record of %s could not be updated either (%s)", run.run_id, _reason(exc))
             observer.finish(run)
     # Every result is durable already (in the store, or in its spool while another process held it): wait for the
     # store to take what waits, or stop with a message that says where the results are.
@@ -343,7 +317,7 @@ def counting_toolchain(config: RunConfig) -> Any:
         raise PlanError(text) from None
 
 
-def _keep_profile(store: Store, run: dict[str, Any], execution: Execution, inputs: dict[str, Any], warmup: int,
+def _keep_profile(store: Store, run: Run, execution: Execution, inputs: dict[str, Any], warmup: int,
                   config: RunConfig, toolchain: Any) -> None:
     """`run --profile`: once per case and environment (after its first successful execution, so a resumed run
     does not profile twice), the case once more under callgrind in a fresh worker, its profile kept in the
@@ -352,12 +326,12 @@ def _keep_profile(store: Store, run: dict[str, Any], execution: Execution, input
     from colbench.store.profiles import case_folder, stored_profile
 
     case, env = execution.case, execution.env
-    if case.runtime != "python" or stored_profile(store, run["run_id"], env.name, case.case_id) is not None:
+    if case.runtime != "python" or stored_profile(store, run.run_id, env.name, case.case_id) is not None:
         return
     try:
         launch, _ = launch_for(case, env, config)
         spec = case_spec(case, inputs, 1, warmup, config.seed + execution.process_index)
-        done = profile_case(spec, launch, toolchain, case_folder(store, run["run_id"], env.name, case.case_id))
+        done = profile_case(spec, launch, toolchain, case_folder(store, run.run_id, env.name, case.case_id))
     except (PlanError, OSError, ValueError) as exc:
         log.warning("no profile of %s [%s]: %s", case.case_id, env.name, _reason(exc))
         return
@@ -365,8 +339,8 @@ def _keep_profile(store: Store, run: dict[str, Any], execution: Execution, input
         log.warning("no profile of %s [%s]: %s", case.case_id, env.name, done.error)
 
 
-def _execute_one(run: dict[str, Any], execution: Execution, inputs: dict[str, Any], iterations: int, warmup: int,
-                 config: RunConfig, toolchain: Any = None) -> dict[str, Any]:
+def _execute_one(run: Run, execution: Execution, inputs: dict[str, Any], iterations: int, warmup: int,
+                 config: RunConfig, toolchain: Any = None) -> Result:
     case, env = execution.case, execution.env
     spec = case_spec(case, inputs, iterations, warmup, config.seed + execution.process_index)
     try:
@@ -387,7 +361,8 @@ def _execute_one(run: dict[str, Any], execution: Execution, inputs: dict[str, An
     if warning:
         report.warnings.append(warning)
     # the environment's variables and a worker's error text may quote a secret: the stored result never does
-    return redact_doc(build_result(
-        run=run, case_id=case.case_id, benchmark=case.benchmark.name, params=case.params, engine=case.engine,
-        runtime=case.runtime, env=asdict(env), process_index=execution.process_index, block=execution.block,
-        iterations=iterations, warmup=warmup, inputs=inputs, report=report, process=done.process).to_json())
+    return build_result(
+        run=run, case_id=case.case_id, benchmark=case.benchmark.name, params=case.params,
+        engine=case.engine, runtime=case.runtime, env=env, process_index=execution.process_index,
+        block=execution.block, iterations=iterations, warmup=warmup, inputs=inputs, report=report,
+        process=done.process).redacted()

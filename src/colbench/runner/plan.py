@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -118,3 +119,26 @@ def data_requests_for(targets: Sequence[str], overrides: Mapping[str, Sequence[A
         for request in case.inputs.values():
             requests.setdefault(canonical_json(request.to_json()), request)
     return list(requests.values())
+
+
+@dataclass
+class EnvChoice:
+    """Where a worker runs: the default interpreter, or a uv environment (see runtimes/python.py)."""
+
+    name: str = "default"
+    python: str = sys.executable
+    spec: str | None = None
+    key: str | None = None
+    resolved: dict[str, str] = field(default_factory=dict)
+    #: extra environment variables for this side's workers (an A/B of a setting rather than a version)
+    variables: dict[str, str] = field(default_factory=dict)
+    #: "python" (uv environments), or "java" / "r" for the other workers' version matrices (runner/runtime_envs.py)
+    runtime: str = "python"
+
+
+@dataclass
+class Execution:
+    case: PlannedCase
+    env: EnvChoice
+    process_index: int
+    block: int

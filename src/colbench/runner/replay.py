@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from colbench.benchmarks.registry import UnknownTarget, get_benchmark
-from colbench.model.records import CaseSpec
+from colbench.model.records import CaseSpec, Json, Result, Run
 from colbench.runner.env_options import envs_from_run
 from colbench.runner.execute import case_spec, config_from_run, launch_for, prepare_inputs
 from colbench.runner.isolate import WorkerLaunch
@@ -34,39 +33,39 @@ class Replay:
     warnings: list[str] = field(default_factory=list)
 
 
-def replay(run_doc: dict[str, Any], result: dict[str, Any]) -> Replay:
+def replay(run: Run, result: Result) -> Replay:
     """The case spec and worker launch that run `result`'s case again in its environment."""
     try:
-        bench = get_benchmark(str(result["benchmark"]))
+        bench = get_benchmark(result.benchmark)
     except UnknownTarget:
-        raise ReplayError(f"benchmark {result['benchmark']!r} is not known to this colbench") from None
-    params = dict(result.get("params") or {})
-    case = PlannedCase(benchmark=bench, params=params, case_id=str(result["case_id"]), inputs=bench.inputs(params),
+        raise ReplayError(f"benchmark {result.benchmark!r} is not known to this colbench") from None
+    params = dict(result.params)
+    case = PlannedCase(benchmark=bench, params=params, case_id=result.case_id, inputs=bench.inputs(params),
                        runtime=bench.runtime(params), engine=bench.engine_for(params))
     try:
-        envs = {e.name: e for e in envs_from_run(run_doc)}
+        envs = {e.name: e for e in envs_from_run(run)}
     except EnvError as exc:
         raise ReplayError(str(exc)) from None
-    env = envs.get(str(result.get("env_name")))
+    env = envs.get(result.env_name)
     if env is None:
-        raise ReplayError(f"run {run_doc['run_id']} has no record of environment {result.get('env_name')!r}")
+        raise ReplayError(f"run {run.run_id} has no record of environment {result.env_name!r}")
     if env.runtime == "python" and env.spec and not env.spec.startswith("@current") and not Path(env.python).exists():
-        raise ReplayError(f"environment {env.name} of run {run_doc['run_id']} is gone ({env.python}): make it again "
+        raise ReplayError(f"environment {env.name} of run {run.run_id} is gone ({env.python}): make it again "
                           f"with `colbench run … --env {env.name}=\"{env.spec}\"`")
-    config = config_from_run(run_doc)
+    config = config_from_run(run)
     try:
         inputs = prepare_inputs([case])[case.case_id]
         launch, warning = launch_for(case, env, config)
     except PlanError as exc:
         raise ReplayError(str(exc)) from None
     warnings = [warning] if warning else []
-    warnings += _changed_inputs(result.get("inputs") or {}, inputs)
-    spec = case_spec(case, inputs, iterations=int(result.get("iterations") or 1),
-                     warmup=int(result.get("warmup") or 0), seed=config.seed)
+    warnings += _changed_inputs(result.inputs, inputs)
+    spec = case_spec(case, inputs, iterations=int(result.iterations or 1), warmup=int(result.warmup or 0),
+                     seed=config.seed)
     return Replay(spec, launch, case.runtime, warnings)
 
 
-def _changed_inputs(stored: dict[str, Any], now: dict[str, Any]) -> list[str]:
+def _changed_inputs(stored: dict[str, Json], now: dict[str, Json]) -> list[str]:
     """Inputs whose content differs from what the stored result read (a data set regenerated differently)."""
     notes = []
     for name, doc in now.items():

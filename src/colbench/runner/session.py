@@ -23,7 +23,7 @@ import numpy as np
 from colbench.analysis.compare import CaseComparison, CaseInput, Method
 from colbench.analysis.comparison import case_inputs, noise_priors, short_labels
 from colbench.analysis.sequential import FIRST_LOOK_FRACTION, LookPlan, SequentialCompare, Spending, plan_next_look
-from colbench.model.records import Side
+from colbench.model.records import Result, Run, Side
 from colbench.runner.execute import EnvChoice, Execution, RunConfig, RunObserver, execute_run, start_run
 from colbench.runner.plan import Plan, PlannedCase
 from colbench.store.base import ResultQuery, Store
@@ -62,7 +62,7 @@ class Look:
 
 @dataclass
 class SessionResult:
-    run: dict[str, Any]
+    run: Run
     baseline: str
     comparisons: dict[str, list[CaseComparison]]  # contender environment → its comparisons
     notes: list[str]
@@ -84,23 +84,23 @@ class _Timing(RunObserver):
         self.executions: dict[str, int] = {}
         self._started: float | None = None
 
-    def start(self, run: dict[str, Any], cases: int, executions: int) -> None:
+    def start(self, run: Run, cases: int, executions: int) -> None:
         self.inner.start(run, cases, executions)
 
     def case_started(self, case: PlannedCase) -> None:
         self._started = self.clock()
         self.inner.case_started(case)
 
-    def execution_done(self, execution: Execution, result: dict[str, Any]) -> None:
+    def execution_done(self, execution: Execution, result: Result) -> None:
         self.inner.execution_done(execution, result)
 
-    def case_done(self, case: PlannedCase, results: list[dict[str, Any]]) -> None:
+    def case_done(self, case: PlannedCase, results: list[Result]) -> None:
         if self._started is not None:
             self.seconds[case.case_id] = self.seconds.get(case.case_id, 0.0) + self.clock() - self._started
             self.executions[case.case_id] = self.executions.get(case.case_id, 0) + len(results)
         self.inner.case_done(case, results)
 
-    def finish(self, run: dict[str, Any]) -> None:
+    def finish(self, run: Run) -> None:
         self.inner.finish(run)
 
     def per_execution(self, case_id: str, recorded: dict[str, float]) -> float:
@@ -122,17 +122,17 @@ def _inputs(store: Store, run_id: str, baseline: str, contenders: Sequence[str],
     results = store.results(ResultQuery(run_ids=(run_id,)))
     spans: dict[str, list[float]] = {}
     for r in results:
-        span = (r.get("process") or {}).get("spawn_to_result_s")
+        span = r.process.get("spawn_to_result_s")
         if span:
-            spans.setdefault(r["case_id"], []).append(float(span))
+            spans.setdefault(r.case_id, []).append(float(span))
     seconds = {case_id: float(np.median(v)) for case_id, v in spans.items()}
     labels = short_labels(results)
     ids = {label: case_id for case_id, label in labels.items()}
     cases: dict[Key, CaseInput] = {}
     notes: list[str] = []
-    base = Side(baseline, run_id, baseline, [r for r in results if r["env_name"] == baseline])
+    base = Side(baseline, run_id, baseline, [r for r in results if r.env_name == baseline])
     for contender in contenders:
-        cont = Side(contender, run_id, contender, [r for r in results if r["env_name"] == contender])
+        cont = Side(contender, run_id, contender, [r for r in results if r.env_name == contender])
         history = comparison_evidence(store, base, cont, (metric_name,))["history"]
         inputs, more = case_inputs(base, cont, metric_name, basis=basis,
                                    priors=noise_priors(history, metric_name, {run_id}))
@@ -150,7 +150,7 @@ def run_until_decided(
     settings: GateSettings,
     *,
     observer: RunObserver | None = None,
-    run: dict[str, Any] | None = None,
+    run: Run | None = None,
     on_look: Callable[[Look, LookPlan | None], None] | None = None,
     clock: Callable[[], float] = time.monotonic,
 ) -> SessionResult:
@@ -170,7 +170,7 @@ def run_until_decided(
         alpha=settings.alpha, threshold=settings.threshold, floor=settings.floor,
         max_looks=settings.max_looks if settings.until_decided else None,
         method=settings.method, spending=settings.spending, paired=True)
-    cases, ids, results_seconds, notes = _inputs(store, run["run_id"], baseline, contenders, settings.basis,
+    cases, ids, results_seconds, notes = _inputs(store, run.run_id, baseline, contenders, settings.basis,
                                                  metric_name)
     first_fraction = FIRST_LOOK_FRACTION if settings.until_decided else 1.0
     results = seq.look(cases, fraction=first_fraction)
@@ -198,7 +198,7 @@ def run_until_decided(
             break
         blocks += next_look.blocks
         config.processes = blocks
-        run["config"]["processes"] = blocks
+        run.config["processes"] = blocks
         pending_envs = [e for e in envs[1:] if any(k[0] == e.name for k in pending)]
         pending_ids = {ids[k] for k in pending}
 
@@ -206,7 +206,7 @@ def run_until_decided(
             return case.case_id in wanted
 
         run = execute_run(store, run, plan, [envs[0], *pending_envs], config, timing, only_cases=undecided)
-        cases, ids, results_seconds, _ = _inputs(store, run["run_id"], baseline, contenders, settings.basis,
+        cases, ids, results_seconds, _ = _inputs(store, run.run_id, baseline, contenders, settings.basis,
                                                  metric_name)
         for key in pending:
             used[key] = blocks
@@ -220,7 +220,7 @@ def run_until_decided(
                        for look in looks]
     record["cases"] = {f"{k[0]}\x1f{k[1]}": _look_record(used[k], results[k], cases.get(k)) for k in results}
     if settings.until_decided:  # a single look at full alpha is what `compare` does anyway
-        run["sequential"] = record
+        run.sequential = record
         store.update_run(run)
     by_env: dict[str, list[CaseComparison]] = {c: [] for c in contenders}
     for key, comparison in results.items():

@@ -15,19 +15,19 @@ from colbench.store.base import ResultQuery, Store
 def copy_store(src: Store, dst: Store, *, run_ids: tuple[str, ...] | None = None,
                progress: Callable[[str, int], None] | None = None) -> tuple[int, int]:
     """Copy every run (or `run_ids`) and its results from `src` to `dst`; returns (runs, results) newly written."""
-    known = {r["run_id"]: r for r in dst.list_runs()}
-    runs = [r for r in src.list_runs() if run_ids is None or r["run_id"] in run_ids]
+    known = {r.run_id: r for r in dst.list_runs()}
+    runs = [r for r in src.list_runs() if run_ids is None or r.run_id in run_ids]
     copied_runs = copied_results = 0
     for run in reversed(runs):  # oldest first, so an interrupted copy leaves a prefix of history
-        there = known.get(run["run_id"])
+        there = known.get(run.run_id)
         if there is None:
             dst.create_run(run)
             copied_runs += 1
-        elif there.get("status") != "finished" and run.get("status") == "finished":
+        elif there.status != "finished" and run.status == "finished":
             dst.update_run(run)
             copied_runs += 1
-        added = dst.add_results(src.results(ResultQuery(run_ids=(run["run_id"],))))
+        added = dst.add_results(src.results(ResultQuery(run_ids=(run.run_id,))))
         copied_results += added
         if progress is not None:
-            progress(run["run_id"], added)
+            progress(run.run_id, added)
     return copied_runs, copied_results

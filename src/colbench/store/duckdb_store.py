@@ -27,7 +27,7 @@ from typing import Any
 
 import duckdb
 
-from colbench.model.records import median_of
+from colbench.model.records import Result, Run
 from colbench.paths import colbench_home
 from colbench.store.base import STORE_SCHEMA_VERSION, StoreError, StoreLocked, check_deletable
 from colbench.store.duckdb_connect import connection, wait_window
@@ -45,7 +45,7 @@ from colbench.store.queries import (
     summary_of,
     summary_values,
 )
-from colbench.store.spool import Spool, SyncReport, legacy_documents, store_key
+from colbench.store.spool import RunOp, Spool, SpooledRun, SyncReport, legacy_documents, store_key
 
 log = logging.getLogger("colbench.store")
 
@@ -86,7 +86,7 @@ _INSERT_RESULTS = (f"INSERT INTO results ({', '.join(RESULT_COLUMNS)}) VALUES ({
                    " ON CONFLICT DO NOTHING")
 
 
-def to_timestamp(value: Any) -> datetime | None:
+def to_timestamp(value: str | datetime | None) -> datetime | None:
     if value is None:
         return None
     if isinstance(value, datetime):
@@ -94,21 +94,18 @@ def to_timestamp(value: Any) -> datetime | None:
     return datetime.fromisoformat(str(value)).astimezone(UTC).replace(tzinfo=None)
 
 
-def result_row(result: dict[str, Any]) -> tuple[Any, ...]:
+def result_row(result: Result) -> tuple[Any, ...]:
     """The indexed and summary columns of a result, next to its whole document (in RESULT_COLUMNS order)."""
-    wall = median_of(result)
     return (
-        result["result_id"], result["run_id"], result["case_id"], result["benchmark"], result.get("env_name", ""),
-        result["process_index"], result.get("block"), result["status"], result.get("machine_id"),
-        (result.get("commit") or {}).get("sha"), to_timestamp(result["timestamp"]), wall,
-        json.dumps(result, default=str), *summary_values(result),
+        result.result_id, result.run_id, result.case_id, result.benchmark, result.env_name, result.process_index,
+        result.block, result.status, result.machine_id, result.commit_sha, to_timestamp(result.timestamp),
+        result.median(), json.dumps(result.to_json(), default=str), *summary_values(result),
     )
 
 
-def run_row(run: dict[str, Any]) -> tuple[Any, ...]:
-    return (run["run_id"], run.get("name"), to_timestamp(run.get("started_at")), to_timestamp(run.get("finished_at")),
-            run.get("status"), run.get("machine_id"), (run.get("commit") or {}).get("sha"),
-            json.dumps(run, default=str))
+def run_row(run: Run) -> tuple[Any, ...]:
+    return (run.run_id, run.name, to_timestamp(run.started_at), to_timestamp(run.finished_at), run.status,
+            run.machine_id, run.commit_sha, json.dumps(run.to_json(), default=str))
 
 
 def _in_clause(ids: tuple[str, ...] | None) -> Callable[[int], tuple[str, list[Any]]]:
@@ -273,44 +270,44 @@ class DuckDBStore:
 
     # -- runs --------------------------------------------------------------------------------------------------
 
-    def create_run(self, run: dict[str, Any]) -> None:
-        self._runs_here.setdefault(run["run_id"], set())
+    def create_run(self, run: Run) -> None:
+        self._runs_here.setdefault(run.run_id, set())
         self._write_run(run, "create")
 
-    def update_run(self, run: dict[str, Any]) -> None:
+    def update_run(self, run: Run) -> None:
         self._write_run(run, "update")
 
-    def _write_run(self, run: dict[str, Any], op: str) -> None:
+    def _write_run(self, run: Run, op: RunOp) -> None:
         kept = self._spooled(lambda: self.spool.put_run(run, op))
         try:
-            self._upsert_runs([{"op": op, "doc": run}], self._write_wait())
+            self._upsert_runs([SpooledRun(op, run)], self._write_wait())
         except StoreLocked as exc:
             self._went_locked(exc)
             return
         self.spool.remove(kept)
         self._write_waiting()
 
-    def _upsert_runs(self, spooled: list[dict[str, Any]], wait_s: float | None = None) -> None:
+    def _upsert_runs(self, spooled: list[SpooledRun], wait_s: float | None = None) -> None:
         with self._connect(write=True, wait_s=wait_s) as con:
             con.execute("BEGIN TRANSACTION")
             for item in spooled:
-                verb = "INSERT OR REPLACE" if item["op"] == "update" else "INSERT"
-                conflict = "" if item["op"] == "update" else " ON CONFLICT DO NOTHING"
-                con.execute(f"{verb} INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?){conflict}", run_row(item["doc"]))
+                verb = "INSERT OR REPLACE" if item.op == "update" else "INSERT"
+                conflict = "" if item.op == "update" else " ON CONFLICT DO NOTHING"
+                con.execute(f"{verb} INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?){conflict}", run_row(item.run))
             con.execute("COMMIT")
 
-    def get_run(self, run_id: str) -> dict[str, Any]:
+    def get_run(self, run_id: str) -> Run:
         with self._connect() as con:
             row = con.execute("SELECT doc FROM runs WHERE run_id = ?", [run_id]).fetchone()
         if row is None:
             raise StoreError(f"no run {run_id!r} in {self.url}")
-        return json.loads(row[0])
+        return Run.from_json(json.loads(row[0]))
 
-    def list_runs(self, limit: int | None = None) -> list[dict[str, Any]]:
+    def list_runs(self, limit: int | None = None) -> list[Run]:
         sql = "SELECT doc FROM runs" + RUNS_ORDER
         with self._connect() as con:
             rows = con.execute(sql + (f" LIMIT {int(limit)}" if limit else "")).fetchall()
-        return [json.loads(r[0]) for r in rows]
+        return [Run.from_json(json.loads(r[0])) for r in rows]
 
     def find_runs(self, ref: str | None) -> list[RunRef]:
         sql, args = find_runs_sql(ref, "?")
@@ -319,12 +316,11 @@ class DuckDBStore:
 
     # -- results -----------------------------------------------------------------------------------------------
 
-    def add_result(self, result: dict[str, Any]) -> bool:
+    def add_result(self, result: Result) -> bool:
         """Write one result; False when it was already there (same result id). The result is in the spool before
         the store is tried; when the store stays locked it waits there (and this returns True)."""
-        if result["run_id"] in self._runs_here:
-            self._runs_here[result["run_id"]].add((result["case_id"], result.get("env_name", ""),
-                                                   int(result["process_index"])))
+        if result.run_id in self._runs_here:
+            self._runs_here[result.run_id].add((result.case_id, result.env_name, int(result.process_index)))
         kept = self._spooled(lambda: self.spool.put_result(result))
         try:
             added = self._insert_results([result], self._write_wait())
@@ -337,11 +333,11 @@ class DuckDBStore:
         self._write_waiting()
         return added == 1
 
-    def add_results(self, results: Iterable[dict[str, Any]]) -> int:
+    def add_results(self, results: Iterable[Result]) -> int:
         return self._insert_results(list(results))
 
-    def _insert_results(self, docs: list[dict[str, Any]], wait_s: float | None = None) -> int:
-        rows = [result_row(r) for r in docs]
+    def _insert_results(self, results: list[Result], wait_s: float | None = None) -> int:
+        rows = [result_row(r) for r in results]
         if not rows:
             return 0
         with self._connect(write=True, wait_s=wait_s) as con:
@@ -352,20 +348,20 @@ class DuckDBStore:
             con.execute("COMMIT")
         return added
 
-    def results(self, query: ResultQuery | None = None) -> list[dict[str, Any]]:
+    def results(self, query: ResultQuery | None = None) -> list[Result]:
         query = query or ResultQuery()
         built = results_sql(query, "?", _in_clause(query.run_ids))
         if built is None:
             return []
         sql, args = built
         with self._connect() as con:
-            return [json.loads(r[0]) for r in con.execute(sql, args).fetchall()]
+            return [Result.from_json(json.loads(r[0])) for r in con.execute(sql, args).fetchall()]
 
     def summaries(self, query: ResultQuery | None = None) -> list[ResultSummary]:
         """The summary columns of the results `query` matches (from the records in a store not yet upgraded)."""
         query = query or ResultQuery()
         if not self._has_summaries:
-            return [summary_of(doc) for doc in self.results(query)]
+            return [summary_of(result) for result in self.results(query)]
         built = summaries_sql(query, "?", _in_clause(query.run_ids))
         if built is None:
             return []
@@ -400,8 +396,7 @@ class DuckDBStore:
         the results removed. A run going on in another process is refused (RunInUse) unless `force`."""
         check_deletable(self.get_run(run_id), force)
         runs, results = legacy_documents(self.path.with_name(self.path.name + ".spool"))
-        left = sum(1 for doc in (*[r.get("doc") for r in runs if isinstance(r, dict)], *results)
-                   if isinstance(doc, dict) and doc.get("run_id") == run_id)
+        left = sum(1 for r in runs if r.run.run_id == run_id) + sum(1 for r in results if r.run_id == run_id)
         if left:  # the next sync would bring them back, and that folder is not colbench's to delete in
             raise StoreError(f"run {run_id} is not deleted: {left} record(s) of it wait in the old spool folder "
                              f"{self.path.name}.spool beside the store, which the next sync would write back: delete "
@@ -413,7 +408,8 @@ class DuckDBStore:
             row = con.execute("SELECT doc FROM runs WHERE run_id = ?", [run_id]).fetchone()
             if row is None:
                 raise StoreError(f"no run {run_id!r} in {self.url}")
-            check_deletable(json.loads(row[0]), force)  # the run as it is now, under the file's write lock
+            # the run as it is now, under the file's write lock
+            check_deletable(Run.from_json(json.loads(row[0])), force)
             removed = _count(con, "SELECT count(*) FROM results WHERE run_id = ?", [run_id])
             con.execute("DELETE FROM results WHERE run_id = ?", [run_id])
             con.execute("DELETE FROM runs WHERE run_id = ?", [run_id])
@@ -461,7 +457,7 @@ class DuckDBStore:
         legacy = self.path.with_name(self.path.name + ".spool")
         runs, results = legacy_documents(legacy)
         if runs or results:  # written by an older colbench beside the file: taken, and the folder left alone
-            self._upsert_runs([r for r in runs if isinstance(r, dict) and "doc" in r], wait_s)
+            self._upsert_runs(runs, wait_s)
             taken = self._insert_results(results, wait_s)
             log.warning("took %d result(s) from the old spool folder %s; colbench keeps its spools under "
                         "$COLBENCH_HOME/spool now, so that folder can be deleted", taken, legacy)

@@ -31,7 +31,7 @@ from typing import Any, TypeVar
 import psycopg
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
-from colbench.model.records import median_of
+from colbench.model.records import Result, Run
 from colbench.redact import redact as redact_secrets
 from colbench.store.base import STORE_SCHEMA_VERSION, StoreError, check_deletable
 from colbench.store.queries import (
@@ -47,7 +47,7 @@ from colbench.store.queries import (
     summary_from_row,
     summary_values,
 )
-from colbench.store.spool import Spool, SyncReport, store_key
+from colbench.store.spool import RunOp, Spool, SpooledRun, SyncReport, store_key
 
 log = logging.getLogger("colbench.store")
 T = TypeVar("T")
@@ -104,27 +104,24 @@ def identity(url: str) -> str:
     return " ".join(f"{k}={params[k]}" for k in sorted(params) if k in ("host", "hostaddr", "port", "dbname", "user"))
 
 
-def _utc(value: Any) -> datetime | None:
+def _utc(value: str | datetime | None) -> datetime | None:
     if value is None:
         return None
     stamp = value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
     return stamp.replace(tzinfo=UTC) if stamp.tzinfo is None else stamp.astimezone(UTC)
 
 
-def result_row(result: dict[str, Any]) -> tuple[Any, ...]:
-    wall = median_of(result)
+def result_row(result: Result) -> tuple[Any, ...]:
     return (
-        result["result_id"], result["run_id"], result["case_id"], result["benchmark"], result.get("env_name", ""),
-        result["process_index"], result.get("block"), result["status"], result.get("machine_id"),
-        (result.get("commit") or {}).get("sha"), _utc(result["timestamp"]), wall, json.dumps(result, default=str),
-        *summary_values(result),
+        result.result_id, result.run_id, result.case_id, result.benchmark, result.env_name, result.process_index,
+        result.block, result.status, result.machine_id, result.commit_sha, _utc(result.timestamp), result.median(),
+        json.dumps(result.to_json(), default=str), *summary_values(result),
     )
 
 
-def run_row(run: dict[str, Any]) -> tuple[Any, ...]:
-    return (run["run_id"], run.get("name"), _utc(run.get("started_at")), _utc(run.get("finished_at")),
-            run.get("status"), run.get("machine_id"), (run.get("commit") or {}).get("sha"),
-            json.dumps(run, default=str))
+def run_row(run: Run) -> tuple[Any, ...]:
+    return (run.run_id, run.name, _utc(run.started_at), _utc(run.finished_at), run.status, run.machine_id,
+            run.commit_sha, json.dumps(run.to_json(), default=str))
 
 
 _INSERT_RESULT = (f"INSERT INTO results ({', '.join(RESULT_COLUMNS)}) VALUES ({', '.join(['%s'] * 12)}, %s::json, "
@@ -277,36 +274,36 @@ class PostgresStore:
 
     # -- runs ------------------------------------------------------------------------------------------------
 
-    def create_run(self, run: dict[str, Any]) -> None:
+    def create_run(self, run: Run) -> None:
         self._write_run(run, "create")
 
-    def update_run(self, run: dict[str, Any]) -> None:
+    def update_run(self, run: Run) -> None:
         self._write_run(run, "update")
 
-    def _write_run(self, run: dict[str, Any], op: str) -> None:
+    def _write_run(self, run: Run, op: RunOp) -> None:
         sql = _UPSERT_RUN if op == "update" else _INSERT_RUN + " ON CONFLICT (run_id) DO NOTHING"
         try:
             self._run(lambda con: con.execute(sql, run_row(run)), retry_s=0.0 if self._offline else None,
                       what="run write")
         except StoreUnavailable as exc:
             path = self.spool.put_run(run, op)
-            self._went_offline(f"run record {run['run_id']}", path, exc)
+            self._went_offline(f"run record {run.run_id}", path, exc)
             return
         self._back_online()
 
-    def get_run(self, run_id: str) -> dict[str, Any]:
+    def get_run(self, run_id: str) -> Run:
         row = self._run(lambda con: con.execute("SELECT doc FROM runs WHERE run_id = %s", [run_id]).fetchone())
         if row is None:
             raise StoreError(f"no run {run_id!r} in {self.url}")
-        return row[0]
+        return Run.from_json(row[0])
 
-    def list_runs(self, limit: int | None = None) -> list[dict[str, Any]]:
+    def list_runs(self, limit: int | None = None) -> list[Run]:
         sql = "SELECT doc FROM runs" + RUNS_ORDER
         args: list[Any] = []
         if limit:
             sql += " LIMIT %s"
             args.append(int(limit))
-        return [r[0] for r in self._run(lambda con: con.execute(sql, args).fetchall())]
+        return [Run.from_json(r[0]) for r in self._run(lambda con: con.execute(sql, args).fetchall())]
 
     def find_runs(self, ref: str | None) -> list[RunRef]:
         sql, args = find_runs_sql(ref, "%s")
@@ -314,7 +311,7 @@ class PostgresStore:
 
     # -- results ---------------------------------------------------------------------------------------------
 
-    def add_result(self, result: dict[str, Any]) -> bool:
+    def add_result(self, result: Result) -> bool:
         """Write one result; False when it was already there (same result id). When the server stays away the
         result goes to the local spool, a warning says so, and this returns True (it will be written)."""
         row = result_row(result)
@@ -323,12 +320,12 @@ class PostgresStore:
                                  retry_s=0.0 if self._offline else None, what="result write")
         except StoreUnavailable as exc:
             path = self.spool.put_result(result)
-            self._went_offline(f"result {result['result_id']}", path, exc)
+            self._went_offline(f"result {result.result_id}", path, exc)
             return True
         self._back_online()
         return inserted is not None
 
-    def add_results(self, results: Iterable[dict[str, Any]]) -> int:
+    def add_results(self, results: Iterable[Result]) -> int:
         """Write many results in batches; returns how many were new. Batches the server does not take in the retry
         window go to the spool (and count as new)."""
         docs = list(results)
@@ -338,16 +335,16 @@ class PostgresStore:
             try:
                 added += self._insert_results(chunk, retry_s=0.0 if self._offline else None)
             except StoreUnavailable as exc:
-                for doc in chunk:
-                    path = self.spool.put_result(doc)
+                for result in chunk:
+                    path = self.spool.put_result(result)
                 self._went_offline(f"{len(chunk)} results", path.parent, exc)
                 added += len(chunk)
                 continue
             self._back_online()
         return added
 
-    def _insert_results(self, docs: list[dict[str, Any]], retry_s: float | None = None) -> int:
-        rows = [result_row(r) for r in docs]
+    def _insert_results(self, results: list[Result], retry_s: float | None = None) -> int:
+        rows = [result_row(r) for r in results]
 
         def insert(con: psycopg.Connection[Any]) -> int:
             with con.transaction(), con.cursor() as cur:
@@ -356,22 +353,22 @@ class PostgresStore:
 
         return self._run(insert, retry_s=retry_s, what="result write") if rows else 0
 
-    def _upsert_runs(self, spooled: list[dict[str, Any]]) -> None:
+    def _upsert_runs(self, spooled: list[SpooledRun]) -> None:
         def write(con: psycopg.Connection[Any]) -> None:
             with con.transaction():
                 for item in spooled:
-                    sql = _UPSERT_RUN if item["op"] == "update" else _INSERT_RUN + " ON CONFLICT (run_id) DO NOTHING"
-                    con.execute(sql, run_row(item["doc"]))
+                    sql = _UPSERT_RUN if item.op == "update" else _INSERT_RUN + " ON CONFLICT (run_id) DO NOTHING"
+                    con.execute(sql, run_row(item.run))
 
         self._run(write, what="run write")
 
-    def results(self, query: ResultQuery | None = None) -> list[dict[str, Any]]:
+    def results(self, query: ResultQuery | None = None) -> list[Result]:
         query = query or ResultQuery()
         built = results_sql(query, "%s", lambda n: ("run_id = ANY(%s)", [list(query.run_ids or ())]))
         if built is None:
             return []
         sql, args = built
-        return [r[0] for r in self._run(lambda con: con.execute(sql, args).fetchall())]
+        return [Result.from_json(r[0]) for r in self._run(lambda con: con.execute(sql, args).fetchall())]
 
     def summaries(self, query: ResultQuery | None = None) -> list[ResultSummary]:
         """The summary columns of the results `query` matches (history and compare read these, not the records)."""
@@ -404,7 +401,7 @@ class PostgresStore:
                 row = con.execute("SELECT doc FROM runs WHERE run_id = %s FOR UPDATE", [run_id]).fetchone()
                 if row is None:
                     raise StoreError(f"no run {run_id!r} in {self.url}")
-                check_deletable(row[0], force)
+                check_deletable(Run.from_json(row[0]), force)
                 removed = con.execute("DELETE FROM results WHERE run_id = %s", [run_id]).rowcount
                 con.execute("DELETE FROM runs WHERE run_id = %s", [run_id])
                 return int(removed)

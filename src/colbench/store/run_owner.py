@@ -13,25 +13,26 @@ from __future__ import annotations
 
 import os
 import socket
-from typing import Any
 
 import psutil
+
+from colbench.model.records import Run
 
 #: how far a live pid's start time may differ from the stamp's (psutil rounds it from clock ticks)
 _START_SLACK_S = 1.0
 
 
-def process_stamp() -> dict[str, Any]:
+def process_stamp() -> dict[str, str | int | float]:
     """The `process` field of a run this process runs."""
     return {"host": socket.gethostname(), "pid": os.getpid(), "started": psutil.Process().create_time()}
 
 
-def going_on(run: dict[str, Any]) -> str | None:
+def going_on(run: Run) -> str | None:
     """Why the run must be taken to be going on in a process (a clause for the user), or None when it is not:
     finished, interrupted, or marked running by a process of this host that has ended."""
-    if run.get("status") != "running":
+    if run.status != "running":
         return None
-    stamp = run.get("process")
+    stamp = run.process
     if not isinstance(stamp, dict) or not isinstance(stamp.get("pid"), int):
         return "it is marked running and its record does not say which process runs it (an older colbench)"
     host, pid = stamp.get("host"), stamp["pid"]

@@ -15,8 +15,7 @@ from colbench.store.base import ResultQuery, Store, StoreError, resolve_run_id
 
 
 def _envs_of(store: Store, run_id: str) -> list[str]:
-    run = store.get_run(run_id)
-    return [e["name"] for e in run.get("envs") or [{"name": "default"}]]
+    return store.get_run(run_id).env_names
 
 
 def resolve_side(store: Store, ref: str) -> Side:
@@ -72,8 +71,8 @@ def history_results(store: Store, benchmark: str, machine_id: str) -> list[Resul
 def latest_run_of_suite(store: Store, suite: str) -> str:
     """The newest run whose targets name this suite."""
     for run in store.list_runs():
-        if suite in ((run.get("config") or {}).get("targets") or []):
-            return str(run["run_id"])
+        if suite in run.targets:
+            return run.run_id
     raise StoreError(f"no run of suite {suite!r} in {store.url}: `colbench run {suite}` first")
 
 
@@ -85,16 +84,12 @@ def comparison_evidence(store: Store, baseline: Side, contender: Side, metrics: 
     if any(metric(m).stable_noise for m in metrics):
         machines = {m for m in (*baseline.machine_ids, *contender.machine_ids) if m}
         results = [*baseline.results, *contender.results]
-        case_ids = {_field(r, "case_id") for r in results}
-        for benchmark in sorted({_field(r, "benchmark") for r in results}):
+        case_ids = {r.case_id for r in results}
+        for benchmark in sorted({r.benchmark for r in results}):
             for machine_id in sorted(machines):
                 found = store.summaries(ResultQuery(benchmark=benchmark, machine_id=machine_id, status="ok"))
                 history.extend(s for s in found if s.case_id in case_ids)
     sequential = None
     if baseline.run_id == contender.run_id:
-        sequential = store.get_run(baseline.run_id).get("sequential")
+        sequential = store.get_run(baseline.run_id).sequential
     return {"history": history, "sequential": sequential}
-
-
-def _field(result: Any, name: str) -> Any:
-    return result[name] if isinstance(result, dict) else getattr(result, name)

@@ -28,14 +28,30 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from colbench.data.atomic import fsync_dir, write_atomic
+from colbench.model.records import Json, Result, Run
 from colbench.paths import colbench_home, owned, remove
 
 log = logging.getLogger("colbench.store")
 
 _CLAIM = ".claim-"
+
+#: how a spooled run record is to be written: created (if new) or updated (replacing the stored one)
+RunOp = Literal["create", "update"]
+
+
+@dataclass
+class SpooledRun:
+    """A run record waiting in the spool, with how to write it."""
+
+    op: RunOp
+    run: Run
+
+
+def _spooled_run(doc: Json) -> SpooledRun:
+    return SpooledRun("update" if doc.get("op") == "update" else "create", Run.from_json(doc["doc"]))
 
 
 def store_key(identity: str) -> str:
@@ -89,14 +105,14 @@ class Spool:
                     raise  # another process pruned the empty folder between our check and our write: once more
         raise AssertionError("unreachable")
 
-    def put_result(self, result: dict[str, Any]) -> Path:
-        return self._put("results", f"{result['result_id']}.json", json.dumps(result, default=str).encode())
+    def put_result(self, result: Result) -> Path:
+        return self._put("results", f"{result.result_id}.json", json.dumps(result.to_json(), default=str).encode())
 
-    def put_run(self, run: dict[str, Any], op: str) -> Path:
-        path = self.dir / "runs" / f"{run['run_id']}.json"
+    def put_run(self, run: Run, op: RunOp) -> Path:
+        path = self.dir / "runs" / f"{run.run_id}.json"
         if op == "create" and path.exists():
             return path  # an update of the same run is already waiting, and it wins
-        return self._put("runs", path.name, json.dumps({"op": op, "doc": run}, default=str).encode())
+        return self._put("runs", path.name, json.dumps({"op": op, "doc": run.to_json()}, default=str).encode())
 
     def remove(self, path: Path) -> None:
         """Forget a file the store has taken. No directory fsync: a file that comes back after a crash is written
@@ -190,22 +206,29 @@ class Spool:
         else:
             os.replace(claimed, original)
 
-    def drain(self, upload_runs: Callable[[list[dict[str, Any]]], None],
-              upload_results: Callable[[list[dict[str, Any]]], int], batch: int = 500) -> SyncReport:
+    def drain(self, upload_runs: Callable[[list[SpooledRun]], None],
+              upload_results: Callable[[list[Result]], int], batch: int = 500) -> SyncReport:
         """Upload everything waiting (runs first), removing each file once the store confirmed it.
-        An upload that raises puts its files back and re-raises: nothing is lost."""
+        An upload that raises puts its files back and re-raises: nothing is lost. A file that is no record (cut
+        short, another shape) moves to `bad/`."""
         report = SyncReport()
         for sub in ("runs", "results"):
             paths = list(self._files(sub))
             for start in range(0, len(paths), batch):
-                claimed, docs = [], []
+                claimed: list[Path] = []
+                runs: list[SpooledRun] = []
+                results: list[Result] = []
                 for path in paths[start:start + batch]:
                     taken = self._claim(path)
                     if taken is None:
                         continue
                     try:
-                        docs.append(json.loads(taken.read_bytes()))
-                    except (OSError, ValueError) as exc:
+                        doc = json.loads(taken.read_bytes())
+                        if sub == "runs":
+                            runs.append(_spooled_run(doc))
+                        else:
+                            results.append(Result.from_json(doc))
+                    except (OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
                         bad = self._ensure("bad") / taken.name.split(_CLAIM, 1)[0]
                         os.replace(taken, bad)
                         log.warning("spool file %s is unreadable (%s): moved to %s", path, exc, bad)
@@ -216,11 +239,11 @@ class Spool:
                     continue
                 try:
                     if sub == "runs":
-                        upload_runs(docs)
-                        report.runs += len(docs)
+                        upload_runs(runs)
+                        report.runs += len(runs)
                     else:
-                        upload_results(docs)
-                        report.results += len(docs)
+                        upload_results(results)
+                        report.results += len(results)
                 except BaseException:
                     for taken in claimed:
                         self._release(taken)
@@ -232,18 +255,23 @@ class Spool:
         return report
 
 
-def legacy_documents(folder: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def legacy_documents(folder: Path) -> tuple[list[SpooledRun], list[Result]]:
     """(run records, results) left in an old-style spool folder beside a DuckDB store file, read without touching
-    the folder (it may be outside colbench's tree, where colbench deletes nothing)."""
-    runs: list[dict[str, Any]] = []
-    results: list[dict[str, Any]] = []
-    for sub, found in (("runs", runs), ("results", results)):
+    the folder (it may be outside colbench's tree, where colbench deletes nothing); files that hold no record are
+    passed over."""
+    runs: list[SpooledRun] = []
+    results: list[Result] = []
+    for sub in ("runs", "results"):
         directory = folder / sub
         if folder.is_symlink() or not directory.is_dir() or directory.is_symlink():
             continue
         for path in sorted(directory.glob("*.json*")):
-            with contextlib.suppress(OSError, ValueError):
-                found.append(json.loads(path.read_bytes()))
+            with contextlib.suppress(OSError, ValueError, TypeError, KeyError, AttributeError):
+                doc = json.loads(path.read_bytes())
+                if sub == "runs":
+                    runs.append(_spooled_run(doc))
+                else:
+                    results.append(Result.from_json(doc))
     return runs, results
 
 

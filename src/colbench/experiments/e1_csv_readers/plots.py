@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
@@ -19,6 +18,7 @@ from colbench.experiments.plotting import (
     SOURCE_ORDER,
     ok_rows,
 )
+from colbench.model.records import Run
 from colbench.render.figures import (
     PlotSpec,
     error_bar,
@@ -40,7 +40,7 @@ def _reader_key(label: str) -> tuple[int, str]:
 
 
 @styled
-def e1_csv_read(summaries: Sequence[CaseSummary], run: dict[str, Any]) -> Figure | None:
+def e1_csv_read(summaries: Sequence[CaseSummary], run: Run) -> Figure | None:
     rows = ok_rows(summaries, "csv-read")
     if not rows:
         return None

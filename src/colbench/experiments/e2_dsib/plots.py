@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from matplotlib.figure import Figure
 
@@ -14,6 +13,7 @@ from colbench.experiments.plotting import (
     most_threads,
     ok_rows,
 )
+from colbench.model.records import Run
 from colbench.render.figures import (
     PALETTE,
     PlotSpec,
@@ -31,7 +31,7 @@ from colbench.render.figures import (
 
 
 @styled
-def e2_dsib(summaries: Sequence[CaseSummary], run: dict[str, Any]) -> Figure | None:
+def e2_dsib(summaries: Sequence[CaseSummary], run: Run) -> Figure | None:
     rows = most_threads(ok_rows(summaries, "dsib"))
     if not rows:
         return None

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from rich.table import Table
 
 from colbench.analysis.aggregate import CaseSummary
 from colbench.experiments.e2_dsib.published import E2_LABELS, E2_SECONDS
+from colbench.model.records import Run
 from colbench.render.tables import cell, median_s, row_for
 
 
-def build_table(summaries: Sequence[CaseSummary], run: dict[str, Any]) -> Table | None:
+def build_table(summaries: Sequence[CaseSummary], run: Run) -> Table | None:
     rows = [s for s in summaries if s.benchmark == "dsib"]
     if not rows:
         return None

@@ -19,6 +19,7 @@ from matplotlib.lines import Line2D
 
 from colbench.analysis.aggregate import CaseSummary
 from colbench.experiments.e3_ipc_bandwidth.table import gbps_verdict, memcpy_for
+from colbench.model.records import Run
 from colbench.render.figures import (
     LIMIT_COLOR,
     PALETTE,
@@ -205,7 +206,7 @@ def _faceted(rows: Sequence[CaseSummary], calibration: dict[str, Any] | None, x_
 
 
 @styled
-def e3_bandwidth_vs_batch(summaries: Sequence[CaseSummary], run: dict[str, Any]) -> Figure | None:
+def e3_bandwidth_vs_batch(summaries: Sequence[CaseSummary], run: Run) -> Figure | None:
     rows = _rows(summaries)
     if not rows or len({s.params["batch_rows"] for s in rows}) < 2:
         return None
@@ -216,7 +217,7 @@ def e3_bandwidth_vs_batch(summaries: Sequence[CaseSummary], run: dict[str, Any])
         ax.set_xscale("log")
         plain_log(ax.xaxis)
 
-    fig = _faceted(rows, run.get("calibration"), "batch_rows", [threads], log_x,
+    fig = _faceted(rows, run.calibration, "batch_rows", [threads], log_x,
                    "batch size (rows per record batch, log scale)")
     title(fig, f"E3 — Arrow IPC read bandwidth vs batch size ({threads} thread{'s' if threads != 1 else ''})",
           fixed_params_note(rows, PLOTTED))
@@ -224,7 +225,7 @@ def e3_bandwidth_vs_batch(summaries: Sequence[CaseSummary], run: dict[str, Any])
 
 
 @styled
-def e3_bandwidth_vs_threads(summaries: Sequence[CaseSummary], run: dict[str, Any]) -> Figure | None:
+def e3_bandwidth_vs_threads(summaries: Sequence[CaseSummary], run: Run) -> Figure | None:
     rows = _rows(summaries)
     thread_counts = sorted({int(s.params.get("threads", 1)) for s in rows})
     if len(thread_counts) < 2:
@@ -232,7 +233,7 @@ def e3_bandwidth_vs_threads(summaries: Sequence[CaseSummary], run: dict[str, Any
     batches = sorted({s.params["batch_rows"] for s in rows})
     batch = 10_000 if 10_000 in batches else batches[len(batches) // 2]  # the post's core scaling used 10k rows
     rows = [s for s in rows if s.params["batch_rows"] == batch]
-    fig = _faceted(rows, run.get("calibration"), "threads", thread_counts,
+    fig = _faceted(rows, run.calibration, "threads", thread_counts,
                    lambda ax: ax.set_xticks(thread_counts, [str(t) for t in thread_counts]),
                    "threads (each its own reader)")
     title(fig, f"E3 — Arrow IPC read bandwidth vs threads (batches of {batch:,} rows)",

@@ -10,6 +10,7 @@ from rich.table import Table
 
 from colbench.analysis.aggregate import CaseSummary
 from colbench.experiments.e3_ipc_bandwidth.published import E3_CORE_SCALING_GBPS, E3_GBPS
+from colbench.model.records import Run
 
 
 def _figure(calibration: dict[str, Any] | None, name: str, threads: int) -> float | None:
@@ -52,11 +53,11 @@ def gbps_verdict(summary: CaseSummary, calibration: dict[str, Any] | None) -> tu
     return gbps, f"{gbps / reference:.0%} of {name}"
 
 
-def build_table(summaries: Sequence[CaseSummary], run: dict[str, Any]) -> Table | None:
+def build_table(summaries: Sequence[CaseSummary], run: Run) -> Table | None:
     rows = [s for s in summaries if s.benchmark == "ipc-bandwidth"]
     if not rows:
         return None
-    calibration = run.get("calibration")
+    calibration = run.calibration
     memcpy = (calibration or {}).get("memcpy_gbps") or {}
     read = (calibration or {}).get("read_gbps") or {}
     table = Table(title="E3 — Arrow in-memory read bandwidth (value bytes only); here: memcpy "

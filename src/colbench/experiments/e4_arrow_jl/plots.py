@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from matplotlib.figure import Figure
 
@@ -13,6 +12,7 @@ from colbench.experiments.plotting import (
     ERROR_KW,
     ok_rows,
 )
+from colbench.model.records import Run
 from colbench.render.figures import (
     PALETTE,
     PlotSpec,
@@ -31,7 +31,7 @@ from colbench.render.figures import (
 
 
 @styled
-def e4_first_vs_warm(summaries: Sequence[CaseSummary], run: dict[str, Any]) -> Figure | None:
+def e4_first_vs_warm(summaries: Sequence[CaseSummary], run: Run) -> Figure | None:
     rows = ok_rows(summaries, "mmap-read")
     if not rows:
         return None

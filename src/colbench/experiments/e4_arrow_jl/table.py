@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from rich.table import Table
 
 from colbench.analysis.aggregate import CaseSummary
 from colbench.experiments.e4_arrow_jl.published import E4_FIRST_RUN_SECONDS, E4_SECONDS
+from colbench.model.records import Run
 from colbench.render.fmt import fmt_seconds
 from colbench.render.tables import cell, published_cell
 
 
-def build_table(summaries: Sequence[CaseSummary], run: dict[str, Any]) -> Table | None:
+def build_table(summaries: Sequence[CaseSummary], run: Run) -> Table | None:
     rows = [s for s in summaries if s.benchmark == "mmap-read"]
     if not rows:
         return None

@@ -17,6 +17,7 @@ from colbench.experiments.plotting import (
     most_threads,
     ok_rows,
 )
+from colbench.model.records import Run
 from colbench.render.figures import (
     PALETTE,
     PlotSpec,
@@ -71,7 +72,7 @@ def _grouped(ax: Axes, keys: Sequence[tuple[str, str]], series: Sequence[tuple[s
 
 
 @styled
-def e5_formats(summaries: Sequence[CaseSummary], run: dict[str, Any]) -> Figure | None:
+def e5_formats(summaries: Sequence[CaseSummary], run: Run) -> Figure | None:
     reads = [s for s in ok_rows(summaries, "file-read") if s.params.get("engine") == "pyarrow"
              and not s.params.get("memory_map")]
     writes = [s for s in ok_rows(summaries, "file-write") if s.params.get("engine") == "pyarrow"]

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from rich.table import Table
 
 from colbench.analysis.aggregate import CaseSummary
 from colbench.experiments.e5_feather_v2.published import E5_READ_SECONDS, E5_SIZE_MIB
+from colbench.model.records import Run
 from colbench.render.fmt import fmt_bytes
 from colbench.render.tables import cell, published_cell, row_for
 
 
-def build_table(summaries: Sequence[CaseSummary], run: dict[str, Any]) -> Table | None:
+def build_table(summaries: Sequence[CaseSummary], run: Run) -> Table | None:
     reads = [s for s in summaries if s.benchmark == "file-read"]
     writes = [s for s in summaries if s.benchmark == "file-write"]
     if not reads and not writes:

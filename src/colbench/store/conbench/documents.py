@@ -32,6 +32,7 @@ from datetime import datetime
 from typing import Any
 
 from colbench.model.metrics import metric
+from colbench.model.records import Result, Run
 from colbench.redact import clip, redact
 from colbench.runtimes import RUNTIMES
 
@@ -60,10 +61,10 @@ def github_repository(url: str | None) -> str | None:
     return url.removesuffix(".git").rstrip("/")
 
 
-def project_of(run: Mapping[str, Any], results: Sequence[Mapping[str, Any]], repository: str | None = None) -> Project:
+def project_of(run: Run | None, results: Sequence[Result], repository: str | None = None) -> Project:
     """The project of a run: its commit (`--commit`/`--repo`), and the repository given (`--github-repository`),
     else the commit's own when it is a GitHub URL, else $CONBENCH_PROJECT_REPOSITORY (benchadapt's variable)."""
-    commit = run.get("commit") or next((r["commit"] for r in results if r.get("commit")), None) or {}
+    commit = (run.commit if run else None) or next((r.commit for r in results if r.commit), None) or {}
     repo = github_repository(repository) or github_repository(commit.get("repository")) or \
         github_repository(os.environ.get("CONBENCH_PROJECT_REPOSITORY"))
     return Project(repo, str(commit["sha"]) if commit.get("sha") else None)
@@ -87,23 +88,23 @@ def github_field(project: Project, *, commit_required: bool) -> dict[str, str] |
 # -- cases ---------------------------------------------------------------------------------------------------------
 
 
-def case_key(result: Mapping[str, Any]) -> str:
+def case_key(result: Result) -> str:
     """The Conbench batch id of a result's case: deterministic, one per case and environment of a run."""
-    return f"{result['run_id']}-{result['case_id']}-{result.get('env_name') or 'default'}"
+    return f"{result.run_id}-{result.case_id}-{result.env_name or 'default'}"
 
 
-def group_cases(results: Iterable[Mapping[str, Any]]) -> list[list[Mapping[str, Any]]]:
+def group_cases(results: Iterable[Result]) -> list[list[Result]]:
     """The results of each case, in the order the cases first appear, each case's processes in order."""
-    cases: dict[str, list[Mapping[str, Any]]] = {}
+    cases: dict[str, list[Result]] = {}
     for result in results:
         cases.setdefault(case_key(result), []).append(result)
-    return [sorted(case, key=lambda r: int(r.get("process_index") or 0)) for case in cases.values()]
+    return [sorted(case, key=lambda r: int(r.process_index or 0)) for case in cases.values()]
 
 
-def process_value(result: Mapping[str, Any]) -> float | None:
+def process_value(result: Result) -> float | None:
     """One process's value for Conbench: the median of its timed iterations' wall times, or None when the process
     failed or timed nothing (the same processes `colbench compare` leaves out)."""
-    if result.get("status") != "ok":
+    if not result.ok:
         return None
     values = TIME.values(result)
     if not values or not all(v > 0 for v in values):
@@ -111,10 +112,10 @@ def process_value(result: Mapping[str, Any]) -> float | None:
     return float(statistics.median(values))
 
 
-def _failure(results: Sequence[Mapping[str, Any]], processes: int) -> dict[str, Any]:
+def _failure(results: Sequence[Result], processes: int) -> dict[str, Any]:
     """Conbench's `error` object for the processes of a case that gave no value."""
-    first = dict(results[0].get("error") or {})
-    if results[0].get("status") == "ok":  # it ran, but timed nothing Conbench can take
+    first = dict(results[0].error or {})
+    if results[0].ok:  # it ran, but timed nothing Conbench can take
         first = {"kind": "no-wall-time", "message": "only instructions were counted (run --measure instructions); "
                  "Conbench receives wall times"}
     error = {"kind": str(first.get("kind") or "error"), "failed_processes": len(results), "processes": processes}
@@ -174,46 +175,44 @@ def conbench_machine(machine: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def benchmark_result(case: Sequence[Mapping[str, Any]], run: Mapping[str, Any], project: Project, *,
+def benchmark_result(case: Sequence[Result], run: Run | None, project: Project, *,
                      commit_required: bool = False, run_reason: str | None = None) -> dict[str, Any]:
     """The Conbench BenchmarkResult of one case (the results of its worker processes)."""
     first = case[0]
     values = [(r, process_value(r)) for r in case]
     data = [v for _, v in values if v is not None]
     failed = [r for r, v in values if v is None]
-    runtime = first.get("runtime") or {}
+    runtime = first.runtime or {}
     language = _language(str(runtime.get("name") or "python"))
-    env = first.get("env") or {}
-    versions = first.get("versions") or {}
-    context = {"benchmark_language": language, "engine": first.get("engine"), "env_name": first.get("env_name"),
-               "colbench_machine_id": first.get("machine_id")}
+    env = first.env or {}
+    context = {"benchmark_language": language, "engine": first.engine, "env_name": first.env_name,
+               "colbench_machine_id": first.machine_id}
     info: dict[str, Any] = {
         "benchmark_language_version": f"{language} {runtime.get('version') or ''}".strip(),
-        **{f"{lib}_version": str(version) for lib, version in sorted(versions.items()) if lib != "python"},
+        **{f"{lib}_version": str(version) for lib, version in sorted(first.versions.items()) if lib != "python"},
     }
     if env.get("key"):
         info["env_key"] = str(env["key"])
-    cache = first.get("cache") or {}
+    cache = first.cache or {}
     doc: dict[str, Any] = {
-        "run_id": first["run_id"],
+        "run_id": first.run_id,
         "batch_id": case_key(first),
-        "timestamp": min((str(r["timestamp"]) for r in case), key=_when),
-        "tags": {k: _tag_value(v) for k, v in (first.get("tags") or
-                                              {"name": first["benchmark"], **first["params"]}).items()},
+        "timestamp": min((str(r.timestamp) for r in case), key=_when),
+        "tags": {k: _tag_value(v) for k, v in (first.tags or {"name": first.benchmark, **first.params}).items()},
         "context": {k: v for k, v in context.items() if v is not None},
         "info": info,
         "optional_benchmark_info": {
-            "colbench_run_id": first["run_id"], "colbench_case_id": first["case_id"],
-            "colbench_result_ids": [r["result_id"] for r in case], "processes": len(case),
+            "colbench_run_id": first.run_id, "colbench_case_id": first.case_id,
+            "colbench_result_ids": [r.result_id for r in case], "processes": len(case),
             "value": "median wall time of each worker process's timed iterations",
-            "iterations_per_process": first.get("iterations"), "warmup_iterations": first.get("warmup"),
+            "iterations_per_process": first.iterations, "warmup_iterations": first.warmup,
             "cache": cache.get("achieved") or cache.get("requested"),
             # where the server keeps no run records (Conbench since August 2023), the run's finish time is here
-            "run_finished_at": run.get("finished_at"),
+            "run_finished_at": run.finished_at if run else None,
         },
-        "machine_info": conbench_machine(first.get("machine") or run.get("machine") or {}),
+        "machine_info": conbench_machine(first.machine or (run.machine if run else None) or {}),
     }
-    name = first.get("run_name") or run.get("name")
+    name = first.run_name or (run.name if run else None)
     if name:
         doc["run_name"] = str(name)
     if run_reason:
@@ -230,7 +229,7 @@ def benchmark_result(case: Sequence[Mapping[str, Any]], run: Mapping[str, Any], 
     return doc
 
 
-def case_documents(results: Sequence[Mapping[str, Any]], run: Mapping[str, Any], project: Project, *,
+def case_documents(results: Sequence[Result], run: Run | None, project: Project, *,
                    commit_required: bool = False, run_reason: str | None = None) -> list[dict[str, Any]]:
     return [benchmark_result(case, run, project, commit_required=commit_required, run_reason=run_reason)
             for case in group_cases(results)]
@@ -239,42 +238,42 @@ def case_documents(results: Sequence[Mapping[str, Any]], run: Mapping[str, Any],
 # -- the run -------------------------------------------------------------------------------------------------------
 
 
-def _error_type(docs: Sequence[Mapping[str, Any]], run: Mapping[str, Any]) -> str:
+def _error_type(docs: Sequence[Mapping[str, Any]], run: Run) -> str:
     """Conbench's run `error_type`: none (all good), partial (some cases failed, or the run was stopped before
     its end), catastrophic (no case gave a value)."""
     failed = sum(1 for d in docs if "error" in d)
     if docs and all("stats" not in d for d in docs):
         return "catastrophic"
-    return "partial" if failed or run.get("status") == "interrupted" else "none"
+    return "partial" if failed or run.status == "interrupted" else "none"
 
 
-def run_record(run: Mapping[str, Any], docs: Sequence[Mapping[str, Any]], project: Project, *,
+def run_record(run: Run, docs: Sequence[Mapping[str, Any]], project: Project, *,
                commit_required: bool = True, run_reason: str | None = None) -> dict[str, Any]:
     """The Conbench Run (`POST /api/runs/` of servers that keep run records): name, reason, finish time, hardware,
     commit, and colbench's view of the run in `info`."""
-    machine_info = conbench_machine(run["machine"]) if run.get("machine") else \
+    machine_info = conbench_machine(run.machine) if run.machine else \
         next((d["machine_info"] for d in docs), conbench_machine({}))
     record: dict[str, Any] = {
-        "id": run["run_id"],
+        "id": run.run_id,
         "info": {
-            "colbench_run_id": run["run_id"], "colbench_version": run.get("colbench_version"),
-            "colbench_status": run.get("status"), "started_at": run.get("started_at"),
-            "command": " ".join(redact(str(a)) for a in run.get("argv") or []),
+            "colbench_run_id": run.run_id, "colbench_version": run.colbench_version,
+            "colbench_status": run.status, "started_at": run.started_at,
+            "command": " ".join(redact(str(a)) for a in run.argv),
             "cases": len(docs), "environments": sorted({str(d["context"].get("env_name")) for d in docs}),
         },
         "machine_info": machine_info,
         "error_type": _error_type(docs, run),
     }
-    if run.get("name"):
-        record["name"] = str(run["name"])
+    if run.name:
+        record["name"] = str(run.name)
     if run_reason:
         record["reason"] = run_reason
-    if run.get("finished_at"):
-        record["finished_timestamp"] = str(run["finished_at"])
+    if run.finished_at:
+        record["finished_timestamp"] = str(run.finished_at)
     failed = [d for d in docs if "error" in d]
-    if failed or run.get("stopped"):
+    if failed or run.stopped:
         record["error_info"] = {"failed_cases": len(failed), "cases": len(docs),
-                                **({"stopped": run["stopped"]} if run.get("stopped") else {})}
+                                **({"stopped": run.stopped} if run.stopped else {})}
     github = github_field(project, commit_required=commit_required)
     if github:
         record["github"] = github

@@ -13,19 +13,20 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from colbench.model.records import Result, Run
 from colbench.store.conbench.documents import case_documents, project_of
 
 
-def export_documents(results: Sequence[Mapping[str, Any]], runs: Mapping[str, Mapping[str, Any]], output: Path, *,
+def export_documents(results: Sequence[Result], runs: Mapping[str, Run], output: Path, *,
                      repository: str | None = None, run_reason: str | None = None) -> int:
     """Write one document per case of `results` to `output`: a JSON array, or JSON Lines for a `.jsonl` name.
     Returns the number of documents."""
     docs: list[dict[str, Any]] = []
-    by_run: dict[str, list[Mapping[str, Any]]] = {}
+    by_run: dict[str, list[Result]] = {}
     for result in results:
-        by_run.setdefault(result["run_id"], []).append(result)
+        by_run.setdefault(result.run_id, []).append(result)
     for run_id, run_results in by_run.items():
-        run = runs.get(run_id) or {}
+        run = runs.get(run_id)
         project = project_of(run, run_results, repository)
         docs.extend(case_documents(run_results, run, project, run_reason=run_reason))
     output.parent.mkdir(parents=True, exist_ok=True)

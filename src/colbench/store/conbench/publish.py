@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from colbench.model.records import Result, Run
 from colbench.store.conbench.client import ConbenchError, ConbenchSession
 from colbench.store.conbench.documents import case_documents, project_of, run_record, run_update
 
@@ -43,7 +44,7 @@ def case_label(doc: Mapping[str, Any]) -> str:
     return f"{tags['name']} {params}".strip() + (f" [{env}]" if env and env != "default" else "")
 
 
-def publish_run(session: ConbenchSession, run: Mapping[str, Any], results: Sequence[Mapping[str, Any]], *,
+def publish_run(session: ConbenchSession, run: Run, results: Sequence[Result], *,
                 repository: str | None = None, run_reason: str | None = None) -> PublishReport:
     """Post the run record (where the server keeps them) and one BenchmarkResult per case of `run` that the
     server does not hold yet. Raises ConbenchError when nothing more can be posted (login, network)."""
@@ -52,19 +53,19 @@ def publish_run(session: ConbenchSession, run: Mapping[str, Any], results: Seque
     api = session.generation()
     project = project_of(run, results, repository)
     if not project.repository and (project.commit or api.repository_required):
-        why = f"run {run['run_id']} is at commit {project.commit}, which Conbench files under its GitHub " \
+        why = f"run {run.run_id} is at commit {project.commit}, which Conbench files under its GitHub " \
             "repository" if project.commit else f"Conbench at {session.shown_url} ({api.description}) needs " \
             "one on every result"
         raise ConbenchError(f"no GitHub repository: {why}: pass --github-repository https://github.com/ORG/REPO "
                             "or set CONBENCH_PROJECT_REPOSITORY")
     docs = case_documents(results, run, project, commit_required=api.commit_required, run_reason=run_reason)
-    report = PublishReport(run_id=run["run_id"], api=api.description, cases=len(docs))
+    report = PublishReport(run_id=run.run_id, api=api.description, cases=len(docs))
     if not docs:
         return report
     # the run record first: a result posted before it would create the run with none of this
     record = run_record(run, docs, project, commit_required=api.commit_required, run_reason=run_reason)
     report.run_record = session.save_run(record, run_update(record))
-    held = session.batches(run["run_id"])
+    held = session.batches(run.run_id)
     for doc in docs:
         if doc["batch_id"] in held:
             report.present += 1
