@@ -58,7 +58,7 @@ def test_manifest_records_what_reports_need(root: Path) -> None:
     assert entry.lineage["format"]["codec"] == "snappy" and entry.schema[0] == ["vendor_id", "string"]
     sizes = {(r["format"], r["codec"]): r["size_bytes"] for r in size_table(root)}
     assert sizes[("parquet", "snappy")] == made.size_bytes and ("csv", None) in sizes  # the CSV it came from
-    assert json.loads(json.dumps(made.to_input_json()))["path"] == str(made.path)
+    assert json.loads(json.dumps(made.case_input({"dataset": made.dataset})))["path"] == str(made.path)
     default_root = materialize(DataRequest("nyctaxi_2010-01", "parquet", "snappy", rows=1_000))  # $COLBENCH_DATA
     assert default_root.path == made.path
 

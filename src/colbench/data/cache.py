@@ -51,6 +51,7 @@ from colbench.data.sources import Source, all_sources
 from colbench.data.synth import GENERATORS, Generator, TextLayout
 from colbench.data.synth.base import GenOptions, OptionValue
 from colbench.model.benchmark import DataRequest
+from colbench.model.records import InputFile
 from colbench.paths import check_name, data_dir, owned, owned_dir, remove
 
 CONVERTER_VERSION = "1"  # bump when conversions from CSV change
@@ -60,21 +61,6 @@ _KEEP: Any = object()
 
 class CacheWarning(UserWarning):
     """A cached file was found corrupt or stale and is being rebuilt."""
-
-
-class InputDoc(TypedDict):
-    """One ``inputs`` entry of a worker's case.json (docs/protocol.md)."""
-
-    path: str
-    size_bytes: int
-    dataset: str
-    format: str
-    codec: str | None
-    rows: int
-    columns: int
-    delimiter: str | None
-    header: bool | None
-    sha256: str
 
 
 class SizeRow(TypedDict):
@@ -113,11 +99,17 @@ class CachedFile:
     options: dict[str, OptionValue] = field(default_factory=dict)  # the request's: generator, variant and format
     lineage: Lineage | None = None
 
-    def to_input_json(self) -> InputDoc:
-        """The ``inputs`` entry of a worker's case.json (see docs/protocol.md)."""
-        return {"path": str(self.path), "size_bytes": self.size_bytes, "dataset": self.dataset,
-                "format": self.format, "codec": self.codec, "rows": self.rows, "columns": self.columns,
-                "delimiter": self.delimiter, "header": self.header, "sha256": self.sha256}
+    def case_input(self, request: dict[str, object]) -> InputFile:
+        """The `inputs` entry of a worker's case.json and of the stored result (docs/protocol.md): every fact of
+        the file, in field order, and the request it answers."""
+        return InputFile(
+            path=str(self.path), size_bytes=self.size_bytes, rows=self.rows, columns=self.columns,
+            dataset=self.dataset, format=self.format, codec=self.codec, sha256=self.sha256, delimiter=self.delimiter,
+            header=self.header, line_terminator=self.line_terminator,
+            blank_line_after_header=self.blank_line_after_header,
+            column_names=list(self.column_names) if self.column_names is not None else None,
+            synthetic=self.synthetic, seed=self.seed, options=dict(self.options),
+            lineage=dict(self.lineage) if self.lineage is not None else None, request=request)
 
 
 @dataclass(frozen=True)

@@ -6,11 +6,12 @@ import hashlib
 import os
 import platform
 import socket
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import psutil
+
+from colbench.model.records import EnvironmentCheck, MachineInfo
 
 _CPU = Path("/sys/devices/system/cpu")
 
@@ -91,14 +92,14 @@ def isolated_cpus() -> list[int]:
         return []
 
 
-def machine_info(name: str | None = None) -> dict[str, Any]:
+def machine_info(name: str | None = None) -> MachineInfo:
     memory = psutil.virtual_memory()
     swap = psutil.swap_memory()
     try:
         affinity = sorted(os.sched_getaffinity(0))
     except AttributeError:
         affinity = list(range(os.cpu_count() or 1))
-    info: dict[str, Any] = {
+    info: MachineInfo = {
         "name": name or os.environ.get("COLBENCH_MACHINE") or socket.gethostname(),
         "hostname": socket.gethostname(),
         "cpu_model": _cpu_model(),
@@ -132,7 +133,7 @@ def _os_release() -> str | None:
     return None
 
 
-def fingerprint(info: dict[str, Any]) -> str:
+def fingerprint(info: MachineInfo) -> str:
     """Hardware identity plus the user-given name: results are comparable only within one fingerprint."""
     key = "|".join(str(info.get(k)) for k in ("name", "cpu_model", "architecture", "cpu_cores", "cpu_threads"))
     key += f"|{round((info.get('memory_bytes') or 0) / 2**30)}GiB"
@@ -146,7 +147,7 @@ class Check:
     message: str
 
 
-def environment_checks(info: dict[str, Any]) -> list[Check]:
+def environment_checks(info: MachineInfo) -> list[Check]:
     """One line per thing that makes timings noisy, with what to do about it."""
     checks: list[Check] = []
     governors = info.get("cpu_governors") or []
@@ -187,5 +188,5 @@ def environment_checks(info: dict[str, Any]) -> list[Check]:
     return checks
 
 
-def checks_as_json(checks: list[Check]) -> list[dict[str, Any]]:
-    return [asdict(c) for c in checks]
+def checks_as_json(checks: list[Check]) -> list[EnvironmentCheck]:
+    return [EnvironmentCheck(name=c.name, ok=c.ok, message=c.message) for c in checks]

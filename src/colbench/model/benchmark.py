@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from colbench.model.params import Grid, Param, ParamError, ParamValue, positive
+from colbench.model.records import InputFile
 
 Params = dict[str, ParamValue]
 
@@ -132,7 +133,7 @@ class Context:
     warnings: list[str] = field(default_factory=list)
     output_file_size: int | None = None
     #: what the data cache knows of each input (delimiter, header, size …), by input name
-    input_info: dict[str, dict[str, Any]] = field(default_factory=dict)
+    input_info: dict[str, InputFile] = field(default_factory=dict)
     #: units of the benchmark's own metrics (e.g. gbps → Gbit/s)
     units: dict[str, str] = field(default_factory=dict)
     #: the benchmark's own metrics for the iteration that just ran (e.g. gbps); the worker files them as samples

@@ -47,7 +47,7 @@ class CaseSpec:
     iterations: int
     warmup: int
     threads: int
-    inputs: dict[str, Json] = field(default_factory=dict)
+    inputs: dict[str, InputFile] = field(default_factory=dict)
     allocator: str = "default"
     cache: str = "warm"
     seed: int = 0
@@ -145,6 +145,100 @@ class RuntimeInfo(TypedDict, total=False):
     executable: str
 
 
+class MachineInfo(TypedDict, total=False):
+    """The machine a run happened on (machine/facts.py `machine_info`): its identity and what makes it noisy."""
+
+    machine_id: str
+    name: str
+    hostname: str
+    cpu_model: str
+    architecture: str
+    cpu_cores: int | None
+    cpu_threads: int | None
+    cpus_allowed: list[int]
+    cpus_isolated: list[int]
+    cpu_caches: dict[str, str]
+    cpu_governors: list[str]
+    cpu_turbo: bool | None
+    cpu_smt: bool | None
+    memory_bytes: int
+    swap_bytes: int
+    os: str
+    os_release: str | None
+    kernel: str
+    python: str
+    aslr: str | None
+    load_average: list[float]
+
+
+class EnvironmentCheck(TypedDict):
+    """One thing that makes timings noisy on the machine, and whether it is fine (machine/facts.py)."""
+
+    name: str
+    ok: bool
+    message: str
+
+
+class CommitInfo(TypedDict, total=False):
+    """The commit of the project under test (`run --commit` / `--repo`)."""
+
+    sha: str
+    repository: str | None
+    dirty: bool | None
+    timestamp: str | None
+
+
+class InputFile(TypedDict, total=False):
+    """One input of a case as case.json hands it to a worker and the result keeps it: the materialised file
+    (data/cache.py `CachedFile`) and the request it answers."""
+
+    path: str
+    size_bytes: int
+    rows: int
+    columns: int
+    dataset: str
+    format: str
+    codec: str | None
+    sha256: str
+    delimiter: str | None
+    header: bool | None
+    line_terminator: str | None
+    blank_line_after_header: bool | None
+    column_names: list[str] | None
+    synthetic: bool
+    seed: int | None
+    options: dict[str, object]
+    lineage: dict[str, object] | None
+    request: dict[str, object]
+
+
+class MemoryWatched(TypedDict):
+    """How the orchestrator watched a worker's memory against `--memory-limit` (runner/watch.py)."""
+
+    mechanism: str
+    limit_bytes: int
+    peak_tree_rss_bytes: int
+    looks: int
+    max_interval_s: float
+
+
+class WorkerProcess(TypedDict, total=False):
+    """What the orchestrator saw of a worker process from outside (runner/isolate.py)."""
+
+    spawn_to_result_s: float
+    started_at: float
+    exit_code: int
+    child_user_s: float
+    child_sys_s: float
+    child_maxrss_bytes: int
+    env_offset_bytes: int
+    cpus: list[int] | None
+    steal_s: float | None
+    exit_wait: str
+    memory_limit: MemoryWatched | None
+    stopped: int
+
+
 @dataclass
 class WorkerReport:
     """What one worker process measured (`result.json`)."""
@@ -224,7 +318,7 @@ class Result:
     iterations: int
     warmup: int
     machine_id: str
-    machine: Json
+    machine: MachineInfo
     run_name: str | None = None
     tags: dict[str, ParamValue] = field(default_factory=dict)
     env: Json = field(default_factory=dict)
@@ -238,14 +332,14 @@ class Result:
     throughput: dict[str, float | None] = field(default_factory=dict)
     output: OutputSeen | None = None
     memory: MemoryUse = field(default_factory=lambda: MemoryUse())
-    process: Json = field(default_factory=dict)
+    process: WorkerProcess = field(default_factory=lambda: WorkerProcess())
     threads: ThreadsUsed = field(default_factory=lambda: ThreadsUsed())
     allocator: AllocatorUsed = field(default_factory=lambda: AllocatorUsed())
     cache: CacheState = field(default_factory=lambda: CacheState())
-    inputs: dict[str, Json] = field(default_factory=dict)
+    inputs: dict[str, InputFile] = field(default_factory=dict)
     versions: dict[str, str] = field(default_factory=dict)
-    environment_checks: list[Json] = field(default_factory=list)
-    commit: Json | None = None
+    environment_checks: list[EnvironmentCheck] = field(default_factory=list)
+    commit: CommitInfo | None = None
     warnings: list[str] = field(default_factory=list)
     error: Json | None = None
     #: which metrics the record holds (`wall`, `instructions`) and how instructions were counted
@@ -304,15 +398,15 @@ class Run:
     run_id: str
     started_at: str
     machine_id: str
-    machine: Json
+    machine: MachineInfo
     config: Json
     name: str | None = None
     finished_at: str | None = None
     status: str = "running"
     argv: list[str] = field(default_factory=list)
     colbench_version: str | None = None
-    checks: list[Json] = field(default_factory=list)
-    commit: Json | None = None
+    checks: list[EnvironmentCheck] = field(default_factory=list)
+    commit: CommitInfo | None = None
     envs: list[Json] = field(default_factory=list)
     cases: int = 0
     calibration: Json | None = None

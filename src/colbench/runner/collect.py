@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 from colbench.analysis.stats import summary_stats
 from colbench.model.metrics import BASE_UNITS
 from colbench.model.params import ParamValue
-from colbench.model.records import Json, MemoryUse, Result, Run, WorkDone, WorkerReport
+from colbench.model.records import InputFile, MemoryUse, Result, Run, WorkDone, WorkerProcess, WorkerReport
 from colbench.model.result import result_id, tags_for
 from colbench.runner.plan import EnvChoice
 
@@ -74,7 +74,7 @@ def _typed(value: object, kind: type[_T]) -> _T | None:
 
 def build_result(*, run: Run, case_id: str, benchmark: str, params: dict[str, ParamValue], engine: str,
                  runtime: str, env: EnvChoice, process_index: int, block: int, iterations: int, warmup: int,
-                 inputs: dict[str, Json], report: WorkerReport, process: Json) -> Result:
+                 inputs: dict[str, InputFile], report: WorkerReport, process: WorkerProcess) -> Result:
     """One record per (case, environment, worker process): raw samples, their summary, and their context."""
     summary = {metric: summary_stats(values) for metric, values in report.samples.items()}
     started = process.get("started_at")

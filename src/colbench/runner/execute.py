@@ -20,7 +20,7 @@ import colbench
 from colbench.git import git_command, git_env
 from colbench.machine.facts import checks_as_json, environment_checks, machine_info
 from colbench.model.benchmark import int_param
-from colbench.model.records import CaseSpec, Result, Run, WorkerReport
+from colbench.model.records import CaseSpec, CommitInfo, InputFile, Result, Run, WorkerReport
 from colbench.redact import redact
 from colbench.runner.bytecode import cache_own_bytecode
 from colbench.runner.collect import build_result, invalid_number
@@ -55,7 +55,7 @@ class RunConfig:
     run_name: str | None = None
     seed: int = 42
     scale: float = 1.0
-    commit: dict[str, Any] | None = None
+    commit: CommitInfo | None = None
     machine_name: str | None = None
     #: what to record: ("wall",), ("instructions",) or both (see runner/instructions.py)
     measure: tuple[str, ...] = ("wall",)
@@ -78,7 +78,7 @@ def new_run_id() -> str:
     return datetime.now(UTC).strftime("%Y%m%dT%H%M%S") + "-" + secrets.token_hex(3)
 
 
-def git_commit(repo: str | Path) -> dict[str, Any]:
+def git_commit(repo: str | Path) -> CommitInfo:
     """The commit of the project under test, and whether its work tree had changes."""
     def git(*args: str) -> str:
         done = subprocess.run(git_command("-C", str(repo), *args), capture_output=True, text=True, check=True,
@@ -118,17 +118,17 @@ def worker_command(runtime: str, env: EnvChoice) -> list[str]:
         raise PlanError(str(exc)) from None
 
 
-def prepare_inputs(cases: Sequence[PlannedCase]) -> dict[str, dict[str, Any]]:
+def prepare_inputs(cases: Sequence[PlannedCase]) -> dict[str, dict[str, InputFile]]:
     """Materialise every input file once (generate, download or reuse); returns case_id → input docs."""
-    prepared: dict[str, dict[str, Any]] = {}
+    prepared: dict[str, dict[str, InputFile]] = {}
     if not any(case.inputs for case in cases):
         return {case.case_id: {} for case in cases}
     from colbench.data.cache import materialize
     from colbench.data.errors import DataError
 
-    memo: dict[str, dict[str, Any]] = {}
+    memo: dict[str, InputFile] = {}
     for case in cases:
-        docs: dict[str, Any] = {}
+        docs: dict[str, InputFile] = {}
         for name, request in case.inputs.items():
             key = json.dumps(request.to_json(), sort_keys=True)
             if key not in memo:
@@ -136,18 +136,13 @@ def prepare_inputs(cases: Sequence[PlannedCase]) -> dict[str, dict[str, Any]]:
                     cached = materialize(request)
                 except DataError as exc:
                     raise PlanError(str(exc)) from None
-                memo[key] = {**_jsonable(cached), "request": request.to_json()}
+                memo[key] = cached.case_input(request.to_json())
             docs[name] = memo[key]
         prepared[case.case_id] = docs
     return prepared
 
 
-def _jsonable(cached: Any) -> dict[str, Any]:
-    doc = asdict(cached) if hasattr(cached, "__dataclass_fields__") else dict(cached)
-    return {k: (str(v) if isinstance(v, Path) else v) for k, v in doc.items()}
-
-
-def case_spec(case: PlannedCase, inputs: dict[str, Any], iterations: int, warmup: int, seed: int) -> CaseSpec:
+def case_spec(case: PlannedCase, inputs: dict[str, InputFile], iterations: int, warmup: int, seed: int) -> CaseSpec:
     params = case.params
     return CaseSpec(benchmark=case.benchmark.name, case_id=case.case_id, params=params, inputs=inputs,
                     iterations=iterations, warmup=warmup, threads=int_param(params, "threads"),
@@ -317,7 +312,7 @@ def counting_toolchain(config: RunConfig) -> Any:
         raise PlanError(text) from None
 
 
-def _keep_profile(store: Store, run: Run, execution: Execution, inputs: dict[str, Any], warmup: int,
+def _keep_profile(store: Store, run: Run, execution: Execution, inputs: dict[str, InputFile], warmup: int,
                   config: RunConfig, toolchain: Any) -> None:
     """`run --profile`: once per case and environment (after its first successful execution, so a resumed run
     does not profile twice), the case once more under callgrind in a fresh worker, its profile kept in the
@@ -339,7 +334,7 @@ def _keep_profile(store: Store, run: Run, execution: Execution, inputs: dict[str
         log.warning("no profile of %s [%s]: %s", case.case_id, env.name, done.error)
 
 
-def _execute_one(run: Run, execution: Execution, inputs: dict[str, Any], iterations: int, warmup: int,
+def _execute_one(run: Run, execution: Execution, inputs: dict[str, InputFile], iterations: int, warmup: int,
                  config: RunConfig, toolchain: Any = None) -> Result:
     case, env = execution.case, execution.env
     spec = case_spec(case, inputs, iterations, warmup, config.seed + execution.process_index)

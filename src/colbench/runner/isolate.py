@@ -23,7 +23,7 @@ from typing import Any
 
 from colbench.machine.facts import isolated_cpus, read_steal_seconds
 from colbench.model.protocol import report_violation
-from colbench.model.records import CaseSpec, WorkerReport
+from colbench.model.records import CaseSpec, WorkerProcess, WorkerReport
 from colbench.runner.interrupt import signal_name
 from colbench.runner.lifeline import die_with_parent_hook, exec_dir_prefix
 from colbench.runner.watch import ExitWatch, MemoryWatch
@@ -48,7 +48,7 @@ class WorkerOutcome:
     """What one worker process produced, plus what the orchestrator saw from outside."""
 
     report: WorkerReport
-    process: dict[str, Any] = field(default_factory=dict)
+    process: WorkerProcess = field(default_factory=lambda: WorkerProcess())
 
 
 def thread_env(threads: int) -> dict[str, str]:
@@ -162,7 +162,7 @@ def run_worker(case_spec: CaseSpec, launch: WorkerLaunch) -> WorkerOutcome:
         popen.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
         elapsed = time.perf_counter() - started
         steal_after = read_steal_seconds()
-        process = {
+        process: WorkerProcess = {
             "spawn_to_result_s": elapsed,
             "started_at": wall_started,
             "exit_code": popen.returncode,
@@ -181,6 +181,7 @@ def run_worker(case_spec: CaseSpec, launch: WorkerLaunch) -> WorkerOutcome:
                                           "--timeout if the case is just slow)", stderr_tail=stderr_tail)
         elif killed_for == "oom":
             memory = watched["memory_limit"]
+            assert memory is not None  # killed for memory: it was watched
             report = WorkerReport.failure(
                 "oom", f"memory {memory['peak_tree_rss_bytes'] / 2**20:.0f} MiB passed the limit of "
                 f"{memory['limit_bytes'] / 2**20:.0f} MiB: killed (--memory-limit)", stderr_tail=stderr_tail)
@@ -244,7 +245,7 @@ STOPPED_WARNING = ("the worker was stopped {count} time(s) (SIGSTOP, SIGTSTP or 
                    "that spanned a pause timed the pause too")
 
 
-def _watch(pid: int, deadline: float, memory_limit: int | None) -> tuple[str | None, dict[str, Any]]:
+def _watch(pid: int, deadline: float, memory_limit: int | None) -> tuple[str | None, WorkerProcess]:
     """Sleep until the worker exits (None) or must be killed ('timeout', 'oom'); it is left unreaped."""
     exits = ExitWatch(pid)
     memory = MemoryWatch(pid, memory_limit) if memory_limit else None
@@ -267,7 +268,7 @@ def _watch(pid: int, deadline: float, memory_limit: int | None) -> tuple[str | N
     finally:
         stops.__exit__()
         exits.close()
-    watched: dict[str, Any] = {"exit_wait": exits.mechanism, "memory_limit": memory.info() if memory else None}
+    watched = WorkerProcess(exit_wait=exits.mechanism, memory_limit=memory.info() if memory else None)
     if stops.count:
         watched["stopped"] = stops.count
     return killed_for, watched

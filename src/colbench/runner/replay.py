@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from colbench.benchmarks.registry import UnknownTarget, get_benchmark
-from colbench.model.records import CaseSpec, Json, Result, Run
+from colbench.model.records import CaseSpec, InputFile, Result, Run
 from colbench.runner.env_options import envs_from_run
 from colbench.runner.execute import case_spec, config_from_run, launch_for, prepare_inputs
 from colbench.runner.isolate import WorkerLaunch
@@ -65,12 +65,12 @@ def replay(run: Run, result: Result) -> Replay:
     return Replay(spec, launch, case.runtime, warnings)
 
 
-def _changed_inputs(stored: dict[str, Json], now: dict[str, Json]) -> list[str]:
+def _changed_inputs(stored: dict[str, InputFile], now: dict[str, InputFile]) -> list[str]:
     """Inputs whose content differs from what the stored result read (a data set regenerated differently)."""
     notes = []
     for name, doc in now.items():
-        before = (stored.get(name) or {}).get("content_hash") or (stored.get(name) or {}).get("sha256")
-        after = doc.get("content_hash") or doc.get("sha256")
+        before = stored[name].get("sha256") if name in stored else None
+        after = doc.get("sha256")
         if before and after and before != after:
             notes.append(f"input {name} differs from the one the stored result read (content hash {after[:12]} "
                          f"now, {before[:12]} then)")

@@ -19,6 +19,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from colbench.model.records import MemoryWatched
+
 #: roughly how fast one process can fault in fresh memory; sets how soon to look again given the headroom
 ASSUMED_GROWTH_BYTES_PER_S = 4 << 30
 MIN_MEMORY_INTERVAL_S = 0.05
@@ -134,6 +136,7 @@ class MemoryWatch:
         self.looks += 1
         return self.last_bytes > self.limit_bytes
 
-    def info(self) -> dict[str, Any]:
-        return {"mechanism": self.mechanism, "limit_bytes": self.limit_bytes, "peak_tree_rss_bytes": self.peak_bytes,
-                "looks": self.looks, "max_interval_s": self.max_interval_s}
+    def info(self) -> MemoryWatched:
+        return MemoryWatched(mechanism=self.mechanism, limit_bytes=self.limit_bytes,
+                             peak_tree_rss_bytes=self.peak_bytes, looks=self.looks,
+                             max_interval_s=self.max_interval_s)
