@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from colbench.app.errors import UsageError
 from colbench.app.stores import store_at
+from colbench.model.records import ResumeInfo
 from colbench.runner import observer as runner_observer
 
 if TYPE_CHECKING:
@@ -146,7 +147,7 @@ def mark_resumed(run_doc: Run) -> None:
     """A run continued with --resume keeps the trace of how it had stopped (reports show it as resumed)."""
     from datetime import UTC, datetime
 
-    entry: dict[str, Any] = {"at": datetime.now(UTC).isoformat(), "status": run_doc.status}
+    entry = ResumeInfo(at=datetime.now(UTC).isoformat(), status=run_doc.status)
     if run_doc.stopped:
         entry["stopped"], run_doc.stopped = run_doc.stopped, None
     run_doc.resumes.append(entry)

@@ -73,6 +73,17 @@ class CaseSpec:
         return spec
 
 
+class ErrorDoc(TypedDict, total=False):
+    """An error's JSON form (ErrorInfo.to_json), as result.json and the stored record hold it."""
+
+    kind: str
+    message: str
+    traceback: str | None
+    signal: str | None
+    exit_code: int | None
+    stderr_tail: str | None
+
+
 @dataclass
 class ErrorInfo:
     """Why an execution produced no valid sample: its kind (ERROR_KINDS), a message and what was seen."""
@@ -84,11 +95,15 @@ class ErrorInfo:
     exit_code: int | None = None
     stderr_tail: str | None = None
 
-    def to_json(self) -> Json:
-        return {k: v for k, v in asdict(self).items() if v is not None or k in ("kind", "message")}
+    def to_json(self) -> ErrorDoc:
+        doc = ErrorDoc(kind=self.kind, message=self.message)
+        for name in ("traceback", "signal", "exit_code", "stderr_tail"):
+            if getattr(self, name) is not None:
+                doc[name] = getattr(self, name)
+        return doc
 
     @classmethod
-    def from_json(cls, doc: Json | None) -> ErrorInfo | None:
+    def from_json(cls, doc: ErrorDoc | Json | None) -> ErrorInfo | None:
         if doc is None:
             return None
         return cls(**_known(cls, {"message": "", **doc}))
@@ -143,6 +158,45 @@ class RuntimeInfo(TypedDict, total=False):
     name: str
     version: str
     executable: str
+
+
+class EnvRef(TypedDict, total=False):
+    """The environment a result was measured in: its name, the `--env` spec and the built environment's key."""
+
+    name: str
+    spec: str | None
+    key: str | None
+
+
+class MeasureInfo(TypedDict, total=False):
+    """Which metrics a record holds, and for instructions how they were counted (runner/instructions.py)."""
+
+    metrics: list[str]
+    instructions: dict[str, object]
+
+
+class StopInfo(TypedDict):
+    """Where a run that could not go on stopped: executions stored, of how many, and why."""
+
+    after: int
+    of: int
+    error: str
+
+
+class ResumeInfo(TypedDict, total=False):
+    """One `run --resume`: when, the status the run had, and where it had stopped."""
+
+    at: str
+    status: str
+    stopped: StopInfo
+
+
+class RunProcess(TypedDict):
+    """The process that runs (or last ran) a run: host, pid and the pid's start time (store/run_owner.py)."""
+
+    host: str
+    pid: int
+    started: float
 
 
 class MachineInfo(TypedDict, total=False):
@@ -259,7 +313,7 @@ class WorkerReport:
     warnings: list[str] = field(default_factory=list)
     error: ErrorInfo | None = None
     #: set by the orchestrator (runner/instructions.py): which metrics this report holds and how they were taken
-    measure: Json | None = None
+    measure: MeasureInfo | None = None
     protocol: int = PROTOCOL
 
     @classmethod
@@ -321,7 +375,7 @@ class Result:
     machine: MachineInfo
     run_name: str | None = None
     tags: dict[str, ParamValue] = field(default_factory=dict)
-    env: Json = field(default_factory=dict)
+    env: EnvRef = field(default_factory=lambda: EnvRef())
     block: int | None = None
     samples: dict[str, list[float | None]] = field(default_factory=dict)
     warmup_samples: dict[str, list[float | None]] = field(default_factory=dict)
@@ -341,9 +395,9 @@ class Result:
     environment_checks: list[EnvironmentCheck] = field(default_factory=list)
     commit: CommitInfo | None = None
     warnings: list[str] = field(default_factory=list)
-    error: Json | None = None
+    error: ErrorDoc | None = None
     #: which metrics the record holds (`wall`, `instructions`) and how instructions were counted
-    measure: Json = field(default_factory=lambda: {"metrics": ["wall"]})
+    measure: MeasureInfo = field(default_factory=lambda: MeasureInfo(metrics=["wall"]))
     schema_version: int = SCHEMA_VERSION
 
     def to_json(self) -> Json:
@@ -411,12 +465,12 @@ class Run:
     cases: int = 0
     calibration: Json | None = None
     #: where a run that could not go on stopped: {"after": executions stored, "of": planned, "error": why}
-    stopped: Json | None = None
+    stopped: StopInfo | None = None
     #: every `run --resume` of this run: when, the status it had, and where it had stopped
-    resumes: list[Json] = field(default_factory=list)
+    resumes: list[ResumeInfo] = field(default_factory=list)
     #: the process that runs (or last ran) it: {"host", "pid", "started"}, so a run marked running whose process
     #: is gone (killed with -9) is told from one going on (store/run_owner.py)
-    process: Json | None = None
+    process: RunProcess | None = None
     #: the looks of `run --until-decided` (runner/session.py), which compare and the report replay
     sequential: Json | None = None
     #: a run measured by `colbench bisect`: its search, fingerprint, step and points (app/bisect_measure.py)

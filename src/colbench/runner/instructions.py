@@ -52,7 +52,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from colbench.model.records import CaseSpec, ErrorInfo, MemoryUse, WorkerReport
+from colbench.model.records import CaseSpec, ErrorInfo, MeasureInfo, MemoryUse, WorkerReport
 from colbench.paths import colbench_home, owned_dir
 from colbench.runner.isolate import WorkerLaunch, WorkerOutcome, run_worker
 from colbench.runner.lifeline import exec_dir_prefix
@@ -231,7 +231,7 @@ def run_measures(spec: CaseSpec, launch: WorkerLaunch, runtime: str, measure: Se
         if wall is None:
             return WorkerOutcome(WorkerReport.failure("invalid", reason), {})
         wall.report.warn(reason)
-        wall.report.measure = {"metrics": ["wall"], METRIC: {"skipped": reason}}
+        wall.report.measure = MeasureInfo(metrics=["wall"], instructions={"skipped": reason})
         return wall
     with counting_launch(launch, toolchain) as counting:
         counted = run_worker(dataclasses.replace(spec, measure=METRIC), counting)
@@ -248,7 +248,7 @@ def merge(wall: WorkerOutcome | None, counted: WorkerOutcome, toolchain: Toolcha
             "memory": dict(counts.memory), "status": counts.status}
     if wall is None:
         alone = dataclasses.replace(counts, memory=MemoryUse(), units={**counts.units, METRIC: UNIT},
-                                    measure={"metrics": [METRIC], METRIC: info})
+                                    measure=MeasureInfo(metrics=[METRIC], instructions=info))
         return WorkerOutcome(alone, {})
     merged = dataclasses.replace(wall.report, warnings=list(wall.report.warnings))
     for key in ("samples", "warmup_samples"):
@@ -261,7 +261,7 @@ def merge(wall: WorkerOutcome | None, counted: WorkerOutcome, toolchain: Toolcha
     merged.units = {**merged.units, METRIC: UNIT}
     for warning in counts.warnings:
         merged.warn(warning)
-    merged.measure = {"metrics": ["wall", METRIC], METRIC: info}
+    merged.measure = MeasureInfo(metrics=["wall", METRIC], instructions=info)
     if counts.status != "ok" and merged.status == "ok":
         error = counts.error or ErrorInfo("no-result", "no result")
         merged.status = "error"

@@ -16,15 +16,15 @@ import socket
 
 import psutil
 
-from colbench.model.records import Run
+from colbench.model.records import Run, RunProcess
 
 #: how far a live pid's start time may differ from the stamp's (psutil rounds it from clock ticks)
 _START_SLACK_S = 1.0
 
 
-def process_stamp() -> dict[str, str | int | float]:
+def process_stamp() -> RunProcess:
     """The `process` field of a run this process runs."""
-    return {"host": socket.gethostname(), "pid": os.getpid(), "started": psutil.Process().create_time()}
+    return RunProcess(host=socket.gethostname(), pid=os.getpid(), started=psutil.Process().create_time())
 
 
 def going_on(run: Run) -> str | None:
