@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from colbench.app.run import RunObserver
+from colbench.model.records import Result, Run
 
 
 class Recorder(RunObserver):
@@ -18,20 +19,20 @@ class Recorder(RunObserver):
     def of(self, kind: str) -> list[tuple[Any, ...]]:
         return [event for event in self.events if event[0] == kind]
 
-    def start(self, run: dict[str, Any], cases: int, executions: int) -> None:
-        self.events.append(("start", run["run_id"], cases, executions))
+    def start(self, run: Run, cases: int, executions: int) -> None:
+        self.events.append(("start", run.run_id, cases, executions))
 
     def case_started(self, case: Any) -> None:
         self.events.append(("case_started", case.case_id))
 
-    def execution_done(self, execution: Any, result: dict[str, Any]) -> None:
-        self.events.append(("execution_done", result["case_id"], result["env_name"], result["status"]))
+    def execution_done(self, execution: Any, result: Result) -> None:
+        self.events.append(("execution_done", result.case_id, result.env_name, result.status))
 
-    def case_done(self, case: Any, results: list[dict[str, Any]]) -> None:
+    def case_done(self, case: Any, results: list[Result]) -> None:
         self.events.append(("case_done", case.case_id, len(results)))
 
-    def finish(self, run: dict[str, Any]) -> None:
-        self.events.append(("finish", run["status"]))
+    def finish(self, run: Run) -> None:
+        self.events.append(("finish", run.status))
 
     def skipped(self, benchmark: str, params: Mapping[str, Any], reason: str) -> None:
         self.events.append(("skipped", benchmark, dict(params), reason))

@@ -35,14 +35,14 @@ def test_a_run_stores_every_execution_and_tells_the_observer_each_step(home: Pat
     assert seen.kinds()[1:-1] == ["case_started", "execution_done", "execution_done", "case_done"] * 2
     assert [e[2] for e in seen.of("case_done")] == [2, 2]
     stored = store_at(None, create=False).results(ResultQuery(run_ids=(outcome.run_id,)))
-    assert len(stored) == 4 and {r["status"] for r in stored} == {"ok"}
-    assert outcome.run["name"] == "two cases" and outcome.run["argv"] == ["colbench", "run", "placebo"]
+    assert len(stored) == 4 and {r.status for r in stored} == {"ok"}
+    assert outcome.run.name == "two cases" and outcome.run.argv == ["colbench", "run", "placebo"]
 
     again = Recorder()  # resuming a finished run: nothing is missing, nothing runs, the resume is on record
     resumed = run(RunRequest(resume=outcome.run_id), again)
     assert resumed.run_id == outcome.run_id and resumed.cases_ok == 2
     assert again.events == [("start", outcome.run_id, 0, 0), ("finish", "finished")]
-    assert [r["status"] for r in resumed.run["resumes"]] == ["finished"]
+    assert [r["status"] for r in resumed.run.resumes] == ["finished"]
 
 
 @pytest.mark.slow
@@ -67,7 +67,7 @@ def test_several_environments_are_compared_look_by_look(home: Path) -> None:
     assert {e[4] for e in looks} == {60}
     envs = {e[2] for e in seen.of("execution_done")}
     assert envs == {"a", "b"}
-    assert outcome.run["sequential"]["baseline"] == "a"
+    assert outcome.run.sequential is not None and outcome.run.sequential["baseline"] == "a"
 
 
 def test_resume_refuses_what_would_change_the_plan(home: Path) -> None:
