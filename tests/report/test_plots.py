@@ -9,6 +9,7 @@ import math
 import pytest
 from matplotlib.lines import Line2D
 
+from colbench.experiments.e3_ipc_bandwidth.bandwidth import MachineBandwidth
 from colbench.experiments.e3_ipc_bandwidth.table import gbps_verdict
 from colbench.report.html import env_compares
 from colbench.report.plots import make_plots
@@ -52,7 +53,7 @@ def test_bandwidth_plots_have_the_memcpy_limit_and_mark_untouched_bytes(bandwidt
     assert "memcpy bandwidth, physical limit" in text
     memcpy = run.calibration["memcpy_gbps"]["1"]
     assert f"{memcpy:.1f}" in text
-    untouched = [s for s in summaries if gbps_verdict(s, run.calibration)[1] == "bytes not touched"]
+    untouched = [s for s in summaries if gbps_verdict(s, MachineBandwidth.of(run))[1] == "bytes not touched"]
     triangles = [line for line in batch.findobj(Line2D) if line.get_marker() == "^"]
     if any(int(s.params["threads"]) == 1 for s in untouched):
         assert triangles, "cases faster than memory must be drawn as 'bytes not touched', not as a speed"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -15,50 +15,20 @@ from colbench.cli.common import (
     _store,
     complete_targets,
     console,
-    err_console,
     finite,
     friendly,
     parse_duration,
     parse_measure_option,
     parse_threshold,
 )
-from colbench.cli.progress import RichProgress
 from colbench.model.params import parse_param_option
 from colbench.render.tables import plain
 
+if TYPE_CHECKING:  # the use case and its statistics are imported when a search starts, not with every command
+    from colbench.analysis.bisect import Direction
+    from colbench.app.bisect import BisectReport
 
-class _Progress:
-    """Prints each step as it is decided; the run's own live view shows the processes."""
-
-    def __init__(self, fmt: str) -> None:
-        self.out = err_console if fmt == "json" else console  # JSON on stdout stays clean
-        self.run = RichProgress(self.out)
-
-    def say(self, text: str) -> None:
-        self.out.print(escape(text), highlight=False)
-
-    def listed(self, points: Any) -> None:
-        labels = [p.label for p in points.points]
-        self.out.print(f"bisect over {len(labels)} points ({escape(points.source)}): {labels[0]} (good) … "
-                       f"{labels[-1]} (bad); about {max(1, (len(labels) - 2).bit_length())} steps after the ends",
-                       highlight=False)
-        for label, cause in points.excluded.items():
-            self.out.print(f"[yellow]not tested[/yellow] {escape(label)}: {escape(cause)}", highlight=False)
-
-    def step(self, step: Any) -> None:
-        from colbench.report.bisect_text import ratio_cell
-
-        styles = {"good": "green", "bad": "red", "differs": "red", "skipped": "yellow", "undecided": "yellow"}
-        style = styles.get(step.verdict, "")
-        what = f"{step.good} → {step.bad}" if step.number == 0 else step.point
-        detail = f" ({escape(step.cause)})" if step.cause else ""
-        ratios = ""
-        if step.number == 0:
-            ratios = f": {ratio_cell(step.vs_good)}"
-        elif step.vs_good is not None or step.vs_bad is not None:
-            ratios = f": vs good {ratio_cell(step.vs_good)}, vs bad {ratio_cell(step.vs_bad)}"
-        verdict = f"[{style}]{step.verdict}[/{style}]" if style else step.verdict
-        self.out.print(f"step {step.number} {escape(what)}: {verdict}{detail}{escape(ratios)}", highlight=False)
+DIRECTIONS: dict[str, Direction] = {"slower": "slower", "faster": "faster"}
 
 
 @friendly
@@ -105,11 +75,13 @@ def bisect(
     the first bad with the statistics of `compare`. Exit codes: 0 a step was found, 1 none (good and bad alike,
     undecided, or the budget ended first), 2 bad input."""
     from colbench.app.bisect import BisectRequest, run_bisect
+    from colbench.cli.bisect_progress import BisectProgress
     from colbench.report.bisect_text import json_document
 
     if fmt not in ("table", "json"):
         raise UsageError(f"--format {fmt!r}: choose table or json")
-    if direction not in ("slower", "faster"):
+    chosen = DIRECTIONS.get(direction)
+    if chosen is None:
         raise UsageError(f"--direction {direction!r}: choose slower or faster")
     overrides: dict[str, list[str]] = {}
     for option in param or []:
@@ -126,11 +98,11 @@ def bisect(
     request = BisectRequest(
         benchmark=benchmark, good=good, bad=bad, overrides=overrides, package=package, wheels=wheels, git=git,
         with_requirements=tuple(with_ or ()), variables=variables, threshold=parse_threshold(threshold) or 0.05,
-        direction=direction,  # type: ignore[arg-type]
+        direction=chosen,
         pre=pre, budget_s=parse_duration(budget), processes=processes, iterations=iterations, warmup=warmup,
         measure=parse_measure_option(measure), timeout_s=timeout, alpha=alpha, resume=resume, machine_name=machine)
-    progress = _Progress(fmt)
-    report = run_bisect(_store(store), request, progress)  # type: ignore[arg-type]
+    progress = BisectProgress(fmt)
+    report = run_bisect(_store(store), request, progress)
     outcome = report.outcome
     if fmt == "json":
         typer.echo(json_document(outcome, bisect_id=report.bisect_id, benchmark=benchmark, params=overrides,
@@ -143,7 +115,7 @@ def bisect(
     raise typer.Exit(report.exit_code)
 
 
-def _print_table(report: Any) -> None:
+def _print_table(report: BisectReport) -> None:
     from colbench.report.bisect_text import STEP_COLUMNS, answer_lines, step_rows
 
     outcome = report.outcome

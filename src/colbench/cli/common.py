@@ -23,6 +23,7 @@ from rich.markup import escape
 from colbench.analysis.aggregate import summarize_cases
 from colbench.app.errors import UsageError
 from colbench.app.stores import store_at
+from colbench.experiments.e3_ipc_bandwidth.bandwidth import MachineBandwidth
 from colbench.model.records import Run
 from colbench.paths import UnsafePath
 from colbench.redact import clip, printable, redact
@@ -214,7 +215,7 @@ def show_run(db: Any, run_id: str, fmt: str) -> None:
     if fmt == "table":
         title = plain(f"run {run_id}" + (f" ({run_doc.name})" if run_doc.name else "") +
                       f" on {run_doc.machine['name']} — {run_doc.status}")
-        console.print(results_table(summaries, title=title, calibration=run_doc.calibration))
+        console.print(results_table(summaries, title=title, bandwidth=MachineBandwidth.of(run_doc)))
         for table in experiment_tables(summaries, run_doc):
             console.print(table)
         for check in run_doc.checks:

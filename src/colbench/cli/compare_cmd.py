@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from colbench.cli.common import StoreOption, UsageError, _store, finite, friendly, parse_threshold, print_comparisons
 from colbench.model.metrics import COMPARE_METRICS
+
+if TYPE_CHECKING:  # the statistics (scipy) are imported when comparing, not with every command
+    from colbench.analysis.compare import Method
+
+#: the multiplicity controls --method offers
+METHODS: dict[str, Method] = {"holm": "holm", "bh": "bh"}
 
 
 def compare(
@@ -35,10 +41,11 @@ def compare(
     def body() -> int:
         if fmt not in ("table", "markdown", "json"):
             raise UsageError(f"--format {fmt!r}: choose table, markdown or json")
-        if method not in ("holm", "bh"):
+        chosen = METHODS.get(method)
+        if chosen is None:
             raise UsageError(f"--method {method!r}: choose holm or bh")
         settings = CompareSettings(metrics=check_metrics(metric or COMPARE_METRICS),
-                                   threshold=parse_threshold(threshold), alpha=alpha, method=method,  # type: ignore[arg-type]
+                                   threshold=parse_threshold(threshold), alpha=alpha, method=chosen,
                                    cross_machine=cross_machine)
         db = _store(store, create=False)
         result = compare_use_case(db, CompareRequest(baseline, contender, settings))

@@ -11,7 +11,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -116,8 +116,8 @@ def get_cmd(
 
 # --- make -----------------------------------------------------------------------------------------------
 
-def _parse_options(pairs: Sequence[str]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+def _parse_options(pairs: Sequence[str]) -> dict[str, int | float | str]:
+    out: dict[str, int | float | str] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key:
@@ -126,12 +126,18 @@ def _parse_options(pairs: Sequence[str]) -> dict[str, Any]:
     return out
 
 
-def _auto(value: str) -> Any:
+def _auto(value: str) -> int | float | str:
+    """A number when the text is one; else the text, with a delimiter's name (tab, pipe, comma) as its character."""
     for cast in (int, float):
         try:
             return cast(value)
         except ValueError:
             pass
+    return _delimiter(value)
+
+
+def _delimiter(value: str) -> str:
+    """A delimiter's character from its name (tab, pipe, comma); any other text as it is."""
     return {"tab": "\t", "pipe": "|", "comma": ","}.get(value, value)
 
 
@@ -255,7 +261,7 @@ def register_cmd(
     """Register your own source (kept in $COLBENCH_HOME/sources.json)."""
     from colbench.data.sources import register_source, user_registry_path
 
-    src = register_source(name, location, checksum, delimiter=_auto(delimiter) if len(delimiter) > 1 else delimiter,
+    src = register_source(name, location, checksum, delimiter=_delimiter(delimiter),
                           header=header, replace_existing=replace)
     console.print(f"registered {src.name} ({redact(src.origin)}, {src.checksum or 'no checksum'}) in "
                   f"{user_registry_path()}", highlight=False)

@@ -7,7 +7,7 @@ one line on stderr and exit code 2."""
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -75,10 +75,13 @@ def cli() -> None:
     argument) is one line on stderr with exit code 2, like every other bad input, rather than click's framed block."""
     from rich.markup import escape
 
-    try:  # typer vendors its own click since 0.2x; its exceptions are the ones raised
+    if TYPE_CHECKING:  # checked against the typer installed, which vendors its own click
         from typer._click import exceptions as click_errors
-    except ImportError:  # pragma: no cover - an older typer on plain click
-        from click import exceptions as click_errors
+    else:
+        try:  # typer vendors its own click since 0.2x; its exceptions are the ones raised
+            from typer._click import exceptions as click_errors
+        except ImportError:  # pragma: no cover - an older typer on plain click
+            from click import exceptions as click_errors
 
     try:
         code = app(standalone_mode=False)

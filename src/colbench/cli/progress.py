@@ -17,7 +17,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from colbench.analysis.aggregate import summarize_cases
 from colbench.app.run import RunObserver
-from colbench.model.records import Json, Result, Run
+from colbench.experiments.e3_ipc_bandwidth.bandwidth import MachineBandwidth
+from colbench.model.records import Result, Run
 from colbench.render.fmt import fmt_bytes, fmt_seconds, instructions_cell, spread
 from colbench.report.terminal import throughput_cell
 
@@ -50,10 +51,10 @@ class RichProgress(RunObserver):
             auto_refresh=False,
         )
         self.task: Any = None
-        self.calibration: Json | None = None
+        self.bandwidth = MachineBandwidth()
 
     def start(self, run: Run, cases: int, executions: int) -> None:
-        self.calibration = run.calibration
+        self.bandwidth = MachineBandwidth.of(run)
         self.console.print(f"run [bold]{run.run_id}[/bold]: {cases} cases, {executions} worker processes")
         self.progress.start()
         self.task = self.progress.add_task("running", total=cases)
@@ -71,7 +72,7 @@ class RichProgress(RunObserver):
                 self.console.print(f"[green]✓[/green] {_label(case)}{env}: {instructions_cell(summary)} "
                                    "instructions per iteration")
             elif summary.ok:
-                rate = throughput_cell(summary, self.calibration)
+                rate = throughput_cell(summary, self.bandwidth)
                 rate = f"  {rate}" if rate != "-" else ""
                 counted = instructions_cell(summary)
                 counted = f"  {counted} instructions" if counted != "-" else ""

@@ -6,12 +6,14 @@ Wiring (in cli/main.py): `app.add_typer(store_app, name="store")`, `app.command(
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+from typing import Annotated, Any, Protocol, runtime_checkable
 
 import typer
 from rich.table import Table
 
 from colbench.cli.common import StoreOption, UsageError, _store, console, friendly, say_error
+from colbench.store.base import Store
+from colbench.store.spool import Spool, SyncReport
 
 store_app = typer.Typer(help="Move results between stores, upload the local spool, describe a store.",
                         no_args_is_help=True)
@@ -19,6 +21,25 @@ store_app = typer.Typer(help="Move results between stores, upload the local spoo
 RepositoryOption = Annotated[str | None, typer.Option(
     "--github-repository", envvar="CONBENCH_PROJECT_REPOSITORY",
     help="GitHub URL of the project under test (https://github.com/ORG/REPO), which Conbench requires")]
+
+
+@runtime_checkable
+class SpooledStore(Store, Protocol):
+    """A store that keeps the writes it could not make in a local spool, to write them later: DuckDB (while another
+    process holds the file) and PostgreSQL (while the server is away) both are."""
+
+    spool: Spool
+    #: what opening the store wrote of its spool
+    synced_on_open: SyncReport
+
+    def sync_spool(self) -> SyncReport: ...
+
+
+@runtime_checkable
+class DescribedStore(Store, Protocol):
+    """A store that can describe itself: backend, schema version, counts, machines (DuckDB and PostgreSQL)."""
+
+    def info(self, check: bool = False) -> dict[str, Any]: ...
 
 
 @store_app.command("copy")
@@ -53,6 +74,9 @@ def sync_command(store: StoreOption = None) -> None:
     from colbench.store import open_store
 
     db = open_store(store or default_store_url(), create=False)  # it must exist, and sync writes to it
+    if not isinstance(db, SpooledStore):
+        db.close()
+        raise UsageError(f"the store {db.url} keeps no local spool: there is nothing to sync")
     spool = db.spool
     first = db.synced_on_open
     later = db.sync_spool()
@@ -68,7 +92,7 @@ def sync_command(store: StoreOption = None) -> None:
     db.close()
 
 
-def store_info(db: Any, check: bool = False) -> dict[str, Any]:
+def store_info(db: DescribedStore, check: bool = False) -> dict[str, Any]:
     """Backend, schema version, counts and machines of a store (`damaged`: the parts that could not be read)."""
     from colbench.store.base import STORE_SCHEMA_VERSION
 
@@ -99,6 +123,9 @@ def info_command(
     if fmt not in ("table", "json"):
         raise UsageError(f"--format {fmt!r}: choose table or json")
     db = open_store(store or default_store_url(), create=False, read_only=True, salvage=True)
+    if not isinstance(db, DescribedStore):
+        db.close()
+        raise UsageError(f"the store {db.url} cannot describe itself: `store info` reads DuckDB and PostgreSQL stores")
     found = store_info(db, check=check)
     db.close()
     damaged = found["damaged"]

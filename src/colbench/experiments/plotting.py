@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from colbench.analysis.aggregate import CaseSummary
+from colbench.experiments.case_params import thread_count
 from colbench.render.figures import PALETTE
 
 READER_ORDER = ("pyarrow", "pandas-pyarrow", "polars", "duckdb", "pandas", "data.table", "readr", "vroom")
@@ -33,5 +34,5 @@ def most_threads(summaries: Sequence[CaseSummary]) -> list[CaseSummary]:
     """Only the cases at the largest thread count (the posts reported the most cores)."""
     if not summaries:
         return []
-    most = max(int(s.params.get("threads", 1)) for s in summaries)
-    return [s for s in summaries if int(s.params.get("threads", 1)) == most]
+    most = max(thread_count(s) for s in summaries)
+    return [s for s in summaries if thread_count(s) == most]

@@ -26,19 +26,25 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
 
 from colbench.analysis.aggregate import CaseSummary  # noqa: E402
+from colbench.model.records import Run  # noqa: E402
 
 if TYPE_CHECKING:
     from matplotlib.typing import RcKeyType  # only for checking: matplotlib 3.8 has no such name at run time
 
 _TIME_UNITS = (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9))
 
-PlotFunction = Callable[[Sequence[CaseSummary], dict[str, Any]], Figure | None]
+#: draws one figure from a run's case summaries and the run itself (its environments, calibration); None when the
+#: summaries hold nothing it shows
+PlotFunction = Callable[[Sequence[CaseSummary], Run], Figure | None]
 
 
 P = ParamSpec("P")
 
 
 R = TypeVar("R")
+
+
+T = TypeVar("T")
 
 
 #: Okabe–Ito: tells apart for every kind of colour vision.
@@ -232,7 +238,7 @@ def fixed_params_note(summaries: Sequence[CaseSummary], shown: Sequence[str]) ->
     return " ".join(f"{k}={first[k]}" for k in fixed if not (k in hidden and first[k] in ("none", "warm", "default")))
 
 
-def ordered(values: Sequence[Any], order: Sequence[Any] = ()) -> list[Any]:
+def ordered(values: Sequence[T], order: Sequence[T] = ()) -> list[T]:
     """Distinct values, the known ones in `order` first, then the rest sorted."""
     distinct = list(dict.fromkeys(values))
     known = [v for v in order if v in distinct]

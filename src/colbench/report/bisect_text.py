@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypedDict
 
 from colbench.analysis.bisect import BisectOutcome, Step
 from colbench.analysis.compare import CaseComparison
@@ -37,7 +37,7 @@ def cost_cell(step: Step) -> str:
 
 def step_rows(outcome: BisectOutcome) -> list[tuple[str, ...]]:
     """One row per step, in `STEP_COLUMNS` order; step 0 compares the ends (bad against good)."""
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for step in outcome.steps:
         verdict = step.verdict + (f": {clip(step.cause, CAUSE_CELL)}" if step.cause else "")
         if step.number == 0:
@@ -77,7 +77,26 @@ def _finite(value: float) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def step_doc(step: Step) -> dict[str, Any]:
+class StepDocument(TypedDict):
+    """One step in `bisect --format json` (the fields of `Step`; each comparison as `CaseComparison.to_dict`)."""
+
+    step: int
+    point: str
+    good: str
+    bad: str
+    verdict: str
+    cause: str
+    processes: int
+    looks: int
+    run_id: str | None
+    build_s: float
+    measure_s: float
+    reused: int
+    vs_good: dict[str, object] | None
+    vs_bad: dict[str, object] | None
+
+
+def step_doc(step: Step) -> StepDocument:
     return {"step": step.number, "point": step.point, "good": step.good, "bad": step.bad, "verdict": step.verdict,
             "cause": step.cause, "processes": step.processes, "looks": step.looks, "run_id": step.run_id or None,
             "build_s": round(step.build_s, 3), "measure_s": round(step.measure_s, 3), "reused": step.reused,

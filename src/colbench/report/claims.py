@@ -6,9 +6,12 @@ import json
 import math
 import textwrap
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import TypedDict
 
 from matplotlib.figure import Figure
+from matplotlib.layout_engine import ConstrainedLayoutEngine
+from rich.console import JustifyMethod
 from rich.markup import escape
 from rich.table import Table
 
@@ -68,9 +71,11 @@ def claims_table(verdicts: Sequence[ClaimVerdict], untestable: Sequence[Untestab
         shown = "intervals"
     heading = "claims of the posts: slower / faster, " + shown
     table = Table(title=heading + (f"; {cores} cores here" if cores else ""), header_style="bold")
-    for name, justify in (("claim", "left"), ("verdict", "left"), ("measured", "right"), ("bar", "right"),
-                          ("published", "right"), ("conditions", "left"), ("versions", "left")):
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    columns: tuple[tuple[str, JustifyMethod], ...] = (
+        ("claim", "left"), ("verdict", "left"), ("measured", "right"), ("bar", "right"), ("published", "right"),
+        ("conditions", "left"), ("versions", "left"))
+    for name, justify in columns:
+        table.add_column(name, justify=justify)
     for v in verdicts:
         status = f"[{STATUS_STYLE[v.status]}]{v.status}[/]"
         versions = "\n".join(f"{k} {val}" for k, val in sorted(v.versions.items()))  # one library a line
@@ -82,8 +87,23 @@ def claims_table(verdicts: Sequence[ClaimVerdict], untestable: Sequence[Untestab
     return table
 
 
+class UntestableDocument(TypedDict):
+    experiment: str
+    claim: str
+    why: str
+
+
+class ClaimsDocument(TypedDict):
+    """`claims --format json`: each verdict (`ClaimVerdict.to_dict`), the claims no run here can test, and how many
+    claims have each status."""
+
+    claims: list[dict[str, object]]
+    untestable: list[UntestableDocument]
+    counts: dict[str, int]
+
+
 def claims_json(verdicts: Sequence[ClaimVerdict], untestable: Sequence[Untestable] = ()) -> str:
-    doc: dict[str, Any] = {
+    doc: ClaimsDocument = {
         "claims": [v.to_dict() for v in verdicts],
         "untestable": [{"experiment": u.experiment, "claim": u.text, "why": u.why} for u in untestable],
         "counts": {str(s): sum(v.status == s for v in verdicts) for s in ClaimStatus},
@@ -96,32 +116,49 @@ def counts_line(verdicts: Sequence[ClaimVerdict]) -> str:
     return ", ".join(f"{n} {s}" for s, n in counts.items() if n)
 
 
+@dataclass(frozen=True)
+class _Point:
+    """A claim the figure can place: measured and published ratio both known."""
+
+    verdict: ClaimVerdict
+    ratio: float
+    published: float
+
+    @property
+    def below(self) -> float:
+        """From the ratio down to its interval's low end (0 without an interval)."""
+        return self.ratio - (self.verdict.ci_low or self.ratio)
+
+    @property
+    def above(self) -> float:
+        return (self.verdict.ci_high or self.ratio) - self.ratio
+
+
 @styled
 def claims_figure(verdicts: Sequence[ClaimVerdict]) -> Figure | None:
     """Measured ratio (with its interval) against the published one, log–log, the diagonal = same factor."""
-    points = [v for v in verdicts if v.ratio and v.published and v.ratio > 0]
+    points = [_Point(v, v.ratio, v.published) for v in verdicts if v.ratio and v.published and v.ratio > 0]
     if not points:
         return None
     # numbered points and a key of claim texts under the axes: ids overlap and mean nothing to a reader
-    key = [textwrap.shorten(p.text, 95, placeholder="…") for p in points]
+    key = [textwrap.shorten(p.verdict.text, 95, placeholder="…") for p in points]
     fig, axes = new_figure(1, 1, width=6.5, panel_height=5.0 + 0.17 * len(points))
     ax = axes[0][0]
-    values = [p.published for p in points] + [p.ratio for p in points]  # type: ignore[operator]
-    values += [p.ci_low for p in points if p.ci_low] + [p.ci_high for p in points if p.ci_high]
-    low, high = min(values) / 1.5, max(values) * 1.5  # type: ignore[type-var,operator]
+    values = [p.published for p in points] + [p.ratio for p in points]
+    values += [c for p in points if (c := p.verdict.ci_low)] + [c for p in points if (c := p.verdict.ci_high)]
+    low, high = min(values) / 1.5, max(values) * 1.5
     ax.plot([low, high], [low, high], color=LIMIT_COLOR, linestyle="--", linewidth=0.8, label="as published")
     ax.axhline(1.0, color=LIMIT_COLOR, linewidth=0.6, linestyle=":")
     for status in ClaimStatus:
-        members = [p for p in points if p.status == status]
+        members = [p for p in points if p.verdict.status == status]
         if not members:
             continue
         ys = [p.ratio for p in members]
-        errors = [[p.ratio - (p.ci_low or p.ratio) for p in members],  # type: ignore[operator]
-                  [(p.ci_high or p.ratio) - p.ratio for p in members]]  # type: ignore[operator]
+        errors = [[p.below for p in members], [p.above for p in members]]
         ax.errorbar([p.published for p in members], ys, yerr=errors, fmt="o", color=STATUS_COLOR[status],
                     ecolor=STATUS_COLOR[status], elinewidth=0.8, capsize=2, markersize=4, label=str(status))
         for p in members:
-            ax.annotate(str(points.index(p) + 1), (p.published, p.ratio), fontsize=7,  # type: ignore[arg-type]
+            ax.annotate(str(points.index(p) + 1), (p.published, p.ratio), fontsize=7,
                         xytext=(4, 3), textcoords="offset points", color="#333333", fontweight="bold")
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -132,12 +169,12 @@ def claims_figure(verdicts: Sequence[ClaimVerdict]) -> Figure | None:
     ax.set_xlabel("published ratio (slower / faster)")
     ax.set_ylabel("measured here, with its interval")
     ax.legend(loc="upper left", fontsize=7)
-    finite = [p for p in points if p.ci_low and math.isfinite(p.ci_low)]
+    finite = [p for p in points if p.verdict.ci_low and math.isfinite(p.verdict.ci_low)]
     title(fig, "claims: measured vs published factors",
           f"{len(points)} claims with a published figure; {len(finite)} with an interval")
     bottom = (0.17 * len(points) + 0.3) / fig.get_figheight()
     engine = fig.get_layout_engine()
-    if engine is not None:  # constrained layout: keep the axes above the key
+    if isinstance(engine, ConstrainedLayoutEngine):  # as new_figure makes it: keep the axes above the key
         engine.set(rect=(0, bottom + 0.01, 1, 1 - bottom - 0.01))
     fig.text(0.02, bottom, "\n".join(f"{i}  {text}" for i, text in enumerate(key, 1)), fontsize=7, va="top",
              ha="left", color="#333333", linespacing=1.45)

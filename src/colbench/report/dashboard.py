@@ -21,7 +21,7 @@ import threading
 from collections import defaultdict
 from collections.abc import Callable
 from statistics import median
-from typing import Any
+from typing import Any, TypedDict
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -50,6 +50,17 @@ BENCHMARK = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,99}")
 CASE = re.compile(r"[0-9a-f]{4,64}")
 RECENT_RUNS = 30  # the history index lists benchmarks seen in this many recent runs
 METRICS = SERIES_METRICS  # the per-iteration metrics: time, instructions
+
+
+class HistoryFilters(TypedDict):
+    """What every history page shows in its form: the machines to filter by and the values picked."""
+
+    machines: dict[str, str]  # machine id → name
+    machine: str
+    benchmark: str
+    case: str
+    metric: str
+    metrics: tuple[str, ...]
 
 
 def create_app(store: Store | str) -> Starlette:
@@ -110,8 +121,8 @@ def create_app(store: Store | str) -> Starlette:
         benchmark = _pattern(query.get("benchmark"), BENCHMARK, "benchmark")
         case = _pattern(query.get("case"), CASE, "case")
         metric = _known_metric(query.get("metric"))
-        context = {"machines": machines, "machine": machine or "", "benchmark": benchmark or "", "case": case or "",
-                   "metric": metric, "metrics": METRICS}
+        context = HistoryFilters(machines=machines, machine=machine or "", benchmark=benchmark or "",
+                                 case=case or "", metric=metric, metrics=METRICS)
         if benchmark is None:
             recent = tuple(r.run_id for r in runs[:RECENT_RUNS])
             benchmarks = sorted({r.benchmark for r in db.results(ResultQuery(run_ids=recent))}) if recent else []
@@ -194,12 +205,22 @@ def _run_choices(runs: list[Run]) -> list[tuple[str, str]]:
             for r in runs]
 
 
-def _case_index(results: list[Result]) -> list[dict[str, Any]]:
+class CaseRow(TypedDict):
+    """A case in the history index of a benchmark."""
+
+    case_id: str
+    benchmark: str
+    params: str  # the params that differ from the framework's defaults, as `name=value` words
+    runs: int
+    last: float | None  # the latest run's median time (of its processes' medians)
+
+
+def _case_index(results: list[Result]) -> list[CaseRow]:
     """One row per case of a benchmark: its params, how many runs, the latest median."""
     by_case: dict[str, list[Result]] = defaultdict(list)
     for r in results:
         by_case[r.case_id].append(r)
-    rows = []
+    rows: list[CaseRow] = []
     for case_id, members in by_case.items():
         last_run = members[-1].run_id
         medians = [m for r in members if r.run_id == last_run if (m := r.median()) is not None]

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
 
 from colbench.analysis.callgrind import Frame
 from colbench.analysis.profile_diff import DiffedFiles, FunctionChange, ProfileDiff
@@ -16,6 +15,14 @@ from colbench.redact import redact
 from colbench.render.flamegraph import differential_svg
 from colbench.render.fmt import fmt_cost, fmt_instructions
 from colbench.render.frames import frame_label, short_function
+from colbench.report.explain_types import (
+    CaseDocument,
+    ExplainedCase,
+    ExplainOutcome,
+    ExplanationDocument,
+    FunctionDocument,
+    ProfileDocument,
+)
 
 TABLE_COLUMNS = ("function", "library", "self A", "self B", "Δ self", "share", "Δ inclusive")
 SCHEMA = "colbench-explain/1"
@@ -42,9 +49,9 @@ def table_rows(diff: ProfileDiff) -> list[tuple[str, ...]]:
              signed_cost(c.delta_inclusive, unit)) for c in diff.changes]
 
 
-def summary_lines(case: Any) -> list[str]:
+def summary_lines(case: ExplainedCase) -> list[str]:
     """What a case's table means, in lines: the totals, what the listed functions account for, the symbols."""
-    diff: ProfileDiff | None = case.diff
+    diff = case.diff
     if diff is None:
         return [f"error: {case.error}"]
     a, b = diff.baseline, diff.contender
@@ -81,8 +88,8 @@ def summary_lines(case: Any) -> list[str]:
                          f"{counted}: the case does not run as it did then (another data set, a changed "
                          "environment?)")
     lines += symbol_notes(diff)
-    for label, side in ((a.label, case.baseline), (b.label, case.contender)):
-        lines += [f"{label}: {w}" for w in side.warnings]
+    for label, profile in ((a.label, case.baseline), (b.label, case.contender)):
+        lines += [f"{label}: {w}" for w in profile.warnings]
     return lines
 
 
@@ -102,17 +109,17 @@ def symbol_notes(diff: ProfileDiff) -> list[str]:
         for lib in side.stripped:
             cost, _ = stripped[lib.library]
             stripped[lib.library] = (max(cost, lib.cost / max(side.total, 1)), lib.symbols)
-    for lib, (share, symbols) in sorted(stripped.items(), key=lambda kv: -kv[1][0]):
+    for library, (share, symbols) in sorted(stripped.items(), key=lambda kv: -kv[1][0]):
         if share < 0.001:
             continue
         why = ("is stripped: only its exported functions have names" if symbols == "exported only" else
                "has code without symbols (generated at run time, or an address no symbol covers)")
-        notes.append(f"{lib} {why}; {share:.1%} of the instructions are known only by address (install its "
+        notes.append(f"{library} {why}; {share:.1%} of the instructions are known only by address (install its "
                      "debug symbols, e.g. Debian's -dbgsym package, to name them)")
     return notes
 
 
-def change_document(change: FunctionChange) -> dict[str, Any]:
+def change_document(change: FunctionChange) -> FunctionDocument:
     return {"function": change.function, "short": short_function(change.function), "library": change.library,
             "self": {"baseline": round(change.self_a), "contender": round(change.self_b),
                      "change": round(change.delta_self)},
@@ -122,14 +129,15 @@ def change_document(change: FunctionChange) -> dict[str, Any]:
             "within_noise": change.within_noise}
 
 
-def case_document(case: Any) -> dict[str, Any]:
-    doc: dict[str, Any] = {"case_id": case.case_id, "label": case.label, "verdict": case.verdict,
-                           "error": case.error, "profiles": {}, "flamegraph": str(case.flamegraph or "") or None}
+def case_document(case: ExplainedCase) -> CaseDocument:
+    profiles: dict[str, ProfileDocument] = {}
+    doc: CaseDocument = {"case_id": case.case_id, "label": case.label, "verdict": case.verdict,
+                         "error": case.error, "profiles": profiles, "flamegraph": str(case.flamegraph or "") or None}
     for name, side in (("baseline", case.baseline), ("contender", case.contender)):
-        doc["profiles"][name] = {"source": side.source, "path": str(side.path) if side.path else None,
-                                 "python_names": str(side.perf_map) if side.perf_map else None,
-                                 "seconds": round(side.seconds, 2), "error": side.error, "warnings": side.warnings}
-    diff: ProfileDiff | None = case.diff
+        profiles[name] = {"source": side.source, "path": str(side.path) if side.path else None,
+                          "python_names": str(side.perf_map) if side.perf_map else None,
+                          "seconds": round(side.seconds, 2), "error": side.error, "warnings": side.warnings}
+    diff = case.diff
     if diff is not None:
         doc.update({
             "metric": "instructions (callgrind Ir: the timed call, every thread)" if diff.unit == "instructions"
@@ -149,18 +157,18 @@ def case_document(case: Any) -> dict[str, Any]:
     return doc
 
 
-def explanation_document(explanation: Any) -> dict[str, Any]:
+def explanation_document(explanation: ExplainOutcome) -> ExplanationDocument:
     return {"schema": SCHEMA, "baseline": explanation.baseline, "contender": explanation.contender,
             "folder": str(explanation.folder), "seconds": round(explanation.seconds, 1),
             "notes": explanation.notes, "cases": [case_document(c) for c in explanation.cases]}
 
 
-def to_json(document: dict[str, Any]) -> str:
+def to_json(document: CaseDocument | ExplanationDocument) -> str:
     """JSON with every string redacted (a path or a message may quote a URL with a password)."""
     return redact(json.dumps(document, indent=2, ensure_ascii=False))
 
 
-def write_json(path: Path, document: dict[str, Any]) -> None:
+def write_json(path: Path, document: CaseDocument) -> None:
     write_atomic(path, to_json(document).encode())
 
 

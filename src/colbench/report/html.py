@@ -12,11 +12,11 @@ import functools
 import math
 import sys
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import jinja2
 from rich.errors import MarkupError
@@ -26,6 +26,7 @@ from rich.text import Text
 import colbench
 from colbench.analysis.aggregate import CaseSummary, summarize_cases
 from colbench.analysis.comparison import CompareSettings, Comparison, ComparisonError, compare_sides
+from colbench.experiments.e3_ipc_bandwidth.bandwidth import MachineBandwidth
 from colbench.experiments.registry import experiment_tables
 from colbench.model.metrics import metric as metric_named
 from colbench.model.records import Json, Result, Run, Side
@@ -234,14 +235,14 @@ def run_info(run: Run, summaries: Sequence[CaseSummary]) -> list[tuple[str, str]
         ("commit", run.commit_sha or "-"),
         ("colbench", str(run.colbench_version or "")),
     ]
-    calibration = run.calibration or {}
-    for key, name in (("memcpy_gbps", "memcpy bandwidth"), ("read_gbps", "read bandwidth")):
-        if calibration.get(key):
-            info.append((name, ", ".join(f"{t} thread(s) {g:g} Gbps" for t, g in calibration[key].items())))
+    bandwidth = MachineBandwidth.of(run)
+    for name, figures in (("memcpy bandwidth", bandwidth.memcpy_gbps), ("read bandwidth", bandwidth.read_gbps)):
+        if figures:
+            info.append((name, ", ".join(f"{t} thread(s) {g:g} Gbps" for t, g in figures.items())))
     return info
 
 
-def machine_rows(machine: Json) -> list[tuple[str, str]]:
+def machine_rows(machine: Mapping[str, object]) -> list[tuple[str, str]]:
     rows = []
     for key, value in machine.items():
         if key in ("memory_bytes", "swap_bytes") and isinstance(value, int | float):
@@ -276,7 +277,7 @@ def versions_seen(summaries: Sequence[CaseSummary]) -> list[tuple[str, str]]:
 def error_views(summaries: Sequence[CaseSummary]) -> list[ErrorView]:
     """Errors per case, the processes that failed the same way folded together."""
     varying = varying_params(summaries)
-    views = []
+    views: list[ErrorView] = []
     for s in summaries:
         grouped: dict[tuple[str, str], ErrorView] = {}
         for error in s.errors:
@@ -436,9 +437,8 @@ def run_histories(store: Store, run: Run, summaries: Sequence[CaseSummary],
                 by_case[key].append(r)
         for key, members in by_case.items():
             for metric in metrics or measured_metrics(summaries):
-                series = [s for s in series_from_results(members, labels[key], metric=metric)
-                          if len(s.points) >= MIN_RUNS]
-                found.extend(series)
+                found.extend(s for s in series_from_results(members, labels[key], metric=metric)
+                             if len(s.points) >= MIN_RUNS)
     found.sort(key=lambda s: (-s.biggest_change, s.label))
     found[:0] = _version_histories(store, run, summaries, labels, metrics)
     views = []
@@ -490,11 +490,10 @@ def build_run_view(store: Store, run_id: str, *, plots: bool = True, history: bo
     # redacted on read too: records stored before colbench redacted them may hold a password in argv or a URL
     run = store.get_run(run_id).redacted()
     summaries = summarize_cases([r.redacted() for r in store.results(ResultQuery(run_ids=(run_id,)))])
-    calibration = run.calibration
     links = [history_link_for(s, run) for s in summaries] if dashboard else []
     tables = [table_view(t) for t in experiment_tables(summaries, run)]
     every_case = table_view(results_table(summaries, title="every case (processes pooled)",
-                                          calibration=calibration), links)
+                                          bandwidth=MachineBandwidth.of(run)), links)
     every_case.note = every_case_note(summaries)
     tables.append(every_case)
     warnings = []
@@ -514,7 +513,14 @@ def build_run_view(store: Store, run_id: str, *, plots: bool = True, history: bo
     )
 
 
-def claims_views(store: Store, run: Run, with_plot: bool = True) -> dict[str, Any]:
+class ClaimsViews(TypedDict, total=False):
+    """A run view's claims part: empty for a run of no experiment suite."""
+
+    claims: TableView
+    claims_plot: Plot | None
+
+
+def claims_views(store: Store, run: Run, with_plot: bool = True) -> ClaimsViews:
     """The posts' claims over a run of experiment suites: their table and the measured-vs-published plot."""
     experiments = experiments_of_run(run)
     if not experiments:

@@ -46,7 +46,7 @@ def generic_plot(summaries: Sequence[CaseSummary], run: Run) -> Figure | None:
     facet = facet_param(ok, varying)
     bar_params = [v for v in varying if v != facet]
     facets = ordered([s.params.get(facet) for s in ok]) if facet else [None]
-    envs = ordered([s.env_name for s in ok], [e.get("name") for e in run.envs])
+    envs = ordered([s.env_name for s in ok], run.env_names)
     labels_per_facet = [ordered([params_label(s, bar_params) for s in ok if facet is None or s.params.get(facet) == f])
                         for f in facets]
     tallest = max(len(labels) for labels in labels_per_facet) * len(envs)
@@ -87,7 +87,7 @@ def make_plots(summaries: Sequence[CaseSummary], run: Run) -> list[Plot]:
     """Every plot the results call for: each experiment's own plots (one set per environment when a run has
     several), then the generic plot for every benchmark no experiment plot covers."""
     plots: list[Plot] = []
-    envs = ordered([s.env_name for s in summaries], [e.get("name") for e in run.envs])
+    envs = ordered([s.env_name for s in summaries], run.env_names)
     covered: set[str] = set()
     for spec in plot_specs():
         for env in envs:

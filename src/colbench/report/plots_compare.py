@@ -80,7 +80,7 @@ def verdict_counts(rows: Sequence[CompareRow]) -> dict[str, int]:
 def compare_figure(rows: Sequence[CompareRow], heading: str, threshold: float) -> Figure | None:
     """Ratio contender / baseline per case on a log axis, its interval as a bar, coloured by verdict; the band
     of ±threshold around 1 shaded."""
-    shown = [r for r in rows if r.ratio is not None]
+    shown = [(r, r.ratio) for r in rows if r.ratio is not None]
     if not shown:
         return None
     fig, axes = new_figure(1, 1, width=7.5, panel_height=0.5 + 0.28 * len(shown))
@@ -88,26 +88,26 @@ def compare_figure(rows: Sequence[CompareRow], heading: str, threshold: float) -
     ax.axvspan(1 / (1 + threshold), 1 + threshold, color="#eeeeee", zorder=0, label=f"±{threshold:.0%} band")
     ax.axvline(1.0, color=LIMIT_COLOR, linewidth=1)
     seen: set[str] = set()
-    for y, row in enumerate(shown):
+    for y, (row, ratio) in enumerate(shown):
         color = VERDICT_COLORS.get(row.verdict, "#333333")
         if row.ci_low is not None and row.ci_high is not None:
             ax.plot([row.ci_low, row.ci_high], [y, y], color=color, linewidth=2.2, solid_capstyle="butt")
-        ax.plot([row.ratio], [y], marker="o", color=color, markersize=5,
+        ax.plot([ratio], [y], marker="o", color=color, markersize=5,
                 label=row.verdict if row.verdict not in seen else None)
         seen.add(row.verdict)
-        ax.annotate(f"{row.ratio:.3f}", (row.ratio, y), xytext=(0, 5), textcoords="offset points", ha="center",
+        ax.annotate(f"{ratio:.3f}", (ratio, y), xytext=(0, 5), textcoords="offset points", ha="center",
                     fontsize=7, color=color)
     ax.set_xscale("log")
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:.3g}"))
     ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:.3g}"))
     ax.xaxis.set_minor_locator(MaxNLocator(8))
     ax.tick_params(axis="x", which="both", length=3)
-    lows = [r.ci_low or r.ratio for r in shown] + [1 / (1 + threshold)]
-    highs = [r.ci_high or r.ratio for r in shown] + [1 + threshold]
+    lows = [r.ci_low or ratio for r, ratio in shown] + [1 / (1 + threshold)]
+    highs = [r.ci_high or ratio for r, ratio in shown] + [1 + threshold]
     ax.set_xlim(min(lows) / 1.05, max(highs) * 1.05)
-    ax.set_yticks(range(len(shown)), [r.label for r in shown])
+    ax.set_yticks(range(len(shown)), [r.label for r, _ in shown])
     ax.set_ylim(len(shown) - 0.5, -0.7)
-    ax.set_xlabel(metric(shown[0].metric).axis_label() + "; lines: confidence interval")
+    ax.set_xlabel(metric(shown[0][0].metric).axis_label() + "; lines: confidence interval")
     fig.legend(loc="outside lower center", ncols=len(seen) + 1)
     title(fig, heading)
     return fig

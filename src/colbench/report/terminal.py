@@ -5,13 +5,16 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 from rich.markup import escape
 from rich.table import Table
+from rich.text import TextType
 
 from colbench.analysis.aggregate import CaseSummary
+from colbench.experiments.e3_ipc_bandwidth.bandwidth import MachineBandwidth
+from colbench.experiments.e3_ipc_bandwidth.table import gbps_verdict
+from colbench.model.params import ParamValue
 from colbench.redact import printable
 from colbench.render.fmt import (
     fmt_bytes,
@@ -25,8 +28,11 @@ from colbench.render.fmt import (
 )
 from colbench.render.tables import plain
 
+#: one row of `show --format json|csv|markdown`: a column per field and per param, each a plain value
+FlatRow = Mapping[str, ParamValue]
 
-def row_dict(summary: CaseSummary) -> dict[str, Any]:
+
+def row_dict(summary: CaseSummary) -> dict[str, ParamValue]:
     """A flat, machine-readable row for json/csv/markdown output."""
     return {
         "benchmark": summary.benchmark, "env": summary.env_name, "case_id": summary.case_id, **summary.params,
@@ -41,19 +47,17 @@ def row_dict(summary: CaseSummary) -> dict[str, Any]:
     }
 
 
-def _instructions_columns(summary: CaseSummary) -> dict[str, Any]:
+def _instructions_columns(summary: CaseSummary) -> dict[str, ParamValue]:
     counted = summary.metrics.get("instructions")
     if not counted:
         return {}
     return {"instructions_median": counted.get("median"), "instructions_cv": counted.get("cv")}
 
 
-def throughput_cell(summary: CaseSummary, calibration: dict[str, Any] | None) -> str:
-    """MB/s of input processed, or Gbps against memcpy for benchmarks that report it."""
+def throughput_cell(summary: CaseSummary, bandwidth: MachineBandwidth | None) -> str:
+    """MB/s of input processed, or Gbps against the machine's bandwidth for benchmarks that report it."""
     if "gbps" in summary.metrics:
-        from colbench.experiments.e3_ipc_bandwidth.table import gbps_verdict
-
-        gbps, note = gbps_verdict(summary, calibration)
+        gbps, note = gbps_verdict(summary, bandwidth or MachineBandwidth())
         if note == "bytes not touched":
             return "[yellow]bytes not touched[/yellow]"
         return "-" if gbps is None else f"{gbps:.2f} Gbps" + (f" ({note})" if note else "")
@@ -86,8 +90,8 @@ def file_cell(summary: CaseSummary) -> str:
     return "-"
 
 
-def results_table(summaries: Sequence[CaseSummary], title: str | None = None,
-                  calibration: dict[str, Any] | None = None) -> Table:
+def results_table(summaries: Sequence[CaseSummary], title: TextType | None = None,
+                  bandwidth: MachineBandwidth | None = None) -> Table:
     varying = varying_params(summaries)
     envs = len({s.env_name for s in summaries}) > 1
     table = Table(title=title, show_lines=False, header_style="bold", caption=every_case_note(summaries),
@@ -96,9 +100,8 @@ def results_table(summaries: Sequence[CaseSummary], title: str | None = None,
     table.add_column("case")
     if envs:
         table.add_column("env")
-    for name, justify in (("median", "right"), ("spread (CV)", "right"), ("n", "right"), ("first run", "right"),
-                          ("throughput", "right"), ("peak RSS", "right"), ("file size", "right")):
-        table.add_column(name, justify=justify)
+    for name in ("median", "spread (CV)", "n", "first run", "throughput", "peak RSS", "file size"):
+        table.add_column(name, justify="right")
     counted = any("instructions" in s.metrics for s in summaries)
     if counted:
         table.add_column("instructions (CV)", justify="right")
@@ -113,7 +116,7 @@ def results_table(summaries: Sequence[CaseSummary], title: str | None = None,
             continue
         n = s.wall.get("n") or (s.metrics.get("instructions") or {}).get("n")
         table.add_row(*cells, fmt_seconds(s.wall.get("median")), spread(s), f"{n} ({s.processes}p)",
-                      fmt_seconds(s.first_iteration.get("median")), throughput_cell(s, calibration),
+                      fmt_seconds(s.first_iteration.get("median")), throughput_cell(s, bandwidth),
                       fmt_bytes(s.peak_rss_bytes), file_cell(s),
                       *([instructions_cell(s)] if counted else []))
     return table
@@ -123,7 +126,7 @@ def render_text(summaries: Sequence[CaseSummary], fmt: str) -> str:
     return render_rows([row_dict(s) for s in summaries], fmt)
 
 
-def render_rows(rows: Sequence[dict[str, Any]], fmt: str) -> str:
+def render_rows(rows: Sequence[FlatRow], fmt: str) -> str:
     """Flat rows as json, csv or markdown."""
     if fmt == "json":
         return json.dumps(rows, indent=2, default=str)
@@ -142,7 +145,7 @@ def render_rows(rows: Sequence[dict[str, Any]], fmt: str) -> str:
     raise ValueError(f"unknown format {fmt!r}")
 
 
-def _md(value: Any) -> str:
+def _md(value: ParamValue) -> str:
     if isinstance(value, float):
         return f"{value:.4g}"
     return md_text(value)

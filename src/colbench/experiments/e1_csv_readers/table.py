@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from rich.table import Table
 
 from colbench.analysis.aggregate import CaseSummary
+from colbench.experiments.case_params import param_text
 from colbench.experiments.e1_csv_readers.published import E1_SECONDS
 from colbench.model.records import Run
 from colbench.render.tables import cell, published_cell, row_for
@@ -16,15 +17,15 @@ def build_table(summaries: Sequence[CaseSummary], run: Run) -> Table | None:
     rows = [s for s in summaries if s.benchmark == "csv-read"]
     if not rows:
         return None
-    sources = sorted({s.params["source"] for s in rows})
-    comps = sorted({s.params["compression"] for s in rows})
+    sources = sorted({param_text(s, "source") for s in rows})
+    comps = sorted({param_text(s, "compression") for s in rows})
     table = Table(title="E1 — CSV read (median, most threads); published: 8 cores, full files, to data.frame")
     table.add_column("reader → output")
     for source in sources:
         for comp in comps:
             table.add_column(f"{source} {comp}", justify="right")
         table.add_column(f"{source} published", justify="right", style="dim")
-    for reader, output in sorted({(s.params["reader"], s.params["output"]) for s in rows}):
+    for reader, output in sorted({(param_text(s, "reader"), param_text(s, "output")) for s in rows}):
         cells = [f"{reader} → {output}"]
         for source in sources:
             for comp in comps:

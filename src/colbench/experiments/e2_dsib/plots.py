@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from matplotlib.figure import Figure
 
 from colbench.analysis.aggregate import CaseSummary
+from colbench.experiments.case_params import param_text
 from colbench.experiments.e2_dsib.published import E2_LABELS
 from colbench.experiments.plotting import (
     ERROR_KW,
@@ -35,7 +36,7 @@ def e2_dsib(summaries: Sequence[CaseSummary], run: Run) -> Figure | None:
     rows = most_threads(ok_rows(summaries, "dsib"))
     if not rows:
         return None
-    present = {(s.params["operation"], s.params["variant"]) for s in rows}
+    present = {(param_text(s, "operation"), param_text(s, "variant")) for s in rows}
     cases = [key for key in E2_LABELS if key in present] + sorted(present - set(E2_LABELS))
     scale, unit = time_unit([median(s) for s in rows])
     fig, axes = new_figure(1, 1, width=max(6.5, 1.15 * len(cases) + 2.5), panel_height=3.6)

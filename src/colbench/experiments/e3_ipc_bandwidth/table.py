@@ -4,37 +4,27 @@ what this machine measured beside the published figures."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from rich.table import Table
 
 from colbench.analysis.aggregate import CaseSummary
+from colbench.experiments.case_params import param_int, param_text, thread_count
+from colbench.experiments.e3_ipc_bandwidth.bandwidth import MachineBandwidth
 from colbench.experiments.e3_ipc_bandwidth.published import E3_CORE_SCALING_GBPS, E3_GBPS
 from colbench.model.records import Run
 
 
-def _figure(calibration: dict[str, Any] | None, name: str, threads: int) -> float | None:
-    figures = (calibration or {}).get(name) or {}
-    return figures.get(str(threads)) or (max(figures.values()) if figures else None)
-
-
-def memcpy_for(calibration: dict[str, Any] | None, threads: int) -> float | None:
-    """This machine's memcpy bandwidth at `threads`, as measured once for the run (Gbit/s)."""
-    return _figure(calibration, "memcpy_gbps", threads)
-
-
-def reference_for(calibration: dict[str, Any] | None, params: dict[str, Any]) -> tuple[float | None, str]:
+def reference_for(bandwidth: MachineBandwidth, summary: CaseSummary) -> tuple[float | None, str]:
     """The machine bandwidth a case is judged against, and its name: a zero-copy read (the `buffer` source) only
     reads its bytes, so its limit is the read bandwidth (an xor fold over 256 MiB, read-only like the scan); through
     the copying `stream` every byte is copied on its way in, so there it is memcpy. A percentage against memcpy for
     a read-only scan would exceed 100% on any machine (a copy moves each byte twice), which is no finding."""
-    threads = int(params.get("threads", 1))
-    if params.get("source", "buffer") == "stream":
-        return _figure(calibration, "memcpy_gbps", threads), "memcpy"
-    return _figure(calibration, "read_gbps", threads), "read bandwidth"
+    if summary.params.get("source", "buffer") == "stream":
+        return bandwidth.memcpy(thread_count(summary)), "memcpy"
+    return bandwidth.read(thread_count(summary)), "read bandwidth"
 
 
-def gbps_verdict(summary: CaseSummary, calibration: dict[str, Any] | None) -> tuple[float | None, str]:
+def gbps_verdict(summary: CaseSummary, bandwidth: MachineBandwidth) -> tuple[float | None, str]:
     """Median Gbps and a note on it against the machine's measured bandwidth of the same kind (`reference_for`).
 
     Access modes that do not read the value bytes (lazy, offsets) over the zero-copy buffer count bytes
@@ -45,7 +35,7 @@ def gbps_verdict(summary: CaseSummary, calibration: dict[str, Any] | None) -> tu
     gbps = (summary.metrics.get("gbps") or {}).get("median")
     if summary.params.get("access") in ("lazy", "offsets") and summary.params.get("source", "buffer") == "buffer":
         return gbps, "bytes not touched"
-    reference, name = reference_for(calibration, summary.params)
+    reference, name = reference_for(bandwidth, summary)
     if gbps is None or reference is None:
         return gbps, ""
     if gbps > reference:
@@ -57,12 +47,10 @@ def build_table(summaries: Sequence[CaseSummary], run: Run) -> Table | None:
     rows = [s for s in summaries if s.benchmark == "ipc-bandwidth"]
     if not rows:
         return None
-    calibration = run.calibration
-    memcpy = (calibration or {}).get("memcpy_gbps") or {}
-    read = (calibration or {}).get("read_gbps") or {}
+    bandwidth = MachineBandwidth.of(run)
     table = Table(title="E3 — Arrow in-memory read bandwidth (value bytes only); here: memcpy "
-                  + ", ".join(f"{t} thr {g:g}" for t, g in memcpy.items()) + " Gbps, read "
-                  + ", ".join(f"{t} thr {g:g}" for t, g in read.items()) + " Gbps")
+                  + ", ".join(f"{t} thr {g:g}" for t, g in bandwidth.memcpy_gbps.items()) + " Gbps, read "
+                  + ", ".join(f"{t} thr {g:g}" for t, g in bandwidth.read_gbps.items()) + " Gbps")
     for column in ("runtime", "type", "access", "source", "batch rows", "threads", "Gbps",
                    "vs machine (zero-copy: read; stream: memcpy)",
                    "published (Java, 1 KiB)"):
@@ -74,12 +62,14 @@ def build_table(summaries: Sequence[CaseSummary], run: Run) -> Table | None:
         if not s.ok:
             table.add_row(*map(str, key(s)), f"[red]{','.join(s.error_kinds)}[/red]", "", "")
             continue
-        gbps, note = gbps_verdict(s, calibration)
+        gbps, note = gbps_verdict(s, bandwidth)
         shown = f"[yellow]{note}[/yellow]" if note.startswith(("bytes", "above")) else note
         speed = "—" if note == "bytes not touched" else (f"{gbps:.2f}" if gbps is not None else "-")
         as_in_post = p["type"] == "binary" and p["value_size"] == 1024 and p["source"] == "stream"
-        published = E3_GBPS.get((p["access"], p["batch_rows"])) if as_in_post and p["threads"] == 1 else None
+        published = None
+        if as_in_post and p["threads"] == 1:
+            published = E3_GBPS.get((param_text(s, "access"), param_int(s, "batch_rows")))
         if published is None and as_in_post and p["access"] == "offsets" and p["batch_rows"] == 10_000:
-            published = E3_CORE_SCALING_GBPS.get(int(p["threads"]))
+            published = E3_CORE_SCALING_GBPS.get(thread_count(s))
         table.add_row(*map(str, key(s)), speed, shown, f"{published:g}" if published else "")
     return table

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from matplotlib.figure import Figure
 
 from colbench.analysis.aggregate import CaseSummary
+from colbench.experiments.case_params import param_text
 from colbench.experiments.e4_arrow_jl.published import E4_SECONDS
 from colbench.experiments.plotting import (
     ERROR_KW,
@@ -36,7 +37,7 @@ def e4_first_vs_warm(summaries: Sequence[CaseSummary], run: Run) -> Figure | Non
     if not rows:
         return None
     sizes = ordered([s.params.get("rows") for s in rows])
-    operations = ordered([s.params["operation"] for s in rows], list(E4_SECONDS))
+    operations = ordered([param_text(s, "operation") for s in rows], list(E4_SECONDS))
     values = [median(s) for s in rows] + [s.first_iteration.get("median") for s in rows]
     scale, unit = time_unit(values)
     log = wide_range(values, 20)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from colbench.analysis.aggregate import CaseSummary
+from colbench.experiments.case_params import param_text, thread_count
 from colbench.experiments.plotting import (
     CODEC_ORDER,
     ERROR_KW,
@@ -56,7 +56,7 @@ def _file_size(key: tuple[str, str], source: str, writes: Sequence[CaseSummary],
     return None
 
 
-def _grouped(ax: Axes, keys: Sequence[tuple[str, str]], series: Sequence[tuple[str, str, list[Any]]],
+def _grouped(ax: Axes, keys: Sequence[tuple[str, str]], series: Sequence[tuple[str, str, list[CaseSummary | None]]],
              scale: float, unit: str) -> None:
     """Horizontal grouped bars: one group per (format, codec), one bar per series (label, colour, summaries)."""
     height = 0.8 / len(series)
@@ -78,17 +78,17 @@ def e5_formats(summaries: Sequence[CaseSummary], run: Run) -> Figure | None:
     writes = [s for s in ok_rows(summaries, "file-write") if s.params.get("engine") == "pyarrow"]
     if not reads and not writes:
         return None
-    sources = ordered([s.params["source"] for s in reads + writes], SOURCE_ORDER)
-    keys_all = sorted({(s.params["format"], s.params["codec"]) for s in reads + writes}, key=_format_key)
+    sources = ordered([param_text(s, "source") for s in reads + writes], SOURCE_ORDER)
+    keys_all = sorted({(param_text(s, "format"), param_text(s, "codec")) for s in reads + writes}, key=_format_key)
     panels = (["read"] if reads else []) + (["write"] if writes else []) + ["size"]
     scale, unit = time_unit([median(s) for s in reads + writes])
     fig, axes = new_figure(len(sources), len(panels), width=3.6 * len(panels) + 1.2,
                            panel_height=0.6 + 0.5 * len(keys_all), sharey="row")
-    threads_note = set()
+    threads_note: set[int] = set()
     for r, source in enumerate(sources):
         src_reads = most_threads([s for s in reads if s.params["source"] == source])
         src_writes = most_threads([s for s in writes if s.params["source"] == source])
-        threads_note |= {int(s.params.get("threads", 1)) for s in src_reads + src_writes}
+        threads_note |= {thread_count(s) for s in src_reads + src_writes}
         keys = keys_all
         for c, panel in enumerate(panels):
             ax = axes[r][c]

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from rich.table import Table
 
 from colbench.analysis.aggregate import CaseSummary
+from colbench.experiments.case_params import param_text
 from colbench.experiments.e5_feather_v2.published import E5_READ_SECONDS, E5_SIZE_MIB
 from colbench.model.records import Run
 from colbench.render.fmt import fmt_bytes
@@ -22,7 +23,7 @@ def build_table(summaries: Sequence[CaseSummary], run: Run) -> Table | None:
     for column in ("source", "format", "codec", "read → table", "read → data frame", "write", "file size",
                    "published → table / → df", "published size"):
         table.add_column(column, justify="left" if column in ("source", "format", "codec") else "right")
-    keys = sorted({(s.params["source"], s.params["format"], s.params["codec"]) for s in reads + writes})
+    keys = sorted({(param_text(s, "source"), param_text(s, "format"), param_text(s, "codec")) for s in reads + writes})
     for source, fmt, codec in keys:
         to_table = row_for(reads, source=source, format=fmt, codec=codec, engine="pyarrow", output="arrow_table")
         to_df = row_for(reads, source=source, format=fmt, codec=codec, engine="pyarrow", output="dataframe")
