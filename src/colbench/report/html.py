@@ -29,7 +29,7 @@ from colbench.analysis.comparison import CompareSettings, Comparison, Comparison
 from colbench.experiments.e3_ipc_bandwidth.bandwidth import MachineBandwidth
 from colbench.experiments.registry import experiment_tables
 from colbench.model.metrics import metric as metric_named
-from colbench.model.records import Json, Result, Run, Side
+from colbench.model.records import EnvironmentCheck, Result, Run, Side
 from colbench.paths import inside
 from colbench.redact import redact_argv
 from colbench.render.figures import Plot
@@ -134,7 +134,7 @@ class RunView:
     summaries: list[CaseSummary]
     info: list[tuple[str, str]]
     machine: list[tuple[str, str]]
-    checks: list[Json]
+    checks: list[EnvironmentCheck]
     versions: list[tuple[str, str]]
     tables: list[TableView]
     plots: list[Plot]
@@ -200,9 +200,9 @@ def run_status(run: Run) -> str:
     status = str(run.status or "")
     notes = []
     for resume in run.resumes:
-        stopped = resume.get("stopped") or {}
-        why = f"{resume.get('status') or 'stopped'}" + (f" after {stopped['after']} of {stopped['of']} executions"
-                                                        if stopped.get("of") else "")
+        earlier = resume.get("stopped")
+        why = f"{resume.get('status') or 'stopped'}" + (f" after {earlier['after']} of {earlier['of']} executions"
+                                                        if earlier and earlier.get("of") else "")
         notes.append(f"{why}; resumed {_when(resume.get('at'))} UTC")
     if run.stopped:
         stopped = run.stopped
