@@ -57,3 +57,24 @@ def test_params_are_read_as_the_type_the_experiment_needs():
         param_int(case, "access")
     with pytest.raises(ParamTypeError, match="batch_rows=10000 is not a string"):
         param_text(case, "batch_rows")
+
+
+def test_the_plot_stars_a_cache_resident_point_and_lifts_an_untouched_one():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from colbench.experiments.e3_ipc_bandwidth.plots import _series
+
+    bandwidth = MachineBandwidth.from_calibration(CALIBRATION)
+    members = [_case(30.0, access="scan", source="buffer"), _case(90.0, access="scan", source="buffer"),
+               _case(500.0, access="lazy", source="buffer")]
+    fig, ax = plt.subplots()
+    try:
+        top, marks = _series(ax, [1.0, 2.0, 3.0], members, bandwidth, "#1f77b4", "-")
+        stars = [line for line in ax.lines if line.get_marker() == "*"]
+        assert marks == {"cache", "untouched"}
+        assert [list(line.get_ydata()) for line in stars] == [[90.0]]  # the one above read bandwidth, no other
+    finally:
+        plt.close(fig)

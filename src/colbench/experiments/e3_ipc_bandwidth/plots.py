@@ -20,7 +20,7 @@ from matplotlib.lines import Line2D
 from colbench.analysis.aggregate import CaseSummary
 from colbench.experiments.case_params import param_int, param_text, thread_count
 from colbench.experiments.e3_ipc_bandwidth.bandwidth import MachineBandwidth
-from colbench.experiments.e3_ipc_bandwidth.table import gbps_verdict
+from colbench.experiments.e3_ipc_bandwidth.table import CACHE_RESIDENT, gbps_verdict
 from colbench.model.records import Run
 from colbench.render.figures import (
     LIMIT_COLOR,
@@ -80,7 +80,7 @@ def _series(ax: Axes, xs: Sequence[float], members: Sequence[CaseSummary], bandw
         gbps, note, limit = _point(s, bandwidth)
         if gbps is None:
             continue
-        if note.startswith("above memory bandwidth"):
+        if note.endswith(CACHE_RESIDENT):
             ax.plot([x], [gbps], marker="*", markersize=11, color=color, linestyle="none", zorder=3)
             marks.add("cache")
         if note == "bytes not touched" and limit:
@@ -147,7 +147,7 @@ def _legend(fig: Figure, runtimes: Sequence[str], sources: Sequence[str], marks:
                               label="bytes not touched (lazy / offsets: not a read speed)"))
     if "cache" in marks:
         handles.append(Line2D([], [], color="#333333", marker="*", markersize=9, linestyle="none",
-                              label="above memory bandwidth: data in a CPU cache"))
+                              label="above the bandwidth of its kind: data in a CPU cache"))
     columns = max(1, min(len(handles), int(fig.get_figwidth() // 4.2)))  # long labels: never wider than the figure
     fig.legend(handles=handles, loc="outside lower center", ncols=columns)
 
