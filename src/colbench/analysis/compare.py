@@ -72,6 +72,8 @@ from colbench.model.metrics import METRICS, Direction, Test, metric_or_none
 
 Method = Literal["holm", "bh", "bonferroni", "none"]
 Samples = Sequence[Sequence[float]]
+# the short form of a case: (baseline, contender) or (baseline, contender, direction)
+CaseTuple = tuple[Samples, Samples] | tuple[Samples, Samples, "Direction | None"]
 
 #: "auto" takes the rank test once the samples are at least this many times what the rank test needs to reach the
 #: family's smallest level at all; below, where its interval is the extreme order statistics or nothing, the t.
@@ -205,7 +207,7 @@ class CaseComparison:
 # ---------------------------------------------------------------------------------------------- input
 
 
-def _as_case(value: CaseInput | tuple) -> CaseInput:
+def _as_case(value: CaseInput | CaseTuple) -> CaseInput:
     if isinstance(value, CaseInput):
         return value
     if isinstance(value, tuple) and len(value) in (2, 3):
@@ -525,7 +527,7 @@ def _between_cv(locs: np.ndarray) -> float:
 
 
 def compare_suite(
-    cases: Mapping[Any, CaseInput | tuple],
+    cases: Mapping[Any, CaseInput | CaseTuple],
     *,
     threshold: float | None = None,
     alpha: float = 0.01,

@@ -27,7 +27,7 @@ from typing import Generic, Literal, TypeVar
 
 from scipy import stats as sps
 
-from colbench.analysis.compare import CaseComparison, CaseInput, Method, Verdict, compare_suite
+from colbench.analysis.compare import CaseComparison, CaseInput, CaseTuple, Method, Verdict, compare_suite
 
 Spending = Literal["uniform", "pocock", "obrien-fleming"]
 
@@ -188,7 +188,7 @@ class SequentialCompare(Generic[K]):
         self.fraction = fraction
         return max(0.0, alpha_k)
 
-    def look(self, cases: Mapping[K, CaseInput | tuple], fraction: float | None = None) -> dict[K, CaseComparison]:
+    def look(self, cases: Mapping[K, CaseInput | CaseTuple], fraction: float | None = None) -> dict[K, CaseComparison]:
         """Take the next look; on the first one `cases` defines the family, later only pending keys count.
 
         `fraction`: the share of the time budget used once this look's data are in, fixed before they

@@ -97,7 +97,7 @@ def consume(reader: Any, kind: str, access: str) -> tuple[int, int]:
 
 
 def _value_bytes(array: Any, kind: str) -> int:
-    valid = len(array) - array.null_count
+    valid = len(array) - int(array.null_count)
     if kind == "binary":
         offsets = np.frombuffer(array.buffers()[1], dtype=np.int32, count=len(array) + 1, offset=array.offset * 4)
         return int(offsets[-1] - offsets[0])

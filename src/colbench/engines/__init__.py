@@ -18,7 +18,8 @@ ENGINES: dict[str, str] = {
 
 def get_engine(name: str) -> Engine:
     module, _, attr = ENGINES[name].partition(":")
-    return getattr(importlib.import_module(module), attr)()
+    engine: Engine = getattr(importlib.import_module(module), attr)()
+    return engine
 
 
 __all__ = ["ENGINES", "CsvLayout", "Engine", "get_engine", "shape"]

@@ -49,7 +49,7 @@ class Engine:
         return None
 
     def version(self) -> str:
-        return importlib.import_module(self.module).__version__
+        return str(importlib.import_module(self.module).__version__)
 
     def configure(self, threads: int) -> Applied:
         """Apply the thread count; return what the library reports it now uses."""

@@ -83,7 +83,9 @@ class Param:
             reason = self.check(value)
             if reason:
                 raise ParamError(f"param {self.name!r}: {clip(repr(value))} {reason}")
-        return value
+        if value is None or isinstance(value, str | int | float | bool):
+            return value
+        raise ParamError(f"param {self.name!r}: {clip(repr(value))} is not a string, number or boolean")
 
     def describe_choices(self) -> str:
         return ", ".join(str(c) for c in self.choices or ())

@@ -267,7 +267,8 @@ def _interpreter_info(python: str) -> dict[str, str]:
         " 'base_prefix': sys.base_prefix}))"
     )
     proc = _run([python, "-c", code], f"querying interpreter {python}")
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    info: dict[str, str] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return info
 
 
 def _project_requirements(project_root: Path) -> list[str]:

@@ -418,7 +418,7 @@ class DuckDBStore:
 
     # -- the spool ---------------------------------------------------------------------------------------------
 
-    def _spooled(self, put: Any) -> Path:
+    def _spooled(self, put: Callable[[], Path]) -> Path:
         try:
             return put()
         except OSError as exc:
