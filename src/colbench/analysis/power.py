@@ -26,6 +26,7 @@ from collections.abc import Callable
 from scipy import stats as sps
 
 from colbench.analysis.rank_tests import pairs_needed
+from colbench.model.metrics import DEFAULT_THRESHOLD
 
 #: Variance of the Hodges–Lehmann estimate relative to the mean's, under normal noise.
 HL_VARIANCE_FACTOR = math.pi / 3
@@ -38,8 +39,8 @@ def standard_error(sigma: float, n: int) -> float:
     return math.sqrt(HL_VARIANCE_FACTOR) * sigma / math.sqrt(n)
 
 
-def mde_from_se(se: float, *, level: float, power: float = 0.8, threshold: float = 0.03, floor: float = 0.0,
-                df: int | None = None) -> float:
+def mde_from_se(se: float, *, level: float, power: float = 0.8, threshold: float = DEFAULT_THRESHOLD,
+                floor: float = 0.0, df: int | None = None) -> float:
     """Smallest relative slowdown called a regression with probability `power`, given the standard error
     of the log-ratio estimate and the two-sided error level of the interval (a t interval with `df` degrees of
     freedom when given, else a normal one)."""
@@ -54,7 +55,7 @@ def mde_from_se(se: float, *, level: float, power: float = 0.8, threshold: float
 
 
 def minimum_detectable_effect(
-    sigma: float, n: int, *, level: float, power: float = 0.8, threshold: float = 0.03, floor: float = 0.0
+    sigma: float, n: int, *, level: float, power: float = 0.8, threshold: float = DEFAULT_THRESHOLD, floor: float = 0.0
 ) -> float:
     """Smallest relative slowdown (0.05 = 5%) a paired comparison over `n` blocks calls a regression with
     probability `power`.
@@ -82,7 +83,7 @@ def fewest(mde_at: Callable[[int], float], effect: float, lo: int, most: int = 1
 
 
 def blocks_needed(
-    sigma: float, effect: float, *, level: float, power: float = 0.8, threshold: float = 0.03,
+    sigma: float, effect: float, *, level: float, power: float = 0.8, threshold: float = DEFAULT_THRESHOLD,
     floor: float = 0.0, most: int = 100_000,
 ) -> int | None:
     """Fewest blocks whose MDE (rank test) is at most `effect` (e.g. 0.05); None when no n up to `most` gets there."""
@@ -92,7 +93,7 @@ def blocks_needed(
                                                       floor=floor), effect, max(2, pairs_needed(level)), most)
 
 
-def pooled_t_mde(sigma: float, n: int, *, level: float, power: float = 0.8, threshold: float = 0.03,
+def pooled_t_mde(sigma: float, n: int, *, level: float, power: float = 0.8, threshold: float = DEFAULT_THRESHOLD,
                  floor: float = 0.0, prior_df: int = 0) -> float:
     """The MDE of the pooled t (`t_tests.py`) with n processes a side whose log values spread by `sigma`
     (plus `prior_df` degrees of freedom lent by earlier runs)."""
@@ -102,7 +103,7 @@ def pooled_t_mde(sigma: float, n: int, *, level: float, power: float = 0.8, thre
     return mde_from_se(se, level=level, power=power, threshold=threshold, floor=floor, df=2 * n - 2 + prior_df)
 
 
-def paired_t_mde(sigma_block: float, n: int, *, level: float, power: float = 0.8, threshold: float = 0.03,
+def paired_t_mde(sigma_block: float, n: int, *, level: float, power: float = 0.8, threshold: float = DEFAULT_THRESHOLD,
                  floor: float = 0.0) -> float:
     """The MDE of the paired t over n blocks whose log-ratios spread by `sigma_block` (after the metric's floor)."""
     if n < 2 or not math.isfinite(sigma_block):

@@ -21,11 +21,12 @@ import numpy as np
 
 from colbench.analysis.compare import CaseComparison, CaseInput
 from colbench.analysis.sequential import FIRST_LOOK_FRACTION, SequentialCompare, Spending, plan_next_look
+from colbench.model.metrics import DEFAULT_THRESHOLD
 
 
 @dataclass(frozen=True)
 class NoiseModel:
-    between: float = 0.03
+    between: float = DEFAULT_THRESHOLD
     within: float = 0.02
     outlier_rate: float = 0.05
     outlier_size: float = 0.3
@@ -106,7 +107,7 @@ def simulate_until_decided(
     budget_s: float,
     first_blocks: int = 12,
     alpha: float = 0.01,
-    threshold: float = 0.03,
+    threshold: float = DEFAULT_THRESHOLD,
     floor: float = 0.0,
     spending: Spending = "pocock",
     first_fraction: float = FIRST_LOOK_FRACTION,

@@ -73,10 +73,14 @@ class Metric:
         return [float(value)] if isinstance(value, int | float) and value else None
 
 
+# a change smaller than 3% is too small to act on for a macrobenchmark (the Conbench default, too); metrics whose
+# noise allows a finer line (instructions) set their own
+DEFAULT_THRESHOLD = 0.03
+
 METRICS: dict[str, Metric] = {m.name: m for m in (
     Metric("time", "s", "lower_is_better",
            "wall time of the timed call per iteration (monotonic ns clock; CPU time recorded beside it)",
-           threshold=0.03, test="auto", noise_floor=0.05, series="wall_s", first_look=4,
+           threshold=DEFAULT_THRESHOLD, test="auto", noise_floor=0.05, series="wall_s", first_look=4,
            words=("slower", "faster")),
     Metric("instructions", "instructions", "lower_is_better",
            "instructions of the timed call per iteration, counted under Valgrind's callgrind (`--measure "
@@ -84,23 +88,25 @@ METRICS: dict[str, Metric] = {m.name: m for m in (
            threshold=0.0025, test="t", noise_floor=0.001, series="instructions", stable_noise=True, first_look=2,
            words=("more instructions", "fewer instructions")),
     Metric("memory", "B", "lower_is_better", "peak resident set size of the worker process (getrusage)",
-           threshold=0.03, test="auto", noise_floor=0.001, path=("memory", "peak_rss_bytes"),
+           threshold=DEFAULT_THRESHOLD, test="auto", noise_floor=0.001, path=("memory", "peak_rss_bytes"),
            words=("larger", "smaller")),
     Metric("arrow_memory", "B", "lower_is_better",
            "peak bytes allocated from Arrow's default memory pool during the process (pool.max_memory())",
-           threshold=0.03, test="auto", noise_floor=0.001, path=("memory", "engine_peak_bytes"),
+           threshold=DEFAULT_THRESHOLD, test="auto", noise_floor=0.001, path=("memory", "engine_peak_bytes"),
            words=("larger", "smaller")),
     Metric("file_size", "B", "lower_is_better", "size of the file a write case produced",
-           threshold=0.03, test="auto", noise_floor=0.0, path=("output", "file_size_bytes"),
+           threshold=DEFAULT_THRESHOLD, test="auto", noise_floor=0.0, path=("output", "file_size_bytes"),
            words=("larger", "smaller")),
     Metric("first_run", "s", "lower_is_better", "wall time of the first iteration of a fresh process",
-           threshold=0.03, test="auto", noise_floor=0.05, path=("first_iteration", "wall_s"), comparable=False,
+           threshold=DEFAULT_THRESHOLD, test="auto", noise_floor=0.05, path=("first_iteration", "wall_s"),
+           comparable=False,
            words=("slower", "faster")),
     Metric("input_size", "B", "lower_is_better", "size of the file a read case reads",
-           threshold=0.03, test="auto", noise_floor=0.0, path=("inputs", "data", "size_bytes"), comparable=False,
+           threshold=DEFAULT_THRESHOLD, test="auto", noise_floor=0.0, path=("inputs", "data", "size_bytes"),
+           comparable=False,
            words=("larger", "smaller")),
     Metric("gbps", "Gbps", "higher_is_better", "bandwidth of the value bytes a scan touched per iteration",
-           threshold=0.03, test="auto", noise_floor=0.05, series="gbps", comparable=False,
+           threshold=DEFAULT_THRESHOLD, test="auto", noise_floor=0.05, series="gbps", comparable=False,
            words=("lower bandwidth", "higher bandwidth")),
 )}
 
