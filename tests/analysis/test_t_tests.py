@@ -90,7 +90,8 @@ def _two_speed(rng: np.random.Generator, n: int) -> list[list[float]]:
     return procs
 
 
-@pytest.mark.parametrize("n", [2, 3, 4, 6, 9])
+@pytest.mark.parametrize("n", [2, 3, pytest.param(4, marks=pytest.mark.slow), pytest.param(6, marks=pytest.mark.slow),
+                               pytest.param(9, marks=pytest.mark.slow)])
 def test_a_vs_a_on_the_two_speed_cpu_cries_wolf_no_more_than_alpha(n):
     """Speed states drawn independently for every process, the harsher case (a block's two processes, run back to
     back, often share one): the paired t with wall time's floor, up to the rank test's reach (9 blocks here). The

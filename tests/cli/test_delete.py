@@ -60,6 +60,7 @@ def _one_line_error(proc: subprocess.CompletedProcess[str]) -> str:
     return lines[0]
 
 
+@pytest.mark.slow
 def test_delete_removes_exactly_that_run_with_its_profiles_and_the_dry_run_nothing(home, cli):
     store = _store(home, {A: 3, B: 2})
     own, other = _profile(store, A, size=1000), _profile(store, B)
@@ -141,6 +142,7 @@ def test_a_profiles_tree_that_leads_out_of_the_home_is_refused_before_anything_g
     assert _runs(cli) == [B, A]
 
 
+@pytest.mark.slow
 def test_a_run_going_on_in_a_live_process_needs_force(home, cli):
     """A run marked running by a process that is alive (here a `sleep` stands for the colbench running it) is
     refused, in the dry run and the real one; --force deletes it. Marked running by a process that has ended (a

@@ -92,6 +92,7 @@ def test_doctor_reports_what_runs_here(home):
     assert strict.returncode == (0 if all(f["ok"] for f in findings.values()) else 1)
 
 
+@pytest.mark.slow
 def test_doctor_detects_by_running_and_says_how_to_install(home, tmp_path):
     """A PATH with a `java` that does not start and no R, Maven or Valgrind: all missing, each with its command."""
     bin_dir = tmp_path / "bin"

@@ -141,6 +141,7 @@ MAKE = ("from colbench.data.cache import materialize\nfrom colbench.model.benchm
         "print(materialize(DataRequest('nyctaxi_2010-01', 'csv', rows={rows})).sha256)")
 
 
+@pytest.mark.slow
 def test_a_killed_preparation_leaves_no_half_file(root: Path) -> None:
     rows = 1_500_000
     target = resolve(DataRequest("nyctaxi_2010-01", "csv", rows=rows), root).path
@@ -162,6 +163,7 @@ def test_a_killed_preparation_leaves_no_half_file(root: Path) -> None:
     assert made.rows == 20_000
 
 
+@pytest.mark.slow
 def test_two_processes_making_the_same_file(root: Path) -> None:
     procs = [_run(MAKE.format(rows=200_000), root) for _ in range(2)]
     outs = [p.communicate(timeout=120) for p in procs]

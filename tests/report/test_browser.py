@@ -16,7 +16,8 @@ from colbench.report.html import write_report
 from tests.report.conftest import screenshot_copy, serve_in_thread
 from tests.report.helpers import derived_history, load_run, store_of
 
-pytestmark = pytest.mark.filterwarnings("error:plot .* failed:RuntimeWarning")  # a broken plot fails
+# a broken plot fails; a real chromium takes a minute to start and render: the full suite, not the fast tier
+pytestmark = [pytest.mark.filterwarnings("error:plot .* failed:RuntimeWarning"), pytest.mark.slow]
 
 
 def visit(browser, url: str, shot: Path, *, expect_plots: int = 0, status: int | None = 200) -> dict:

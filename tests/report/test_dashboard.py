@@ -11,8 +11,10 @@ import pytest
 from tests.report.conftest import http_get
 from tests.report.helpers import load_run
 
+# a real `colbench serve` over a store of real runs (the session's placebo_home): the full suite, not the fast tier
+pytestmark = pytest.mark.slow
 
-@pytest.mark.slow
+
 def test_binds_to_loopback_by_default(dashboard):
     _, proc = dashboard
     listening = [c.laddr for c in psutil.Process(proc.pid).net_connections(kind="inet") if c.status == "LISTEN"]

@@ -27,6 +27,7 @@ def _texts(figure) -> str:
     return "\n".join(parts)
 
 
+@pytest.mark.slow
 def test_generic_plot_of_a_placebo_run(placebo_home, tmp_path):
     _, run, summaries = load_run(placebo_home, "p1")
     plots = make_plots(summaries, run)

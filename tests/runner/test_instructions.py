@@ -74,6 +74,7 @@ def test_every_iteration_records_instructions_beside_wall_time(counted_home):
         assert r["memory"]["peak_rss_bytes"] < measure["instructions"]["memory"]["peak_rss_bytes"]
 
 
+@pytest.mark.slow
 @needs_valgrind
 def test_setup_is_not_counted_and_the_timed_work_is(counted_home):
     results = results_of(counted_home, "counted")
@@ -85,6 +86,7 @@ def test_setup_is_not_counted_and_the_timed_work_is(counted_home):
     assert 2000 * 100 < light < 2000 * 5000, light
 
 
+@pytest.mark.slow
 @needs_valgrind
 def test_counts_repeat_across_processes_within_a_percent(counted_home):
     results = results_of(counted_home, "counted")
@@ -131,6 +133,7 @@ def test_compare_and_history_accept_instructions(counted_home):
     assert " M instr |" in report.stdout  # counts, not seconds
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("Rscript") is None, reason="needs R to plan an R case")
 def test_an_r_case_cannot_count_instructions(home):
     proc = colbench("run", "csv-read", "--param", "reader=data.table", "--param", "rows=1000", "--threads", "1",

@@ -77,6 +77,7 @@ def test_compare_and_history_work_across_arrow_java_versions(two_arrow_versions)
     assert f"arrow {OTHER_ARROW}" in history.stdout and f"arrow {default}" in history.stdout
 
 
+@pytest.mark.slow
 def test_a_cached_jar_is_reused_and_setup_lists_it(two_arrow_versions):
     home, _, _ = two_arrow_versions
     proc = colbench("setup", "java", "--arrow", OTHER_ARROW, home=home, check=True)
@@ -86,6 +87,7 @@ def test_a_cached_jar_is_reused_and_setup_lists_it(two_arrow_versions):
     assert names[f"Java worker, Arrow Java {OTHER_ARROW}"]["ok"]
 
 
+@pytest.mark.slow
 def test_environments_of_two_runtimes_are_refused(two_arrow_versions):
     home, _, default = two_arrow_versions
     proc = colbench("run", *TINY_JAVA, "--env", f"a=java:arrow=={default}", "--env", "b=@current", home=home)
@@ -118,6 +120,7 @@ def _installed_data_table() -> str:
     return version
 
 
+@pytest.mark.slow
 def test_r_environment_with_the_installed_version_runs(home):
     require_tools("Rscript")
     version = _installed_data_table()

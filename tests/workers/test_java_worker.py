@@ -28,10 +28,11 @@ from tests.conftest import colbench
 JAVA = shutil.which("java")
 MVN = shutil.which("mvn")
 
-pytestmark = pytest.mark.skipif(
+# a Maven build and real JVMs: the full suite, not the fast tier
+pytestmark = [pytest.mark.skipif(
     JAVA is None or MVN is None,
     reason="java or mvn not found on PATH: install a JDK 17+ and Maven 3.8+ to test the Java worker",
-)
+), pytest.mark.slow]
 
 M64 = (1 << 64) - 1
 K32 = 0x9E3779B1

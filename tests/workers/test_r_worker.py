@@ -36,9 +36,10 @@ RSCRIPT = shutil.which("Rscript")
 
 REQUIRE_ALL = os.environ.get("COLBENCH_REQUIRE_ALL") == "1"  # CI: a missing R is a failure, not a skip
 
-pytestmark = pytest.mark.skipif(
+# real R processes, a second or more each: the full suite, not the fast tier
+pytestmark = [pytest.mark.skipif(
     RSCRIPT is None and not REQUIRE_ALL, reason="Rscript not found: run `colbench setup r` to install R"
-)
+), pytest.mark.slow]
 
 
 @pytest.fixture(autouse=True)
