@@ -26,7 +26,7 @@ from colbench.model.metrics import DEFAULT_THRESHOLD
 
 @dataclass(frozen=True)
 class NoiseModel:
-    between: float = DEFAULT_THRESHOLD
+    between: float = 0.03
     within: float = 0.02
     outlier_rate: float = 0.05
     outlier_size: float = 0.3
