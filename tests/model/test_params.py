@@ -39,6 +39,16 @@ def test_bad_values_are_refused_with_a_reason(overrides, message):
         make_grid().choose(overrides)
 
 
+@pytest.mark.parametrize("value", [[1, 2], {"a": 1}, (1,)])
+def test_a_typed_value_that_is_not_a_scalar_is_refused(value):
+    """A suite file gives values already typed: a list or a table where one value belongs is a ParamError naming
+    the param (it used to pass into the case, or fail later as an unhashable TypeError)."""
+    grid = Grid((Param("label", default=("a",)),))
+    with pytest.raises(ParamError, match=r"param 'label': .* is not a string, number or boolean"):
+        grid.choose({"label": [value]})
+    assert grid.choose({"label": ["b", 2, 1.5, False, None]})["label"] == ["b", 2, 1.5, False, None]
+
+
 def test_param_option_syntax():
     assert parse_param_option("threads=1,2") == ("threads", ["1", "2"])
     with pytest.raises(ParamError, match="NAME=VALUE"):

@@ -73,7 +73,7 @@ from colbench.model.metrics import METRICS, Direction, Test, metric_or_none
 Method = Literal["holm", "bh", "bonferroni", "none"]
 Samples = Sequence[Sequence[float]]
 # the short form of a case: (baseline, contender) or (baseline, contender, direction)
-CaseTuple = tuple[Samples, Samples] | tuple[Samples, Samples, "Direction | None"]
+CaseTuple = tuple[Samples, Samples] | tuple[Samples, Samples, Direction | None]
 
 #: "auto" takes the rank test once the samples are at least this many times what the rank test needs to reach the
 #: family's smallest level at all; below, where its interval is the extreme order statistics or nothing, the t.
