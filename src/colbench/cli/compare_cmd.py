@@ -8,6 +8,7 @@ import typer
 
 from colbench.cli.common import StoreOption, UsageError, _store, finite, friendly, parse_threshold, print_comparisons
 from colbench.model.metrics import COMPARE_METRICS
+from colbench.render.fmt import threshold_defaults
 
 if TYPE_CHECKING:  # the statistics (scipy) are imported when comparing, not with every command
     from colbench.analysis.compare import Method
@@ -21,11 +22,11 @@ def compare(
                                             "or RUN:ENV")],
     contender: Annotated[str, typer.Argument(help="the same forms as BASELINE")],
     threshold: Annotated[str | None, typer.Option(help="smallest change that matters, e.g. 3% (default: each "
-                                                  "metric's, 3% and 1% for instructions)")] = None,
+                                                  f"metric's, {threshold_defaults()})")] = None,
     alpha: Annotated[float, typer.Option(min=1e-6, max=0.5, callback=finite, help="suite-wide error rate")] = 0.01,
     method: Annotated[str, typer.Option(help="multiplicity control: holm or bh")] = "holm",
-    metric: Annotated[list[str] | None, typer.Option(help="time, instructions, memory, arrow_memory, file_size "
-                                                     "(repeatable; default all that were measured)")] = None,
+    metric: Annotated[list[str] | None, typer.Option(help=f"{', '.join(COMPARE_METRICS)} (repeatable; "
+                                                     "default all that were measured)")] = None,
     fmt: Annotated[str, typer.Option("--format", "-f", help="table, markdown or json")] = "table",
     fail_on_inconclusive: Annotated[bool, typer.Option(help="exit 3 when any verdict is inconclusive")] = False,
     cross_machine: Annotated[bool, typer.Option(help="allow sides from different machines")] = False,

@@ -6,6 +6,8 @@ one line on stderr and exit code 2."""
 
 from __future__ import annotations
 
+import inspect
+import re
 import sys
 from typing import TYPE_CHECKING, Annotated
 
@@ -15,7 +17,10 @@ from colbench.cli.common import (
     err_console,
 )
 
-app = typer.Typer(no_args_is_help=True, add_completion=True, pretty_exceptions_enable=False,
+# rich_markup_mode=None: click's own help layout. It rewraps each paragraph to the terminal's width (a docstring's line
+# breaks never show as breaks mid-sentence) and never cuts an option name or a default short with "…", as Rich's
+# panels did at 80 columns (a pipe, a CI log); Rich still prints everything else
+app = typer.Typer(no_args_is_help=True, add_completion=True, pretty_exceptions_enable=False, rich_markup_mode=None,
                   help="colbench: how fast data gets into and out of columnar memory.")
 
 
@@ -64,10 +69,29 @@ COMMANDS = (
 GROUPS = (("data", data_cmd.data_app), ("setup", setup_cmd.setup_app), ("env", env_cmd.env_app),
           ("store", store_cmd.store_app))
 
+
+
+def summary(doc: str | None) -> str:
+    """The first sentence of a docstring, its line breaks joined: what a list of commands shows for one (click
+    would otherwise cut it after 45-odd characters with "...", mid-sentence)."""
+    paragraph = " ".join(inspect.cleandoc(doc or "").split("\n\n")[0].split())
+    match = re.search(r"(?<=[.!?])\s+(?=[A-Z`(])", paragraph)
+    return paragraph[:match.start()] if match else paragraph
+
+
+def _summarize_subcommands(group: typer.Typer) -> None:
+    for info in group.registered_commands:
+        if info.short_help is None:
+            info.short_help = summary(info.help or inspect.getdoc(info.callback))
+
+
 for _name, _command in COMMANDS:
-    app.command(_name)(_command)
+    app.command(_name, short_help=summary(inspect.getdoc(_command)))(_command)
 for _name, _group in GROUPS:
-    app.add_typer(_group, name=_name)
+    _summarize_subcommands(_group)
+    app.add_typer(_group, name=_name, short_help=summary(_group.info.help if isinstance(_group.info.help, str)
+                                                          else inspect.getdoc(_group.registered_callback.callback)
+                                                          if _group.registered_callback else ""))
 
 
 def cli() -> None:
@@ -85,10 +109,8 @@ def cli() -> None:
 
     try:
         code = app(standalone_mode=False)
-    except click_errors.NoArgsIsHelpError as exc:  # `colbench data` alone: the help, as before
-        from typer import rich_utils
-
-        rich_utils.rich_format_error(exc)
+    except click_errors.NoArgsIsHelpError as exc:  # `colbench data` alone: the group's help, on stdout as before
+        typer.echo(exc.format_message())
         sys.exit(exc.exit_code)
     except click_errors.ClickException as exc:
         ctx = getattr(exc, "ctx", None)

@@ -30,7 +30,7 @@ from colbench.cli.common import (
 )
 from colbench.cli.progress import RichProgress
 from colbench.model.params import parse_param_option, split_values
-from colbench.render.fmt import fmt_bytes, fmt_seconds
+from colbench.render.fmt import fmt_bytes, fmt_seconds, threshold_defaults
 
 
 @friendly
@@ -65,7 +65,8 @@ def run(
     max_looks: Annotated[int | None, typer.Option(min=2, help="--until-decided: most looks at the data "
                                                   "(default: as many as the budget allows)")] = None,
     threshold: Annotated[str | None, typer.Option(help="with several --env: smallest change that matters "
-                                                  "(default 3%, 1% for instructions)")] = None,
+                                                  f"(default: the deciding metric's, {threshold_defaults()})")]
+    = None,
     alpha: Annotated[float, typer.Option(min=1e-6, max=0.5, callback=finite,
                                          help="with several --env: suite-wide error rate")] = 0.01,
     measure: Annotated[str, typer.Option(help="wall, instructions (counted under Valgrind, Python workers), or "

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from colbench.analysis.aggregate import CaseSummary
-from colbench.model.metrics import SERIES_METRICS, metric_or_none, series_of
+from colbench.model.metrics import COMPARE_METRICS, SERIES_METRICS, metric, metric_or_none, series_of
 from colbench.redact import printable
 
 
@@ -100,6 +100,34 @@ def measured_metrics(summaries: Sequence[CaseSummary]) -> list[str]:
 def summary_median(summary: CaseSummary, metric_name: str = "time") -> float | None:
     series = series_of(metric_name)
     return (summary.wall if series == "wall_s" else summary.metrics.get(series) or {}).get("median")
+
+
+def fmt_percent(fraction: float) -> str:
+    """A fraction as a percentage with the digits it has: 0.03 → 3%, 0.0025 → 0.25% (never "0%" for a small
+    threshold, as `:.0%` would print)."""
+    return f"{fraction * 100:.4g}%"
+
+
+def threshold_defaults(names: Sequence[str] = COMPARE_METRICS) -> str:
+    """The metrics' default thresholds from the registry, the common one first: '3%, 0.25% for instructions'."""
+    thresholds = [metric(name).threshold for name in names]
+    common = max(set(thresholds), key=thresholds.count)
+    others = [f"{fmt_percent(metric(name).threshold)} for {name}" for name in names
+              if metric(name).threshold != common]
+    return ", ".join([fmt_percent(common), *others])
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """'1 case', '2 cases', '0 cases'; `many` for words whose plural is not word + s ('1 process', '3 processes')."""
+    return f"{count:,} {word if count == 1 else many or _plural_of(word)}"
+
+
+def _plural_of(word: str) -> str:
+    if word.endswith(("s", "x", "ch", "sh")):
+        return word + "es"
+    if word.endswith("y") and word[-2:-1] not in "aeiou":
+        return word[:-1] + "ies"
+    return word + "s"
 
 
 def md_text(value: Any) -> str:
