@@ -35,6 +35,7 @@ from colbench.model.metrics import COMPARE_METRICS, metric
 from colbench.model.params import ParamValue
 from colbench.model.records import Result, Side
 from colbench.model.summary import ResultSummary
+from colbench.words import plural
 
 #: the newest earlier runs (run × environment) of a case whose spread a comparison may borrow
 HISTORY_RUNS = 30
@@ -183,7 +184,7 @@ def case_inputs(baseline: Side, contender: Side, metric_name: str = "time", *, a
         cases[label] = case
     only = set(sides[0]) ^ set(sides[1])
     if only:
-        notes.append(f"{len(only)} case(s) ran on one side only")
+        notes.append(f"{plural(len(only), 'case')} ran on one side only")
     return cases, notes
 
 

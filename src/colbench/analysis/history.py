@@ -14,6 +14,7 @@ from colbench.analysis.changepoint import ChangePoint, detect_change_points
 from colbench.analysis.comparison import case_label
 from colbench.model.metrics import series_of
 from colbench.model.summary import ResultSummary
+from colbench.words import plural
 
 
 @dataclass
@@ -40,9 +41,12 @@ class History:
     #: "time" (a point per run and environment, in time order) or "version" (a point per version of `package`)
     by: str = "time"
     package: str = ""
+    #: the environment every point ran in ("default" without --env); the label names it too ("… [old]")
+    env_name: str = "default"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"case_id": self.case_id, "label": self.label, "metric": self.metric, "by": self.by,
+        return {"case_id": self.case_id, "label": self.label, "env": self.env_name, "metric": self.metric,
+                "by": self.by,
                 **({"package": self.package} if self.package else {}), "machine_id": self.machine_id,
                 "machine_name": self.machine_name, "points": [asdict(p) for p in self.points],
                 "change_points": [{**asdict(cp), "at": self.points[cp.index].label} for cp in self.change_points],
@@ -89,11 +93,13 @@ def case_histories(results: list[ResultSummary], machine_id: str, filters: dict[
         label = case_label(any_result.benchmark, any_result.params) + \
             (f" [{env_name}]" if env_name != "default" else "")
         history = History(case_id=case_id, label=label, machine_id=machine_id,
-                          machine_name=any_result.machine_name or machine_id, points=points, metric=metric)
+                          machine_name=any_result.machine_name or machine_id, points=points, metric=metric,
+                          env_name=env_name)
         if len(points) >= 2 * min_size:
             history.change_points = detect_change_points([p.median for p in points], min_size=min_size, seed=seed)
         else:
-            history.note = f"{len(points)} points: change points need at least {2 * min_size} (--min-size {min_size})"
+            history.note = (f"{plural(len(points), 'point')}: change points need at least {2 * min_size} "
+                            f"(--min-size {min_size})")
         histories.append(history)
     return sorted(histories, key=lambda h: h.label)
 
@@ -144,7 +150,7 @@ def version_histories(results: list[ResultSummary], machine_id: str, filters: di
         if len(points) >= 2 * min_size:
             history.change_points = detect_change_points([p.median for p in points], min_size=min_size, seed=seed)
         else:
-            history.note = (f"{len(points)} versions: change points need at least {2 * min_size} "
+            history.note = (f"{plural(len(points), 'version')}: change points need at least {2 * min_size} "
                             f"(--min-size {min_size})")
         histories.append(history)
     return sorted(histories, key=lambda h: h.label)

@@ -14,9 +14,10 @@ from colbench.analysis.comparison import CompareSettings, Comparison, compare_si
 from colbench.app.errors import UsageError
 from colbench.model.metrics import COMPARE_METRICS
 from colbench.model.params import did_you_mean
+from colbench.model.records import Side
 from colbench.redact import clip
 from colbench.store.base import Store
-from colbench.store.selection import comparison_evidence, resolve_side
+from colbench.store.selection import comparison_evidence, resolve_sides
 
 
 @dataclass(frozen=True)
@@ -40,9 +41,19 @@ def check_metrics(names: list[str] | tuple[str, ...]) -> tuple[str, ...]:
 def compare(store: Store, request: CompareRequest) -> Comparison:
     """The verdicts of every case the two sides share, on every metric asked for that both measured."""
     check_metrics(request.settings.metrics)
-    baseline, contender = resolve_side(store, request.baseline), resolve_side(store, request.contender)
+    baseline, contender = resolve_sides(store, request.baseline, request.contender)
     evidence = comparison_evidence(store, baseline, contender, request.settings.metrics)
-    return compare_sides(baseline, contender, request.settings, **evidence)
+    comparison = compare_sides(baseline, contender, request.settings, **evidence)
+    comparison.notes[:0] = found_in_runs(store, (request.baseline, baseline), (request.contender, contender))
+    return comparison
+
+
+def found_in_runs(store: Store, *sides: tuple[str, Side]) -> list[str]:
+    """Where a side named by its environment alone was found, when that is not the latest run."""
+    latest = store.list_runs()[:1]
+    newest = latest[0].run_id if latest else None
+    return [f"{ref}: environment {side.env_name} of run {side.run_id} (the newest run that has it)"
+            for ref, side in sides if ":" not in ref and side.run_id != newest and side.env_name == ref]
 
 
 def compare_exit_code(comparison: Comparison, fail_on_inconclusive: bool = False) -> int:

@@ -33,7 +33,7 @@ from colbench.model.records import Result, Run, Side
 from colbench.paths import owned_dir
 from colbench.store.base import Store, StoreError
 from colbench.store.profiles import explain_folder, stored_profile
-from colbench.store.selection import resolve_side
+from colbench.store.selection import resolve_sides
 
 PROFILERS = ("callgrind", "perf")
 FLAMEGRAPH_FILE = "flamegraph.svg"
@@ -129,7 +129,7 @@ def explain(store: Store, request: ExplainRequest, say: Say = lambda _: None) ->
     perf = check_profiler(request.profiler)
     if request.top < 1:
         raise UsageError(f"--top {request.top}: list at least 1 function")
-    baseline, contender = resolve_side(store, request.baseline), resolve_side(store, request.contender)
+    baseline, contender = resolve_sides(store, request.baseline, request.contender)
     chosen = choose_cases(baseline, contender, request.cases)
     folder = explain_folder(store, f"{baseline.run_id}.{baseline.env_name}", f"{contender.run_id}.{contender.env_name}")
     verdicts, notes = _verdicts(store, request)

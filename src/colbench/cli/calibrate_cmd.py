@@ -11,6 +11,7 @@ from colbench.cli.common import StoreOption, _store, console, finite, friendly, 
 from colbench.cli.progress import RichProgress
 from colbench.model.params import parse_param_option
 from colbench.render.fmt import fmt_seconds
+from colbench.words import plural
 
 
 def calibration_table(report: Any) -> Table:
@@ -32,10 +33,10 @@ def calibration_table(report: Any) -> Table:
 
 def summarize_calibration(report: Any) -> str:
     return (f"false-positive rate {report.false_positive_rate:.1%} ({sum(c.false_positive for c in report.cases)} of "
-            f"{len(report.cases)} cases), unadjusted p<=alpha {report.unadjusted_rejection_rate:.1%}, "
+            f"{plural(len(report.cases), 'case')}), unadjusted p<=alpha {report.unadjusted_rejection_rate:.1%}, "
             f"no change {report.no_change_rate:.0%}, inconclusive {report.inconclusive_rate:.0%}; "
-            f"{len(report.noisy)} case(s) need more blocks than this run had to catch a {report.effect:.0%} "
-            "slowdown with 95% power")
+            f"{plural(len(report.noisy), 'case')} {'needs' if len(report.noisy) == 1 else 'need'} more blocks than "
+            f"this run had to catch a {report.effect:.0%} slowdown with 95% power")
 
 
 def calibrate(

@@ -32,6 +32,7 @@ from colbench.render.tables import plain
 from colbench.report.terminal import render_text, results_table
 from colbench.runner.interrupt import Interrupted
 from colbench.store.base import ResultQuery
+from colbench.words import plural
 
 # Wide enough for the results table when the output is a file or a CI log rather than a terminal.
 # soft_wrap: a message is one line the terminal folds where it must, never a line broken mid-sentence by Rich (a
@@ -206,12 +207,16 @@ def print_comparisons(comparisons: list[Any], fmt: str, baseline: str, contender
             typer.echo(f"note: {note}", err=True)
 
 
-def show_run(db: Any, run_id: str, fmt: str) -> None:
-    """A run's results, one row per case (`show`, and `run` when it ends)."""
+def show_run(db: Any, run_id: str, fmt: str, errors: bool = False) -> None:
+    """A run's results, one row per case (`show`, and `run` when it ends); `errors`: each failed case's message,
+    traceback and stderr instead."""
     from colbench.experiments.registry import experiment_tables
 
     run_doc = db.get_run(run_id).redacted()  # records stored before redaction existed may hold secrets
     summaries = summarize_cases([r.redacted() for r in db.results(ResultQuery(run_ids=(run_id,)))])
+    if errors:
+        show_errors(summaries, run_id, fmt)
+        return
     if fmt == "table":
         title = plain(f"run {run_id}" + (f" ({run_doc.name})" if run_doc.name else "") +
                       f" on {run_doc.machine['name']} — {run_doc.status}")
@@ -221,9 +226,43 @@ def show_run(db: Any, run_id: str, fmt: str) -> None:
         for check in run_doc.checks:
             if not check["ok"]:
                 console.print(f"[yellow]warning:[/yellow] {check['message']}")
+        failed = sum(not s.ok for s in summaries)
+        if failed:
+            console.print(f"[red]{plural(failed, 'case')} ended in an error[/red]: `colbench show {run_id} --errors` "
+                          "shows each one's traceback and the worker's last stderr lines", highlight=False)
         _show_profiles(db, run_id)
     else:
         typer.echo(render_text(summaries, fmt))
+
+
+def show_errors(summaries: list[Any], run_id: str, fmt: str) -> None:
+    """Every way a case of the run failed: what failed, in which processes, the message, the traceback and the
+    worker's last stderr lines (`show --errors`); json: the same as a list."""
+    import json
+    from dataclasses import asdict
+
+    from colbench.report.terminal import error_views
+
+    views = error_views(summaries)
+    if fmt == "json":
+        typer.echo(json.dumps([{**asdict(v), "cause": v.cause} for v in views], indent=2, default=str))
+        return
+    if not views:
+        console.print(f"no case of run {run_id} ended in an error", highlight=False)
+        return
+    for view in views:
+        env = f" [{view.env}]" if view.env != "default" else ""
+        where = f"{'process' if len(view.processes) == 1 else 'processes'} {', '.join(map(str, view.processes))}"
+        exit_text = f", exit code {view.exit_code}" if view.exit_code else ""
+        console.print(plain(f"{view.kind}: {view.label}{env} ({where}{exit_text})"), style="bold red")
+        for line in view.message.rstrip().splitlines():  # one at a time: plain() escapes a newline inside one
+            console.print(plain(line))
+        for title, text in (("traceback", view.traceback), ("stderr (last lines)", view.stderr_tail)):
+            if text:
+                console.print(plain(f"  {title}:"), style="dim")
+                for line in text.splitlines():
+                    console.print(plain(f"    {line}"))
+        console.print()
 
 
 def _show_profiles(db: Any, run_id: str) -> None:

@@ -23,6 +23,7 @@ from colbench.model.benchmark import DataRequest
 from colbench.paths import data_dir, owned_dir
 from colbench.redact import redact
 from colbench.render.fmt import fmt_bytes
+from colbench.words import plural
 
 data_app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
                        help="Data sets: real sources, synthetic twins and the format cache.")
@@ -60,7 +61,7 @@ def list_cmd(
             scale = f"{f.rows:,}" + ("" if f.synthetic else " (real)")
             table.add_row(f.dataset, scale, f.format, f.codec or "-", opts, fmt_bytes(f.size_bytes))
         console.print(table)
-        console.print(f"{len(files)} files, {fmt_bytes(sum(f.size_bytes for f in files))}")
+        console.print(f"{plural(len(files), 'file')}, {fmt_bytes(sum(f.size_bytes for f in files))}")
         return
     table = Table(title="data sets")
     for col in ("name", "kind", "local", "size", "rows × cols", "from"):
@@ -191,7 +192,7 @@ def prepare_requests(requests: Sequence[DataRequest], root: Path | None = None, 
     out = out or console
     base = _root(root)
     pp = plan_prepare(requests, base)
-    table = Table(title=f"data for {len(pp.requests)} input(s)")
+    table = Table(title=f"data for {plural(len(pp.requests), 'input')}")
     for col in ("file", "size", "state"):
         table.add_column(col, justify="right" if col == "size" else "left", overflow="fold")
     for f in pp.files:

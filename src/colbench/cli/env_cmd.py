@@ -8,6 +8,7 @@ import typer
 from rich.table import Table
 
 from colbench.cli.common import console, friendly
+from colbench.words import plural
 
 env_app = typer.Typer(help="uv environments for comparing library versions.", no_args_is_help=True)
 
@@ -36,4 +37,4 @@ def env_clean(keys: Annotated[list[str] | None, typer.Argument(help="keys (or pr
     from colbench.runtimes.python import clean_environments
 
     removed = clean_environments(keys or None)
-    console.print(f"removed {len(removed)} environment(s)")
+    console.print(f"removed {plural(len(removed), 'environment')}")

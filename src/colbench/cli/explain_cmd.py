@@ -8,6 +8,7 @@ import typer
 from rich.table import Table
 
 from colbench.cli.common import StoreOption, UsageError, _store, console, err_console, friendly
+from colbench.words import plural
 
 
 def explain(
@@ -70,7 +71,8 @@ def _print(result: Any, fmt: str) -> None:
             console.print(plain(line))
         if case.flamegraph:
             console.print(plain(f"flame graph: {redact(str(case.flamegraph))}"))
-    console.print(plain(f"explained {sum(c.diff is not None for c in result.cases)} of {len(result.cases)} case(s) "
-                        f"in {fmt_seconds(result.seconds)}"))
+    explained = sum(c.diff is not None for c in result.cases)
+    cases = plural(len(result.cases), "case")
+    console.print(plain(f"explained {explained} of {cases} in {fmt_seconds(result.seconds)}"))
     for note in result.notes:
         err_console.print(plain(f"note: {note}"))

@@ -12,6 +12,8 @@ from colbench.app.history import HistoryOutcome, HistoryRequest, check
 from colbench.app.history import history as history_use_case
 from colbench.cli.common import StoreOption, UsageError, _store, console, friendly
 from colbench.render.fmt import fmt_instructions
+from colbench.render.tables import plain
+from colbench.words import plural
 
 
 def history(
@@ -54,7 +56,11 @@ def _print_tables(found: HistoryOutcome, metric: str, package: str | None) -> No
     digits = 1 if metric == "time" else 3  # instruction counts repeat to hundredths of a percent
     for h in found.histories:
         over = f" over {package} versions" if package else ""
-        table = Table(title=f"{h.label}{over} on {h.machine_name} ({h.machine_id}): {len(h.points)} points")
+        case = h.label.removesuffix(f" [{h.env_name}]")
+        env = f", environment {h.env_name}," if h.env_name != "default" else ""
+        # plain: labels, machine and environment names come from the store ("[old]" is not Rich markup)
+        table = Table(title=plain(f"{case}{env}{over} on {h.machine_name} ({h.machine_id}): "
+                                  f"{plural(len(h.points), 'version' if package else 'point')}"))
         first = ("first measured", f"{package} version") if package else ("when", "commit / version")
         for column in (*first, "median", "spread (CV)", "processes", "change"):
             table.add_column(column)
@@ -62,12 +68,12 @@ def _print_tables(found: HistoryOutcome, metric: str, package: str | None) -> No
         for i, point in enumerate(h.points):
             cp = changes.get(i)
             mark = f"[bold]{cp.magnitude:+.1%}[/bold] (p={cp.p_value:.3f})" if cp else ""
-            table.add_row(point.when[:19], point.label, show(point.median), f"±{point.cv:.{digits}%}"
+            table.add_row(point.when[:19], plain(point.label), show(point.median), f"±{point.cv:.{digits}%}"
                           if point.cv == point.cv else "-", str(point.processes), mark)
         console.print(table)
         if not h.change_points:
-            console.print(h.note or "no change point")
+            console.print(plain(h.note or "no change point"))
         for cp in h.change_points:
-            console.print(f"change point at {h.points[cp.index].label} ({h.points[cp.index].when[:10]}): "
-                          f"{cp.magnitude:+.1%}, median {show(cp.before_median)} → "
-                          f"{show(cp.after_median)}, p={cp.p_value:.3f}")
+            console.print(plain(f"change point at {h.points[cp.index].label} ({h.points[cp.index].when[:10]}): "
+                                f"{cp.magnitude:+.1%}, median {show(cp.before_median)} → "
+                                f"{show(cp.after_median)}, p={cp.p_value:.3f}"))

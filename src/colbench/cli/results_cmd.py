@@ -28,6 +28,8 @@ def show(
     fmt: Annotated[str, typer.Option("--format", "-f", help="table, json, csv or markdown")] = "table",
     store: StoreOption = None,
     runs: Annotated[bool, typer.Option("--runs", help="list the runs in the store instead")] = False,
+    errors: Annotated[bool, typer.Option("--errors", help="each failed case's error: message, traceback and the "
+                                         "worker's last stderr lines (table or json)")] = False,
 ) -> None:
     """Show a run's results, one row per case (processes pooled), or list the runs."""
     if fmt not in ("table", "json", "csv", "markdown"):
@@ -36,7 +38,9 @@ def show(
     if runs:
         _show_runs(db, fmt)
         return
-    show_run(db, resolve_run_id(db, run_id), fmt)
+    if errors and fmt not in ("table", "json"):
+        raise UsageError(f"--errors --format {fmt!r}: choose table or json")
+    show_run(db, resolve_run_id(db, run_id), fmt, errors=errors)
 
 
 def _show_runs(db: Any, fmt: str) -> None:

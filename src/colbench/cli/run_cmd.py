@@ -31,6 +31,7 @@ from colbench.cli.common import (
 from colbench.cli.progress import RichProgress
 from colbench.model.params import parse_param_option, split_values
 from colbench.render.fmt import fmt_bytes, fmt_seconds, threshold_defaults
+from colbench.words import plural
 
 
 @friendly
@@ -128,8 +129,9 @@ def _print_plan(planned: RunEstimate) -> None:
     if planned.data_error is not None:
         console.print(f"[dim]data not estimated: {planned.data_error}[/dim]", highlight=False)
     processes_text = " or ".join(str(n) for n in planned.processes)
-    table = Table(title=f"plan: {len(plan.cases)} cases × {processes_text} processes × ({planned.warmup} warm-up + "
-                  f"{planned.iterations} timed iterations)")
+    processes_word = "process" if tuple(planned.processes) == (1,) else "processes"
+    table = Table(title=f"plan: {plural(len(plan.cases), 'case')} × {processes_text} {processes_word} × "
+                  f"({planned.warmup} warm-up + {plural(planned.iterations, 'timed iteration')})")
     for column in ("benchmark", "params", "runtime", "est. per iteration", "est. per process", "from"):
         table.add_column(column)
     for case in est.cases:
@@ -139,11 +141,11 @@ def _print_plan(planned: RunEstimate) -> None:
     console.print(table)
     reasons = Counter(f"{bench}: {reason}" for bench, _, reason in plan.dropped)
     for reason, count in reasons.items():
-        console.print(f"[dim]dropped {count} invalid combination(s) of {reason}[/dim]", highlight=False)
+        console.print(f"[dim]dropped {plural(count, 'invalid combination')} of {reason}[/dim]", highlight=False)
     sources = ", ".join(f"{n} from {source}" for source, n in sorted(est.sources().items()))
     missing = planned.data_files_to_build + len(planned.downloads)
     notes = [f"cases: {sources}",
-             f"data to build first: {planned.data_files_to_build} file(s), {fmt_bytes(est.data_bytes)}, about "
+             f"data to build first: {plural(planned.data_files_to_build, 'file')}, {fmt_bytes(est.data_bytes)}, about "
              f"{fmt_seconds(est.data_seconds)}" if missing else "",
              f"downloads not in the estimate: {', '.join(planned.downloads)}" if planned.downloads else "",
              f"{est.unknown_cases} of {len(plan.cases)} cases have no estimate (no history, no model of their "
@@ -165,8 +167,8 @@ def print_session(session: Any, fmt: str = "table") -> None:
         print_comparisons(comparisons, fmt, session.baseline, contender, session.notes)
     why = {"decided": "every comparison decided", "budget": "time budget spent", "looks": "most looks reached"}
     spent = sum(look.alpha for look in session.looks)
-    console.print(f"{len(session.looks)} look(s) in {fmt_seconds(session.elapsed_s)}: {why[session.stopped]}; "
+    console.print(f"{plural(len(session.looks), 'look')} in {fmt_seconds(session.elapsed_s)}: {why[session.stopped]}; "
                   f"alpha {spent:.2g} spent over the looks")
     for c in session.inconclusive:
-        console.print(f"[yellow]inconclusive[/yellow] {c.label}: {c.reason}; after {c.n_blocks} blocks it could "
-                      f"have caught a slowdown of {format_mde(c)} (80% / 95% power)", highlight=False)
+        console.print(f"[yellow]inconclusive[/yellow] {c.label}: {c.reason}; after {plural(c.n_blocks, 'block')} it "
+                      f"could have caught a slowdown of {format_mde(c)} (80% / 95% power)", highlight=False)

@@ -14,6 +14,7 @@ from rich.table import Table
 from colbench.cli.common import StoreOption, UsageError, _store, console, friendly, say_error
 from colbench.store.base import Store
 from colbench.store.spool import Spool, SyncReport
+from colbench.words import plural
 
 store_app = typer.Typer(help="Move results between stores, upload the local spool, describe a store.",
                         no_args_is_help=True)
@@ -62,7 +63,8 @@ def copy_command(
     finally:
         source.close()
         target.close()
-    console.print(f"copied {runs} run(s) and {results} result(s) from {source.url} to {target.url}", highlight=False)
+    console.print(f"copied {plural(runs, 'run')} and {plural(results, 'result')} from {source.url} to {target.url}",
+                  highlight=False)
 
 
 @store_app.command("sync")
@@ -83,12 +85,13 @@ def sync_command(store: StoreOption = None) -> None:
     runs, results = first.runs + later.runs, first.results + later.results
     left = sum(spool.pending())
     if runs or results:
-        console.print(f"uploaded {runs} run record(s) and {results} result(s) from {spool.dir} to {db.url}",
-                      highlight=False)
+        console.print(f"uploaded {plural(runs, 'run record')} and {plural(results, 'result')} from {spool.dir} "
+                      f"to {db.url}", highlight=False)
     else:
         console.print(f"the local spool of {db.url} is empty", highlight=False)
     if left:
-        console.print(f"[yellow]{left} record(s) are being uploaded by another colbench process[/yellow]")
+        console.print(f"[yellow]{plural(left, 'record')} {'is' if left == 1 else 'are'} being uploaded by another "
+                      "colbench process[/yellow]")
     db.close()
 
 
@@ -135,7 +138,7 @@ def info_command(
         _print_info(found)
     if damaged:
         part, message = next(iter(damaged.items()))
-        raise StoreError(f"{message} ({len(damaged)} part(s) unreadable, first: {part})")
+        raise StoreError(f"{message} ({plural(len(damaged), 'part')} unreadable, first: {part})")
 
 
 def _print_info(found: dict[str, Any]) -> None:
@@ -149,10 +152,12 @@ def _print_info(found: dict[str, Any]) -> None:
     table.add_row("runs", _count(found["runs"]))
     table.add_row("results", _count(found["results"]))
     for machine in found["machines"]:
-        table.add_row(f"machine {machine['machine_id']}", f"{machine['name'] or '?'}: {machine['results']:,} results")
+        table.add_row(f"machine {machine['machine_id']}",
+                      f"{machine['name'] or '?'}: {plural(machine['results'], 'result')}")
     spool = found.get("spool")
     if spool and (spool["runs"] or spool["results"]):
-        table.add_row("local spool", f"{spool['results']} result(s), {spool['runs']} run record(s) in {spool['dir']}: "
+        table.add_row("local spool", f"{plural(spool['results'], 'result')}, {plural(spool['runs'], 'run record')} in "
+                      f"{spool['dir']}: "
                       "`colbench store sync` uploads them")
     for part, message in found["damaged"].items():
         table.add_row(f"[red]{part}[/red]", "unreadable: " + (message[:100] + "…" if len(message) > 100 else message))
@@ -164,7 +169,7 @@ def _say_published(report: Any) -> None:
     refused = f", {len(report.refused)} refused" if report.refused else ""
     record = "run record with its finish time" if report.run_record else \
         "this server keeps no run records: the finish time is in each result's optional_benchmark_info"
-    console.print(f"run {report.run_id}: {report.cases} case(s), {report.posted} posted{there}{refused} "
+    console.print(f"run {report.run_id}: {plural(report.cases, 'case')}, {report.posted} posted{there}{refused} "
                   f"({report.api}; {record})", highlight=False)
 
 

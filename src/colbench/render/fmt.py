@@ -117,19 +117,6 @@ def threshold_defaults(names: Sequence[str] = COMPARE_METRICS) -> str:
     return ", ".join([fmt_percent(common), *others])
 
 
-def plural(count: int, word: str, many: str | None = None) -> str:
-    """'1 case', '2 cases', '0 cases'; `many` for words whose plural is not word + s ('1 process', '3 processes')."""
-    return f"{count:,} {word if count == 1 else many or _plural_of(word)}"
-
-
-def _plural_of(word: str) -> str:
-    if word.endswith(("s", "x", "ch", "sh")):
-        return word + "es"
-    if word.endswith("y") and word[-2:-1] not in "aeiou":
-        return word[:-1] + "ies"
-    return word + "s"
-
-
 def md_text(value: Any) -> str:
     """Text for a Markdown cell or line (a pull-request comment, the report's .md): table pipes and newlines
     escaped, HTML shown as text rather than rendered (a run, machine or commit name holding `<img …>` or a link

@@ -23,6 +23,7 @@ from colbench.render.fmt import fmt_instructions
 from colbench.render.frames import short_function
 from colbench.report.explain_text import draw, share_text, signed_cost
 from colbench.store.profiles import explain_folder, stored_profile
+from colbench.words import plural
 
 MAX_CASES = 6
 TOP_ROWS = 8
@@ -67,7 +68,8 @@ def explained_cases(store: Any, baseline: Side, contender: Side, cases: list[tup
             written = _from_stored(store, baseline, contender, case_id, label)
         if written is not None:
             shown.append(written)
-    note = (f"{left} more changed case(s) have profiles: `colbench explain` draws them all." if left else "")
+    note = (f"{plural(left, 'more changed case')} {'has' if left == 1 else 'have'} profiles: `colbench explain` draws "
+            "them all." if left else "")
     return shown, note
 
 

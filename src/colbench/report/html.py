@@ -54,9 +54,10 @@ from colbench.report.plots_history import (
     series_from_results,
     version_series_from_results,
 )
-from colbench.report.terminal import every_case_note, results_table
+from colbench.report.terminal import ErrorView, error_views, every_case_note, results_table
 from colbench.store.base import ResultQuery, Store
 from colbench.store.selection import comparison_evidence
+from colbench.words import plural
 
 TEMPLATES = Path(__file__).parent / "templates"
 REPORT_CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
@@ -89,19 +90,6 @@ class TableView:
     links: list[str | None] = field(default_factory=list)  # per row, e.g. the case's history page
     note: str = ""  # under the table: what its figures are (units, what a column divides)
     css: str = ""  # a class for the table, e.g. "claims"
-
-
-@dataclass
-class ErrorView:
-    label: str
-    env: str
-    kind: str
-    message: str
-    processes: list[int]
-    traceback: str = ""
-    stderr_tail: str = ""
-    exit_code: int | None = None
-    signal: Any = None
 
 
 @dataclass
@@ -228,7 +216,7 @@ def run_info(run: Run, summaries: Sequence[CaseSummary]) -> list[tuple[str, str]
         ("finished", _when(run.finished_at) + (" UTC" if run.finished_at else "")),
         ("machine", f"{(run.machine or {}).get('name', '')} ({run.machine_id or ''})"),
         ("suite / targets", config.get("suite") or ", ".join(config.get("targets") or []) or "-"),
-        ("cases", f"{len(summaries)} ({failed} with errors), {processes} worker processes"),
+        ("cases", f"{len(summaries)} ({failed} with errors), {plural(processes, 'worker process')}"),
         ("per process", f"{config.get('warmup', '-')} warm-up + {config.get('iterations', '-')} timed iterations; "
                         f"{_process_counts(summaries)} processes per case (as they ran)"),
         ("environments", ", ".join(e.get("name", "") for e in run.envs) or "default"),
@@ -238,7 +226,8 @@ def run_info(run: Run, summaries: Sequence[CaseSummary]) -> list[tuple[str, str]
     bandwidth = MachineBandwidth.of(run)
     for name, figures in (("memcpy bandwidth", bandwidth.memcpy_gbps), ("read bandwidth", bandwidth.read_gbps)):
         if figures:
-            info.append((name, ", ".join(f"{t} thread(s) {g:g} Gbps" for t, g in figures.items())))
+            info.append((name, ", ".join(f"{t} {'thread' if str(t) == '1' else 'threads'} {g:g} Gbps"
+                                         for t, g in figures.items())))
     return info
 
 
@@ -272,32 +261,6 @@ def versions_seen(summaries: Sequence[CaseSummary]) -> list[tuple[str, str]]:
     order = {name: i for i, name in enumerate(LIBRARY_ORDER)}
     names = sorted(seen, key=lambda n: (order.get(n, len(order)), n))
     return [(n, ", ".join(sorted(seen[n]))) for n in names]
-
-
-def error_views(summaries: Sequence[CaseSummary]) -> list[ErrorView]:
-    """Errors per case, the processes that failed the same way folded together."""
-    varying = varying_params(summaries)
-    views: list[ErrorView] = []
-    for s in summaries:
-        grouped: dict[tuple[str, str], ErrorView] = {}
-        for error in s.errors:
-            key = (str(error.get("kind") or "error"), str(error.get("message") or ""))
-            if key in grouped:
-                grouped[key].processes.append(int(error.get("process_index", -1)))
-                continue
-            grouped[key] = ErrorView(
-                label=f"{s.benchmark} {params_label(s, varying.get(s.benchmark, []))}", env=s.env_name,
-                kind=key[0], message=key[1], processes=[int(error.get("process_index", -1))],
-                traceback=_tail(error.get("traceback"), 40), stderr_tail=_tail(error.get("stderr_tail"), 40),
-                exit_code=error.get("exit_code"), signal=error.get("signal"))
-        views.extend(grouped.values())
-    return views
-
-
-def _tail(text: Any, lines: int) -> str:
-    if not text:
-        return ""
-    return "\n".join(str(text).rstrip().splitlines()[-lines:])
 
 
 # ------------------------------------------------------------------------------------ compare and history

@@ -20,6 +20,7 @@ from colbench.model.metrics import series_of
 from colbench.model.records import Result
 from colbench.render.figures import LIMIT_COLOR, PALETTE, fmt_time, new_figure, styled, time_unit, title
 from colbench.render.fmt import fmt_measured
+from colbench.words import plural
 
 MIN_RUNS = 3  # a history worth showing has at least this many runs of the case on the machine
 MIN_SEGMENT = 5  # as `colbench history`: a change point needs this many runs on both sides
@@ -208,8 +209,8 @@ def history_figure(series: HistorySeries, compact: bool = False) -> Figure | Non
         last = fmt_measured(points[-1].median, "instructions") if counts else fmt_time(points[-1].median)
         title(fig, f"{series.label} — {series.machine_name}" + (f", {series.env_name}"
                                                                   if series.env_name != "default" else ""),
-              (f"{len(points)} versions of {series.package}" if by_version else f"{len(points)} runs")
+              (f"{plural(len(points), 'version')} of {series.package}" if by_version else plural(len(points), 'run'))
               + f"; last {last}; "
-              + (f"{len(series.changes)} change point(s)" if series.changes else "no change point")
+              + (plural(len(series.changes), "change point") if series.changes else "no change point")
               + (f" ({series.method})" if series.method else ""))
     return fig

@@ -6,6 +6,8 @@ import csv
 import io
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from rich.markup import escape
 from rich.table import Table
@@ -30,6 +32,59 @@ from colbench.render.tables import plain
 
 #: one row of `show --format json|csv|markdown`: a column per field and per param, each a plain value
 FlatRow = Mapping[str, ParamValue]
+#: error kinds whose message is the orchestrator's ("worker killed by SIGSEGV"): the worker's own last words on
+#: stderr are the cause
+OUTSIDE_KINDS = ("crash", "timeout", "oom", "no-result")
+
+
+@dataclass
+class ErrorView:
+    """One way a case failed, the processes that failed so folded together: the report's and `show --errors`'."""
+
+    label: str
+    env: str
+    kind: str
+    message: str
+    processes: list[int]
+    traceback: str = ""
+    stderr_tail: str = ""
+    exit_code: int | None = None
+    signal: Any = None
+
+    @property
+    def cause(self) -> str:
+        """The message's first line, and for a worker that died, the last line it wrote on stderr."""
+        first = next((line for line in self.message.strip().splitlines() if line.strip()), "")
+        last_words = next((line.strip() for line in reversed(self.stderr_tail.splitlines()) if line.strip()), "")
+        if self.kind in OUTSIDE_KINDS and last_words and last_words not in first:
+            return f"{first} ({last_words})"
+        return first
+
+
+def error_views(summaries: Sequence[CaseSummary]) -> list[ErrorView]:
+    """Errors per case, the processes that failed the same way folded together."""
+    varying = varying_params(summaries)
+    views: list[ErrorView] = []
+    for s in summaries:
+        grouped: dict[tuple[str, str], ErrorView] = {}
+        for error in s.errors:
+            key = (str(error.get("kind") or "error"), str(error.get("message") or ""))
+            if key in grouped:
+                grouped[key].processes.append(int(error.get("process_index", -1)))
+                continue
+            grouped[key] = ErrorView(
+                label=f"{s.benchmark} {params_label(s, varying.get(s.benchmark, []))}", env=s.env_name,
+                kind=key[0], message=key[1], processes=[int(error.get("process_index", -1))],
+                traceback=_tail(error.get("traceback"), 40), stderr_tail=_tail(error.get("stderr_tail"), 40),
+                exit_code=error.get("exit_code"), signal=error.get("signal"))
+        views.extend(grouped.values())
+    return views
+
+
+def _tail(text: Any, lines: int) -> str:
+    if not text:
+        return ""
+    return "\n".join(str(text).rstrip().splitlines()[-lines:])
 
 
 def row_dict(summary: CaseSummary) -> dict[str, ParamValue]:
@@ -109,9 +164,8 @@ def results_table(summaries: Sequence[CaseSummary], title: TextType | None = Non
         label = params_label(s, varying.get(s.benchmark, []))
         cells = [plain(s.benchmark), plain(label)] + ([plain(s.env_name)] if envs else [])
         if not s.ok:
-            first = s.errors[0] if s.errors else {}
-            message = (f"[red]{escape(printable(first.get('kind', 'error')))}[/red]: "
-                       f"{escape(printable(first.get('message', '')[:140]))}")
+            first = error_views([s])[0] if s.errors else ErrorView("", s.env_name, "error", "no samples", [])
+            message = f"[red]{escape(printable(first.kind))}[/red]: {escape(printable(first.cause[:200]))}"
             table.add_row(*cells, message, "", "", "", "", fmt_bytes(s.peak_rss_bytes), "", *[""] * counted)
             continue
         n = s.wall.get("n") or (s.metrics.get("instructions") or {}).get("n")

@@ -19,16 +19,41 @@ def _envs_of(store: Store, run_id: str) -> list[str]:
 
 
 def resolve_side(store: Store, ref: str) -> Side:
-    run_ref, _, env = ref.partition(":")
-    try:
-        run_id = resolve_run_id(store, run_ref)
-    except StoreError:
-        if env:
-            raise
-        run_id, env = resolve_run_id(store, "latest"), run_ref
-        if env not in _envs_of(store, run_id):
-            raise StoreError(f"{ref!r} is neither a run nor an environment of the latest run "
-                             f"(its environments: {', '.join(_envs_of(store, run_id))})") from None
+    """One side: `RUN`, `RUN:ENV`, or `ENV` (of the newest run that has an environment of that name)."""
+    return resolve_sides(store, ref)[0]
+
+
+def resolve_sides(store: Store, *refs: str) -> list[Side]:
+    """The sides of a comparison. A bare name that is no run is an environment: of the newest run that has every
+    environment named this way (`compare old new` after `run --env old=… --env new=…`, however many runs came
+    since), else of the newest run that has it; a StoreError says so when no run has it."""
+    found: dict[str, tuple[str, str | None]] = {}  # ref → (run id, environment or None for the run's only one)
+    bare_envs: list[str] = []
+    for ref in refs:
+        run_ref, sep, env = ref.partition(":")
+        if sep:
+            found[ref] = (resolve_run_id(store, run_ref), env)
+            continue
+        try:
+            found[ref] = (resolve_run_id(store, ref), None)
+        except StoreError:
+            bare_envs.append(ref)
+    if bare_envs:
+        runs = store.list_runs()  # newest first
+        if not runs:
+            raise StoreError(f"no runs in {store.url}: `colbench run` first")
+        together = next((r for r in runs if all(env in r.env_names for env in bare_envs)), None)
+        for env in bare_envs:
+            having = together or next((r for r in runs if env in r.env_names), None)
+            if having is None:
+                shown = env if len(env) <= 80 else env[:77] + "..."
+                raise StoreError(f"{shown!r} is neither a run nor an environment of any run in {store.url} "
+                                 f"(the latest run's environments: {', '.join(runs[0].env_names)})")
+            found[env] = (having.run_id, env)
+    return [_side(store, ref, *found[ref]) for ref in refs]
+
+
+def _side(store: Store, ref: str, run_id: str, env: str | None) -> Side:
     envs = _envs_of(store, run_id)
     if not env:
         if len(envs) > 1:

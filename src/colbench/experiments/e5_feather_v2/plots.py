@@ -126,9 +126,10 @@ def e5_formats(summaries: Sequence[CaseSummary], run: Run) -> Figure | None:
                 labels.append(label)
     fig.legend(handles, labels, loc="outside lower center", ncols=min(len(labels), 5))
     threads = ", ".join(map(str, sorted(threads_note)))
+    threads_word = "thread" if threads_note == {1} else "threads"
     title(fig, "E5 — Feather V2 vs Parquet with pyarrow: read, write, file size",
-          f"{threads} thread(s); " + fixed_params_note(reads + writes, ["source", "format", "codec", "output", "input",
-                                                                         "threads", "engine", "memory_map"]))
+          f"{threads} {threads_word}; " + fixed_params_note(reads + writes, [
+              "source", "format", "codec", "output", "input", "threads", "engine", "memory_map"]))
     return fig
 
 
