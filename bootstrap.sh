@@ -28,5 +28,8 @@ fi
 # and in $UV (which `uv run` sets as well), even when it was just installed into a directory PATH lacks
 UV=$(cd "$(dirname "$UV")" && pwd)/$(basename "$UV")
 export UV PATH="$(dirname "$UV"):$PATH"
-"$UV" sync --frozen --all-extras --quiet
+# --inexact: install the locked set, but keep what the user added beside it (a benchmark plugin installed with
+# `uv pip install -e ./my-plugin`, as docs/writing-benchmarks.md shows); a plain sync removes every package the lock
+# does not list. `uv run` syncs inexactly too.
+"$UV" sync --frozen --all-extras --inexact --quiet
 exec "$UV" run --frozen --all-extras "$@"

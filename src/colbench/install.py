@@ -30,7 +30,9 @@ INSTALL_UV = "curl -LsSf https://astral.sh/uv/install.sh | sh, or: pipx install 
 class Install:
     """Where colbench runs from. `source`: what was installed (a wheel's path, a URL, or "colbench");
     `extras`: the extras already asked for; `python`: the interpreter of the environment; `checkout`: the source
-    tree of an editable install; `installer`: the tool that installed it into a plain environment ("pip", "uv")."""
+    tree of an editable install; `installer`: the tool that installed it into a plain environment ("pip", "uv");
+    `with_requirements`: what a `uv tool install --with` added beside colbench (a reinstall must name them again,
+    or it drops them)."""
 
     kind: Kind
     source: str = "colbench"
@@ -38,17 +40,27 @@ class Install:
     python: str = sys.executable
     checkout: Path | None = None
     installer: str = "pip"
+    with_requirements: tuple[str, ...] = ()
 
     def add_extra(self, extra: str) -> str:
         """The one command that makes `colbench[extra]` importable in this install."""
+        return self.add_extras((extra,))
+
+    def add_extras(self, extras: tuple[str, ...] | list[str]) -> str:
+        """The one command that makes every one of `extras` importable, keeping the extras (and, for a uv tool,
+        the `--with` packages) already there: a `uv tool install --reinstall` of `colbench[serve]` after one of
+        `colbench[postgres]` would drop postgres."""
         if self.kind == "checkout":
             return "uv sync --all-extras" + (f"  (in {self.checkout})" if self.checkout else "")
-        spec = _with_extras(self.source, (*self.extras, extra))
+        spec = _with_extras(self.source, (*self.extras, *extras))
         if self.kind == "uv-tool":
-            return f"uv tool install --reinstall {shlex.quote(spec)}"
+            return f"uv tool install --reinstall {shlex.quote(spec)}{self._withs()}"
         if self.kind == "pipx":
             return f"pipx install --force {shlex.quote(spec)}"
         return self._pip_install(spec)
+
+    def _withs(self, *more: str) -> str:
+        return "".join(f" --with {shlex.quote(r)}" for r in dict.fromkeys((*self.with_requirements, *more)))
 
     def add_package(self, package: str) -> str:
         """The one command that installs a Python package (an engine such as polars) beside colbench."""
@@ -56,7 +68,7 @@ class Install:
             return f"uv pip install {shlex.quote(package)}" + (f"  (in {self.checkout})" if self.checkout else "")
         if self.kind == "uv-tool":
             spec = _with_extras(self.source, self.extras)
-            return f"uv tool install --reinstall {shlex.quote(spec)} --with {shlex.quote(package)}"
+            return f"uv tool install --reinstall {shlex.quote(spec)}{self._withs(package)}"
         if self.kind == "pipx":
             return f"pipx inject colbench {shlex.quote(package)}"
         return self._pip_install(package)
@@ -103,18 +115,26 @@ def _direct_url(dist: metadata.Distribution | None) -> dict[str, object]:
     return loaded if isinstance(loaded, dict) else {}
 
 
-def _uv_receipt(prefix: Path) -> tuple[str, tuple[str, ...]] | None:
-    """The source and extras `uv tool install` recorded for colbench, from the tool environment's receipt."""
+def _uv_receipt(prefix: Path) -> tuple[str, tuple[str, ...], tuple[str, ...]] | None:
+    """The source and extras `uv tool install` recorded for colbench, and the other requirements it installed
+    with it (`--with`), from the tool environment's receipt."""
     try:
         receipt = tomllib.loads((prefix / "uv-receipt.toml").read_text())
     except (OSError, tomllib.TOMLDecodeError):
         return None
+    source = "colbench"
+    extras: tuple[str, ...] = ()
+    withs: list[str] = []
     for requirement in receipt.get("tool", {}).get("requirements", []):
-        if isinstance(requirement, dict) and requirement.get("name") == "colbench":
-            source = requirement.get("path") or requirement.get("url") or requirement.get("directory") or "colbench"
+        if not isinstance(requirement, dict):
+            continue
+        where = requirement.get("path") or requirement.get("url") or requirement.get("directory")
+        if requirement.get("name") == "colbench":
+            source = str(where or "colbench")
             extras = tuple(str(e) for e in requirement.get("extras", []))
-            return str(source), extras
-    return "colbench", ()
+        elif requirement.get("name"):
+            withs.append(str(where or f"{requirement['name']}{requirement.get('specifier') or ''}"))
+    return source, extras, tuple(withs)
 
 
 def _pipx_metadata(prefix: Path) -> tuple[str, tuple[str, ...]] | None:
@@ -154,7 +174,7 @@ def detect(prefix: Path | None = None) -> Install:
         return Install("checkout", python=python, checkout=checkout)
     receipt = _uv_receipt(root)
     if receipt is not None:
-        return Install("uv-tool", source=receipt[0], extras=receipt[1], python=python)
+        return Install("uv-tool", source=receipt[0], extras=receipt[1], python=python, with_requirements=receipt[2])
     pipx = _pipx_metadata(root)
     if pipx is not None:
         return Install("pipx", source=pipx[0], extras=pipx[1], python=python)

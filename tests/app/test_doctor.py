@@ -44,3 +44,31 @@ def test_stale_is_a_warning_missing_a_failure() -> None:
     assert report.missing == [stale, missing]
     assert report.install_commands() == {"colbench setup java": ["Java worker, Arrow Java 18.1.0"],
                                          "apt-get install maven": ["Maven"]}
+
+
+def test_missing_extras_share_one_command_that_keeps_them_all(tmp_path: Path) -> None:
+    """A uv tool install without postgres and serve: one `--reinstall` naming both extras (two commands of one extra
+    each would leave only the second), keeping the extras and the `--with` packages the receipt lists."""
+    from colbench.install import Install, _uv_receipt
+
+    (tmp_path / "uv-receipt.toml").write_text(
+        '[tool]\nrequirements = [\n'
+        '    { name = "colbench", path = "/w/colbench-0.1.0-py3-none-any.whl", extras = ["r"] },\n'
+        '    { name = "polars", specifier = ">=1.0" },\n'
+        '    { name = "my-plugin", path = "/w/my_plugin-0.1-py3-none-any.whl" },\n]\n')
+    receipt = _uv_receipt(tmp_path)  # what detect() reads in a uv tool environment (this test runs in a checkout)
+    assert receipt is not None
+    install = Install("uv-tool", source=receipt[0], extras=receipt[1], with_requirements=receipt[2])
+    postgres = Finding("psycopg (colbench[postgres])", None, "a team store", install.add_extra("postgres"),
+                       extra="postgres")
+    serve = Finding("starlette + uvicorn (colbench[serve])", None, "the dashboard", install.add_extra("serve"),
+                    extra="serve")
+    valgrind = Finding("Valgrind", None, "instructions", "apt-get install valgrind")
+    report = Diagnosis("0.1.0", install, [postgres, valgrind, serve])
+    expected = ("uv tool install --reinstall '/w/colbench-0.1.0-py3-none-any.whl[postgres,r,serve]' "
+                "--with 'polars>=1.0' --with /w/my_plugin-0.1-py3-none-any.whl")
+    assert report.install_commands() == {expected: ["psycopg (colbench[postgres])",
+                                                    "starlette + uvicorn (colbench[serve])"],
+                                         "apt-get install valgrind": ["Valgrind"]}
+    assert install.add_package("duckdb").endswith("--with 'polars>=1.0' --with /w/my_plugin-0.1-py3-none-any.whl "
+                                                  "--with duckdb")

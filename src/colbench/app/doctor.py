@@ -33,6 +33,7 @@ class Finding:
     enables: str
     install: str  # the advice: the command that installs it (shown when missing or stale)
     note: str = ""  # the detail: why it is missing or stale, when that is more than "not found"
+    extra: str | None = None  # the colbench extra that brings it: one command installs every missing extra
 
     @property
     def ok(self) -> bool:
@@ -64,10 +65,14 @@ class Diagnosis:
         return not self.missing
 
     def install_commands(self) -> dict[str, list[str]]:
-        """Each command that installs something missing, with the names of what it installs, in order."""
+        """Each command that installs something missing, with the names of what it installs, in order. The
+        missing extras share one command that names them all (two `uv tool install --reinstall` commands of one
+        extra each would leave only the second)."""
+        extras = [f for f in self.missing if f.extra]
+        together = self.install.add_extras([f.extra for f in extras if f.extra]) if extras else ""
         commands: dict[str, list[str]] = {}
         for f in self.missing:
-            commands.setdefault(f.install, []).append(f.name.strip())
+            commands.setdefault(together if f.extra else f.install, []).append(f.name.strip())
         return commands
 
 
@@ -157,7 +162,7 @@ def _postgres() -> list[Finding]:
     initdb = servers[-1] if servers else "initdb"
     return [
         Finding("psycopg (colbench[postgres])", module_version("psycopg"), "--store postgresql://… (a team store)",
-                add_extra("postgres")),
+                add_extra("postgres"), extra="postgres"),
         Finding("PostgreSQL client (psql)", tool_version(["psql", "--version"]),
                 "looking into a PostgreSQL store by hand (colbench itself needs only psycopg)",
                 f"{APT} postgresql-client"),
@@ -170,7 +175,7 @@ def _other() -> list[Finding]:
     return [
         Finding("starlette + uvicorn (colbench[serve])",
                 module_version("uvicorn") if module_version("starlette") else None, "colbench serve (the dashboard)",
-                add_extra("serve")),
+                add_extra("serve"), extra="serve"),
         Finding("Valgrind", tool_version(["valgrind", "--version"]), _valgrind_enables(), f"{APT} valgrind"),
         Finding("chromium", tool_version(["chromium", "--version"]),
                 "the headless report/dashboard tests (tests/report)", f"{APT} chromium"),
