@@ -15,22 +15,24 @@ pytestmark = pytest.mark.slow  # real processes: the full run, not the fast tier
 DOC = Path(__file__).parents[2] / "docs" / "writing-benchmarks.md"
 
 
-def _example_source() -> str:
+def _example_source(cls: str = "JsonRead") -> str:
     text = DOC.read_text()
     blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
-    return next(b for b in blocks if "class JsonRead" in b)
+    return next(b for b in blocks if f"class {cls}" in b)
 
 
 def install_example(root: Path) -> Path:
-    """A minimal installed distribution: the module plus a dist-info with entry points, on PYTHONPATH."""
+    """A minimal installed distribution: the doc's two modules plus a dist-info with entry points, on PYTHONPATH."""
     site = root / "site"
     site.mkdir()
     (site / "colbench_json.py").write_text(_example_source())
+    (site / "colbench_columns.py").write_text(_example_source("ParquetColumns"))
     info = site / "colbench_json-0.1.0.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: colbench-json\nVersion: 0.1.0\n")
     (info / "entry_points.txt").write_text(
-        "[colbench.benchmarks]\njson-read = colbench_json:JsonRead\n\n[colbench.suites]\njson = colbench_json:SUITE\n"
+        "[colbench.benchmarks]\njson-read = colbench_json:JsonRead\n"
+        "parquet-columns = colbench_columns:ParquetColumns\n\n[colbench.suites]\njson = colbench_json:SUITE\n"
     )
     return site
 
@@ -46,3 +48,19 @@ def test_entry_point_benchmark_and_suite_run_like_builtins(tmp_path):
     assert len(rows) == 1 and rows[0]["status"] == "ok" and rows[0]["benchmark"] == "json-read"
     bad = colbench("run", "json-read", "--param", "block_size=8", home=tmp_path / "home", env=env)
     assert bad.returncode == 2 and "blocks smaller than a row" in bad.stderr
+
+
+def test_the_data_example_reads_a_built_in_data_set(tmp_path):
+    """The doc's DataRequest example: the cache builds the Parquet twin, the worker reads it through ctx.inputs,
+    the check reads ctx.input_info; one file per codec, read by both column counts."""
+    site = install_example(tmp_path)
+    env = {"PYTHONPATH": str(site)}
+    colbench("run", "parquet-columns", "--param", "rows=2000", "--param", "columns=1,8", "--param", "codec=zstd",
+             "--threads", "1", "--processes", "1", "--iterations", "2", home=tmp_path / "home", env=env, check=True)
+    rows = json.loads(colbench("show", "--format", "json", home=tmp_path / "home", env=env, check=True).stdout)
+    assert sorted((r["columns"], r["status"]) for r in rows) == [(1, "ok"), (8, "ok")], rows
+    files = list((tmp_path / "home" / "data").rglob("*.parquet"))
+    assert len(files) == 1 and "fanniemae_2016Q4" in str(files[0]), files
+    bad = colbench("run", "parquet-columns", "--param", "rows=2000", "--param", "columns=99", "--param",
+                   "codec=zstd", "--threads", "1", "--processes", "1", home=tmp_path / "home", env=env)
+    assert "has 31 columns" in bad.stdout, bad.stdout
