@@ -61,6 +61,16 @@ def test_the_data_example_reads_a_built_in_data_set(tmp_path):
     assert sorted((r["columns"], r["status"]) for r in rows) == [(1, "ok"), (8, "ok")], rows
     files = list((tmp_path / "home" / "data").rglob("*.parquet"))
     assert len(files) == 1 and "fanniemae_2016Q4" in str(files[0]), files
+    # a read's throughput is of the bytes it decoded (the table's buffers), the file's size beside it
+    import pyarrow.parquet as pq
+
+    names = pq.read_schema(files[0]).names
+    for row in rows:
+        decoded = pq.read_table(files[0], columns=names[: row["columns"]]).nbytes
+        assert row["memory_bytes"] == decoded, (row, decoded)
+        assert row["decoded_mb_per_s"] == pytest.approx(decoded / row["median_s"] / 1e6)
+    table = colbench("show", home=tmp_path / "home", env=env, check=True).stdout
+    assert " MB/s decoded " in table and " read " in table and '"decoded" (parquet-columns)' in table
     bad = colbench("run", "parquet-columns", "--param", "rows=2000", "--param", "columns=99", "--param",
                    "codec=zstd", "--threads", "1", "--processes", "1", home=tmp_path / "home", env=env)
     assert "has 31 columns" in bad.stdout, bad.stdout

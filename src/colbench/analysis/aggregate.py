@@ -33,6 +33,8 @@ class CaseSummary:
     engine_peak_bytes: int | None = None
     output: OutputSeen | None = None
     file_size_bytes: int | None = None
+    #: the bytes the timed call's output held in memory, decoded (a read's table or frame; Python worker)
+    memory_bytes: int | None = None
     #: the size of the file the case read (its `data` input), when it read one
     input_size_bytes: int | None = None
     warnings: list[str] = field(default_factory=list)
@@ -43,6 +45,12 @@ class CaseSummary:
     def ok(self) -> bool:
         counted = (self.metrics.get("instructions") or {}).get("n") or 0
         return not self.errors and ((self.wall.get("n") or 0) > 0 or counted > 0)
+
+    @property
+    def decoded_bytes_per_s(self) -> float | None:
+        """The decoded size of the output over the median time: a read's throughput as a reader expects it."""
+        median = self.wall.get("median")
+        return self.memory_bytes / median if self.memory_bytes and median else None
 
     @property
     def error_kinds(self) -> list[str]:
@@ -96,6 +104,7 @@ def summarize_cases(results: Iterable[Result]) -> list[CaseSummary]:
             peak_rss_bytes=_max(r.memory.get("peak_rss_bytes") for r in members),
             engine_peak_bytes=_max(r.memory.get("engine_peak_bytes") for r in members),
             output=output, file_size_bytes=(output or {}).get("file_size_bytes"),
+            memory_bytes=(output or {}).get("memory_bytes"),
             input_size_bytes=_input_size(ok),
             warnings=warnings, versions=first.versions, results=members,
         ))

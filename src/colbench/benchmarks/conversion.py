@@ -13,6 +13,7 @@ from colbench.model.params import Grid, Param
 class DataFrameConversion(Benchmark):
     name = "dataframe-conversion"
     throughput_of = "the bytes of the data in memory (Arrow buffers, or the frame's columns)"
+    work_basis = "memory"
     description = "Arrow table → pandas data frame (to_pandas) and back (from_pandas)"
     engine = "pyarrow"
     grid: ClassVar[Grid] = Grid((

@@ -143,6 +143,7 @@ class IpcCase:
 class IpcBandwidth(Benchmark):
     name = "ipc-bandwidth"
     throughput_of = "value bytes touched, as Gbit/s (E3)"
+    work_basis = "memory"
     description = "E3: read Arrow IPC file data back from memory; Gbps of value bytes per access mode"
     engine = "pyarrow"
     calibrations = ("memcpy",)

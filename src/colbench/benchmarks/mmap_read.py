@@ -27,6 +27,7 @@ OPERATIONS = ("write_arrow", "write_csv", "read_mmap", "read_stream", "read_copy
 class MmapRead(Benchmark):
     name = "mmap-read"
     throughput_of = "the frame's values in memory (rows x 10 columns x 8 bytes)"
+    work_basis = "memory"
     description = "E4: 10 × Int64 frame — Arrow IPC mmap / stream / owned copy vs CSV, writes and reads"
     engine = "pyarrow"
     grid: ClassVar[Grid] = Grid((

@@ -45,6 +45,7 @@ class Placebo(Benchmark):
     engine = "python"
     work_unit = "rows"
     throughput_of = "rows (one a call)"
+    work_basis = "rows"
     grid: ClassVar[Grid] = Grid((
         Param("duration", default=(0.01,), type=float, check=_duration, help="seconds of busy work (at most a day)"),
         Param("error", default=("none",), choices=ERRORS, help="how to fail: exception, segfault, oom "

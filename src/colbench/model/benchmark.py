@@ -173,6 +173,10 @@ class Benchmark:
     work_unit: ClassVar[str] = "bytes"
     #: what the report's throughput divides by the median time, in words (reports define it where it appears)
     throughput_of: ClassVar[str] = "the bytes of its input files on disk"
+    #: what `work(ctx).bytes` counts, in one word for a table cell: "file" (bytes of files on disk), "memory" (bytes
+    #: of data in memory) or "rows" (no bytes: rows). A case whose output is data in memory is shown by the bytes
+    #: it decoded instead (the worker's `output.memory_bytes`), whatever this says
+    work_basis: ClassVar[str] = "file"
     #: machine figures the run measures once to judge this benchmark's results ("memcpy")
     calibrations: ClassVar[tuple[str, ...]] = ()
 

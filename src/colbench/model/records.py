@@ -116,6 +116,8 @@ class OutputSeen(TypedDict, total=False):
     columns: int | None
     checksum: str | None
     file_size_bytes: int | None
+    #: the bytes the output of the timed call held in memory, decoded (Python worker; absent for writers)
+    memory_bytes: int | None
 
 
 class WorkDone(TypedDict):

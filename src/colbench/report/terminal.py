@@ -96,6 +96,8 @@ def row_dict(summary: CaseSummary) -> dict[str, ParamValue]:
         "median_s": summary.wall.get("median"), "iqr_s": summary.wall.get("iqr"), "cv": summary.wall.get("cv"),
         "min_s": summary.wall.get("min"), "first_iteration_s": summary.first_iteration.get("median"),
         "mb_per_s": summary.bytes_per_s / 1e6 if summary.bytes_per_s else None,
+        "decoded_mb_per_s": summary.decoded_bytes_per_s / 1e6 if summary.decoded_bytes_per_s else None,
+        "memory_bytes": summary.memory_bytes,
         "peak_rss_bytes": summary.peak_rss_bytes, "file_size_bytes": summary.file_size_bytes,
         **_instructions_columns(summary),
         "error_message": "; ".join(e.get("message", "") for e in summary.errors[:1]) or None,
@@ -110,30 +112,55 @@ def _instructions_columns(summary: CaseSummary) -> dict[str, ParamValue]:
 
 
 def throughput_cell(summary: CaseSummary, bandwidth: MachineBandwidth | None) -> str:
-    """MB/s of input processed, or Gbps against the machine's bandwidth for benchmarks that report it."""
+    """What a case got through per second, saying of what: the bytes a read decoded into memory ("decoded"), else
+    the benchmark's work in bytes of files ("of file") or of data in memory ("in memory"), or rows; Gbps against
+    the machine's bandwidth for the benchmarks that report it."""
     if "gbps" in summary.metrics:
         gbps, note = gbps_verdict(summary, bandwidth or MachineBandwidth())
         if note == "bytes not touched":
             return "[yellow]bytes not touched[/yellow]"
         return "-" if gbps is None else f"{gbps:.2f} Gbps" + (f" ({note})" if note else "")
-    return fmt_rate(summary.bytes_per_s)
+    if summary.decoded_bytes_per_s is not None:
+        return f"{fmt_rate(summary.decoded_bytes_per_s)} decoded"
+    basis = work_basis(summary.benchmark)
+    if summary.bytes_per_s and basis != "rows":
+        return f"{fmt_rate(summary.bytes_per_s)} {'in memory' if basis == 'memory' else 'of file'}"
+    return f"{summary.rows_per_s:,.0f} rows/s" if summary.rows_per_s else "-"
+
+
+def work_basis(benchmark: str) -> str:
+    """What the benchmark's `work` bytes count ("file", "memory" or "rows"); "file" for one this colbench lacks."""
+    from colbench.benchmarks.registry import get_benchmark
+
+    try:
+        return get_benchmark(benchmark).work_basis
+    except Exception:  # a benchmark this colbench no longer has (results from elsewhere)
+        return "file"
 
 
 def every_case_note(summaries: Sequence[CaseSummary]) -> str:
     """What the every-case table's figures are, where the table is: a reader should not have to guess that a
-    Parquet read's throughput divides the compressed file's bytes."""
+    Parquet read's throughput once divided the compressed file's bytes."""
     from colbench.benchmarks.registry import get_benchmark
 
+    decoded = {s.benchmark for s in summaries if s.decoded_bytes_per_s is not None}
     meanings = []
-    for name in dict.fromkeys(s.benchmark for s in summaries):
+    for name in dict.fromkeys(s.benchmark for s in summaries if s.benchmark not in decoded):
         try:
             meanings.append(f"{name}: {get_benchmark(name).throughput_of}")
         except Exception:  # a benchmark this colbench no longer has: say nothing rather than guess
             continue
+    parts = []
+    if decoded:
+        parts.append(f"\"decoded\" ({', '.join(sorted(decoded))}): the bytes the case's output holds in memory (an "
+                     "Arrow table's buffers, a data frame's columns with their strings) ÷ median time, the file it "
+                     "read under file size")
+    if meanings:
+        parts.append("otherwise the benchmark's work ÷ median time, where the work is " + "; ".join(meanings))
     return ("median and spread (CV, the coefficient of variation) over every timed iteration of every process; "
             "n: iterations (processes); first run: the median first iteration of a fresh process; throughput: "
-            "bytes ÷ median time, where the bytes are " + "; ".join(meanings) + ". peak RSS: the largest of the "
-            "processes; file size: the file written, or the file read (\"read\").")
+            + "; ".join(parts) + ". peak RSS: the largest of the processes; file size: the file written, or the "
+            "file read (\"read\").")
 
 
 def file_cell(summary: CaseSummary) -> str:
