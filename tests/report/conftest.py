@@ -9,6 +9,7 @@ layer is present, a small set of the experiment benchmarks too (E1, E2, E4, E5 p
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import shutil
 import socket
@@ -29,6 +30,17 @@ REQUIRE_ALL = os.environ.get("COLBENCH_REQUIRE_ALL") == "1"  # CI: a missing chr
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(autouse=True)
+def _figures_do_not_warn(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
+    """Every report test fails when a figure it drew warned (colbench.render.figures logs what matplotlib said
+    instead of letting it reach stderr: a layout that did not fit, a glyph missing)."""
+    caplog.set_level(logging.DEBUG, logger="colbench.render.figures")
+    yield
+    warned = [r.getMessage() for phase in ("setup", "call") for r in caplog.get_records(phase)
+              if r.name == "colbench.render.figures"]
+    assert warned == [], warned
 
 
 def registered(command: str) -> bool:

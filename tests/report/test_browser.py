@@ -161,7 +161,8 @@ def test_the_report_reads_right_from_1280_to_1600_px_and_in_print(browser, claim
         assert layout["conditions"] >= 120 and layout["claim"] >= 200, (width, layout["conditions"], layout["claim"])
         text = layout["text"]
         assert "2 processes per case (as they ran)" in text
-        assert "throughput: bytes ÷ median time, where the bytes are csv-read: the CSV file's bytes on disk" in text
+        assert ("throughput: \"decoded\" (csv-read): the bytes the case's output holds in memory (an Arrow table's "
+                "buffers, a data frame's columns with their strings) ÷ median time") in text
         assert "whiskers: the Holm-adjusted interval" in text
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     try:

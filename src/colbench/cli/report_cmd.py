@@ -20,6 +20,7 @@ import typer
 
 from colbench.model.params import did_you_mean
 from colbench.redact import clip
+from colbench.words import plural
 
 StoreOption = Annotated[str | None, typer.Option("--store", help="DuckDB file or postgresql:// URL "
                                                  "(default $COLBENCH_STORE or ~/.colbench/results.duckdb)")]
@@ -78,7 +79,7 @@ def _report(run_ids: list[str] | None, output: Path, fmt: str, compare: str | No
     except OSError as exc:
         raise UsageError(f"cannot write the report into {output}: {exc.strerror or exc}") from None
     plots = sum(1 for path in written if path.suffix == ".png")
-    console.print(f"wrote {written[0]}" + (f" and {plots} plots (PNG + SVG) in {output}" if plots else ""),
+    console.print(f"wrote {written[0]}" + (f" and {plural(plots, 'plot')} (PNG + SVG) in {output}" if plots else ""),
                   highlight=False, soft_wrap=True)
 
 

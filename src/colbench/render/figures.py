@@ -7,11 +7,15 @@ global and the dashboard can render from several threads.
 from __future__ import annotations
 
 import base64
+import contextlib
 import functools
 import io
+import logging
 import math
 import numbers
-from collections.abc import Callable, Mapping, Sequence
+import textwrap
+import warnings
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar
@@ -32,6 +36,9 @@ if TYPE_CHECKING:
     from matplotlib.typing import RcKeyType  # only for checking: matplotlib 3.8 has no such name at run time
 
 _TIME_UNITS = (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9))
+_log = logging.getLogger(__name__)
+#: characters per line of a case label on a plot's axis: longer labels wrap, never run off the figure
+LABEL_WIDTH = 34
 
 #: draws one figure from a run's case summaries and the run itself (its environments, calibration); None when the
 #: summaries hold nothing it shows
@@ -96,14 +103,14 @@ class Plot:
     def png(self, dpi: int = 110) -> bytes:
         if self._png is None:
             buffer = io.BytesIO()
-            with matplotlib.rc_context(STYLE):
+            with matplotlib.rc_context(STYLE), handled_warnings():
                 self.figure.savefig(buffer, format="png", dpi=dpi, facecolor="white")
             self._png = buffer.getvalue()
         return self._png
 
     def svg(self) -> str:
         buffer = io.StringIO()
-        with matplotlib.rc_context(STYLE):
+        with matplotlib.rc_context(STYLE), handled_warnings():
             self.figure.savefig(buffer, format="svg", facecolor="white")
         return buffer.getvalue()
 
@@ -136,10 +143,51 @@ def styled(function: Callable[P, R]) -> Callable[P, R]:
 
     @functools.wraps(function)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        with matplotlib.rc_context(STYLE):
+        with matplotlib.rc_context(STYLE), handled_warnings():
             return function(*args, **kwargs)
 
     return wrapper
+
+
+@contextlib.contextmanager
+def handled_warnings() -> Iterator[None]:
+    """Warnings while a figure is built or drawn (matplotlib's "constrained_layout not applied", a glyph a font
+    lacks, numpy's over an empty series) go to this module's debug log, never to a user's stderr or the dashboard's
+    log: figures are sized so that they do not happen, and the tests fail when one does
+    (tests/report/test_plot_layout.py reads this log). matplotlib names the caller's line, not its own, as where
+    it warned: every warning of the block is taken, whoever raised it."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    for warning in caught:
+        _log.debug("a figure warned (%s:%s): %s", warning.filename, warning.lineno, warning.message)
+
+
+def wrap_label(text: str, width: int = LABEL_WIDTH) -> str:
+    """A case label in lines of at most `width` characters, broken between words (`name=value` stays whole)."""
+    return "\n".join(textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False)) or text
+
+
+def key_labels(labels: Sequence[str], width: int = LABEL_WIDTH) -> tuple[list[str], str]:
+    """Case labels as a plot's axis shows them, with their key: the words every label shares go into the key (for
+    a subtitle), each label keeps what tells it apart, wrapped. One label alone is kept whole, wrapped."""
+    words = [label.split() for label in labels]
+    if len(words) < 2:
+        return [wrap_label(label, width) for label in labels], ""
+    shared = [word for word in words[0] if all(word in others for others in words[1:])]
+    own = [" ".join(word for word in ws if word not in shared) for ws in words]
+    if len(set(own)) < len(own):  # the shared words told some apart (order, repeats): keep the labels whole
+        return [wrap_label(label, width) for label in labels], ""
+    return [wrap_label(label, width) for label in own], " ".join(shared)
+
+
+def count_unit(values: Sequence[float]) -> tuple[float, str]:
+    """Scale and unit for instruction counts so the largest value reads between 1 and 1000."""
+    biggest = max((abs(v) for v in values if v and math.isfinite(v)), default=1.0)
+    for unit, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if biggest >= scale:
+            return scale, unit
+    return 1.0, "count"
 
 
 def plain_log(axis: Axis) -> None:
@@ -157,6 +205,12 @@ def plain_log(axis: Axis) -> None:
 
 
 def title(fig: Figure, text: str, subtitle: str = "") -> None:
+    """The figure's title, its subtitle wrapped to the figure's width (a long list of fixed params never runs off
+    the right edge)."""
+    if subtitle:
+        width = int(fig.get_figwidth() * 11)  # characters of 10-point DejaVu Sans across the figure, with a margin
+        subtitle = "\n".join(textwrap.fill(line, width, break_long_words=False, break_on_hyphens=False)
+                             for line in subtitle.splitlines())
     fig.suptitle(text + (f"\n{subtitle}" if subtitle else ""), fontsize=11 if not subtitle else 10,
                  x=0.01, ha="left")
 

@@ -86,7 +86,10 @@ def method_note(comparisons: Sequence[CaseComparison]) -> str:
     if "t" in tests:
         parts.append("ratio of geometric means of the per-process medians with a pooled t interval (where a few "
                      "processes must decide; with degrees of freedom from earlier runs for instruction counts)")
-    return "; ".join(parts)
+    if "paired-t" in tests:
+        parts.append("geometric mean of the per-block ratios with a paired t interval (too few blocks for the rank "
+                     "test to reach the error level)")
+    return "; ".join(parts) or "; ".join(sorted(tests))
 
 
 def table_rows(comparisons: Sequence[CaseComparison]) -> list[tuple[str, ...]]:

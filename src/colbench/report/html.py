@@ -36,6 +36,7 @@ from colbench.render.figures import Plot
 from colbench.render.fmt import (
     fmt_bytes,
     fmt_measured,
+    fmt_percent,
     fmt_seconds,
     md_text,
     measured_metrics,
@@ -293,7 +294,7 @@ def compare_view(comparison: Comparison | None, *, title: str, baseline_label: s
     """The cases both sides ran, compared on `metric_name`, as the report and the dashboard show them."""
     rows = compare_rows(comparison, metric_name) if comparison is not None else []
     threshold = rows and comparison is not None and comparison.cases[0].threshold or metric_named(metric_name).threshold
-    band = f"±{threshold:.0%}"
+    band = f"±{fmt_percent(threshold)}"
     title += metric_title(metric_name)
     pairing = "paired by interleaving block (same run)" if same_run else "unpaired (separate runs)"
     method = method_note(comparison.cases) if comparison is not None and comparison.cases else ""
@@ -308,8 +309,8 @@ def compare_view(comparison: Comparison | None, *, title: str, baseline_label: s
         if figure is not None:
             key = f"compare-{_slug(baseline_label)}-vs-{_slug(contender_label)}" + \
                 ("" if metric_name == "time" else f"-{metric_name}")
-            plot = Plot(key, title, figure, f"Ratio per case with its interval, coloured by verdict; the grey band "
-                        f"is {band}.")
+            plot = Plot(key, title, figure, f"Ratio per case with its interval, coloured and labelled by verdict; "
+                        f"the grey band is {band}, the smallest change that matters.")
     return CompareView(title, baseline_label, contender_label, rows, note, plot)
 
 

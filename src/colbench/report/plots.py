@@ -1,8 +1,10 @@
 """Plots of a run's results, chosen from what the benchmarks measured.
 
-Each reference experiment draws the plots of its post (its home under colbench.experiments declares them); any
-other benchmark gets `generic_plot`: median time per case with interquartile error bars, faceted by the params
-that vary.
+Each reference experiment draws the plots of its post (its home under colbench.experiments declares them) from
+the cases that measured time; any other benchmark, and every benchmark of a run with several environments, gets
+`generic_plot`: the median per case with interquartile error bars, faceted by the params that vary, one colour
+per environment, of each metric the run measured (time, instructions). A metric that was not measured draws no
+plot.
 """
 
 from __future__ import annotations
@@ -14,15 +16,16 @@ from matplotlib.figure import Figure
 
 from colbench.analysis.aggregate import CaseSummary
 from colbench.experiments.registry import plot_specs
-from colbench.model.records import Run
+from colbench.model.metrics import series_of
+from colbench.model.records import Run, Stats
 from colbench.render.figures import (
     PALETTE,
     Plot,
+    count_unit,
     error_bar,
     facet_param,
     fixed_params_note,
     fmt_time,
-    median,
     new_figure,
     ordered,
     plain_log,
@@ -30,47 +33,76 @@ from colbench.render.figures import (
     time_unit,
     title,
     wide_range,
+    wrap_label,
 )
-from colbench.render.fmt import params_label, varying_params
+from colbench.render.fmt import fmt_instructions, measured_metrics, params_label, varying_params
+
+
+def _stats(summary: CaseSummary | None, metric: str) -> Stats | None:
+    if summary is None or not summary.ok:
+        return None
+    series = series_of(metric)
+    return summary.wall if series == "wall_s" else summary.metrics.get(series)
+
+
+def _median(summary: CaseSummary | None, metric: str) -> float | None:
+    stats = _stats(summary, metric)
+    value = stats.get("median") if stats else None
+    return float(value) if isinstance(value, int | float) else None
+
+
+def _measured(summary: CaseSummary, metric: str) -> bool:
+    return bool((_stats(summary, metric) or {}).get("n"))
 
 
 @styled
-def generic_plot(summaries: Sequence[CaseSummary], run: Run) -> Figure | None:
-    """Median wall time per case (horizontal bars, IQR error bars), one panel per value of a telling param,
-    one colour per environment."""
-    ok = [s for s in summaries if s.ok]
+def generic_plot(summaries: Sequence[CaseSummary], run: Run, metric: str = "time") -> Figure | None:
+    """Median `metric` per case (horizontal bars, IQR error bars), one panel per value of a telling param, one
+    colour per environment; None when no case measured the metric."""
+    ok = [s for s in summaries if s.ok and _measured(s, metric)]
     if not ok:
         return None
+    counts = metric == "instructions"
     benchmark = ok[0].benchmark
-    varying = varying_params(ok).get(benchmark, [])
+    # what tells the cases apart; the rest goes to the subtitle (a lone case: all of it, its bar named by the
+    # benchmark)
+    varying = [name for name in varying_params(ok).get(benchmark, [])
+               if len({repr(s.params.get(name)) for s in ok}) > 1]
     facet = facet_param(ok, varying)
     bar_params = [v for v in varying if v != facet]
     facets = ordered([s.params.get(facet) for s in ok]) if facet else [None]
     envs = ordered([s.env_name for s in ok], run.env_names)
-    labels_per_facet = [ordered([params_label(s, bar_params) for s in ok if facet is None or s.params.get(facet) == f])
-                        for f in facets]
-    tallest = max(len(labels) for labels in labels_per_facet) * len(envs)
-    scale, unit = time_unit([s.wall.get("q3") or median(s) for s in ok])
-    log = wide_range([median(s) for s in ok])
-    fig, axes = new_figure(len(facets), 1, panel_height=0.35 + 0.24 * tallest)
+
+    def label(summary: CaseSummary) -> str:
+        return params_label(summary, bar_params) if bar_params else benchmark
+
+    labels_per_facet = [ordered([label(s) for s in ok if facet is None or s.params.get(facet) == f]) for f in facets]
+    lines = max(wrap_label(label).count("\n") + 1 for labels in labels_per_facet for label in labels)
+    tallest = max(len(labels) for labels in labels_per_facet) * max(len(envs), lines)
+    highs = [(_stats(s, metric) or {}).get("q3") or _median(s, metric) for s in ok]
+    scale, unit = count_unit([h or 0.0 for h in highs]) if counts else time_unit(highs)
+    show = fmt_instructions if counts else fmt_time
+    log = wide_range([_median(s, metric) for s in ok])
+    fig, axes = new_figure(len(facets), 1, panel_height=0.5 + 0.24 * tallest)
     height = 0.8 / len(envs)
     for row, (value, labels) in enumerate(zip(facets, labels_per_facet, strict=True)):
         ax = axes[row][0]
         for e, env in enumerate(envs):
-            members = {params_label(s, bar_params): s for s in ok
+            members = {label(s): s for s in ok
                        if s.env_name == env and (facet is None or s.params.get(facet) == value)}
             ys = [i + (e - (len(envs) - 1) / 2) * height for i in range(len(labels))]
-            widths = [(median(members.get(label)) or 0.0) / scale for label in labels]
-            errors = list(zip(*[error_bar(members[label].wall, scale) if label in members else (0.0, 0.0)
-                                for label in labels], strict=True))
+            widths = [(_median(members.get(label), metric) or 0.0) / scale for label in labels]
+            errors = list(zip(*[error_bar(_stats(members.get(label), metric), scale) for label in labels],
+                              strict=True))
             bars = ax.barh(ys, widths, height=height * 0.9, color=PALETTE[e % len(PALETTE)],
                            xerr=errors, error_kw={"elinewidth": 0.8, "capsize": 2, "ecolor": "#333333"},
                            label=env if len(envs) > 1 else None)
-            ax.bar_label(bars, labels=[fmt_time(median(members.get(label))) for label in labels],
-                         padding=4, fontsize=7)
-        ax.set_yticks(range(len(labels)), labels)
+            ax.bar_label(bars, labels=[(show(_median(members.get(label), metric)) or "") if label in members
+                                       else "" for label in labels], padding=4, fontsize=7)
+        ax.set_yticks(range(len(labels)), [wrap_label(label) for label in labels])
         ax.invert_yaxis()
-        ax.set_xlabel(f"median wall time per iteration ({unit}); bars: interquartile range")
+        what = "instructions per iteration" if counts else "wall time per iteration"
+        ax.set_xlabel(f"median {what} ({unit}); bars: interquartile range")
         if log:
             ax.set_xscale("log")
             plain_log(ax.xaxis)
@@ -79,38 +111,50 @@ def generic_plot(summaries: Sequence[CaseSummary], run: Run) -> Figure | None:
             ax.set_title(f"{facet} = {value}", loc="left")
     if len(envs) > 1:
         fig.legend(loc="outside lower center", ncols=min(len(envs), 4), title="environment")
-    title(fig, f"{benchmark}: median time per case", fixed_params_note(ok, varying))
+    by = ", by environment" if len(envs) > 1 else ""
+    title(fig, f"{benchmark}: median {'instructions' if counts else 'time'} per case{by}",
+          fixed_params_note(ok, varying))
     return fig
 
 
+CAPTIONS = {
+    "time": "Median wall time of every timed iteration of every process; error bars span the interquartile range "
+            "of those samples.",
+    "instructions": "Median instructions of the timed call per iteration (counted under Valgrind's callgrind); "
+                    "error bars span the interquartile range.",
+}
+
+
 def make_plots(summaries: Sequence[CaseSummary], run: Run) -> list[Plot]:
-    """Every plot the results call for: each experiment's own plots (one set per environment when a run has
-    several), then the generic plot for every benchmark no experiment plot covers."""
+    """Every plot the results call for. One environment: each experiment's own plots of the cases that measured
+    time, then the generic plot for every benchmark they do not cover, of each metric measured. Several
+    environments: one generic plot per benchmark and metric that compares them (a colour each), never a set of
+    plots per environment."""
     plots: list[Plot] = []
     envs = ordered([s.env_name for s in summaries], run.env_names)
+    timed = [s for s in summaries if _measured(s, "time")]
     covered: set[str] = set()
-    for spec in plot_specs():
-        for env in envs:
-            subset = [s for s in summaries if s.env_name == env]
+    if len(envs) == 1:
+        for spec in plot_specs():
             try:
-                figure = spec.function(subset, run)
+                figure = spec.function(timed, run)
             except Exception as exc:  # one odd result must not cost the whole report: fall back, and say so
                 warnings.warn(f"plot {spec.key} failed ({exc!r}); its benchmarks get the generic plot",
                               RuntimeWarning, stacklevel=2)
                 continue
-            if figure is None:
+            if figure is not None:
+                plots.append(Plot(spec.key, spec.title, figure, spec.caption))
+                covered.update(spec.benchmarks)
+    several = " One bar per environment." if len(envs) > 1 else ""
+    for metric in measured_metrics(summaries):
+        for benchmark in ordered([s.benchmark for s in summaries]):
+            if metric == "time" and benchmark in covered:
                 continue
-            suffix = f"-{_slug(env)}" if len(envs) > 1 else ""
-            plots.append(Plot(spec.key + suffix, spec.title + (f" ({env})" if suffix else ""), figure, spec.caption))
-            covered.update(spec.benchmarks)
-    for benchmark in ordered([s.benchmark for s in summaries]):
-        if benchmark in covered:
-            continue
-        figure = generic_plot([s for s in summaries if s.benchmark == benchmark], run)
-        if figure is not None:
-            plots.append(Plot(f"{_slug(benchmark)}-time", f"{benchmark}: median time per case", figure,
-                              "Median wall time of every timed iteration of every process; error bars span "
-                              "the interquartile range of those samples."))
+            figure = generic_plot([s for s in summaries if s.benchmark == benchmark], run, metric)
+            if figure is not None:
+                what = "time" if metric == "time" else metric
+                plots.append(Plot(f"{_slug(benchmark)}-{what}", f"{benchmark}: median {what} per case", figure,
+                                  CAPTIONS[metric] + several))
     return plots
 
 

@@ -7,16 +7,18 @@ Pages only ever see `CompareRow`s, made by `compare_rows` from an `analysis.comp
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter, MaxNLocator
+from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
 
 from colbench.analysis.compare import CaseComparison
 from colbench.analysis.comparison import METRIC_SUFFIX, Comparison
 from colbench.model.metrics import metric
-from colbench.render.figures import LIMIT_COLOR, new_figure, styled, title
+from colbench.render.figures import LIMIT_COLOR, key_labels, new_figure, styled, title
+from colbench.render.fmt import fmt_percent
 
 VERDICT_CLASSES = {"regression": "bad", "improvement": "good", "no change": "same", "inconclusive": "warn"}
 VERDICT_COLORS = {"regression": "#c0392b", "improvement": "#1e8449", "no change": "#7f8c8d",
@@ -78,36 +80,51 @@ def verdict_counts(rows: Sequence[CompareRow]) -> dict[str, int]:
 
 @styled
 def compare_figure(rows: Sequence[CompareRow], heading: str, threshold: float) -> Figure | None:
-    """Ratio contender / baseline per case on a log axis, its interval as a bar, coloured by verdict; the band
-    of ±threshold around 1 shaded."""
+    """Ratio contender / baseline per case on a log axis, its interval as a bar, coloured by verdict and labelled
+    with it beside the point (no legend over the data); the band of ±threshold around 1 shaded and named as it is
+    (±0.25%, never a rounded ±0%). Labels keep every word: the params all cases share go to the subtitle, the rest
+    wrap."""
     shown = [(r, r.ratio) for r in rows if r.ratio is not None]
     if not shown:
         return None
-    fig, axes = new_figure(1, 1, width=7.5, panel_height=0.5 + 0.28 * len(shown))
+    labels, shared = key_labels([r.label for r, _ in shown])
+    lines = max(label.count("\n") + 1 for label in labels)
+    subtitle = textwrap.wrap(shared, 88) if shared else []
+    band = fmt_percent(threshold)
+    fig, axes = new_figure(1, 1, width=7.5, panel_height=0.75 + (0.3 + 0.14 * (lines - 1)) * len(shown)
+                           + 0.17 * max(len(subtitle) - 1, 0))
     ax = axes[0][0]
-    ax.axvspan(1 / (1 + threshold), 1 + threshold, color="#eeeeee", zorder=0, label=f"±{threshold:.0%} band")
+    ax.axvspan(1 / (1 + threshold), 1 + threshold, color="#e6e6e6", zorder=0)
     ax.axvline(1.0, color=LIMIT_COLOR, linewidth=1)
-    seen: set[str] = set()
     for y, (row, ratio) in enumerate(shown):
         color = VERDICT_COLORS.get(row.verdict, "#333333")
         if row.ci_low is not None and row.ci_high is not None:
             ax.plot([row.ci_low, row.ci_high], [y, y], color=color, linewidth=2.2, solid_capstyle="butt")
-        ax.plot([ratio], [y], marker="o", color=color, markersize=5,
-                label=row.verdict if row.verdict not in seen else None)
-        seen.add(row.verdict)
-        ax.annotate(f"{ratio:.3f}", (ratio, y), xytext=(0, 5), textcoords="offset points", ha="center",
-                    fontsize=7, color=color)
+        ax.plot([ratio], [y], marker="o", color=color, markersize=5)
+        ax.annotate(f"{ratio:.3f} {row.verdict}", (ratio, y), xytext=(0, 6), textcoords="offset points",
+                    ha="center", va="bottom", fontsize=7, color=color, fontweight="bold")
     ax.set_xscale("log")
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:.3g}"))
-    ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: f"{v:.3g}"))
-    ax.xaxis.set_minor_locator(MaxNLocator(8))
+    # evenly spaced ticks, as many digits as the range needs: a ±0.25% band spans 0.997–1.003, where ":.3g" would
+    # print "1" five times
+    ax.xaxis.set_major_locator(MaxNLocator(7, steps=[1, 2, 5, 10]))  # steps that land on 1
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: _ratio_tick(v, ax.get_xlim())))
     ax.tick_params(axis="x", which="both", length=3)
-    lows = [r.ci_low or ratio for r, ratio in shown] + [1 / (1 + threshold)]
-    highs = [r.ci_high or ratio for r, ratio in shown] + [1 + threshold]
-    ax.set_xlim(min(lows) / 1.05, max(highs) * 1.05)
-    ax.set_yticks(range(len(shown)), [r.label for r, _ in shown])
-    ax.set_ylim(len(shown) - 0.5, -0.7)
-    ax.set_xlabel(metric(shown[0][0].metric).axis_label() + "; lines: confidence interval")
-    fig.legend(loc="outside lower center", ncols=len(seen) + 1)
-    title(fig, heading)
+    lows = [r.ci_low or ratio for r, ratio in shown] + [1 / (1 + threshold), ratio]
+    highs = [r.ci_high or ratio for r, ratio in shown] + [1 + threshold, ratio]
+    low, high = min(lows), max(highs)
+    pad = max(high / low, 1.002) ** 0.12  # room for the labels beside the ends, on any range
+    ax.set_xlim(low / pad, high * pad)
+    ax.set_yticks(range(len(shown)), labels)
+    ax.set_ylim(len(shown) - 0.5, -0.85)
+    ax.set_xlabel(metric(shown[0][0].metric).axis_label() + f"\nlines: confidence interval; grey band: ±{band}, "
+                  "the smallest change that matters")
+    title(fig, heading, "\n".join(subtitle))
     return fig
+
+
+def _ratio_tick(value: float, limits: tuple[float, float]) -> str:
+    """A ratio tick with the decimals the axis' range needs to tell its ticks apart."""
+    span = abs(limits[1] - limits[0]) or 1.0
+    decimals = min(max(2, math.ceil(-math.log10(span)) + 1), 6)
+    return f"{value:.{decimals}f}".rstrip("0").rstrip(".") if "." in f"{value:.{decimals}f}" else f"{value:g}"

@@ -18,7 +18,16 @@ from matplotlib.figure import Figure
 from colbench.analysis.changepoint import detect_change_points
 from colbench.model.metrics import series_of
 from colbench.model.records import Result
-from colbench.render.figures import LIMIT_COLOR, PALETTE, fmt_time, new_figure, styled, time_unit, title
+from colbench.render.figures import (
+    LIMIT_COLOR,
+    PALETTE,
+    count_unit,
+    fmt_time,
+    new_figure,
+    styled,
+    time_unit,
+    title,
+)
 from colbench.render.fmt import fmt_measured
 from colbench.words import plural
 
@@ -156,15 +165,6 @@ def version_series_from_results(results: Iterable[Result], label: str, package: 
                                  any_result.machine_name or str(machine_id), "versions",
                                  points, changes, method.replace("runs", "versions"), metric, "version", package))
     return out
-
-
-def count_unit(values: Sequence[float]) -> tuple[float, str]:
-    """Scale and unit for instruction counts so the largest value reads between 1 and 1000."""
-    biggest = max((abs(v) for v in values if v and math.isfinite(v)), default=1.0)
-    for unit, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
-        if biggest >= scale:
-            return scale, unit
-    return 1.0, "count"
 
 
 @styled

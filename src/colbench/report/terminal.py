@@ -144,8 +144,8 @@ def every_case_note(summaries: Sequence[CaseSummary]) -> str:
     from colbench.benchmarks.registry import get_benchmark
 
     decoded = {s.benchmark for s in summaries if s.decoded_bytes_per_s is not None}
-    meanings = []
-    for name in dict.fromkeys(s.benchmark for s in summaries if s.benchmark not in decoded):
+    meanings = []  # every benchmark with a case shown by its work (an R reader reports no decoded size)
+    for name in dict.fromkeys(s.benchmark for s in summaries if s.decoded_bytes_per_s is None and s.ok):
         try:
             meanings.append(f"{name}: {get_benchmark(name).throughput_of}")
         except Exception:  # a benchmark this colbench no longer has: say nothing rather than guess
@@ -156,10 +156,11 @@ def every_case_note(summaries: Sequence[CaseSummary]) -> str:
                      "Arrow table's buffers, a data frame's columns with their strings) ÷ median time, the file it "
                      "read under file size")
     if meanings:
-        parts.append("otherwise the benchmark's work ÷ median time, where the work is " + "; ".join(meanings))
+        parts.append(("otherwise " if decoded else "") + "the benchmark's work ÷ median time, where the work is "
+                     + "; ".join(meanings))
     return ("median and spread (CV, the coefficient of variation) over every timed iteration of every process; "
             "n: iterations (processes); first run: the median first iteration of a fresh process; throughput: "
-            + "; ".join(parts) + ". peak RSS: the largest of the processes; file size: the file written, or the "
+            + ("; ".join(parts) or "-") + ". peak RSS: the largest of the processes; file size: the file written, or the "
             "file read (\"read\").")
 
 

@@ -97,6 +97,7 @@ def e5_formats(summaries: Sequence[CaseSummary], run: Run) -> Figure | None:
                                                       for f, k in keys])
                           for output, name, color in (("arrow_table", "Arrow table", PALETTE[0]),
                                                       ("dataframe", "data frame", PALETTE[1]))]
+                series = [item for item in series if any(item[2])]  # no legend entry for what was not measured
                 _grouped(ax, keys, series, scale, unit)
                 ax.set_xlabel(f"median read time ({unit}); whiskers: interquartile range")
             elif panel == "write":
