@@ -6,6 +6,7 @@ Set COLBENCH_SCREENSHOTS=DIR to keep a copy of every screenshot."""
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -172,3 +173,57 @@ def test_the_report_reads_right_from_1280_to_1600_px_and_in_print(browser, claim
     finally:
         page.close()
     assert pdf.startswith(b"%PDF") and pdf.count(b"/Type /Page") >= 2, len(pdf)
+
+
+FRONT = """() => {
+  const doc = document.documentElement;
+  return {
+    page: [doc.scrollWidth, doc.clientWidth],
+    scrolling: Array.from(document.querySelectorAll('.scroll')).filter(el => el.scrollWidth > el.clientWidth + 1)
+      .length,
+    charts: Array.from(document.querySelectorAll('.overview-grid img')).map(i => [i.complete, i.naturalWidth,
+      i.getBoundingClientRect().width]),
+    columns: new Set(Array.from(document.querySelectorAll('.overview-grid figure'))
+      .map(f => Math.round(f.getBoundingClientRect().left))).size,
+    links: Array.from(document.querySelectorAll('table.overview a')).map(a => a.getAttribute('href')),
+    text: document.querySelector('#changed').innerText,
+  };
+}"""
+
+
+def test_dashboard_front_page_shows_what_changed(browser, dashboard, placebo_home, tmp_path):
+    """At the widths the report is checked at: the latest verdicts per benchmark (the A/B run's regression, with a
+    link to its comparison) and a small history chart per case with three runs, the page never wider than the
+    window; a store whose history has a step shows its change point."""
+    from tests.report.conftest import http_get
+
+    base, _ = dashboard
+    for width in (1280, 1440, 1600):
+        page = browser.new_page(viewport={"width": width, "height": 900})
+        problems: list[str] = []
+        page.on("console", lambda m, seen=problems: seen.append(m.text) if m.type in ("error", "warning") else None)
+        try:
+            page.goto(base + "/", wait_until="load")
+            front = page.evaluate(FRONT)
+            page.screenshot(path=str(tmp_path / f"dashboard-front-{width}.png"), full_page=True)
+        finally:
+            page.close()
+        screenshot_copy(tmp_path / f"dashboard-front-{width}.png")
+        assert problems == [], problems
+        assert front["page"][0] <= front["page"][1] and front["scrolling"] == 0, (width, front["page"])
+        assert "placebo" in front["text"] and "1 regression" in front["text"], front["text"]
+        assert "environment slow vs base" in front["text"]
+        assert len(front["charts"]) == 2 and all(done and natural > 300 for done, natural, _ in front["charts"]), \
+            front["charts"]
+        assert all(shown >= 330 for _, _, shown in front["charts"]), (width, front["charts"])  # readable, not a stamp
+        assert front["columns"] == 2, front  # side by side at every width checked
+    (link,) = front["links"]
+    status, _, body = http_get(base + link)
+    assert status == 200 and ">regression<" in body, body[:500]
+
+    store_path = tmp_path / "history.duckdb"
+    derived_history(placebo_home, store_path)
+    with serve_in_thread(str(store_path)) as derived:
+        visit(browser, derived + "/", tmp_path / "dashboard-front-change-point.png", expect_plots=2)
+        status, _, body = http_get(derived + "/")
+    assert status == 200 and len(re.findall(r"\+2[3-7]\.\d% at run 7", body)) == 2, body[:3000]

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from colbench.analysis.aggregate import summarize_cases

@@ -1,7 +1,9 @@
 """`colbench serve`: a small read-only web app over the results store.
 
 Pages (server-rendered, charts inlined as PNG data URIs, no script at all):
-    /                                   runs, newest first, and a form to compare two of them
+    /                                   what changed (the latest verdicts per benchmark, a small history chart
+                                        per case with its change points: report/overview.py), then the runs,
+                                        newest first, and a form to compare two of them
     /runs/{run_id}                      one run: facts, checks, tables, plots, errors, its environments compared
     /compare?baseline=R1&contender=R2   verdicts with intervals (optional baseline_env / contender_env;
                                         &metric=instructions compares instruction counts instead of times)
@@ -39,6 +41,7 @@ from colbench.report.html import (
     render,
     run_compare,
 )
+from colbench.report.overview import RECENT_RUNS, Overview, build_overview
 from colbench.report.plots_history import history_figure
 from colbench.store import open_store
 from colbench.store.base import ResultQuery, Store
@@ -48,7 +51,6 @@ HEADERS = {"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff", 
            "Cache-Control": "no-store"}
 BENCHMARK = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,99}")
 CASE = re.compile(r"[0-9a-f]{4,64}")
-RECENT_RUNS = 30  # the history index lists benchmarks seen in this many recent runs
 METRICS = SERIES_METRICS  # the per-iteration metrics: time, instructions
 
 
@@ -79,9 +81,15 @@ def create_app(store: Store | str) -> Starlette:
                 return handler(request)
         return wrapper
 
+    overviews: dict[tuple[tuple[str, str, str], ...], Overview] = {}  # the front page's views, per store state
+
     def runs_index(request: Request) -> Response:
         runs = [run.redacted() for run in db.list_runs()]  # records stored before redaction may hold secrets
-        return page("dash_runs.html", runs=runs, choices=_run_choices(runs))
+        state = tuple((r.run_id, str(r.status), str(r.finished_at)) for r in runs[:RECENT_RUNS])
+        if state not in overviews:  # a new run, or one that finished: what changed is worth working out again
+            overviews.clear()
+            overviews[state] = build_overview(db, runs)
+        return page("dash_runs.html", runs=runs, choices=_run_choices(runs), overview=overviews[state])
 
     def run_page(request: Request) -> Response:
         runs = [run.redacted() for run in db.list_runs()]  # records stored before redaction may hold secrets

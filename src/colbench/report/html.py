@@ -346,9 +346,10 @@ def _attach_explanations(view: CompareView, store: Store, baseline: Side, conten
 
 
 def run_compare(store: Store, baseline_id: str, contender_id: str, baseline_env: str | None = None,
-                contender_env: str | None = None, with_plot: bool = True, metric: str = "time") -> CompareView:
+                contender_env: str | None = None, with_plot: bool = True, metric: str = "time",
+                explain: bool = True) -> CompareView:
     """Two runs (or two environments of one run) compared case by case on `metric`; an environment not named
-    is the run's first."""
+    is the run's first. `explain`: with the flame graphs of the changed cases that have profiles."""
     sides = []
     same_run = baseline_id == contender_id
     for run_id, env in ((baseline_id, baseline_env), (contender_id, contender_env)):
@@ -366,7 +367,8 @@ def run_compare(store: Store, baseline_id: str, contender_id: str, baseline_env:
         f"{cont.label} vs {base.label}"
     view = compare_view(_compare(store, base, cont, metric), title=heading, baseline_label=base.label,
                         contender_label=cont.label, same_run=same_run, with_plot=with_plot, metric_name=metric)
-    _attach_explanations(view, store, base, cont)
+    if explain:
+        _attach_explanations(view, store, base, cont)
     return view
 
 

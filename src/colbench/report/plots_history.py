@@ -168,15 +168,18 @@ def version_series_from_results(results: Iterable[Result], label: str, package: 
 
 
 @styled
-def history_figure(series: HistorySeries, compact: bool = False) -> Figure | None:
+def history_figure(series: HistorySeries, compact: bool = False, small: bool = False) -> Figure | None:
     """Median per run with its min–max spread; change points as dashed lines labelled with the step, the
-    segment means as a grey staircase."""
+    segment means as a grey staircase. `compact`: for a grid of a report's histories; `small`: a thumbnail for
+    the dashboard's front page (its caption is the page's)."""
     points = series.points
     if not points:
         return None
+    compact = compact or small
     counts = series.metric == "instructions"
     scale, unit = count_unit([p.high for p in points]) if counts else time_unit([p.high for p in points])
-    fig, axes = new_figure(1, 1, width=5.2 if compact else 8.0, panel_height=1.9 if compact else 2.8)
+    width, height = (3.6, 1.35) if small else (5.2, 1.9) if compact else (8.0, 2.8)
+    fig, axes = new_figure(1, 1, width=width, panel_height=height)
     ax = axes[0][0]
     xs = list(range(len(points)))
     ys = [p.median / scale for p in points]
@@ -193,7 +196,7 @@ def history_figure(series: HistorySeries, compact: bool = False) -> Figure | Non
         ax.annotate(f"{change.magnitude:+.1%}", (change.index - 0.5, 0.99), xycoords=("data", "axes fraction"),
                     xytext=(3, 0), textcoords="offset points", color="#c0392b", fontsize=8, fontweight="bold",
                     va="top")
-    step = max(1, math.ceil(len(points) / (5 if compact else 9)))
+    step = max(1, math.ceil(len(points) / (3 if small else 5 if compact else 9)))
     by_version = series.by == "version"
     if by_version:  # versions are what tells the points apart: every one is labelled
         step = 1
@@ -203,7 +206,10 @@ def history_figure(series: HistorySeries, compact: bool = False) -> Figure | Non
     if by_version:
         ax.set_xlabel(f"{series.package} version (version order)", fontsize=7)
     ax.set_ylim(bottom=0, top=top * 1.25)
-    ax.set_ylabel(f"median instructions ({unit})" if counts else f"median time ({unit})")
+    ax.set_ylabel(f"instructions ({unit})" if counts and small else f"median instructions ({unit})" if counts
+                  else f"time ({unit})" if small else f"median time ({unit})", fontsize=7 if small else None)
+    if small:
+        ax.tick_params(labelsize=6)
     ax.margins(x=0.03)
     if not compact:
         last = fmt_measured(points[-1].median, "instructions") if counts else fmt_time(points[-1].median)

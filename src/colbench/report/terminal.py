@@ -160,8 +160,8 @@ def every_case_note(summaries: Sequence[CaseSummary]) -> str:
                      + "; ".join(meanings))
     return ("median and spread (CV, the coefficient of variation) over every timed iteration of every process; "
             "n: iterations (processes); first run: the median first iteration of a fresh process; throughput: "
-            + ("; ".join(parts) or "-") + ". peak RSS: the largest of the processes; file size: the file written, or the "
-            "file read (\"read\").")
+            + ("; ".join(parts) or "-") + ". peak RSS: the largest of the processes; file size: the file written, "
+            "or the file read (\"read\").")
 
 
 def file_cell(summary: CaseSummary) -> str:
