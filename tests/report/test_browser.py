@@ -227,3 +227,40 @@ def test_dashboard_front_page_shows_what_changed(browser, dashboard, placebo_hom
         visit(browser, derived + "/", tmp_path / "dashboard-front-change-point.png", expect_plots=2)
         status, _, body = http_get(derived + "/")
     assert status == 200 and len(re.findall(r"\+2[3-7]\.\d% at run 7", body)) == 2, body[:3000]
+
+
+def test_a_long_case_label_leaves_no_gap_under_the_compare_table(browser, tmp_path):
+    """One case of many params compared across two environments (as `run CASE --env old=… --env new=…` gives):
+    the label wraps inside its cell and the reason keeps a readable width, so the row is as tall as its text.
+    (The label on one line once pushed the reason into a column a word wide: a blank gap the height of the
+    reason's hundred lines under the table.)"""
+    from colbench.analysis.stats import summary_stats
+    from colbench.store import open_store
+    from tests.records import make_result, make_run
+
+    params = {"format": "parquet", "codec": "uncompressed", "engine": "pyarrow", "source": "fanniemae_2016Q4",
+              "rows": 20000, "threads": 1, "output": "arrow_table", "memory_map": False}
+    db = open_store(str(tmp_path / "results.duckdb"))
+    db.create_run(make_run(run_id="r1", envs=[{"name": "old"}, {"name": "new"}], status="finished"))
+    for env, counts in (("old", 5.776e7), ("new", 5.782e7)):
+        for index in range(2):
+            values = [counts * (1 + 0.004 * index) + i for i in range(3)]
+            db.add_result(make_result(run_id="r1", result_id=f"{env}{index}", benchmark="file-read", case_id="c1",
+                                      env_name=env, process_index=index, block=index, params=params,
+                                      samples={"instructions": values}, summary={"instructions":
+                                                                                 summary_stats(values)},
+                                      measure={"metrics": ["instructions"]}))
+    index = write_report(db, ["r1"], tmp_path / "report")[0]
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    try:
+        page.goto(index.as_uri(), wait_until="load")
+        rows = page.evaluate("Array.from(document.querySelectorAll('table.compare tbody tr')).map(tr => "
+                             "[tr.getBoundingClientRect().height, tr.querySelector('td.why').getBoundingClientRect()"
+                             ".width, tr.querySelector('td.why').innerText.length])")
+        page.screenshot(path=str(tmp_path / "report-long-label.png"), full_page=True)
+    finally:
+        page.close()
+    screenshot_copy(tmp_path / "report-long-label.png")
+    ((height, why_width, why_chars),) = rows
+    assert why_chars > 40 and why_width >= 250, rows
+    assert height <= 140, rows  # the wrapped label's lines (6 at most), not the reason one word a line
