@@ -9,6 +9,11 @@ def plural(count: int, word: str, many: str | None = None) -> str:
     return f"{count:,} {word if count == 1 else many or plural_of(word)}"
 
 
+def waits(count: int) -> str:
+    """'1 record waits', '2 records wait': the count, its noun and the verb that agrees with it."""
+    return f"{plural(count, 'record')} {'waits' if count == 1 else 'wait'}"
+
+
 def plural_of(word: str) -> str:
     """The plural of a regular English noun (of its last word): process → processes, entry → entries."""
     if word.endswith(("s", "x", "z", "ch", "sh")):

@@ -139,7 +139,7 @@ def test_explain_table_names_the_functions_and_the_flame_graph(ab):
     text = out.stdout
     assert "function" in text and "share" in text and "Δ inclusive" in text
     assert re.search(r"the 5 functions listed account for [\d.]+% of the change", text), text
-    assert "explained 1 of 1 case(s)" in text
+    assert "explained 1 of 1 case in" in text
     graph = re.search(r"flame graph: (\S+flamegraph\.svg)", text.replace("\n", ""))
     assert graph and within(graph.group(1), box.home)
     assert "profiling placebo" in out.stderr and "Traceback" not in out.stderr
@@ -237,7 +237,7 @@ def test_a_side_that_fails_under_the_profiler_is_an_error_row_not_a_traceback(fa
     assert case["profiles"]["contender"]["error"] and case["profiles"]["contender"]["path"] is None
     assert case["error"].startswith("b: ") and "functions" not in case and case["flamegraph"] is None
     table = box("explain", f"{run_id}:a", f"{run_id}:b", timeout=600)
-    assert table.returncode == 2 and "error: b: " in table.stdout and "explained 0 of 1 case(s)" in table.stdout
+    assert table.returncode == 2 and "error: b: " in table.stdout and "explained 0 of 1 case in" in table.stdout
     assert box.outside_the_home() == []
 
 

@@ -81,4 +81,4 @@ def test_a_dry_run_on_a_fresh_home_says_what_its_estimate_is_made_of(home):
     out = " ".join(done.stdout.split())
     assert "estimated time:" in out and "at least" not in out
     assert "cases: 6 from reference model" in out
-    assert "data to build first: 2 file(s)" in out
+    assert "data to build first: 2 files" in out

@@ -173,7 +173,7 @@ def test_publish_two_runs_then_conbench_compares_them_as_colbench_does(conbench_
     env = login_env(conbench_server, CONBENCH_PROJECT_REPOSITORY=REPO)
     done = colbench("publish", "--conbench", conbench_server.url, "base", "slow", home=two_runs, env=env)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert f"run {base}: 2 case(s), 2 posted" in done.stdout and "run record with its finish time" in done.stdout
+    assert f"run {base}: 2 cases, 2 posted" in done.stdout and "run record with its finish time" in done.stdout
 
     for run_id in (base, slow):
         results = server_results(conbench_server, run_id)
@@ -275,7 +275,7 @@ def test_what_goes_wrong_is_one_line_and_nothing_is_lost(conbench_server, two_ru
     assert done.returncode == 1, done.stdout + done.stderr
     line = one_line(done)
     assert "refused placebo" in line and "=x" in line and "zero-length string as key is not allowed" in line
-    assert "3 case(s), 2 posted, 1 refused" in done.stdout
+    assert "3 cases, 2 posted, 1 refused" in done.stdout
     assert len(server_results(conbench_server, run.run_id)) == 2  # the rest of the run is published
     assert store_fingerprint(home) == before  # and nothing changed locally
     again = colbench("publish", "--conbench", url, home=home, env=login_env(conbench_server))

@@ -190,11 +190,11 @@ def test_spool_waits_for_the_server_and_sync_uploads_it(pg_server, pg_url, home,
             store.results()
         proc = store_cli("sync", "--store", pg_url, home=home, env={"COLBENCH_STORE_RETRY_S": "0.5"})
         assert proc.returncode == 2 and "cannot reach PostgreSQL store" in proc.stderr
-        assert "4 record(s) wait in the local spool" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+        assert "4 records wait in the local spool" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
     finally:
         pg_server.start()
     proc = store_cli("sync", "--store", pg_url, home=home)
-    assert proc.returncode == 0 and "uploaded 1 run record(s) and 3 result(s)" in proc.stdout, proc.stderr
+    assert proc.returncode == 0 and "uploaded 1 run record and 3 results" in proc.stdout, proc.stderr
     assert _count(pg_url) == (3, 3) and store.get_run("r1").status == "finished"
     assert store.spool.pending() == (0, 0)
     proc = store_cli("sync", "--store", pg_url, home=home)
@@ -283,9 +283,9 @@ def test_store_copy_round_trip(pg_url, tmp_path, home):
         laptop.add_results([synthetic_result(f"synthetic-{minutes}", i, machine_id="m2", minutes=minutes)
                             for i in range(5)])
     proc = store_cli("copy", str(source), pg_url, home=home)
-    assert proc.returncode == 0 and "copied 3 run(s) and 14 result(s)" in proc.stdout, proc.stderr
+    assert proc.returncode == 0 and "copied 3 runs and 14 results" in proc.stdout, proc.stderr
     proc = store_cli("copy", str(source), pg_url, home=home)
-    assert "copied 0 run(s) and 0 result(s)" in proc.stdout
+    assert "copied 0 runs and 0 results" in proc.stdout
     back = tmp_path / "back.duckdb"
     assert copy_store(open_store(pg_url, create=False), open_store(str(back))) == (3, 14)
     returned = open_store(str(back), create=False)

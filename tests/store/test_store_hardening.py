@@ -269,7 +269,7 @@ def test_a_store_locked_through_the_whole_run_keeps_every_result_in_the_spool(go
     said = proc.stderr.strip().splitlines()
     assert len([line for line in said if "store locked by" in line]) == 1  # said once, not per result
     assert f"store locked by PID {locker.pid}" in said[0] and str(spool) in said[0]
-    assert "still locked" in said[-1] and "2 result(s) and 1 run record(s) are kept in the spool" in said[-1]
+    assert "still locked" in said[-1] and "2 results and 1 run record are kept in the spool" in said[-1]
     assert len(list((spool / "results").glob("*.json"))) == 2
     _release(locker)
     assert _stored(path, "locked") == []  # nothing reached the store while it was held
@@ -277,7 +277,7 @@ def test_a_store_locked_through_the_whole_run_keeps_every_result_in_the_spool(go
     before = path.read_bytes()
     shown = colbench("show", "--runs", "--store", str(path), home=tmp_path / "home")
     assert shown.returncode == 0, shown.stderr
-    assert "3 record(s) wait in the spool" in shown.stderr and "colbench store sync" in shown.stderr
+    assert "3 records wait in the spool" in shown.stderr and "colbench store sync" in shown.stderr
     assert path.read_bytes() == before and _stored(path, "locked") == []
     synced = store_cli("sync", "--store", str(path), home=tmp_path / "home")
     assert synced.returncode == 0, synced.stderr
@@ -314,7 +314,7 @@ def test_store_sync_writes_what_an_earlier_process_left_in_the_spool(tmp_path, m
     store.spool.put_result(synthetic_result("r1", 1))  # a run killed between its spool write and its store write
     store.spool.put_result(synthetic_result("r1", 0))  # … and one that had reached the store already
     proc = store_cli("sync", "--store", str(path), home=tmp_path / "home")
-    assert proc.returncode == 0 and "uploaded 0 run record(s) and 2 result(s)" in proc.stdout, proc.stderr
+    assert proc.returncode == 0 and "uploaded 0 run records and 2 results" in proc.stdout, proc.stderr
     assert len(store.results()) == 2 and not store.spool.dir.exists()
 
 

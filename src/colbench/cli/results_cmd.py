@@ -20,6 +20,7 @@ from colbench.cli.common import (
 from colbench.render.tables import plain
 from colbench.report.terminal import render_rows
 from colbench.store.base import ResultQuery, resolve_run_id
+from colbench.words import plural
 
 
 @friendly
@@ -85,7 +86,7 @@ def export(
             count = export_results(results, fmt, output)
     except OSError as exc:
         raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from None
-    console.print(f"wrote {count} rows to {output}")
+    console.print(f"wrote {plural(count, 'row')} to {output}")
 
 
 @friendly

@@ -148,7 +148,8 @@ def _print_plan(planned: RunEstimate) -> None:
              f"data to build first: {plural(planned.data_files_to_build, 'file')}, {fmt_bytes(est.data_bytes)}, about "
              f"{fmt_seconds(est.data_seconds)}" if missing else "",
              f"downloads not in the estimate: {', '.join(planned.downloads)}" if planned.downloads else "",
-             f"{est.unknown_cases} of {len(plan.cases)} cases have no estimate (no history, no model of their "
+             f"{est.unknown_cases} of {plural(len(plan.cases), 'case')} {'has' if est.unknown_cases == 1 else 'have'} "
+             "no estimate (no history, no model of their "
              "benchmark): the total leaves their run time out" if est.unknown_cases else "",
              "instructions are counted under Valgrind, 20–50× slower than the times above: not in this estimate"
              if planned.counts_instructions else ""]

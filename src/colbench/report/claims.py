@@ -21,6 +21,7 @@ from colbench.model.claims import Untestable
 from colbench.model.records import Run
 from colbench.render.figures import LIMIT_COLOR, PALETTE, new_figure, plain_log, styled, title
 from colbench.store.base import ResultQuery, Store
+from colbench.words import plural
 
 STATUS_STYLE = {ClaimStatus.HOLDS: "green", ClaimStatus.DOES_NOT_HOLD: "red", ClaimStatus.INCONCLUSIVE: "yellow",
                 ClaimStatus.NOT_MEASURED: "dim"}
@@ -171,7 +172,7 @@ def claims_figure(verdicts: Sequence[ClaimVerdict]) -> Figure | None:
     ax.legend(loc="upper left", fontsize=7)
     finite = [p for p in points if p.verdict.ci_low and math.isfinite(p.verdict.ci_low)]
     title(fig, "claims: measured vs published factors",
-          f"{len(points)} claims with a published figure; {len(finite)} with an interval")
+          f"{plural(len(points), 'claim')} with a published figure; {len(finite)} with an interval")
     bottom = (0.17 * len(points) + 0.3) / fig.get_figheight()
     engine = fig.get_layout_engine()
     if isinstance(engine, ConstrainedLayoutEngine):  # as new_figure makes it: keep the axes above the key

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from colbench.analysis.compare import CaseComparison, Verdict, count_verdicts
 from colbench.render.fmt import fmt_metric, md_text
+from colbench.words import plural
 
 MARKERS: dict[Verdict, str] = {
     Verdict.REGRESSION: "[!] regression",
@@ -127,7 +128,7 @@ def summary_line(comparisons: Sequence[CaseComparison]) -> str:
             f"; threshold +/-{first.threshold * 100:g}%, alpha {first.alpha:.2g},"
             f" {_METHOD_NAMES.get(first.method, first.method)} across the suite"
         )
-    return f"{', '.join(parts)} of {len(comparisons)} comparisons{settings}"
+    return f"{', '.join(parts)} of {plural(len(comparisons), 'comparison')}{settings}"
 
 
 def _md_table(comparisons: Sequence[CaseComparison], baseline_label: str, contender_label: str) -> list[str]:
@@ -179,7 +180,7 @@ def markdown_report(
         lines.append(
             f"Ratio = {contender_label} / {baseline_label}: {method_note(comparisons)}; "
             f"confidence intervals at {min(c.ci_level for c in comparisons) * 100:.4g}% or more, "
-            f"adjusted for {len(comparisons)} comparisons. "
+            f"adjusted for {plural(len(comparisons), 'comparison')}. "
             "Regression or improvement: the interval excludes 1 and the estimate is beyond the threshold; "
             "no change: the whole interval within the threshold; anything else is inconclusive. "
             "MDE: the smallest slowdown this comparison would have called a regression with 80% / 95% "

@@ -46,6 +46,7 @@ from colbench.store.queries import (
     summary_values,
 )
 from colbench.store.spool import RunOp, Spool, SpooledRun, SyncReport, legacy_documents, store_key
+from colbench.words import plural, waits
 
 log = logging.getLogger("colbench.store")
 
@@ -159,8 +160,8 @@ class DuckDBStore:
             self._went_locked(exc)  # a run measures anyway: its results wait in the spool, the check comes later
         waiting = self._waiting()
         if waiting and read_only:  # a reading command never writes, not even what waits: it says so instead
-            log.warning("%d record(s) wait in the spool %s for the store %s: the next `colbench run` or `colbench "
-                        "store sync` writes them", waiting, self.spool.dir, self.path)
+            log.warning("%s in the spool %s for the store %s: the next `colbench run` or `colbench store sync` "
+                        "writes them", waits(waiting), self.spool.dir, self.path)
         elif waiting:
             self._write_leftovers()
         elif not read_only:
@@ -398,9 +399,10 @@ class DuckDBStore:
         runs, results = legacy_documents(self.path.with_name(self.path.name + ".spool"))
         left = sum(1 for r in runs if r.run.run_id == run_id) + sum(1 for r in results if r.run_id == run_id)
         if left:  # the next sync would bring them back, and that folder is not colbench's to delete in
-            raise StoreError(f"run {run_id} is not deleted: {left} record(s) of it wait in the old spool folder "
-                             f"{self.path.name}.spool beside the store, which the next sync would write back: delete "
-                             "that folder (or its files of this run) first")
+            verb = "waits" if left == 1 else "wait"
+            raise StoreError(f"run {run_id} is not deleted: {plural(left, 'record')} of it {verb} in the old spool "
+                             f"folder {self.path.name}.spool beside the store, which the next sync would write back: "
+                             "delete that folder (or its files of this run) first")
         spooled = self.spool.forget_run(run_id)
         self._runs_here.pop(run_id, None)
         with self._connect(write=True) as con:  # an exception before COMMIT: closing the connection rolls back
@@ -446,8 +448,8 @@ class DuckDBStore:
         except StoreLocked:
             return
         self._locked_by = None
-        log.warning("the store %s is free again: wrote %d result(s) that waited in the spool", self.path,
-                    report.results)
+        log.warning("the store %s is free again: wrote %s that waited in the spool", self.path,
+                    plural(report.results, "result"))
 
     def sync_spool(self, wait_s: float | None = None) -> SyncReport:
         """Write what waits in the spool into the store; raises StoreLocked (keeping the files) if it stays locked."""
@@ -459,8 +461,8 @@ class DuckDBStore:
         if runs or results:  # written by an older colbench beside the file: taken, and the folder left alone
             self._upsert_runs(runs, wait_s)
             taken = self._insert_results(results, wait_s)
-            log.warning("took %d result(s) from the old spool folder %s; colbench keeps its spools under "
-                        "$COLBENCH_HOME/spool now, so that folder can be deleted", taken, legacy)
+            log.warning("took %s from the old spool folder %s; colbench keeps its spools under "
+                        "$COLBENCH_HOME/spool now, so that folder can be deleted", plural(taken, "result"), legacy)
         return report
 
     def _write_leftovers(self) -> None:
@@ -469,12 +471,13 @@ class DuckDBStore:
             self.synced_on_open = self.sync_spool(wait_s=min(WRITE_WAIT_S, wait_window()))
         except StoreError as exc:
             runs, results = self.spool.pending()
-            log.warning("%d result(s) and %d run record(s) wait in the spool %s (%s); `colbench store sync` writes "
-                        "them", results, runs, self.spool.dir, exc)
+            log.warning("%s and %s wait in the spool %s (%s); `colbench store sync` writes them",
+                        plural(results, "result"), plural(runs, "run record"), self.spool.dir, exc)
             return
         if self.synced_on_open:
-            log.warning("wrote %d result(s) and %d run record(s) that waited in the spool %s into %s",
-                        self.synced_on_open.results, self.synced_on_open.runs, self.spool.dir, self.path)
+            log.warning("wrote %s and %s that waited in the spool %s into %s",
+                        plural(self.synced_on_open.results, "result"), plural(self.synced_on_open.runs, "run record"),
+                        self.spool.dir, self.path)
 
     def finish_writes(self) -> SyncReport:
         """End of a run: wait (COLBENCH_STORE_WAIT_S) for a locked store to take what waits in the spool, or raise a
@@ -486,12 +489,13 @@ class DuckDBStore:
             report = self.sync_spool()
         except StoreLocked as exc:
             runs, results = self.spool.pending()
-            raise StoreError(f"the store {self.path} is still locked by {exc.holder}: {results} result(s) and {runs} "
-                             f"run record(s) are kept in the spool {self.spool.dir}; `colbench store sync --store "
+            raise StoreError(f"the store {self.path} is still locked by {exc.holder}: {plural(results, 'result')} and "
+                             f"{plural(runs, 'run record')} are kept in the spool {self.spool.dir}; `colbench store "
+                             "sync --store "
                              f"{self.path}` (or the next `colbench run` or `show`) writes them once it frees") from None
         if self._locked_by:
-            log.warning("the store %s is free again: wrote %d result(s) that waited in the spool", self.path,
-                        report.results)
+            log.warning("the store %s is free again: wrote %s that waited in the spool", self.path,
+                        plural(report.results, "result"))
             self._locked_by = None
         return report
 

@@ -48,6 +48,7 @@ from colbench.store.queries import (
     summary_values,
 )
 from colbench.store.spool import RunOp, Spool, SpooledRun, SyncReport, store_key
+from colbench.words import plural, waits
 
 log = logging.getLogger("colbench.store")
 T = TypeVar("T")
@@ -173,8 +174,8 @@ class PostgresStore:
                   what="schema check")
         self.synced_on_open = SyncReport()
         if len(self.spool) and read_only:  # a reading command never writes: it says what waits instead
-            log.warning("%d record(s) wait in the local spool %s for %s: the next `colbench run` or `colbench store "
-                        "sync` uploads them", len(self.spool), self.spool.dir, self.url)
+            log.warning("%s in the local spool %s for %s: the next `colbench run` or `colbench store sync` "
+                        "uploads them", waits(len(self.spool)), self.spool.dir, self.url)
         elif len(self.spool):
             try:
                 self.synced_on_open = self.sync_spool()
@@ -183,8 +184,9 @@ class PostgresStore:
                 log.warning("could not upload the local spool of %s yet: %s", self.url, exc)
             else:
                 if self.synced_on_open:
-                    log.warning("uploaded %d run record(s) and %d result(s) that waited in the local spool %s",
-                                self.synced_on_open.runs, self.synced_on_open.results, self.spool.dir)
+                    log.warning("uploaded %s and %s that waited in the local spool %s",
+                                plural(self.synced_on_open.runs, "run record"),
+                                plural(self.synced_on_open.results, "result"), self.spool.dir)
 
     # -- connection handling ---------------------------------------------------------------------------------
 
@@ -220,7 +222,7 @@ class PostgresStore:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     pending = len(self.spool)
-                    waiting = f"; {pending} record(s) wait in the local spool" if pending else ""
+                    waiting = f"; {waits(pending)} in the local spool" if pending else ""
                     raise StoreUnavailable(
                         f"cannot reach PostgreSQL store {self.url} ({what}): {_first_line(exc)}{waiting} "
                         "(is the server up? `colbench store sync` uploads the spool later)") from None
@@ -425,8 +427,8 @@ class PostgresStore:
                 self._spool_dirty = True
                 log.warning("the server is back but the spool did not upload yet: %s", exc)
                 return
-            log.warning("%s is back: uploaded %d run record(s) and %d result(s) from the local spool",
-                        self.url, report.runs, report.results)
+            log.warning("%s is back: uploaded %s and %s from the local spool",
+                        self.url, plural(report.runs, "run record"), plural(report.results, "result"))
 
     def sync_spool(self) -> SyncReport:
         """Upload the local spool of this store; raises StoreUnavailable (keeping the files) if the server is away."""
