@@ -24,6 +24,7 @@ from colbench.analysis.comparison import short_labels
 from colbench.app.bisect import BisectObserver, BisectRequest, run_bisect
 from colbench.app.errors import UsageError
 from colbench.app.explain import ExplainRequest, explain
+from colbench.app.notify import shown
 from colbench.app.run import RunObserver, mark_resumed
 from colbench.model.records import Result, Run
 from colbench.model.watch import CaseExplained, CaseVerdict, FunctionGrowth, WatchedRelease, WatchTag
@@ -99,6 +100,21 @@ def release_record(m: Measuring, version: str, verdict: str, baseline: str | Non
                           targets=tuple(m.config.targets), index=m.index_shown, baseline=baseline, run_id=run_id)
 
 
+def run_argv(argv: Sequence[str]) -> list[str]:
+    """The command line a run record keeps, the webhook's URL cut to its host (a Slack webhook's path is its
+    secret, and `redact` cannot know that)."""
+    kept, masked = [], False
+    for arg in argv:
+        if masked:
+            kept.append(shown(arg))
+        elif arg.startswith("--notify="):
+            kept.append("--notify=" + shown(arg.partition("=")[2]))
+        else:
+            kept.append(arg)
+        masked = arg == "--notify"
+    return kept
+
+
 def earlier_run(store: Store, watch_id: str, baseline: str, version: str) -> Run | None:
     """The run an earlier pass started for this pair (cut short, or finished before its release was recorded)."""
     for run in store.list_runs():
@@ -125,7 +141,7 @@ def _run_of(m: Measuring, baseline: str, version: str, envs: list[EnvChoice]) ->
     fit_plan_to_envs(plan, envs, say=m.say)
     run = earlier_run(m.store, m.watch_id, baseline, version)
     if run is None:
-        run = start_run(m.store, config, plan, envs, list(sys.argv))
+        run = start_run(m.store, config, plan, envs, run_argv(sys.argv))
         run.watch = WatchTag(id=m.watch_id, package=m.package, baseline=baseline, version=version)
         m.store.update_run(run)
     else:
