@@ -50,6 +50,15 @@ def holder_of(doc: Json) -> WatchHolder:
                        started=float(doc.get("started") or 0.0))
 
 
+def _plain(value: Any) -> Any:
+    """JSON's own shapes: tuples as lists (what a document read back holds)."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
 def _known(cls: type, doc: Json) -> Json:
     names = {f.name for f in fields(cls)}
     return {k: v for k, v in doc.items() if k in names}
@@ -83,7 +92,8 @@ class CaseExplained:
     error: str | None = None
 
     def to_json(self) -> Json:
-        return asdict(self)
+        plain: Json = _plain(asdict(self))
+        return plain
 
     @classmethod
     def from_json(cls, doc: Json) -> CaseExplained:
@@ -110,7 +120,7 @@ class CaseVerdict:
     explained: CaseExplained | None = None
 
     def to_json(self) -> Json:
-        doc = asdict(self)
+        doc: Json = _plain(asdict(self))
         doc["explained"] = self.explained.to_json() if self.explained is not None else None
         return doc
 
@@ -163,7 +173,7 @@ class WatchedRelease:
         return self.verdict in MEASURED
 
     def to_json(self) -> Json:
-        doc = asdict(self)
+        doc: Json = _plain(asdict(self))
         doc["cases"] = [c.to_json() for c in self.cases]
         return doc
 
@@ -195,7 +205,8 @@ class WatchAlert:
     last_error: str | None = None
 
     def to_json(self) -> Json:
-        return asdict(self)
+        plain: Json = _plain(asdict(self))
+        return plain
 
     @classmethod
     def from_json(cls, doc: Json) -> WatchAlert:
