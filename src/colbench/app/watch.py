@@ -98,6 +98,8 @@ class PackagePlan:
     first_pass: bool = False
     #: the releases watched so far (every pass), newest last
     watched: tuple[WatchedRelease, ...] = ()
+    #: every release the index lists that a watch may see (not yanked; pre-releases with --pre), oldest first
+    listed: tuple[str, ...] = ()
     #: the dry run's estimate: seconds of measuring (None: not estimated), and environments to build
     estimate_s: float | None = None
 
@@ -249,15 +251,16 @@ def plan_package(store: Store, request: WatchRequest, package: str, measure: tup
     if not worked:
         baseline, fresh = _first_start(request, [r for r in fresh if not r.skip], releases, package)
     return PackagePlan(package, key, redact(index), baseline, tuple(r.version for r in fresh if not r.skip),
-                       {r.version: r.skip for r in fresh if r.skip}, first_pass=not worked, watched=tuple(watched))
+                       {r.version: r.skip for r in fresh if r.skip}, first_pass=not worked, watched=tuple(watched),
+                       listed=tuple(r.version for r in newer_releases(releases, None, pre=request.pre)))
 
 
 def estimate_plan(request: WatchRequest, plan: PackagePlan, measure: tuple[str, ...]) -> PackagePlan:
     """The dry run's time: each release's run (two environments, the first look), from measured costs."""
     from colbench.app.run import RunRequest, estimate
 
-    if not plan.candidates or plan.baseline is None:
-        return plan
+    if not plan.candidates or plan.baseline is None or "instructions" in measure:
+        return plan  # runner/estimate.py models wall time; a run under Valgrind takes many times longer
     envs = (f"a={plan.package}=={plan.baseline}", f"b={plan.package}=={plan.candidates[0]}")
     one = estimate(RunRequest(targets=request.targets, overrides=request.overrides, iterations=request.iterations,
                               warmup=request.warmup, processes=request.processes, envs=envs, measure=measure))
@@ -287,7 +290,7 @@ def _watch_package(m: Measuring, plan: PackagePlan, observer: WatchObserver, dea
     from colbench.app.watch_measure import BaselineGone, measure_release, release_record
 
     done = PackagePass(plan)
-    baseline, between = plan.baseline, list[str]()
+    baseline = plan.baseline
     for version in plan.candidates:
         if baseline is None:  # the only release there is: the start of the timeline, nothing to compare with
             release = release_record(m, version, "baseline")
@@ -297,16 +300,24 @@ def _watch_package(m: Measuring, plan: PackagePlan, observer: WatchObserver, dea
         else:
             observer.measuring(plan.package, baseline, version)
             try:
-                release = measure_release(m, baseline, version, between, deadline - clock())
+                release = measure_release(m, baseline, version, _between(plan, baseline, version),
+                                          deadline - clock())
             except BaselineGone as exc:
                 done.stopped = f"{exc}; the next pass tries again"
                 break
             if plan.first_pass and not done.releases and release.run_id:
                 _record(m.store, release_record(m, baseline, "baseline", run_id=release.run_id), done, observer)
         _record(m.store, release, done, observer)
-        baseline, between = (version, []) if release.worked else (baseline, [*between, version])
+        baseline = version if release.worked else baseline
         claim()
     return done
+
+
+def _between(plan: PackagePlan, baseline: str, version: str) -> list[str]:
+    """The releases between two compared ones: those that could not be measured (errors, or not testable here,
+    in this pass or an earlier one); a change between the two may be in any of them."""
+    low, high = Version(baseline), Version(version)
+    return [v for v in plan.listed if low < Version(v) < high]
 
 
 def _record(store: Store, release: WatchedRelease, done: PackagePass, observer: WatchObserver) -> None:
@@ -358,7 +369,10 @@ def run_watch(store: Store, request: WatchRequest, observer: WatchObserver | Non
     for plan in plans:
         observer.planned(plan)
     if request.dry_run:
-        return WatchOutcome([PackagePass(p) for p in plans], measure, clock() - started, dry_run=True)
+        notes = ["no time estimated: the releases are measured in instruction counts, under Valgrind, whose "
+                 "slowdown the estimate does not model (--measure wall is estimated)"] if "instructions" in measure \
+            else []
+        return WatchOutcome([PackagePass(p) for p in plans], measure, clock() - started, dry_run=True, notes=notes)
     deadline = started + request.budget_s
     passes = [pass_package(store, request, plan, config, machine, observer, deadline, clock) if plan.candidates
               else PackagePass(plan) for plan in plans]

@@ -29,9 +29,9 @@ from colbench.app.run import RunObserver, mark_resumed
 from colbench.model.records import Result, Run
 from colbench.model.watch import CaseExplained, CaseVerdict, FunctionGrowth, WatchedRelease, WatchTag
 from colbench.redact import clip, redact
-from colbench.runner.execute import EnvChoice, RunConfig, start_run
+from colbench.runner.execute import EnvChoice, Execution, RunConfig, start_run
 from colbench.runner.instructions import restrict_plan
-from colbench.runner.plan import Plan, make_plan
+from colbench.runner.plan import Plan, PlannedCase, make_plan
 from colbench.runner.points import Point, PointEnvironments, env_name, one_line
 from colbench.runner.runtime_envs import fit_plan_to_envs
 from colbench.runner.session import GateSettings, run_until_decided
@@ -82,6 +82,30 @@ class BisectSays(BisectObserver):
 
     def step(self, step: Step) -> None:
         self._on_step(step)
+
+
+class Counting(RunObserver):
+    """Passes every event of a run on, and counts the executions this pass ran (a resumed run's stored ones are
+    not among them)."""
+
+    def __init__(self, inner: RunObserver) -> None:
+        self.inner, self.executions = inner, 0
+
+    def start(self, run: Run, cases: int, executions: int) -> None:
+        self.inner.start(run, cases, executions)
+
+    def case_started(self, case: PlannedCase) -> None:
+        self.inner.case_started(case)
+
+    def execution_done(self, execution: Execution, result: Result) -> None:
+        self.executions += 1
+        self.inner.execution_done(execution, result)
+
+    def case_done(self, case: PlannedCase, results: list[Result]) -> None:
+        self.inner.case_done(case, results)
+
+    def finish(self, run: Run) -> None:
+        self.inner.finish(run)
 
 
 def _point(package: str, version: str) -> Point:
@@ -162,12 +186,12 @@ def measure_release(m: Measuring, baseline: str, version: str, between: Sequence
     run, config, plan = _run_of(m, baseline, version, envs)
     before = len(m.store.completed(run.run_id))
     settings = GateSettings(threshold=m.threshold, alpha=m.alpha, budget_s=max(budget_s, 1.0))
-    session = run_until_decided(m.store, config, plan, envs, settings, observer=m.observer, run=run)
-    stored = len(m.store.completed(run.run_id))
+    counting = Counting(m.observer)
+    session = run_until_decided(m.store, config, plan, envs, settings, observer=counting, run=run)
     results = m.store.results(ResultQuery(run_ids=(run.run_id,)))
     cases = case_verdicts(results, session.comparisons.get(envs[1].name, []), envs[0].name, envs[1].name)
     release = dataclasses.replace(release_record(m, version, release_verdict(cases), baseline, run.run_id),
-                                  cases=tuple(cases), between=tuple(between), measured=stored - before,
+                                  cases=tuple(cases), between=tuple(between), measured=counting.executions,
                                   reused=before, notes=tuple(session.notes), cause=_first_error(cases))
     if release.verdict == "regression":
         release = localize(m, release, budget_s)

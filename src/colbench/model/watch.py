@@ -160,7 +160,7 @@ class WatchedRelease:
     #: the index the release was listed on (no credentials: redacted)
     index: str = ""
     notes: tuple[str, ...] = ()
-    #: how many executions this release's run measured, and how many it found stored (a pass cut short)
+    #: executions of this release's run that this pass ran, and those it found stored (a pass cut short)
     measured: int = 0
     reused: int = 0
 
