@@ -169,7 +169,10 @@ def test_a_pass_killed_with_9_goes_on_where_it_stopped_and_broken_releases_are_e
         index.stop()
     assert rerun.returncode == 1, rerun.stderr
     found = releases_of(json.loads(rerun.stdout))
-    assert found["2.1.0"]["verdict"] == "error" and found["2.1.0"]["cause"].startswith("does not install")
+    state = {r.version: r for r in open_store(pg_url, create=False).watched(WatchQuery(package=NAME))}
+    assert sorted(state) == ["2.0.0", "2.1.0", "2.2.0", "2.3.0"] and state["2.0.0"].verdict == "baseline"
+    assert "2.1.0" not in found  # recorded by the pass that was killed: not again
+    assert state["2.1.0"].verdict == "error" and state["2.1.0"].cause.startswith("does not install")
     crashed = found["2.2.0"]
     assert crashed["verdict"] == "error" and "watchprobe 2.2.0 is broken on purpose" in crashed["cause"]
     assert crashed["run_id"] == run_id  # the killed run went on, not a new one
@@ -177,5 +180,4 @@ def test_a_pass_killed_with_9_goes_on_where_it_stopped_and_broken_releases_are_e
     slower = found["2.3.0"]
     assert (slower["baseline"], slower["verdict"], slower["between"]) == ("2.0.0", "regression", ["2.1.0", "2.2.0"])
     assert slower["bisect_id"] and slower["first_bad"] == "2.3.0" and slower["last_good"] == "2.0.0"
-    state = open_store(pg_url, create=False).watched(WatchQuery(package=NAME))
-    assert sorted(r.version for r in state) == ["2.0.0", "2.1.0", "2.2.0", "2.3.0"]
+    assert any("first bad: 2.3.0, or 2.1.0 or 2.2.0 before it" in note for note in slower["notes"])

@@ -391,6 +391,8 @@ def _quiet_line(done: PackagePass) -> str:
     if done.busy is not None:
         return (f"{plan.package}: another pass of this watch is going on (process {done.busy.get('pid')} on "
                 f"{done.busy.get('host')}); this one left it alone")
+    if done.stopped:
+        return f"{plan.package}: stopped: {done.stopped}"
     last = plan.watched[-1].version if plan.watched else plan.baseline
     return f"{plan.package}: nothing new on {plan.index} since {last}"
 

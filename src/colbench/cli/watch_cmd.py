@@ -123,7 +123,7 @@ def outcome_lines(outcome: WatchOutcome) -> list[str]:
                          f"{done.busy['host']}); this one leaves it alone")
         elif outcome.dry_run:
             lines.append(f"{plan.package}: would measure {', '.join(plan.candidates) or 'nothing'}")
-        elif not done.releases:
+        elif not done.releases and not done.stopped:
             last = plan.watched[-1].version if plan.watched else plan.baseline
             lines.append(f"{plan.package}: nothing new on {plan.index} since {last}")
         if done.stopped:
