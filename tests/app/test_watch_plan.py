@@ -103,3 +103,14 @@ def test_the_command_says_what_is_wrong_in_one_line_and_measures_nothing(cli, in
     assert "1 new release(s) to measure from 1.2.0: 1.3.0" in dry.stdout and "would measure 1.3.0" in dry.stdout
     assert "estimated" in dry.stdout
     assert open_store(store, create=False, read_only=True).watched() == []  # a dry run records nothing
+
+
+def test_a_release_that_cannot_be_built_for_want_of_the_index_is_no_error_row():
+    from colbench.app.watch_measure import transient
+
+    assert transient("does not install: resolving failed: Failed to fetch: `http://127.0.0.1:9/simple/x/` "
+                     "(error sending request)")
+    assert transient("does not install: uv not found: install it")
+    assert not transient("does not install: resolving failed: Failed to read `x @ file:///w.whl` (unable to locate "
+                         "the end of central directory record)")
+    assert not transient("does not install: environment '1.2.0' (x==1.2.0): x does not import (RuntimeError: no)")

@@ -44,8 +44,20 @@ MOST_EXPLAINED = 3
 
 
 class BaselineGone(Exception):
-    """The release a new one is compared with cannot be built now (taken off the index, a network failure): the
-    pass stops for this package and the next pass tries again; nothing is recorded."""
+    """The release a new one is compared with cannot be built now (taken off the index, a network failure), or the
+    new one cannot for a reason that is not its own (the index or uv away): the pass stops for this package and the
+    next pass tries again; nothing is recorded."""
+
+
+#: what uv says when the trouble is the way to the index, not the release: never an error row (the next pass
+#: would not try that release again)
+_TRANSIENT = ("failed to fetch", "error sending request", "request failed after", "timed out", "connection",
+              "dns error", "network", "uv not found", "temporary failure")
+
+
+def transient(cause: str) -> bool:
+    lowered = cause.lower()
+    return any(word in lowered for word in _TRANSIENT)
 
 
 @dataclass
@@ -154,6 +166,8 @@ def _environments(m: Measuring, baseline: str, version: str) -> tuple[EnvChoice,
     if base is None:
         raise BaselineGone(f"{baseline}, the release {version} is compared with, {m.envs.failed[baseline]}")
     new = m.envs.get(_point(m.package, version))
+    if new is None and transient(m.envs.failed[version]):
+        raise BaselineGone(f"{version} cannot be built now: {m.envs.failed[version]}")
     return (base, new) if new is not None else m.envs.failed[version]
 
 
