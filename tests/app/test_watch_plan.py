@@ -114,3 +114,11 @@ def test_a_release_that_cannot_be_built_for_want_of_the_index_is_no_error_row():
     assert not transient("does not install: resolving failed: Failed to read `x @ file:///w.whl` (unable to locate "
                          "the end of central directory record)")
     assert not transient("does not install: environment '1.2.0' (x==1.2.0): x does not import (RuntimeError: no)")
+
+
+def test_after_a_first_pass_whose_release_failed_the_next_goes_on_from_its_baseline(store, index):
+    req = request(index)
+    store.record_watch(record(req, "1.2.0", "baseline"))  # what a first pass records beside its first release
+    store.record_watch(record(req, "1.3.0", "error"))
+    plan = plan_package(store, req, NAME, MEASURE, "here")
+    assert (plan.baseline, plan.candidates, plan.first_pass) == ("1.2.0", (), False)

@@ -305,7 +305,7 @@ def _watch_package(m: Measuring, plan: PackagePlan, observer: WatchObserver, dea
             except BaselineGone as exc:
                 done.stopped = f"{exc}; the next pass tries again"
                 break
-            if plan.first_pass and not done.releases and release.run_id:
+            if plan.first_pass and not done.releases:  # the start of the timeline, whatever the first release was
                 _record(m.store, release_record(m, baseline, "baseline", run_id=release.run_id), done, observer)
         _record(m.store, release, done, observer)
         baseline = version if release.worked else baseline
