@@ -65,7 +65,8 @@ def main() -> None:
                  "--processes", "2", "--iterations", "2"]
         seconds, first = timed(watch, env)
         if first.returncode not in (0, 1) or "stopped" in first.stdout:
-            raise SystemExit(f"the first pass failed ({first.returncode}): {first.stdout[-2000:]}{first.stderr[-2000:]}")
+            raise SystemExit(f"the first pass failed ({first.returncode}): {first.stdout[-2000:]}"
+                             f"{first.stderr[-2000:]}")
         print(f"first pass (1.0.0 against 1.1.0, environments built, wall time): {seconds:.1f} s")
         passes, startups, gets = [], [], []
         for _ in range(args.passes):
