@@ -99,3 +99,14 @@ def test_a_postgres_store_of_schema_2_is_migrated(pg_url) -> None:
     store.record_watch(release("1.1.0"))
     assert store.watched() == [release("1.1.0")]
     assert os.environ.get("COLBENCH_HOME")  # the spool of this store stays in the test's home
+
+
+def test_copying_a_whole_store_takes_its_watch_state_along(tmp_path) -> None:
+    from colbench.store.copy import copy_store
+
+    src, dst = open_store(str(tmp_path / "a.duckdb")), open_store(str(tmp_path / "b.duckdb"))
+    src.record_watch(release("1.1.0"))
+    src.save_alert(WatchAlert("a1", ("w1",), "2026-11-26T10:00:00+00:00", "md"))
+    copy_store(src, dst)
+    copy_store(src, dst)  # twice: nothing twice
+    assert dst.watched() == [release("1.1.0")] and [a.alert_id for a in dst.watch_alerts()] == ["a1"]
