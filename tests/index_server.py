@@ -4,6 +4,7 @@ thread) that records what it was sent and answers with the status it is told to.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import socket
@@ -15,6 +16,16 @@ import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+
+def _die_with_parent() -> None:
+    """In the server's child process (Linux): SIGTERM when the process that started it dies, even by kill -9, so
+    no server outlives a test or script that was killed."""
+    import ctypes
+    import signal
+
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
 def free_port() -> int:
@@ -38,7 +49,8 @@ class IndexServer:
         self.folder.mkdir(parents=True, exist_ok=True)
         self.proc = subprocess.Popen([exe, "run", "-p", str(self.port), "-i", "127.0.0.1", "-a", ".", "-P", ".",
                                       "--disable-fallback", str(self.folder)],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                     preexec_fn=_die_with_parent)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             try:
