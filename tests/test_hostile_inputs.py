@@ -112,6 +112,12 @@ ROWS = [
     Row("every-case-errors", ("run", "placebo", "--param", "error=exception", "--processes", "1", "--iterations", "1",
                               "--warmup", "0"), 3, "every case"),
     Row("unknown-option", ("run", "--bogus"), 2, "No such option"),
+    # --- watch: refused before any index is asked ---------------------------------------------------------
+    Row("watch-package-dotdot", ("watch", "placebo", "--package", "../../decoy"), 2, "not a Python distribution"),
+    Row("watch-webhook-file", ("watch", "placebo", "--package", "pyarrow", "--notify", "file://{sentinel}"), 2,
+        "http:// or https://"),
+    Row("watch-since-garbage", ("watch", "placebo", "--package", "pyarrow", "--since", "../x"), 2,
+        "is not a version"),
     # --- reading commands and outputs -------------------------------------------------------------------------
     Row("show-runs-json", ("show", "--runs", "--format", "json"), 0, '"run_id"', "store"),
     Row("show-bad-run", ("show", "../../decoy"), 2, "no run", "store"),

@@ -54,3 +54,11 @@ def test_noise_script_prints_each_process_and_the_three_designs(tmp_path):
     out = _script("measure_machine_noise.py", "--kind", "cpu", "--designs", "3", "--ms", "5", home=tmp_path)
     for design in ("one after the other ", "side by side", "one after the other, sibling busy"):
         assert re.search(rf"{re.escape(design)} +spread of the block log-ratio [\d.]+%, mean [+-][\d.]+%", out), out
+
+
+def test_watch_pass_script_times_passes_with_nothing_new_beside_start_up(tmp_path):
+    out = _script("measure_watch_pass.py", "--passes", "2", home=tmp_path)
+    whole = _ms(r"pass with nothing new, whole command: median ([\d.]+) s", out)
+    start = _ms(r"colbench --version \(start-up alone\): median ([\d.]+) s", out)
+    assert 0 < start < whole and re.search(r"n=2\)", out), out
+    assert re.search(r"start-up is \d+% of a pass; the goal is <= 5 s: (met|NOT met)", out), out

@@ -68,6 +68,8 @@ class BisectRequest:
     alpha: float = 0.01
     resume: bool = False
     machine_name: str | None = None
+    #: the package index to list and install `package` from (`--index URL`; None: uv's own settings)
+    index: str | None = None
 
 
 class BisectObserver:
@@ -162,7 +164,7 @@ def run_bisect(store: Store, request: BisectRequest, observer: BisectObserver | 
     started = clock()
     config = check_case(request)
     points = list_points(request.good, request.bad, package=request.package, wheels=request.wheels,
-                         git=request.git, pre=request.pre)
+                         git=request.git, pre=request.pre, index=request.index)
     check_runtime(request, points)
     observer.listed(points)
     metric_name = deciding_metric(config)
@@ -178,7 +180,8 @@ def run_bisect(store: Store, request: BisectRequest, observer: BisectObserver | 
         observer.say(f"resuming bisect {bisect_id}: {len(earlier)} step(s) in the store")
     runs = StepRuns(request.benchmark, dict(request.overrides), config, bisect_id, print_, metric_name,
                     request.threshold, points.package)
-    envs = PointEnvironments(extra=request.with_requirements, say=observer.say, variables=dict(request.variables))
+    envs = PointEnvironments(extra=request.with_requirements, say=observer.say, variables=dict(request.variables),
+                             indexes=(request.index,) if request.index else ())
     measurer = StoreMeasurer(store, runs, {p.label: p for p in points.points}, envs, observer.run, earlier)
     settings = BisectSettings(direction=request.direction, alpha=request.alpha, first_processes=first,
                               budget_s=max(0.0, request.budget_s - (clock() - started)))

@@ -18,7 +18,7 @@ from colbench.redact import redact
 from colbench.runner.points import Point
 from colbench.runtimes.builds import Build, git_builds, wheel_builds, wheel_package
 from colbench.runtimes.java import MIN_ARROW_JAVA
-from colbench.runtimes.releases import ReleaseError, maven_releases, package_index, pypi_releases, release_range
+from colbench.runtimes.releases import ReleaseError, listed_releases, maven_releases, release_range
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ def _from_builds(builds: list[Build], good: str, bad: str, where: str) -> tuple[
     return points, excluded
 
 
-def _index_points(package: str, good: str, bad: str, pre: bool) -> PointList:
+def _index_points(package: str, good: str, bad: str, pre: bool, index: str | None = None) -> PointList:
     java = package.startswith("java:")
     if java:
         if package not in ("java:arrow", "java:arrow-java"):
@@ -74,8 +74,8 @@ def _index_points(package: str, good: str, bad: str, pre: bool) -> PointList:
         raise UsageError("--package r:…: Debian ships one version of each R package, so there is nothing to bisect "
                          "(docs/environments.md)")
     else:
-        releases = pypi_releases(package)
-        where, name = f"{package} releases on {package_index()}", package
+        base, releases = listed_releases(package, index)
+        where, name = f"{package} releases on {redact(base)}", package
     chosen = release_range(releases, good, bad, pre=pre, what=name)
     excluded = {r.version: r.skip for r in chosen[1:-1] if r.skip}
     runtime = "java" if java else "python"
@@ -85,7 +85,7 @@ def _index_points(package: str, good: str, bad: str, pre: bool) -> PointList:
 
 
 def list_points(good: str, bad: str, *, package: str | None = None, wheels: Path | None = None,
-                git: str | None = None, pre: bool = False) -> PointList:
+                git: str | None = None, pre: bool = False, index: str | None = None) -> PointList:
     """The points from one source (see the module docstring), or a one-line UsageError."""
     if wheels is not None and git is not None:
         raise UsageError("give one of --wheels and --git")
@@ -105,6 +105,6 @@ def list_points(good: str, bad: str, *, package: str | None = None, wheels: Path
             return PointList(points, excluded, where, package)
         if not package:
             raise UsageError("name what to bisect: --package NAME (its releases), --wheels DIR or --git REPO")
-        return _index_points(package, good, bad, pre)
+        return _index_points(package, good, bad, pre, index)
     except ReleaseError as exc:
         raise UsageError(str(exc)) from None

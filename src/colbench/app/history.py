@@ -15,6 +15,7 @@ from colbench.redact import clip
 
 if TYPE_CHECKING:
     from colbench.analysis.history import History
+    from colbench.model.watch import WatchedRelease
     from colbench.store.base import Store
 
 BY = ("time", "version")
@@ -40,6 +41,8 @@ class HistoryOutcome:
 
     machine_id: str
     histories: list[History]
+    #: `--by version`: the releases of the package `colbench watch` watched on this machine, oldest version first
+    watched: list[WatchedRelease] = field(default_factory=list)
 
 
 def check(request: HistoryRequest) -> None:
@@ -75,4 +78,15 @@ def history(store: Store, request: HistoryRequest) -> HistoryOutcome:
         ran = f" and ran with a version of {package}" if package else ""
         raise UsageError(f"no successful results of {benchmark} on machine {machine_id} match those "
                          f"params{ran}{measured}")
-    return HistoryOutcome(machine_id, histories)
+    return HistoryOutcome(machine_id, histories, watched_releases(store, package, machine_id) if package else [])
+
+
+def watched_releases(store: Store, package: str, machine_id: str) -> list[WatchedRelease]:
+    """The releases of `package` watch recorded on one machine (every watch), in version order (a watch records
+    only versions the index listed, so every one parses)."""
+    from packaging.version import Version
+
+    from colbench.store.queries import WatchQuery
+
+    found = store.watched(WatchQuery(package=package, machine_id=machine_id))
+    return sorted(found, key=lambda r: (Version(r.version), r.watched_at))

@@ -10,8 +10,12 @@ from rich.markup import escape
 from rich.table import Table
 
 from colbench.cli.common import (
+    IndexOption,
+    ParamOption,
     StoreOption,
     UsageError,
+    VarOption,
+    WithOption,
     _store,
     complete_targets,
     console,
@@ -19,9 +23,10 @@ from colbench.cli.common import (
     friendly,
     parse_duration,
     parse_measure_option,
+    parse_params,
     parse_threshold,
+    parse_variables,
 )
-from colbench.model.params import parse_param_option
 from colbench.render.tables import plain
 
 if TYPE_CHECKING:  # the use case and its statistics are imported when a search starts, not with every command
@@ -37,7 +42,7 @@ def bisect(
                                              autocompletion=complete_targets)],
     good: Annotated[str, typer.Option(help="the older version (commit, wheel) where the case is as expected")],
     bad: Annotated[str, typer.Option(help="the newer version (commit, wheel) where it changed")],
-    param: Annotated[list[str] | None, typer.Option("--param", "-p", help="NAME=VALUE (repeatable)")] = None,
+    param: ParamOption = None,
     package: Annotated[str | None, typer.Option(help="the library: its releases on the package index, or "
                                                 "java:arrow for Arrow Java on Maven Central; with --git or "
                                                 "--wheels, the distribution")] = None,
@@ -45,10 +50,9 @@ def bisect(
                                                 "listing wheels one a line, oldest first")] = None,
     git: Annotated[str | None, typer.Option(help="a git repository (path or URL) of a Python package that builds "
                                             "from source: --good and --bad are commits")] = None,
-    with_: Annotated[list[str] | None, typer.Option("--with", help="a requirement for every point's environment, "
-                                                    "e.g. 'numpy<2' (repeatable)")] = None,
-    var: Annotated[list[str] | None, typer.Option("--var", help="KEY=VALUE: an environment variable for every "
-                                                  "point's workers (repeatable)")] = None,
+    with_: WithOption = None,
+    var: VarOption = None,
+    index: IndexOption = None,
     threshold: Annotated[str, typer.Option(help="the smallest change that counts, e.g. 5%")] = "5%",
     direction: Annotated[str, typer.Option(help="slower (a regression) or faster (an improvement)")] = "slower",
     pre: Annotated[bool, typer.Option("--pre", help="include pre-releases between good and bad")] = False,
@@ -83,24 +87,15 @@ def bisect(
     chosen = DIRECTIONS.get(direction)
     if chosen is None:
         raise UsageError(f"--direction {direction!r}: choose slower or faster")
-    overrides: dict[str, list[str]] = {}
-    for option in param or []:
-        name, values = parse_param_option(option)
-        if len(values) > 1:
-            raise UsageError(f"--param {name}: bisect measures one case; give one value, not {', '.join(values)}")
-        overrides[name] = values
-    variables = {}
-    for item in var or []:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise UsageError(f"--var {item!r}: write KEY=VALUE")
-        variables[key.strip()] = value
+    overrides = parse_params(param, one_value="bisect")
+    variables = parse_variables(var)
     request = BisectRequest(
         benchmark=benchmark, good=good, bad=bad, overrides=overrides, package=package, wheels=wheels, git=git,
         with_requirements=tuple(with_ or ()), variables=variables, threshold=parse_threshold(threshold) or 0.05,
         direction=chosen,
         pre=pre, budget_s=parse_duration(budget), processes=processes, iterations=iterations, warmup=warmup,
-        measure=parse_measure_option(measure), timeout_s=timeout, alpha=alpha, resume=resume, machine_name=machine)
+        measure=parse_measure_option(measure), timeout_s=timeout, alpha=alpha, resume=resume, machine_name=machine,
+        index=index)
     progress = BisectProgress(fmt)
     report = run_bisect(_store(store), request, progress)
     outcome = report.outcome

@@ -42,6 +42,14 @@ err_console = Console(stderr=True, soft_wrap=True)
 
 StoreOption = Annotated[str | None, typer.Option("--store", help="DuckDB file or postgresql:// URL "
                                                  "(default $COLBENCH_STORE or ~/.colbench/results.duckdb)")]
+# Options `bisect` and `watch` share: one definition, one parser, one meaning
+ParamOption = Annotated[list[str] | None, typer.Option("--param", "-p", help="NAME=VALUE (repeatable)")]
+WithOption = Annotated[list[str] | None, typer.Option("--with", help="a requirement for every version's environment, "
+                                                      "e.g. 'numpy<2' (repeatable)")]
+VarOption = Annotated[list[str] | None, typer.Option("--var", help="KEY=VALUE: an environment variable for every "
+                                                     "version's workers (repeatable)")]
+IndexOption = Annotated[str | None, typer.Option("--index", help="the package index to list and install the "
+                                                 "package from (default: uv's own settings, else PyPI)")]
 
 
 #: the user-facing error classes: (module, class). Only those of modules already imported are looked at: an
@@ -150,6 +158,31 @@ def parse_duration(text: str, option: str = "--budget") -> float:
     if total <= 0:
         raise UsageError(f"{option} {text!r}: must be more than 0 seconds")
     return total
+
+
+def parse_params(options: list[str] | None, one_value: str | None = None) -> dict[str, list[str]]:
+    """`--param NAME=VALUE` options → overrides; `one_value` names the command that measures one case (bisect),
+    which takes one value a param."""
+    from colbench.model.params import parse_param_option
+
+    overrides: dict[str, list[str]] = {}
+    for option in options or []:
+        name, values = parse_param_option(option)
+        if one_value and len(values) > 1:
+            raise UsageError(f"--param {name}: {one_value} measures one case; give one value, not {', '.join(values)}")
+        overrides[name] = values
+    return overrides
+
+
+def parse_variables(options: list[str] | None) -> dict[str, str]:
+    """`--var KEY=VALUE` options → the variables of every worker."""
+    variables = {}
+    for item in options or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"--var {item!r}: write KEY=VALUE")
+        variables[key.strip()] = value
+    return variables
 
 
 def parse_measure_option(text: str) -> tuple[str, ...]:

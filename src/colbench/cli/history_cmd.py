@@ -44,9 +44,13 @@ def history(
         check(request)  # bad options before the store is opened
         found = history_use_case(_store(store, create=False), request)
         if fmt == "json":
-            typer.echo(json.dumps([h.to_dict() for h in found.histories], indent=2, default=str))
+            watched = [r.to_json() for r in found.watched]
+            typer.echo(json.dumps([{**h.to_dict(), **({"watched": watched} if package else {})}
+                                   for h in found.histories], indent=2, default=str))
             return
         _print_tables(found, metric, package)
+        if found.watched:
+            _print_watched(found, package or "")
 
     body()
 
@@ -77,3 +81,27 @@ def _print_tables(found: HistoryOutcome, metric: str, package: str | None) -> No
             console.print(plain(f"change point at {h.points[cp.index].label} ({h.points[cp.index].when[:10]}): "
                                 f"{cp.magnitude:+.1%}, median {show(cp.before_median)} → "
                                 f"{show(cp.after_median)}, p={cp.p_value:.3f}"))
+
+
+def _print_watched(found: HistoryOutcome, package: str) -> None:
+    """The releases `colbench watch` measured: a timeline with each one's verdict, its worst case and its explain."""
+    from colbench.report.watch_text import ratio_text
+
+    table = Table(title=f"{package} releases watched on machine {found.machine_id}")
+    for column in ("version", "watched", "against", "verdict", "case", "ratio [interval]"):
+        table.add_column(column)
+    links = []
+    styles = {"regression": "red", "improvement": "green", "error": "yellow"}
+    for release in found.watched:
+        shown = release.regressed[:1] or [c for c in release.cases if c.verdict != "no change"][:1] or \
+            list(release.cases[:1])
+        case = shown[0] if shown else None
+        if case and case.explained and case.explained.flamegraph:
+            links.append(f"{release.version}: why {case.label} changed: {case.explained.flamegraph}")
+        verdict = release.verdict + (f": {release.cause}" if release.cause else "")
+        table.add_row(release.version, release.watched_at[:16].replace("T", " "), release.baseline or "-", verdict,
+                      case.label if case else "-", ratio_text(case) if case else "-",
+                      style=styles.get(release.verdict, ""))
+    console.print(table)
+    for link in links:  # whole, never cut by the table's width: a path to open
+        console.print(link, highlight=False, soft_wrap=True, markup=False)

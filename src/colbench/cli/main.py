@@ -56,6 +56,7 @@ from colbench.cli import (  # noqa: E402  (the app above is what these register 
     run_cmd,
     setup_cmd,
     store_cmd,
+    watch_cmd,
 )
 
 COMMANDS = (
@@ -64,7 +65,7 @@ COMMANDS = (
     ("explain", explain_cmd.explain),
     ("history", history_cmd.history), ("calibrate", calibrate_cmd.calibrate), ("claims", claims_cmd.claims),
     ("report", report_cmd.report), ("serve", report_cmd.serve), ("publish", store_cmd.publish_command),
-    ("doctor", doctor_cmd.doctor), ("bisect", bisect_cmd.bisect),
+    ("doctor", doctor_cmd.doctor), ("bisect", bisect_cmd.bisect), ("watch", watch_cmd.watch),
 )
 GROUPS = (("data", data_cmd.data_app), ("setup", setup_cmd.setup_app), ("env", env_cmd.env_app),
           ("store", store_cmd.store_app))

@@ -23,6 +23,7 @@ from typing import Any, ClassVar, TypedDict
 
 from colbench.model.params import ParamValue
 from colbench.model.result import SCHEMA_VERSION
+from colbench.model.watch import WatchTag
 from colbench.redact import redact_doc
 
 #: the version of the worker protocol (docs/protocol.md) that case.json and result.json follow; their JSON Schema
@@ -477,15 +478,18 @@ class Run:
     sequential: Json | None = None
     #: a run measured by `colbench bisect`: its search, fingerprint, step and points (app/bisect_measure.py)
     bisect: Json | None = None
+    #: a run measured by `colbench watch`: the watch, its package, and the two releases compared (app/watch.py)
+    watch: WatchTag | None = None
     schema_version: int = SCHEMA_VERSION
 
     #: the order of the keys in a stored run record (as `runner.execute.start_run` always wrote them)
     _ORDER: ClassVar[tuple[str, ...]] = (
         "schema_version", "run_id", "name", "started_at", "finished_at", "status", "process", "argv",
         "colbench_version", "machine_id", "machine", "checks", "commit", "config", "envs", "cases", "calibration",
-        "resumes", "stopped", "sequential", "bisect")
+        "resumes", "stopped", "sequential", "bisect", "watch")
     #: left out of the record while they hold nothing, so a run's JSON says only what happened to it
-    _OPTIONAL: ClassVar[tuple[str, ...]] = ("process", "calibration", "resumes", "stopped", "sequential", "bisect")
+    _OPTIONAL: ClassVar[tuple[str, ...]] = ("process", "calibration", "resumes", "stopped", "sequential", "bisect",
+                                             "watch")
 
     def to_json(self) -> Json:
         values = asdict(self)

@@ -43,6 +43,7 @@ from colbench.report.html import (
 )
 from colbench.report.overview import RECENT_RUNS, Overview, build_overview
 from colbench.report.plots_history import history_figure
+from colbench.report.watch_view import timelines
 from colbench.store import open_store
 from colbench.store.base import ResultQuery, Store
 
@@ -153,6 +154,9 @@ def create_app(store: Store | str) -> Starlette:
                                      if figure is not None else None))
         return page("dash_history.html", benchmarks=None, cases=None, series=views, **context)
 
+    def watch_page(request: Request) -> Response:
+        return page("dash_watch.html", watches=timelines(db))
+
     def error_page(request: Request, exc: Exception) -> Response:
         status = exc.status_code if isinstance(exc, HTTPException) else 500
         detail = exc.detail if isinstance(exc, HTTPException) else "internal error"
@@ -163,6 +167,7 @@ def create_app(store: Store | str) -> Starlette:
         Route("/runs/{run_id}", locked(run_page)),
         Route("/compare", locked(compare_page)),
         Route("/history", locked(history_page)),
+        Route("/watch", locked(watch_page)),
     ]
     return Starlette(routes=routes, exception_handlers={HTTPException: error_page})
 

@@ -56,6 +56,7 @@ from colbench.report.plots_history import (
     version_series_from_results,
 )
 from colbench.report.terminal import ErrorView, error_views, every_case_note, results_table
+from colbench.report.watch_view import WatchTimeline, timelines, watch_markdown
 from colbench.store.base import ResultQuery, Store
 from colbench.store.selection import comparison_evidence
 from colbench.words import plural
@@ -552,14 +553,17 @@ def render(template: str, **context: Any) -> str:
 
 
 def render_report_html(views: Sequence[RunView], compares: Sequence[CompareView] = (),
-                       files: dict[str, dict[str, tuple[str, str]]] | None = None) -> str:
-    return render("report.html", views=views, compares=compares, files=files or {},
+                       files: dict[str, dict[str, tuple[str, str]]] | None = None,
+                       watches: Sequence[WatchTimeline] = ()) -> str:
+    return render("report.html", views=views, compares=compares, files=files or {}, watches=watches,
                   generated=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"))
 
 
-def render_markdown(views: Sequence[RunView], compares: Sequence[CompareView] = ()) -> str:
-    """A text-only summary: run facts, warnings, the tables, compare verdicts, change points, errors."""
-    out: list[str] = []
+def render_markdown(views: Sequence[RunView], compares: Sequence[CompareView] = (),
+                    watches: Sequence[WatchTimeline] = ()) -> str:
+    """A text-only summary: run facts, warnings, the tables, compare verdicts, change points, errors; the watched
+    releases of the runs `colbench watch` measured."""
+    out: list[str] = watch_markdown(watches)
     for item in compares:
         out += _markdown_compare(item, "##")
     for view in views:
@@ -623,10 +627,12 @@ def write_report(store: Store, run_ids: Sequence[str], output: Path, *, fmt: str
     html = fmt == "html"
     views = [build_run_view(store, run_id, plots=html, history=history, metrics=metrics) for run_id in run_ids]
     compares = cross_run_compares(store, run_ids, baseline_id, with_plot=html, metrics=metrics)
+    watched = [view.run.watch["id"] for view in views if view.run.watch]
+    watches = timelines(store, watched) if watched else []
     output.mkdir(parents=True, exist_ok=True)
     if not html:
         path = output / "report.md"
-        path.write_text(render_markdown(views, compares), encoding="utf-8")
+        path.write_text(render_markdown(views, compares, watches), encoding="utf-8")
         return [path]
     written: list[Path] = []
     files: dict[str, dict[str, tuple[str, str]]] = {}
@@ -639,7 +645,7 @@ def write_report(store: Store, run_ids: Sequence[str], output: Path, *, fmt: str
             files.setdefault(view.run.run_id, {})[plot.key] = (str(png.relative_to(output)),
                                                                   str(svg.relative_to(output)))
     index = output / "index.html"
-    index.write_text(render_report_html(views, compares, files), encoding="utf-8")
+    index.write_text(render_report_html(views, compares, files, watches), encoding="utf-8")
     return [index, *written]
 
 

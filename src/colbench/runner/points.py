@@ -80,6 +80,8 @@ class PointEnvironments:
     say: Callable[[str], None] = lambda _: None
     #: environment variables for every point's workers (`--var KEY=VALUE`)
     variables: dict[str, str] = field(default_factory=dict)
+    #: indexes uv searches before its default one (`--index URL`)
+    indexes: tuple[str, ...] = ()
     built: dict[str, EnvChoice] = field(default_factory=dict)
     failed: dict[str, str] = field(default_factory=dict)
     notes: dict[str, str] = field(default_factory=dict)
@@ -95,7 +97,7 @@ class PointEnvironments:
         text = redact(" ".join((point.requirement, *extra)))
         say(f"environment {point.label}: {text}")
         self._project = self._project or colbench_project()
-        built = ensure_environment(EnvSpec(name, (point.requirement, *extra)), self._project)
+        built = ensure_environment(EnvSpec(name, (point.requirement, *extra), self.indexes), self._project)
         return EnvChoice(name=name, python=str(built.python), key=built.key, resolved=dict(built.resolved), spec=text,
                          variables=dict(self.variables))
 

@@ -51,10 +51,16 @@ class EnvSpec:
 
     name: str
     requirements: tuple[str, ...]
+    #: package indexes uv searches before its default one (`colbench watch --index URL`), as uv's `--index`
+    indexes: tuple[str, ...] = ()
 
     @property
     def text(self) -> str:
         return " ".join(self.requirements)
+
+    @property
+    def index_options(self) -> list[str]:
+        return [option for url in self.indexes for option in ("--index", url)]
 
 
 @dataclass(frozen=True)
@@ -327,6 +333,7 @@ def resolve_requirements(spec: EnvSpec, project_root: Path, python: str | None =
                 "--no-header",
                 "--no-annotate",
                 "--quiet",
+                *spec.index_options,
                 "-o",
                 str(work / LOCK_FILE),
             ],
@@ -346,6 +353,8 @@ def _environment_key(lock: str, interp: dict[str, str], project_root: Path, spec
         "project_root": str(project_root.resolve()),
         "local": [_local_fingerprint(r) for r in spec.requirements],
     }
+    if spec.indexes:  # the same versions from another index may be other files (a nightly's, a private build)
+        material["indexes"] = list(spec.indexes)
     return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -462,7 +471,7 @@ def ensure_environment(spec: EnvSpec, project_root: Path, *, python: str | None 
         (tmp / LOCK_FILE).write_text(lock)
         env_python = str(_python_in(tmp))
         _run(
-            [*uv, "pip", "sync", str(tmp / LOCK_FILE), "--python", env_python, "--quiet"],
+            [*uv, "pip", "sync", str(tmp / LOCK_FILE), "--python", env_python, "--quiet", *spec.index_options],
             f"installing environment {spec.name!r} ({spec.text})",
             cwd=project_root,
         )

@@ -1,9 +1,13 @@
-"""Released versions of a library, in version order: what `colbench bisect --package` walks.
+"""Released versions of a library, in version order: what `colbench bisect --package` walks and `colbench watch`
+asks for.
 
-- Python packages from the package index uv installs from (`UV_DEFAULT_INDEX`, `UV_INDEX_URL` or `PIP_INDEX_URL`,
-  else PyPI), read through the Simple Repository API (PEP 503, JSON per PEP 691 where the index offers it). The
-  versions are the ones that have files; each file says whether it is yanked, and a wheel's tags whether it
-  installs on this interpreter.
+- Python packages from the package index uv installs from, read through the Simple Repository API (JSON per PEP
+  691 where the index offers it, else the HTML of PEP 503). Which index that is follows uv's own settings
+  (`index_urls`): `--index URL` when given; else the indexes uv searches first (`UV_INDEX`, `UV_EXTRA_INDEX_URL`,
+  the `[[index]]` and `extra-index-url` of uv's uv.toml), then its default index (`UV_DEFAULT_INDEX`,
+  `UV_INDEX_URL`, `PIP_INDEX_URL`, uv.toml's default, else PyPI); a package is listed from the first that has it,
+  as uv's first-index strategy installs it. The versions are the ones that have files; each file says whether it
+  is yanked, and a wheel's tags whether it installs on this interpreter.
 - Arrow Java from Maven Central's `maven-metadata.xml` of `org.apache.arrow:arrow-vector`.
 
 Order is `packaging.version` order, never the index's. Pre-releases (and dev releases) are left out unless asked
@@ -17,12 +21,15 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
+import tomllib
 import urllib.error
 import urllib.request
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from html.parser import HTMLParser
+from pathlib import Path
 
 from packaging.tags import sys_tags
 from packaging.utils import (
@@ -40,7 +47,11 @@ PYPI_SIMPLE = "https://pypi.org/simple"
 MAVEN_CENTRAL = "https://repo1.maven.org/maven2"
 ARROW_JAVA = ("org.apache.arrow", "arrow-vector")
 _ACCEPT = "application/vnd.pypi.simple.v1+json, text/html;q=0.1"
+#: the longest an index may take to answer one page, in all (connecting, waiting and reading): a slow index is an
+#: error that says so, and the next pass asks again
 TIMEOUT_S = 30.0
+#: an index page larger than this is not a package's page (PyPI's pyarrow page is about 1 MB of JSON)
+MAX_PAGE_BYTES = 64 << 20
 
 #: fetch(url, accept) → (content type, body)
 Fetch = Callable[[str, str], tuple[str, str]]
@@ -58,27 +69,96 @@ class Release:
     skip: str = ""
 
 
-def fetch_url(url: str, accept: str) -> tuple[str, str]:
+def fetch_url(url: str, accept: str, deadline_s: float = TIMEOUT_S) -> tuple[str, str]:
+    """GET one index page within `deadline_s` in all; FileNotFoundError on 404, else a one-line ReleaseError.
+    (The one network call of this module: a shared bounded HTTP helper takes its place when colbench has one.)"""
     request = urllib.request.Request(url, headers={"Accept": accept, "User-Agent": "colbench"})
+    deadline = time.monotonic() + deadline_s
     try:
-        with urllib.request.urlopen(request, timeout=TIMEOUT_S) as response:  # noqa: S310 - an index URL
-            return response.headers.get("Content-Type", ""), response.read().decode("utf-8", "replace")
+        with urllib.request.urlopen(request, timeout=deadline_s) as response:  # noqa: S310 - an index URL
+            chunks, size = [], 0
+            while chunk := response.read(1 << 16):
+                chunks.append(chunk)
+                size += len(chunk)
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"no whole answer within {deadline_s:g} s")
+                if size > MAX_PAGE_BYTES:
+                    raise ReleaseError(redact(f"{url}: the page is larger than {MAX_PAGE_BYTES >> 20} MB: not an "
+                                              "index page of one package"))
+            return response.headers.get("Content-Type", ""), b"".join(chunks).decode("utf-8", "replace")
     except urllib.error.HTTPError as exc:
         if exc.code == 404:
             raise FileNotFoundError(url) from None
         raise ReleaseError(redact(f"{url}: HTTP {exc.code} {exc.reason}")) from None
     except (urllib.error.URLError, TimeoutError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
-        raise ReleaseError(redact(f"cannot reach {url}: {reason}")) from None
+        raise ReleaseError(redact(f"cannot reach {url}: {reason or type(exc).__name__}")) from None
+
+
+def _entries(value: str) -> list[str]:
+    """URLs of an index setting: space-separated, each perhaps `name=URL` (uv's `UV_INDEX`)."""
+    urls = []
+    for entry in value.split():
+        name, sep, url = entry.partition("=")
+        urls.append((url if sep and "://" in url and "://" not in name else entry).rstrip("/"))
+    return urls
+
+
+def _uv_config() -> dict[str, object]:
+    """uv's own configuration file, as uv finds it: `UV_CONFIG_FILE`, else the user's uv.toml, else the
+    system's (none with `UV_NO_CONFIG`)."""
+    if os.environ.get("UV_NO_CONFIG"):
+        return {}
+    named = os.environ.get("UV_CONFIG_FILE")
+    xdg = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    system = [Path(d) / "uv" / "uv.toml" for d in (os.environ.get("XDG_CONFIG_DIRS") or "/etc/xdg").split(":")]
+    candidates = [Path(named)] if named else [Path(xdg) / "uv" / "uv.toml", *system, Path("/etc/uv/uv.toml")]
+    for path in candidates:
+        try:
+            return tomllib.loads(path.read_text())
+        except FileNotFoundError:
+            continue
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise ReleaseError(f"cannot read uv's configuration {path}: {exc}") from None
+    return {}
+
+
+def _config_urls(config: dict[str, object]) -> tuple[list[str], str | None]:
+    """(indexes searched first, the default index) of a uv.toml (its `[pip]` section's too)."""
+    first: list[str] = []
+    default: str | None = None
+    for section in (config, config.get("pip") if isinstance(config.get("pip"), dict) else {}):
+        assert isinstance(section, dict)
+        for index in section.get("index") or []:
+            if isinstance(index, dict) and isinstance(index.get("url"), str) and not index.get("explicit"):
+                if index.get("default"):
+                    default = default or index["url"].rstrip("/")
+                else:
+                    first.append(index["url"].rstrip("/"))
+        extra = section.get("extra-index-url") or []
+        first += [u.rstrip("/") for u in ([extra] if isinstance(extra, str) else extra) if isinstance(u, str)]
+        if isinstance(section.get("index-url"), str):
+            default = default or str(section["index-url"]).rstrip("/")
+    return first, default
+
+
+def index_urls(index: str | None = None) -> list[str]:
+    """The indexes a package's releases are listed from, in the order uv searches them (first-index: the first
+    that has the package is the one uv installs it from); `index` (`--index URL`) alone when given."""
+    if index:
+        return [index.strip().rstrip("/")]
+    config_first, config_default = _config_urls(_uv_config())
+    first = [*_entries(os.environ.get("UV_INDEX", "")), *config_first,
+             *_entries(os.environ.get("UV_EXTRA_INDEX_URL", ""))]
+    default = next((_entries(value)[0] for value in (os.environ.get(name, "").strip() for name in
+                                                      ("UV_DEFAULT_INDEX", "UV_INDEX_URL", "PIP_INDEX_URL"))
+                    if value), config_default or PYPI_SIMPLE)
+    return list(dict.fromkeys([*first, default]))
 
 
 def package_index() -> str:
-    """The index uv installs from: what the versions must be listed from."""
-    for name in ("UV_DEFAULT_INDEX", "UV_INDEX_URL", "PIP_INDEX_URL"):
-        value = os.environ.get(name, "").strip()
-        if value:
-            return value.split()[0].rstrip("/")
-    return PYPI_SIMPLE
+    """The default index uv installs from (the last one it searches)."""
+    return index_urls()[-1]
 
 
 # ---------------------------------------------------------------------------------------------------- PyPI
@@ -148,10 +228,14 @@ def releases_from_files(package: str, files: Iterable[dict[str, object]],
     return out
 
 
-def pypi_releases(package: str, fetch: Fetch = fetch_url, index: str | None = None) -> list[Release]:
-    """Every version of `package` on the index, oldest first."""
+def check_package_name(package: str) -> None:
     if not re.fullmatch(r"[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?", package):
         raise ReleaseError(f"--package {package!r}: not a Python distribution name")
+
+
+def pypi_releases(package: str, fetch: Fetch = fetch_url, index: str | None = None) -> list[Release]:
+    """Every version of `package` on the index, oldest first."""
+    check_package_name(package)
     base = index or package_index()
     url = f"{base}/{canonicalize_name(package)}/"
     try:
@@ -165,6 +249,27 @@ def pypi_releases(package: str, fetch: Fetch = fetch_url, index: str | None = No
     if not releases:
         raise ReleaseError(redact(f"--package {package}: {base} lists no files of it"))
     return releases
+
+
+def listed_releases(package: str, index: str | None = None, fetch: Fetch = fetch_url) -> tuple[str, list[Release]]:
+    """(the index that has `package`, its versions oldest first), searching uv's indexes in uv's order (or only
+    `index`); a one-line ReleaseError when none has it or one cannot be read."""
+    check_package_name(package)
+    urls = index_urls(index)
+    for base in urls:
+        try:
+            return base, pypi_releases(package, fetch, base)
+        except ReleaseError as exc:
+            if "no such package" not in str(exc) or base == urls[-1]:
+                raise
+    raise AssertionError("unreachable: the last index raises")  # pragma: no cover
+
+
+def newer_releases(releases: Sequence[Release], than: str | None, *, pre: bool = False) -> list[Release]:
+    """The releases after `than` (all when None), oldest first: pre-releases only with `pre`, yanked ones never."""
+    floor = Version(than) if than is not None else None
+    return [r for r in releases if (floor is None or Version(r.version) > floor) and r.skip != "yanked"
+            and (pre or not Version(r.version).is_prerelease)]
 
 
 # --------------------------------------------------------------------------------------------------- Maven

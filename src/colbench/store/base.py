@@ -6,15 +6,20 @@ from collections.abc import Iterable
 from typing import Protocol
 
 from colbench.model.records import Result, Run
-from colbench.store.queries import ResultQuery, ResultSummary, RunRef
+from colbench.model.watch import WatchAlert, WatchedRelease, WatchHolder
+from colbench.store.queries import ResultQuery, ResultSummary, RunRef, WatchQuery
 from colbench.store.spool import SyncReport
 
-__all__ = ["ResultQuery", "RunInUse", "RunRef", "Store", "StoreError", "StoreLocked", "check_deletable",
+__all__ = ["ResultQuery", "RunInUse", "RunRef", "Store", "StoreError", "StoreLocked", "WatchQuery", "check_deletable",
            "resolve_run_id"]
 
 #: Version of the store's layout (tables, columns, indexes), kept in `colbench_meta.schema_version`. Independent of
-#: the record's schema version (model/result.py): 2 added the summary columns history and compare read.
-STORE_SCHEMA_VERSION = 2
+#: the record's schema version (model/result.py): 2 added the summary columns history and compare read; 3 the
+#: tables of `colbench watch` (watched releases, alerts, who runs a pass). A store of an older schema is read as it
+#: is (it has watched nothing) and upgraded by the first command that writes to it.
+STORE_SCHEMA_VERSION = 3
+#: the first schema with the watch tables
+WATCH_SCHEMA_VERSION = 3
 
 
 class StoreError(RuntimeError):
@@ -53,6 +58,19 @@ class Store(Protocol):
     def delete_run(self, run_id: str, *, force: bool = False) -> int: ...
     def finish_writes(self) -> SyncReport: ...
     def close(self) -> None: ...
+
+    # `colbench watch`: the releases watched, the alerts not yet sent, and who runs a pass of a watch
+    def watched(self, query: WatchQuery | None = None) -> list[WatchedRelease]: ...
+    def record_watch(self, release: WatchedRelease) -> None: ...
+    def watch_alerts(self, watch_ids: tuple[str, ...] | None = None, *, pending: bool = True) -> list[WatchAlert]: ...
+    def save_alert(self, alert: WatchAlert) -> None: ...
+
+    def claim_watch(self, watch_id: str, holder: WatchHolder, lease_s: float) -> WatchHolder | None:
+        """Take (or extend) the right to run a pass of `watch_id` for `lease_s` seconds; None when taken, else the
+        holder that has it (a live process, or one of another host whose lease has not ended)."""
+        ...
+
+    def release_watch(self, watch_id: str, holder: WatchHolder) -> None: ...
 
 
 def resolve_run_id(store: Store, ref: str) -> str:

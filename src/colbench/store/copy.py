@@ -1,5 +1,6 @@
 """Move results between stores (DuckDB ↔ PostgreSQL): from a laptop's file to the team server, or back.
 
+What `colbench watch` keeps (its watched releases and alerts) goes along when the whole store is copied.
 Idempotent: results keep their deterministic ids and are inserted `ON CONFLICT DO NOTHING`, runs missing in the
 target are created, and a run the target only knows as unfinished is replaced by a finished copy. Copying twice
 copies nothing the second time.
@@ -30,4 +31,20 @@ def copy_store(src: Store, dst: Store, *, run_ids: tuple[str, ...] | None = None
         copied_results += added
         if progress is not None:
             progress(run.run_id, added)
+    if run_ids is None:
+        copy_watch_state(src, dst)
     return copied_runs, copied_results
+
+
+def copy_watch_state(src: Store, dst: Store) -> int:
+    """What `colbench watch` keeps (watched releases, alerts) goes along with a whole store; returns the releases
+    newly written (a release the target has already is left as it is there)."""
+    there = {(r.watch_id, r.version) for r in dst.watched()}
+    fresh = [r for r in src.watched() if (r.watch_id, r.version) not in there]
+    for release in fresh:
+        dst.record_watch(release)
+    known = {a.alert_id for a in dst.watch_alerts(pending=False)}
+    for alert in src.watch_alerts(pending=False):
+        if alert.alert_id not in known:
+            dst.save_alert(alert)
+    return len(fresh)

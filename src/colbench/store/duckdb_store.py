@@ -21,15 +21,16 @@ import json
 import logging
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import duckdb
 
 from colbench.model.records import Result, Run
+from colbench.model.watch import WatchAlert, WatchedRelease, WatchHolder, holder_of
 from colbench.paths import colbench_home
-from colbench.store.base import STORE_SCHEMA_VERSION, StoreError, StoreLocked, check_deletable
+from colbench.store.base import STORE_SCHEMA_VERSION, WATCH_SCHEMA_VERSION, StoreError, StoreLocked, check_deletable
 from colbench.store.duckdb_connect import connection, wait_window
 from colbench.store.queries import (
     RESULT_COLUMNS,
@@ -37,6 +38,7 @@ from colbench.store.queries import (
     ResultQuery,
     ResultSummary,
     RunRef,
+    WatchQuery,
     find_runs_sql,
     machines_sql,
     results_sql,
@@ -44,7 +46,9 @@ from colbench.store.queries import (
     summary_from_row,
     summary_of,
     summary_values,
+    watched_sql,
 )
+from colbench.store.run_owner import may_claim
 from colbench.store.spool import RunOp, Spool, SpooledRun, SyncReport, legacy_documents, store_key
 from colbench.words import plural, waits
 
@@ -66,6 +70,13 @@ DDL = [
     "CREATE INDEX IF NOT EXISTS results_run ON results (run_id)",
     "CREATE INDEX IF NOT EXISTS results_history ON results (benchmark, machine_id, created_at)",
     "CREATE INDEX IF NOT EXISTS results_case ON results (case_id)",
+    # schema 3: `colbench watch` (model/watch.py)
+    """CREATE TABLE IF NOT EXISTS watched (
+        watch_id TEXT NOT NULL, version TEXT NOT NULL, package TEXT NOT NULL, machine_id TEXT,
+        verdict TEXT NOT NULL, watched_at TIMESTAMP NOT NULL, doc JSON NOT NULL, PRIMARY KEY (watch_id, version))""",
+    """CREATE TABLE IF NOT EXISTS watch_alerts (
+        alert_id TEXT PRIMARY KEY, created_at TIMESTAMP NOT NULL, sent_at TIMESTAMP, doc JSON NOT NULL)""",
+    "CREATE TABLE IF NOT EXISTS watch_locks (watch_id TEXT PRIMARY KEY, holder TEXT NOT NULL, expires_at TIMESTAMP)",
 ]
 
 # Schema 1 → 2: the summary columns, filled from each stored record (one UPDATE, in DuckDB's JSON functions).
@@ -258,7 +269,7 @@ class DuckDBStore:
             count = _count(con, "SELECT count(*) FROM results")
             log.warning("upgrading the store %s to schema %d (%d results) …", self.path, STORE_SCHEMA_VERSION, count)
         con.execute("BEGIN TRANSACTION")
-        for statement in DDL + ([] if fresh else MIGRATE_TO_2):
+        for statement in DDL + ([] if fresh or version >= 2 else MIGRATE_TO_2):
             con.execute(statement)
         con.execute("INSERT INTO colbench_meta VALUES ('schema_version', ?) ON CONFLICT (key) DO UPDATE SET "
                     "value = excluded.value", [str(STORE_SCHEMA_VERSION)])
@@ -417,6 +428,60 @@ class DuckDBStore:
             con.execute("DELETE FROM runs WHERE run_id = ?", [run_id])
             con.execute("COMMIT")
         return removed + spooled
+
+    # -- watch -------------------------------------------------------------------------------------------------
+
+    @property
+    def _has_watch(self) -> bool:
+        """An older store, opened read-only, has no watch tables yet: it has watched nothing."""
+        return (self.schema_version or 0) >= WATCH_SCHEMA_VERSION
+
+    def watched(self, query: WatchQuery | None = None) -> list[WatchedRelease]:
+        if not self._has_watch:
+            return []
+        sql, args = watched_sql(query or WatchQuery(), "?")
+        with self._connect() as con:
+            return [WatchedRelease.from_json(json.loads(row[0])) for row in con.execute(sql, args).fetchall()]
+
+    def record_watch(self, release: WatchedRelease) -> None:
+        with self._connect(write=True) as con:
+            con.execute("INSERT OR REPLACE INTO watched VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        [release.watch_id, release.version, release.package, release.machine_id, release.verdict,
+                         to_timestamp(release.watched_at), json.dumps(release.to_json(), default=str)])
+
+    def watch_alerts(self, watch_ids: tuple[str, ...] | None = None, *, pending: bool = True) -> list[WatchAlert]:
+        if not self._has_watch:
+            return []
+        sql = "SELECT doc FROM watch_alerts" + (" WHERE sent_at IS NULL" if pending else "") + " ORDER BY created_at"
+        with self._connect() as con:
+            alerts = [WatchAlert.from_json(json.loads(row[0])) for row in con.execute(sql).fetchall()]
+        return [a for a in alerts if watch_ids is None or set(a.watch_ids) & set(watch_ids)]
+
+    def save_alert(self, alert: WatchAlert) -> None:
+        with self._connect(write=True) as con:
+            con.execute("INSERT OR REPLACE INTO watch_alerts VALUES (?, ?, ?, ?)",
+                        [alert.alert_id, to_timestamp(alert.created_at), to_timestamp(alert.sent_at),
+                         json.dumps(alert.to_json(), default=str)])
+
+    def claim_watch(self, watch_id: str, holder: WatchHolder, lease_s: float) -> WatchHolder | None:
+        now = datetime.now(UTC)
+        with self._connect(write=True) as con:  # the file's write lock makes the look and the take one step
+            con.execute("BEGIN TRANSACTION")
+            row = con.execute("SELECT holder, expires_at FROM watch_locks WHERE watch_id = ?", [watch_id]).fetchone()
+            current = json.loads(row[0]) if row else None
+            expires = row[1].replace(tzinfo=UTC) if row and row[1] is not None else None
+            if not may_claim(current, expires, holder, now):
+                con.execute("ROLLBACK")
+                return holder_of(current) if current else None
+            con.execute("INSERT OR REPLACE INTO watch_locks VALUES (?, ?, ?)",
+                        [watch_id, json.dumps(holder), to_timestamp(now + timedelta(seconds=lease_s))])
+            con.execute("COMMIT")
+        return None
+
+    def release_watch(self, watch_id: str, holder: WatchHolder) -> None:
+        with self._connect(write=True) as con:
+            con.execute("DELETE FROM watch_locks WHERE watch_id = ? AND holder = ?",
+                        [watch_id, json.dumps(holder)])
 
     # -- the spool ---------------------------------------------------------------------------------------------
 

@@ -25,28 +25,32 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 import psycopg
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from colbench.model.records import Result, Run
+from colbench.model.watch import WatchAlert, WatchedRelease, WatchHolder, holder_of
 from colbench.redact import redact as redact_secrets
-from colbench.store.base import STORE_SCHEMA_VERSION, StoreError, check_deletable
+from colbench.store.base import STORE_SCHEMA_VERSION, WATCH_SCHEMA_VERSION, StoreError, check_deletable
 from colbench.store.queries import (
     RESULT_COLUMNS,
     RUNS_ORDER,
     ResultQuery,
     ResultSummary,
     RunRef,
+    WatchQuery,
     find_runs_sql,
     machines_sql,
     results_sql,
     summaries_sql,
     summary_from_row,
     summary_values,
+    watched_sql,
 )
+from colbench.store.run_owner import may_claim
 from colbench.store.spool import RunOp, Spool, SpooledRun, SyncReport, store_key
 from colbench.words import plural, waits
 
@@ -81,6 +85,17 @@ DDL = [
     ],
 ]
 INDEXES = [s for s in DDL if s.startswith("CREATE INDEX")]
+# schema 3: `colbench watch` (model/watch.py); one row per (watch, version), alert and watch being run
+WATCH_DDL = [
+    f"""CREATE TABLE IF NOT EXISTS watched (
+        watch_id TEXT {_C} NOT NULL, version TEXT {_C} NOT NULL, package TEXT {_C} NOT NULL, machine_id TEXT {_C},
+        verdict TEXT NOT NULL, watched_at TIMESTAMPTZ NOT NULL, doc JSON NOT NULL, PRIMARY KEY (watch_id, version))""",
+    f"""CREATE TABLE IF NOT EXISTS watch_alerts (
+        alert_id TEXT {_C} PRIMARY KEY, created_at TIMESTAMPTZ NOT NULL, sent_at TIMESTAMPTZ, doc JSON NOT NULL)""",
+    f"CREATE TABLE IF NOT EXISTS watch_locks (watch_id TEXT {_C} PRIMARY KEY, holder TEXT NOT NULL, "
+    "expires_at TIMESTAMPTZ)",
+]
+DDL += WATCH_DDL
 
 
 class StoreUnavailable(StoreError):
@@ -170,6 +185,7 @@ class PostgresStore:
         self._lock = threading.RLock()  # one connection, shared safely by a threaded server (the dashboard)
         self._offline = False
         self._spool_dirty = False  # the spool has files this process could not upload yet
+        self._watch_tables: bool | None = None  # whether the watch tables exist (schema 3), once asked
         self._run(lambda con: self._check_schema(con, create), retry_s=min(self.retry_s, CONNECT_TIMEOUT_S),
                   what="schema check")
         self.synced_on_open = SyncReport()
@@ -410,6 +426,63 @@ class PostgresStore:
 
         return self._run(delete, what="run deletion") + spooled
 
+    # -- watch -----------------------------------------------------------------------------------------------
+
+    def _has_watch(self) -> bool:
+        """A store of an older schema opened read-only has no watch tables yet: it has watched nothing."""
+        if self._watch_tables is None:
+            self._watch_tables = self.schema_version() >= WATCH_SCHEMA_VERSION
+        return self._watch_tables
+
+    def watched(self, query: WatchQuery | None = None) -> list[WatchedRelease]:
+        if not self._has_watch():
+            return []
+        sql, args = watched_sql(query or WatchQuery(), "%s")
+        rows = self._run(lambda con: con.execute(sql, args).fetchall(), what="watch read")
+        return [WatchedRelease.from_json(row[0]) for row in rows]
+
+    def record_watch(self, release: WatchedRelease) -> None:
+        values = [release.watch_id, release.version, release.package, release.machine_id, release.verdict,
+                  _utc(release.watched_at), json.dumps(release.to_json(), default=str)]
+        self._run(lambda con: con.execute(
+            "INSERT INTO watched VALUES (%s, %s, %s, %s, %s, %s, %s::json) ON CONFLICT (watch_id, version) DO UPDATE "
+            "SET verdict = excluded.verdict, watched_at = excluded.watched_at, doc = excluded.doc", values),
+            what="watch write")
+
+    def watch_alerts(self, watch_ids: tuple[str, ...] | None = None, *, pending: bool = True) -> list[WatchAlert]:
+        if not self._has_watch():
+            return []
+        sql = "SELECT doc FROM watch_alerts" + (" WHERE sent_at IS NULL" if pending else "") + " ORDER BY created_at"
+        alerts = [WatchAlert.from_json(row[0]) for row in self._run(lambda con: con.execute(sql).fetchall())]
+        return [a for a in alerts if watch_ids is None or set(a.watch_ids) & set(watch_ids)]
+
+    def save_alert(self, alert: WatchAlert) -> None:
+        values = [alert.alert_id, _utc(alert.created_at), _utc(alert.sent_at), json.dumps(alert.to_json(), default=str)]
+        self._run(lambda con: con.execute(
+            "INSERT INTO watch_alerts VALUES (%s, %s, %s, %s::json) ON CONFLICT (alert_id) DO UPDATE "
+            "SET sent_at = excluded.sent_at, doc = excluded.doc", values), what="alert write")
+
+    def claim_watch(self, watch_id: str, holder: WatchHolder, lease_s: float) -> WatchHolder | None:
+        def claim(con: psycopg.Connection[Any]) -> WatchHolder | None:
+            with con.transaction():
+                con.execute("INSERT INTO watch_locks VALUES (%s, %s, NULL) ON CONFLICT (watch_id) DO NOTHING",
+                            [watch_id, "null"])
+                row = con.execute("SELECT holder, expires_at FROM watch_locks WHERE watch_id = %s FOR UPDATE",
+                                  [watch_id]).fetchone()
+                current = json.loads(row[0]) if row else None
+                now = datetime.now(UTC)
+                if not may_claim(current, row[1] if row else None, holder, now):
+                    return holder_of(current) if current else None
+                con.execute("UPDATE watch_locks SET holder = %s, expires_at = %s WHERE watch_id = %s",
+                            [json.dumps(holder), now + timedelta(seconds=lease_s), watch_id])
+                return None
+
+        return self._run(claim, what="watch claim")
+
+    def release_watch(self, watch_id: str, holder: WatchHolder) -> None:
+        self._run(lambda con: con.execute("DELETE FROM watch_locks WHERE watch_id = %s AND holder = %s",
+                                          [watch_id, json.dumps(holder)]), what="watch release")
+
     # -- spool -----------------------------------------------------------------------------------------------
 
     def _went_offline(self, what: str, path: Any, exc: StoreError) -> None:
@@ -518,4 +591,11 @@ def _migrate_to_2(con: psycopg.Connection[Any]) -> None:
         WHERE medians IS NULL""")
 
 
-MIGRATIONS: dict[int, Callable[[psycopg.Connection[Any]], None]] = {1: _migrate_to_1, 2: _migrate_to_2}
+def _migrate_to_3(con: psycopg.Connection[Any]) -> None:
+    """The tables of `colbench watch`: nothing existing changes."""
+    for statement in WATCH_DDL:
+        con.execute(statement)
+
+
+MIGRATIONS: dict[int, Callable[[psycopg.Connection[Any]], None]] = {1: _migrate_to_1, 2: _migrate_to_2,
+                                                                     3: _migrate_to_3}

@@ -14,8 +14,9 @@ from typing import Any
 
 from colbench.model.summary import ResultSummary, iso_utc, summary_of, summary_values
 
-__all__ = ["RESULT_COLUMNS", "RUNS_ORDER", "ResultQuery", "ResultSummary", "RunRef", "find_runs_sql", "machines_sql",
-           "results_sql", "summaries_sql", "summary_from_row", "summary_of", "summary_values"]
+__all__ = ["RESULT_COLUMNS", "RUNS_ORDER", "ResultQuery", "ResultSummary", "RunRef", "WatchQuery", "find_runs_sql",
+           "machines_sql", "results_sql", "summaries_sql", "summary_from_row", "summary_of", "summary_values",
+           "watched_sql"]
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,15 @@ class ResultQuery:
     case_id: str | None = None
     env_name: str | None = None
     status: str | None = None
+
+
+@dataclass(frozen=True)
+class WatchQuery:
+    """Watched releases of one watch, of a package, or of a machine (None: any)."""
+
+    watch_id: str | None = None
+    package: str | None = None
+    machine_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -112,3 +122,15 @@ def find_runs_sql(ref: str | None, placeholder: str) -> tuple[str, list[Any]]:
     condition = (f"run_id = {placeholder} OR left(run_id, {len(ref)}) = {placeholder} "
                  f"OR name = {placeholder}")
     return f"SELECT run_id, name FROM runs WHERE {condition}{RUNS_ORDER}", [ref, ref, ref]
+
+
+def watched_sql(query: WatchQuery, placeholder: str) -> tuple[str, list[Any]]:
+    """The watched releases `query` names, oldest watched first (a store sorts versions itself: SQL cannot)."""
+    where, args = [], []
+    for column in ("watch_id", "package", "machine_id"):
+        value = getattr(query, column)
+        if value is not None:
+            where.append(f"{column} = {placeholder}")
+            args.append(value)
+    condition = f" WHERE {' AND '.join(where)}" if where else ""
+    return f"SELECT doc FROM watched{condition} ORDER BY watched_at, watch_id, version", args

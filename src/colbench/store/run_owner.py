@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import os
 import socket
+from datetime import datetime
 
 import psutil
 
 from colbench.model.records import Run, RunProcess
+from colbench.model.watch import WatchHolder
 
 #: how far a live pid's start time may differ from the stamp's (psutil rounds it from clock ticks)
 _START_SLACK_S = 1.0
@@ -48,3 +50,35 @@ def going_on(run: Run) -> str | None:
     if isinstance(recorded, int | float) and abs(started - recorded) > _START_SLACK_S:
         return None  # the pid now belongs to another process
     return f"it is running in process {pid} on this host"
+
+
+def holder_stamp() -> WatchHolder:
+    """Who runs a pass of a watch: this process (the `holder` of `Store.claim_watch`)."""
+    stamp = process_stamp()
+    return WatchHolder(host=stamp["host"], pid=stamp["pid"], started=stamp["started"])
+
+
+def _gone(holder: WatchHolder) -> bool:
+    """Whether a holder of this host has ended (its pid is gone, or belongs to another process now)."""
+    if holder.get("host") != socket.gethostname():
+        return False
+    try:
+        started = psutil.Process(int(holder["pid"])).create_time()
+    except (psutil.NoSuchProcess, psutil.ZombieProcess, ValueError, KeyError, TypeError):
+        return True
+    except psutil.AccessDenied:
+        return False
+    recorded = holder.get("started")
+    return isinstance(recorded, int | float) and bool(abs(started - recorded) > _START_SLACK_S)
+
+
+def may_claim(current: WatchHolder | None, expires_at: datetime | None, me: WatchHolder, now: datetime) -> bool:
+    """Whether `me` may take a watch that `current` holds until `expires_at`: nobody holds it, it is mine already,
+    the lease ended (a holder of another host that stopped without a word), or its holder, on this host, is gone
+    (killed with -9)."""
+    if current is None or (current.get("host"), current.get("pid"), current.get("started")) == (
+            me["host"], me["pid"], me["started"]):
+        return True
+    if expires_at is not None and expires_at <= now:
+        return True
+    return _gone(current)
