@@ -1,20 +1,27 @@
-"""Where colbench keeps its files (everything under COLBENCH_HOME, default ~/.colbench), and the checks every path
-goes through before colbench writes, renames or deletes there:
+"""Where colbench keeps its files (everything under COLBENCH_HOME, default ~/.colbench), and the one mechanism
+every path goes through before colbench writes, renames or deletes there:
 
 - `inside`: a path built from user input stays in the directory it belongs to (after `resolve()`);
-- `owned`: a directory colbench writes into or deletes in resolves inside its own tree ($COLBENCH_HOME, or
-  $COLBENCH_DATA when set): a symlink planted anywhere on the way (`envs` -> /elsewhere, a data set's folder ->
-  /elsewhere) is refused, never followed;
+- `owned`: every level of a path colbench writes, renames or deletes, from its owned root ($COLBENCH_HOME,
+  $COLBENCH_DATA when set, or a root a command was handed: `data --root`, a report's output directory) down to
+  the file, is looked at: a symlink planted anywhere on the way (`envs` -> /elsewhere, `spool/<store>` ->
+  /elsewhere, a data set's folder -> /elsewhere) that leads out of that root is refused, never followed;
+- `owned_dir`, `write_atomic` / `write_text` (written aside and renamed into place), `move`: making folders,
+  writing and renaming files only after `owned` said yes;
 - `remove`: the one way colbench deletes anything, only inside an owned directory.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import secrets
 import shutil
 import stat
+from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 #: names that become one path component (environment names, user source names …): no separators, no dot-dirs
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -42,6 +49,16 @@ def default_store_url() -> str:
     return os.environ.get("COLBENCH_STORE") or str(colbench_home() / "results.duckdb")
 
 
+def expand_user(path: str | Path, what: str = "path") -> Path:
+    """`path` with `~` or `~user` expanded; UnsafePath (one line) when `~user` names no user here (pathlib raises a
+    RuntimeError for it)."""
+    try:
+        return Path(path).expanduser()
+    except (RuntimeError, ValueError):  # ValueError: a NUL in the user name
+        first = str(path).split("/", 1)[0]
+        raise UnsafePath(f"{what} {str(path)[:80]!r}: {first[:40]!r} names no user on this machine") from None
+
+
 def check_name(name: str, what: str) -> str:
     """`name` if it can safely be one path component, else an UnsafePath that says what is allowed."""
     if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
@@ -65,6 +82,11 @@ def inside(base: Path, *parts: str, what: str = "path") -> Path:
     target = joined.resolve()
     if target == root or not target.is_relative_to(root):
         shown = "/".join(parts)
+        link = next((p for p in [joined, *joined.parents] if _within(_lexical(p), _lexical(base)) and p != base
+                     and p.is_symlink()), None)
+        if link is not None:  # a plain name, but a link planted there leads out
+            raise UnsafePath(f"{what} {shown!r}: {link} is a symlink to {link.resolve()}, outside {base}; remove "
+                             "the link")
         raise UnsafePath(f"{what} {shown!r} leads outside {base}: give a name, not a path")
     return joined
 
@@ -75,41 +97,85 @@ def is_within(path: Path, base: Path) -> bool:
     return location != root and location.is_relative_to(root)
 
 
-def owned_roots() -> tuple[Path, ...]:
-    """The trees colbench may write and delete in, resolved: $COLBENCH_HOME, and $COLBENCH_DATA when the user set it.
-    The default data directory ($COLBENCH_HOME/data) is part of the home's tree: a symlink there that leads out of
-    the home is not an owned root (set COLBENCH_DATA to that directory to make it one)."""
-    roots = [colbench_home().resolve()]
-    if os.environ.get("COLBENCH_DATA"):
-        roots.append(data_dir().resolve())
-    return tuple(dict.fromkeys(roots))
+def _lexical(path: Path) -> Path:
+    """`path` made absolute without following anything (`..` taken lexically)."""
+    return Path(os.path.abspath(path))
 
 
-def _owned_root_of(resolved: Path) -> Path | None:
-    return next((root for root in owned_roots() if resolved == root or resolved.is_relative_to(root)), None)
+def _within(path: Path, root: Path) -> bool:
+    return path == root or path.is_relative_to(root)
+
+
+def in_tree(path: Path, base: Path) -> bool:
+    """Whether `path`, as written (no link followed), is `base` or lies below it."""
+    return _within(_lexical(path), _lexical(base))
+
+
+def _roots(root: Path | None) -> list[Path]:
+    """$COLBENCH_HOME, $COLBENCH_DATA when set, and `root` when given: the trees colbench may write in."""
+    return [colbench_home(), *([data_dir()] if os.environ.get("COLBENCH_DATA") else []),
+            *([Path(root)] if root is not None else [])]
+
+
+def _walk_start(path: Path, root: Path | None) -> tuple[Path, str] | None:
+    """The owned root `path` lies in, as written (or in its link-free form), and how to name it: the outermost of
+    $COLBENCH_HOME, $COLBENCH_DATA and `root` that holds it, so a link anywhere below the home is seen even under a
+    data root a caller handed in ($COLBENCH_HOME/data/...). None when it lies in none of them."""
+    own = _where(None)
+    found: tuple[Path, str] | None = None
+    for top in _roots(root):
+        name = str(root) if root is not None and top == Path(root) else own
+        for form in (_lexical(top), Path(top).resolve()):
+            if _within(path, form) and (found is None or len(form.parts) < len(found[0].parts)):
+                found = (form, name)
+    return found
+
+
+def _outside(path: Path, what: str, where: str, link: Path | None) -> UnsafePath:
+    because = f": {link} is a symlink to {link.resolve()}" if link else ""
+    return UnsafePath(f"{what} {path} is outside {where}{because}; colbench writes and deletes only there: remove "
+                      "the link, or point COLBENCH_HOME (or COLBENCH_DATA) at the directory you mean")
+
+
+def _where(root: Path | None) -> str:
+    if root is not None:
+        return str(root)
+    return (f"colbench's own directories ($COLBENCH_HOME {colbench_home()}"
+            f"{', $COLBENCH_DATA ' + str(data_dir()) if os.environ.get('COLBENCH_DATA') else ''})")
 
 
 def owned(path: Path, what: str = "directory", root: Path | None = None) -> Path:
-    """`path` (a directory colbench writes into, renames in or deletes in) if it resolves inside an owned tree
-    (`root` when given: the data root a cache call was handed; else $COLBENCH_HOME or $COLBENCH_DATA); UnsafePath,
-    naming the symlink that leads out, otherwise. Checked before the first write, so nothing is built into or
-    renamed onto a planted link."""
+    """`path` (a directory or a file colbench writes, renames or deletes) if every level of it, from the owned root
+    it lies in down to its last component, stays in that root; else UnsafePath naming the symlink that leads out.
+
+    The owned roots are $COLBENCH_HOME and $COLBENCH_DATA (when set), and `root` when a caller was handed one (a
+    data root given with --root, a report's output directory). Each existing component is looked at with lstat:
+    a symlink is allowed only when it resolves inside the root, and a component that does not exist yet ends the
+    walk (colbench makes it, below a checked folder). Checked before the first byte is written, so nothing is
+    built into, written through or renamed onto a planted link."""
     path = Path(path)
-    resolved = path.resolve()
-    if root is not None:
-        top = Path(root).resolve()
-        if resolved == top or resolved.is_relative_to(top):
-            return path
-        where = f"{root}"
-    elif _owned_root_of(resolved) is not None:
-        return path
-    else:
-        where = (f"colbench's own directories ($COLBENCH_HOME {colbench_home()}"
-                 f"{', $COLBENCH_DATA ' + str(data_dir()) if os.environ.get('COLBENCH_DATA') else ''})")
-    link = _escaping_link(path)
-    because = f": {link} is a symlink to {link.resolve()}" if link else ""
-    raise UnsafePath(f"{what} {path} is outside {where}{because}; colbench writes and deletes only there: remove "
-                     "the link, or point COLBENCH_HOME (or COLBENCH_DATA) at the directory you mean")
+    written = _lexical(path)
+    start = _walk_start(written, root)
+    if start is None:
+        raise _outside(path, what, _where(root), _escaping_link(written))
+    first, where = start
+    # a link may lead from one owned root into another ($COLBENCH_HOME/data -> the disk $COLBENCH_DATA names)
+    # (not into a root a caller handed in that lies below it: `$COLBENCH_HOME/data` linked out is refused)
+    tops = [first.resolve(), *(Path(top).resolve() for top in _roots(None))]
+    current = first
+    for part in written.relative_to(first).parts:
+        current = current / part
+        try:
+            is_link = stat.S_ISLNK(os.lstat(current).st_mode)
+        except FileNotFoundError:
+            break
+        except NotADirectoryError:
+            raise UnsafePath(f"{what} {path}: {current.parent} is a file, not a directory") from None
+        if is_link and not any(_within(current.resolve(), top) for top in tops):
+            raise _outside(path, what, where, current)
+    if not any(_within(path.resolve(), top) for top in tops):  # `..` after a link: where the system would go
+        raise _outside(path, what, where, _escaping_link(written))
+    return path
 
 
 def owned_dir(path: Path, what: str = "directory", root: Path | None = None) -> Path:
@@ -131,15 +197,85 @@ def _escaping_link(path: Path) -> Path | None:
     return None
 
 
-def remove(path: Path, *, within: Path, own_temp: bool = False) -> int:
+# ------------------------------------------------------------------------------------------- writing, renaming
+
+#: what marks a file still being written (a temporary name beside its target, renamed when complete)
+TEMP_MARK = ".tmp-"
+
+
+def temp_path_for(target: Path) -> Path:
+    return target.with_name(f".{target.name}{TEMP_MARK}{os.getpid()}-{secrets.token_hex(4)}")
+
+
+def fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def atomic_path(target: Path, what: str = "file", root: Path | None = None) -> Iterator[Path]:
+    """Yield a temporary path next to `target` (its folder made and checked, every level: `owned_dir`); rename it
+    onto `target` when the block succeeds. The rename replaces a symlink at `target` rather than writing through
+    it; the temporary file is ours (removed when the block fails)."""
+    target = Path(target)
+    owned_dir(target.parent, f"folder of {what}", root)
+    owned(target, what, root)
+    tmp = temp_path_for(target)
+    try:
+        yield tmp
+        os.replace(tmp, target)
+    finally:
+        remove(tmp, within=target.parent, own_temp=True)  # ours, a moment old; gone already when the rename worked
+
+
+def create_new(path: Path) -> BinaryIO:
+    """Open `path` for writing, failing if anything is there (a symlink included: never followed)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o644)
+    return os.fdopen(fd, "wb")
+
+
+def write_atomic(path: Path, data: bytes, what: str = "file", root: Path | None = None, *,
+                 durable: bool = True) -> Path:
+    """`path` holds `data` or its old content, never a part, even after a power cut: every level checked (`owned`),
+    written aside, fsync, rename, fsync of the directory (`durable=False`: no fsyncs, for files that can be made
+    again). The one way colbench writes a file under its home or data directory."""
+    with atomic_path(path, what, root) as tmp, create_new(tmp) as handle:
+        handle.write(data)
+        if durable:
+            handle.flush()
+            os.fsync(handle.fileno())
+    if durable:
+        fsync_dir(Path(path).parent)
+    return Path(path)
+
+
+def write_text(path: Path, text: str, what: str = "file", root: Path | None = None, *, durable: bool = False) -> Path:
+    """`write_atomic` of UTF-8 text (no fsync unless asked: a file colbench can write again)."""
+    return write_atomic(path, text.encode("utf-8"), what, root, durable=durable)
+
+
+def move(source: Path, target: Path, what: str = "file", root: Path | None = None) -> Path:
+    """Rename `source` onto `target` (both checked at every level: nothing is moved out of, or into, a folder a
+    link leads to); a symlink at `target` is replaced, never followed."""
+    owned(Path(source).parent, f"folder of {what}", root)
+    owned(target, what, root)
+    os.replace(source, target)
+    return Path(target)
+
+
+def remove(path: Path, *, within: Path, own_temp: bool = False, root: Path | None = None) -> int:
     """Delete a file, a symlink (never what it points to) or a directory tree; returns the bytes of the regular
     files removed. Refused (UnsafePath) unless the entry lies strictly inside `within` after resolving its parent,
-    and `within` itself resolves inside colbench's own tree (`owned`): every deletion in colbench goes through here.
-    `own_temp`: the entry is a temporary file colbench itself created a moment ago next to a file the user asked
-    for (an export's `*.part`), which may be outside colbench's tree."""
+    and `within` and the entry's folder are owned at every level (`owned`; `root`: a data root a caller was handed):
+    every deletion in colbench goes through here. `own_temp`: the entry is a temporary file colbench itself created
+    a moment ago next to a file the user asked for (an export's `*.part`), which may be outside colbench's tree."""
     path = Path(path)
     if not own_temp:
-        owned(within, "directory")
+        owned(within, "directory", root)
+        owned(path.parent, "directory", root)
     if not is_within(path, within):
         raise UnsafePath(f"refusing to delete {path}: it is not inside {within}")
     try:
@@ -150,7 +286,7 @@ def remove(path: Path, *, within: Path, own_temp: bool = False) -> int:
     except FileNotFoundError:
         return 0
     freed = tree_size(path)
-    shutil.rmtree(path)
+    shutil.rmtree(path)  # fd-based on Linux: never follows a link planted inside
     return freed
 
 

@@ -54,7 +54,7 @@ def test_an_old_sidecar_reads_into_typed_fields_and_writes_back_byte_identical(o
     else:
         assert entry.layout is None and entry.schema
     rewritten = tmp_path / "rewritten.json"
-    write_json_atomic(rewritten, entry.to_json())
+    write_json_atomic(rewritten, entry.to_json(), tmp_path)  # tmp_path: the root the file belongs to
     assert rewritten.read_bytes() == manifest.sidecar(path).read_bytes()
 
 

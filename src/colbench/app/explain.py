@@ -21,19 +21,21 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from colbench.analysis.callgrind import ProfileError
 from colbench.analysis.comparison import CompareSettings, ComparisonError, short_labels
 from colbench.analysis.profile_diff import DEFAULT_TOP, ProfileDiff, diff_files
 from colbench.app.compare import CompareRequest, compare
 from colbench.app.errors import UsageError
-from colbench.data.atomic import write_atomic
 from colbench.model.records import Result, Run, Side
-from colbench.paths import owned_dir
+from colbench.paths import owned, owned_dir, write_atomic
 from colbench.store.base import Store, StoreError
 from colbench.store.profiles import explain_folder, stored_profile
 from colbench.store.selection import resolve_sides
+
+if TYPE_CHECKING:
+    from colbench.report.explain_types import CaseDocument
 
 PROFILERS = ("callgrind", "perf")
 FLAMEGRAPH_FILE = "flamegraph.svg"
@@ -242,7 +244,6 @@ def _profile_again(run: Run, result: Result, folder: Path, toolchain: Any,
 def _diff_case(case: CaseExplanation, request: ExplainRequest, case_dir: Path, label_a: str, label_b: str,
                calls: int = 1) -> None:
     from colbench.report.explain_text import case_document, draw
-    from colbench.report.explain_text import write_json as write_document
 
     failed = [f"{label}: {side.error}" for label, side in ((label_a, case.baseline), (label_b, case.contender))
               if side.error]
@@ -258,11 +259,21 @@ def _diff_case(case: CaseExplanation, request: ExplainRequest, case_dir: Path, l
         case.error = f"cannot read a profile: {exc}"
         return
     case.diff = diffed.diff
+    case.flamegraph, case.report = write_outputs(case_dir, draw(diffed, case.label), case_document(case))
+
+
+def write_outputs(case_dir: Path, svg: str, document: CaseDocument) -> tuple[Path, Path]:
+    """A case's flame graph and explain.json in its folder: every level of both checked (colbench.paths) before
+    either is written, so a link planted there leaves nothing half written."""
+    from colbench.report.explain_text import write_json
+
+    flamegraph, report = case_dir / FLAMEGRAPH_FILE, case_dir / REPORT_FILE
+    for path in (flamegraph, report):
+        owned(path, "explain output")
     owned_dir(case_dir, "explain directory")
-    case.flamegraph = case_dir / FLAMEGRAPH_FILE
-    write_atomic(case.flamegraph, draw(diffed, case.label).encode())
-    case.report = case_dir / REPORT_FILE
-    write_document(case.report, case_document(case))
+    write_atomic(flamegraph, svg.encode())
+    write_json(report, document)
+    return flamegraph, report
 
 
 def _verdicts(store: Store, request: ExplainRequest) -> tuple[dict[str, str], list[str]]:

@@ -1,35 +1,26 @@
-"""Atomic file creation and inter-process locks for the data cache.
+"""Inter-process locks for the data cache, and JSON written atomically.
 
-Every file is written under a temporary name in its final directory and renamed into place only when
-complete, so a killed preparation leaves a ``.tmp-`` file (which nothing ever reads) instead of a
-half file under the real name. A lock file per target serialises two processes that want the same file:
-the second one waits, then finds the file made by the first.
+Every file is written under a temporary name in its final directory and renamed into place only when complete
+(`colbench.paths.atomic_path`, which checks every level of the path first), so a killed preparation leaves a
+``.tmp-`` file (which nothing ever reads) instead of a half file under the real name. A lock file per target
+serialises two processes that want the same file: the second one waits, then finds the file made by the first.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import secrets
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from colbench.data.errors import DataError
-from colbench.paths import remove
+from colbench.paths import TEMP_MARK, owned, owned_dir, write_atomic
 
 try:  # POSIX
     import fcntl
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
-
-TEMP_MARK = ".tmp-"
-
-
-def temp_path_for(target: Path) -> Path:
-    return target.with_name(f".{target.name}{TEMP_MARK}{os.getpid()}-{secrets.token_hex(4)}")
 
 
 def temp_files_for(target: Path) -> list[Path]:
@@ -37,54 +28,27 @@ def temp_files_for(target: Path) -> list[Path]:
     return sorted(target.parent.glob(f".{target.name}{TEMP_MARK}*"))
 
 
-@contextlib.contextmanager
-def atomic_path(target: Path) -> Iterator[Path]:
-    """Yield a temporary path next to ``target``; rename it onto ``target`` if the block succeeds."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = temp_path_for(target)
-    try:
-        yield tmp
-        os.replace(tmp, target)
-    finally:
-        remove(tmp, within=target.parent, own_temp=True)  # ours, a moment old; gone already when the rename worked
-
-
-def fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """`path` holds `data` or its old content, never a part, even after a power cut: write aside, fsync, rename,
-    fsync the directory. The one way colbench writes a small file that must survive."""
-    with atomic_path(path) as tmp, open(tmp, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    fsync_dir(path.parent)
-
-
-def write_json_atomic(path: Path, doc: Any) -> None:
-    write_atomic(path, (json.dumps(doc, indent=1, sort_keys=True) + "\n").encode())
+def write_json_atomic(path: Path, doc: Any, root: Path | None = None) -> None:
+    write_atomic(path, (json.dumps(doc, indent=1, sort_keys=True) + "\n").encode(), "file", root)
 
 
 class FileLock:
     """An exclusive lock held on ``path`` (created if missing) for the life of a ``with`` block.
 
-    ``fcntl.flock`` locks die with their process, so a killed holder never leaves a stale lock.
+    ``fcntl.flock`` locks die with their process, so a killed holder never leaves a stale lock. The lock file's
+    path is checked at every level (`owned`, `root`: the data root in use) and opened without following a link.
     """
 
-    def __init__(self, path: Path, timeout: float | None = None) -> None:
+    def __init__(self, path: Path, timeout: float | None = None, root: Path | None = None) -> None:
         self.path = path
         self.timeout = timeout
+        self.root = root
         self._fd: int | None = None
 
     def __enter__(self) -> FileLock:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        owned_dir(self.path.parent, "lock folder", self.root)
+        owned(self.path, "lock file", self.root)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0), 0o644)
         if fcntl is None:  # pragma: no cover - no advisory locks: best effort, the rename stays atomic
             self._fd = fd
             return self

@@ -41,7 +41,7 @@ from typing import Any, TypedDict
 import pyarrow as pa
 
 from colbench.data import csvio, formats, manifest, variants
-from colbench.data.atomic import TEMP_MARK, FileLock, atomic_path, temp_files_for, write_json_atomic
+from colbench.data.atomic import FileLock, temp_files_for, write_json_atomic
 from colbench.data.download import archive_path, decompress, downloads_dir, require_archive, source_state
 from colbench.data.errors import DataError
 from colbench.data.formats import FormatOptions
@@ -52,7 +52,7 @@ from colbench.data.synth import GENERATORS, Generator, TextLayout
 from colbench.data.synth.base import GenOptions, OptionValue
 from colbench.model.benchmark import DataRequest
 from colbench.model.records import InputFile
-from colbench.paths import check_name, data_dir, owned, owned_dir, remove
+from colbench.paths import TEMP_MARK, atomic_path, check_name, create_new, data_dir, owned, owned_dir, remove
 
 CONVERTER_VERSION = "1"  # bump when conversions from CSV change
 CALIBRATION_ROWS = 20_000
@@ -252,14 +252,19 @@ def materialize(request: DataRequest, root: Path | None = None, *, verify: bool 
 
 
 def _materialize(plan: FilePlan, *, verify: bool = False) -> CachedFile:
-    state, entry = manifest.status(plan.path, plan.lineage, verify=verify)
+    root = plan.path_root
+    lock = plan.path.with_name(plan.path.name + ".lock")
+    # a data set's folder (or the data directory, the cache, the file, its manifest or lock) linked out of the data
+    # root is refused before anything is read or written there, never written through
+    for path, what in ((plan.path, "data file"), (manifest.sidecar(plan.path), "manifest"), (lock, "lock file")):
+        owned(path, what, root)
+    state, entry = manifest.status(plan.path, plan.lineage, verify=verify, root=root)
     if state == "ok" and entry is not None:
         return _cached(plan, entry)
-    # a data set's folder linked out of the data root is refused, never written through
-    owned_dir(plan.path.parent, "data cache folder", root=plan.path_root)
-    with FileLock(plan.path.with_name(plan.path.name + ".lock")):
+    owned_dir(plan.path.parent, "data cache folder", root)
+    with FileLock(lock, root=root):
         # another process may have built it while we waited for the lock
-        state, entry = manifest.status(plan.path, plan.lineage, verify=verify)
+        state, entry = manifest.status(plan.path, plan.lineage, verify=verify, root=root)
         if state == "ok" and entry is not None:
             return _cached(plan, entry)
         if state.startswith("corrupt"):
@@ -269,7 +274,7 @@ def _materialize(plan: FilePlan, *, verify: bool = False) -> CachedFile:
             warnings.warn(f"cached file {plan.path} has no manifest entry (an interrupted build?); rebuilding it",
                           CacheWarning, stacklevel=3)
         for leftover in temp_files_for(plan.path):  # from killed builds: we hold the lock
-            remove(leftover, within=plan.path.parent)
+            remove(leftover, within=plan.path.parent, root=root)
         entry = _build(plan)
         return _cached(plan, entry)
 
@@ -293,7 +298,7 @@ def _build(plan: FilePlan) -> manifest.Entry:
     inputs: list[str] = []
     schema: pa.Schema | None = None
     layout = plan.text_layout()
-    with atomic_path(plan.path) as tmp:
+    with atomic_path(plan.path, "data file", plan.path_root) as tmp:
         if plan.format == "csv" and plan.codec is None:
             rows, columns = _build_text(plan, tmp, inputs)
         elif plan.format == "csv":
@@ -313,7 +318,7 @@ def _build(plan: FilePlan) -> manifest.Entry:
         schema=[[f.name, str(f.type)] for f in schema] if schema is not None else None,
         created=datetime.now(UTC).isoformat(timespec="seconds"),
         build_seconds=round(time.perf_counter() - start, 3), inputs=inputs)
-    manifest.write(plan.path, entry)
+    manifest.write(plan.path, entry, plan.path_root)
     return entry
 
 
@@ -322,20 +327,20 @@ def _build_text(plan: FilePlan, tmp: Path, inputs: list[str]) -> tuple[int, int]
         base = _materialize(plan.derived(variant=None))
         inputs.append(str(base.path))
         typed = csvio.open_typed(base.path, _base_layout(plan))
-        with open(tmp, "wb") as out:
+        with create_new(tmp) as out:
             rows = variants.write_variant(typed.batches, plan.variant, out)
         return rows, len(typed.schema) + 1
     if plan.synthetic:
         gen = plan.generator
         assert gen is not None and plan.rows is not None
-        with open(tmp, "wb") as out:
+        with create_new(tmp) as out:
             rows = gen.write_csv(out, plan.rows, plan.seed, plan.gen_options)
         return rows, len(gen.layout(plan.gen_options).column_names)
     source = plan.source
     assert source is not None
     archive = require_archive(source, plan.path_root)
     inputs.append(str(archive))
-    _size, newlines, ends_with_newline = decompress(archive, tmp, source.compression)
+    _size, newlines, ends_with_newline = decompress(archive, tmp, source.compression, plan.path_root)
     rows = newlines + (0 if ends_with_newline else 1)
     rows -= (1 if source.header else 0) + (1 if source.blank_line_after_header else 0)
     columns = source.columns or len(source.column_names) or _count_columns(tmp, source.delimiter)
@@ -498,7 +503,7 @@ def _label(plan: FilePlan) -> str:
 def _estimate(plan: FilePlan, memo: dict[Path, PlannedFile]) -> list[PlannedFile]:
     if plan.path in memo:
         return []
-    state, entry = manifest.status(plan.path, plan.lineage)
+    state, entry = manifest.status(plan.path, plan.lineage, root=plan.path_root)
     if state == "ok" and entry is not None:
         item = PlannedFile(plan.path, _label(plan), entry.size_bytes, present=True, exact=True, format=plan.format)
         memo[plan.path] = item
@@ -575,7 +580,7 @@ def _bytes_per_row(plan: FilePlan) -> float:
                                Path(tmp))
         saved[key] = made.size_bytes / max(sample_rows, 1)
         with contextlib.suppress(OSError):  # a read-only root still gets estimates, just not remembered
-            write_json_atomic(store, saved)
+            write_json_atomic(store, saved, plan.path_root)
     _CALIBRATION[key] = float(saved[key])
     return _CALIBRATION[key]
 
@@ -611,7 +616,7 @@ def prepare(requests: Sequence[DataRequest], root: Path | None = None, *, force:
     """Materialise every request (after checking the disk has room); ``on_file(i, n, request)`` reports."""
     root = Path(root) if root is not None else data_dir()
     pp = plan_prepare(requests, root)
-    root.mkdir(parents=True, exist_ok=True)
+    owned_dir(root, "data directory", root)
     free = shutil.disk_usage(root).free
     if pp.new_bytes > free and not force:
         raise DataError(f"preparing needs about {pp.new_bytes / 2**30:.1f} GiB but {root} has "

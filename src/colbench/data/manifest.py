@@ -147,11 +147,13 @@ def read(path: Path) -> Entry | None:
         return None
 
 
-def write(path: Path, entry: Entry) -> None:
-    write_json_atomic(sidecar(path), entry.to_json())
+def write(path: Path, entry: Entry, root: Path | None = None) -> None:
+    """The entry beside its file (`root`: the data root in use, from which every level of the path is checked)."""
+    write_json_atomic(sidecar(path), entry.to_json(), root)
 
 
-def status(path: Path, lineage: Lineage, *, verify: bool = False) -> tuple[str, Entry | None]:
+def status(path: Path, lineage: Lineage, *, verify: bool = False, root: Path | None = None,
+           ) -> tuple[str, Entry | None]:
     """``ok``, ``missing``, ``unrecorded`` (file without entry), ``stale`` (other lineage), or
     ``corrupt: <why>``. Hashes the file only when asked to or when its mtime changed."""
     entry = read(path)
@@ -169,7 +171,7 @@ def status(path: Path, lineage: Lineage, *, verify: bool = False) -> tuple[str, 
             return "corrupt: content hash differs", entry
         if st.st_mtime_ns != entry.mtime_ns:  # touched, not changed: remember the new mtime
             entry.mtime_ns = st.st_mtime_ns
-            write(path, entry)
+            write(path, entry, root)
     return "ok", entry
 
 

@@ -28,7 +28,7 @@ from colbench.data.columns import (
 from colbench.data.errors import DataError
 from colbench.data.hashing import file_digest, parse_checksum
 from colbench.data.synth import GENERATORS
-from colbench.paths import NAME_PATTERN, colbench_home
+from colbench.paths import NAME_PATTERN, UnsafePath, colbench_home, expand_user, owned
 
 COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2", ".xz": "xz"}
 
@@ -207,7 +207,10 @@ def register_source(name: str, location: str, checksum: str | None = None, *, de
     is_url = "://" in location
     path = None
     if not is_url:
-        p = Path(location).expanduser().resolve()
+        try:
+            p = expand_user(location, "source").resolve()
+        except UnsafePath as exc:
+            raise DataError(str(exc)) from None
         if not p.is_file():
             raise DataError(f"{location} is not a file; give an existing path or a URL")
         path = str(p)
@@ -224,6 +227,7 @@ def register_source(name: str, location: str, checksum: str | None = None, *, de
                     column_names=tuple(column_names), description=description, user=True)
     if source.filename in (".", "..") or "/" in source.filename or "\\" in source.filename:
         raise DataError(f"{location}: cannot tell the file name; give a URL or path that ends in one")
+    owned(user_registry_path(), "user source registry")  # refused before it is read or written through a link
     users = load_user_sources()
     if name in users and not replace_existing:
         raise DataError(f"user source {name!r} exists; pass replace_existing=True (--replace) to overwrite it")
@@ -233,6 +237,7 @@ def register_source(name: str, location: str, checksum: str | None = None, *, de
 
 
 def unregister_source(name: str) -> None:
+    owned(user_registry_path(), "user source registry")
     users = load_user_sources()
     if name not in users:
         raise DataError(f"no user source {name!r}; user sources: {', '.join(users) or 'none'}")

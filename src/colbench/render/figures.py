@@ -31,6 +31,7 @@ from matplotlib.ticker import FuncFormatter  # noqa: E402
 
 from colbench.analysis.aggregate import CaseSummary  # noqa: E402
 from colbench.model.records import Run  # noqa: E402
+from colbench.paths import owned_dir, write_atomic, write_text  # noqa: E402
 
 if TYPE_CHECKING:
     from matplotlib.typing import RcKeyType  # only for checking: matplotlib 3.8 has no such name at run time
@@ -117,12 +118,15 @@ class Plot:
     def data_uri(self) -> str:
         return "data:image/png;base64," + base64.b64encode(self.png()).decode("ascii")
 
-    def save(self, directory: Path) -> tuple[Path, Path]:
-        """Write `<key>.png` and `<key>.svg` into directory; returns both paths."""
-        directory.mkdir(parents=True, exist_ok=True)
+    def save(self, directory: Path, root: Path | None = None) -> tuple[Path, Path]:
+        """Write `<key>.png` and `<key>.svg` into directory; returns both paths. `root` (default: `directory`): the
+        output directory the user chose, from which every level is checked (colbench.paths: no file is written
+        through a link that leads out of it)."""
+        top = root if root is not None else directory
+        owned_dir(directory, "plot folder", top)
         png, svg = directory / f"{self.key}.png", directory / f"{self.key}.svg"
-        png.write_bytes(self.png())
-        svg.write_text(self.svg(), encoding="utf-8")
+        write_atomic(png, self.png(), "plot", top, durable=False)
+        write_text(svg, self.svg(), "plot", top)
         return png, svg
 
 

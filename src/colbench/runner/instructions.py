@@ -53,7 +53,7 @@ from pathlib import Path
 from typing import Any
 
 from colbench.model.records import CaseSpec, ErrorInfo, MeasureInfo, MemoryUse, WorkerReport
-from colbench.paths import colbench_home, owned_dir
+from colbench.paths import colbench_home, move, owned, owned_dir
 from colbench.runner.isolate import WorkerLaunch, WorkerOutcome, run_worker
 from colbench.runner.lifeline import exec_dir_prefix
 from colbench.workers.python.callgrind_probe import DUMP_DIR_VAR, LIB_VAR, METRIC
@@ -177,14 +177,14 @@ def build_helper(valgrind_version: str, home: Path) -> Path:
     """Compile HELPER_SOURCE once per (source, Valgrind version) into home/valgrind/; returns the library."""
     key = hashlib.sha256(f"{valgrind_version}\n{HELPER_SOURCE}".encode()).hexdigest()[:16]
     folder = home / "valgrind"
-    library = folder / f"colbench-callgrind-{key}.so"
+    library = owned(folder / f"colbench-callgrind-{key}.so", "Valgrind helper", home)
     if library.exists():
         return library
     compiler = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
     if not compiler:
         raise InstructionsUnavailable("--measure instructions builds a small C helper on first use and needs a C "
                                       "compiler: install one (Debian/Ubuntu: `apt-get install gcc`)")
-    owned_dir(folder, "Valgrind helper directory")
+    owned_dir(folder, "Valgrind helper directory", home)
     with tempfile.TemporaryDirectory(dir=folder, prefix=".build-") as tmp:
         source, built = Path(tmp) / "helper.c", Path(tmp) / "helper.so"
         source.write_text(HELPER_SOURCE)
@@ -199,7 +199,7 @@ def build_helper(valgrind_version: str, home: Path) -> Path:
                                               "(Debian/Ubuntu: part of `valgrind`; Fedora: `valgrind-devel`)")
             first = next((line for line in done.stderr.splitlines() if "error" in line), done.stderr.strip())
             raise InstructionsUnavailable(f"building the callgrind helper with {compiler} failed: {first[:300]}")
-        os.replace(built, library)  # atomic: concurrent runs may both build, and either result is fine
+        move(built, library, "Valgrind helper", home)  # atomic: concurrent runs may both build, either is fine
     return library
 
 

@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 from colbench.model.records import CaseSpec
-from colbench.paths import owned_dir, remove
+from colbench.paths import atomic_path, create_new, owned_dir, remove
 from colbench.runner.isolate import WorkerLaunch, run_worker
 from colbench.runner.profile import ProfileRun, failure_text
 from colbench.workers.python.perf_control import CTL_VAR
@@ -86,18 +86,27 @@ def perf_profile_case(spec: CaseSpec, launch: WorkerLaunch, perf: str, folder: P
 
 
 def _script(perf: str, data: Path, kept: Path) -> str | None:
-    """`perf script` of the samples into `kept` (gzipped, whole or not at all); an error line, or None."""
-    partial = kept.with_name(kept.name + ".partial")
-    with gzip.open(partial, "wb", compresslevel=6) as packed:
-        # --no-inline: resolving inlined frames runs addr2line per address (most of perf script's time)
-        proc = subprocess.Popen([perf, "script", "--input", str(data), "--fields", SCRIPT_FIELDS, "--no-inline"],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        assert proc.stdout is not None
-        shutil.copyfileobj(proc.stdout, packed, 1 << 20)
-        _, stderr = proc.communicate()
-    if proc.returncode != 0:
-        partial.unlink(missing_ok=True)
-        last = next((line for line in reversed(stderr.decode(errors="replace").splitlines()) if line.strip()), "")
-        return f"perf script failed (exit {proc.returncode}): {last.strip()[:200]}"
-    partial.replace(kept)
+    """`perf script` of the samples into `kept` (gzipped, whole or not at all: colbench.paths.atomic_path); an error
+    line, or None."""
+    try:
+        with atomic_path(kept, "profile") as partial, create_new(partial) as out, \
+                gzip.GzipFile(fileobj=out, mode="wb", compresslevel=6) as packed:
+            # --no-inline: resolving inlined frames runs addr2line per address (most of perf script's time)
+            proc = subprocess.Popen([perf, "script", "--input", str(data), "--fields", SCRIPT_FIELDS, "--no-inline"],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            assert proc.stdout is not None
+            shutil.copyfileobj(proc.stdout, packed, 1 << 20)
+            _, stderr = proc.communicate()
+            if proc.returncode != 0:
+                raise _ScriptFailed(proc.returncode, stderr)
+    except _ScriptFailed as failed:
+        last = next((line for line in reversed(failed.stderr.decode(errors="replace").splitlines()) if line.strip()),
+                    "")
+        return f"perf script failed (exit {failed.code}): {last.strip()[:200]}"
     return None
+
+
+class _ScriptFailed(Exception):
+    def __init__(self, code: int, stderr: bytes) -> None:
+        super().__init__(code)
+        self.code, self.stderr = code, stderr

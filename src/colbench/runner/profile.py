@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from colbench.model.records import CaseSpec, ErrorInfo, WorkerReport
-from colbench.paths import owned_dir, remove
+from colbench.paths import atomic_path, create_new, owned_dir, remove
 from colbench.runner.instructions import Toolchain, counting_launch
 from colbench.runner.isolate import WorkerLaunch, run_worker
 from colbench.workers.python.callgrind_probe import DUMP_DIR_VAR, KEEP_VAR, METRIC, PERF_MAP_NAME
@@ -62,11 +62,11 @@ class ProfileRun:
 
 
 def _compress(source: Path, target: Path) -> None:
-    """`source` gzipped into `target`, whole or not at all (a temporary name, renamed when complete)."""
-    partial = target.with_name(target.name + ".partial")
-    with open(source, "rb") as raw, gzip.open(partial, "wb", compresslevel=6) as packed:
+    """`source` gzipped into `target`, whole or not at all (colbench.paths.atomic_path: a temporary name in the
+    checked folder, renamed when complete)."""
+    with atomic_path(target, "profile") as partial, open(source, "rb") as raw, create_new(partial) as out, \
+            gzip.GzipFile(fileobj=out, mode="wb", compresslevel=6) as packed:
         shutil.copyfileobj(raw, packed, 1 << 20)
-    partial.replace(target)
 
 
 def profile_spec(spec: CaseSpec) -> CaseSpec:

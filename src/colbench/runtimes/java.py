@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from colbench.paths import colbench_home, owned_dir, remove
+from colbench.paths import atomic_path, colbench_home, owned, owned_dir, remove, write_text
 from colbench.runtimes.sources import WorkerSourcesError, copy_tree, tree_digest, worker_file, workers_root
 
 JAR = "colbench-worker.jar"
@@ -79,11 +79,9 @@ def check_version(version: str) -> str:
 
 
 def _version_dir(version: str) -> Path:
-    root = cache_root().resolve()
-    path = (root / check_version(version)).resolve()
-    if path.parent != root:  # the version is checked above; this is the belt to those braces
-        raise JavaWorkerError(f"Arrow Java version {version!r} does not name a directory under {root}")
-    return path
+    """The folder of a version's jar, as written (the version is a plain name: `check_version`); where colbench
+    writes in it, colbench.paths checks every level of it."""
+    return cache_root() / check_version(version)
 
 
 def built_jars() -> list[BuiltJar]:
@@ -145,28 +143,26 @@ def build_jar(version: str, *, force: bool = False, say: Callable[[str], None] =
         raise JavaWorkerError(f"building the Java worker needs {' and '.join(missing)} on PATH: install a JDK 17+ "
                               "and Maven (Debian: apt-get install openjdk-17-jdk-headless maven)")
     root = owned_dir(directory.parent, "Java worker directory")
+    owned(directory, "Java worker directory")
     digest = sources_digest()
-    work = root / f".build-{version}-{uuid.uuid4().hex[:8]}"
+    work = owned(root / f".build-{version}-{uuid.uuid4().hex[:8]}", "Java build directory")
     log = root / f"{version}.build.log"
     say(f"building the Java worker for Arrow Java {version} with Maven (a version's first build downloads it)")
     started = time.monotonic()
     try:
         copy_tree(workers_root() / "java", work)
         proc = subprocess.run(["bash", str(work / "build.sh"), version], cwd=work, capture_output=True, text=True)
-        log.write_text(proc.stdout + proc.stderr)
+        write_text(log, proc.stdout + proc.stderr, "Maven log")
         built = work / "target" / JAR
         if proc.returncode != 0 or not built.is_file():
             raise JavaWorkerError(_explain_failure(version, proc.stdout + proc.stderr, log))
-        directory.mkdir(exist_ok=True)
+        owned_dir(directory, "Java worker directory")
         remove(directory / MARKER, within=directory)  # a jar without its marker is never used
-        tmp_jar = directory / f".{JAR}.tmp-{uuid.uuid4().hex[:8]}"
-        shutil.copyfile(built, tmp_jar)
-        tmp_jar.rename(directory / JAR)
+        with atomic_path(directory / JAR, "Java worker jar") as tmp_jar:
+            shutil.copyfile(built, tmp_jar)
         meta = {"arrow_version": version, "sources_digest": digest, "built_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                 "build_seconds": round(time.monotonic() - started, 1)}
-        tmp_marker = directory / f".{MARKER}.tmp-{uuid.uuid4().hex[:8]}"
-        tmp_marker.write_text(json.dumps(meta, indent=2))
-        tmp_marker.rename(directory / MARKER)
+        write_text(directory / MARKER, json.dumps(meta, indent=2), "Java worker marker")
     finally:
         with contextlib.suppress(OSError):
             remove(work, within=root)
@@ -208,15 +204,44 @@ def java_unavailable() -> str | None:
     return None
 
 
-def pin(spec: str, say: Callable[[str], None] = lambda _: None) -> dict[str, str]:
-    """`arrow==VERSION` (or `arrow`: pom.xml's version): build or reuse that jar; returns {"arrow": VERSION}."""
+def _pinned_version(spec: str) -> str:
     from colbench.runtimes.pins import PinError, parse_pins
 
     pins = parse_pins(spec)
     if len(pins) != 1 or pins[0][0] not in ("arrow", "arrow-java"):
         raise PinError("a Java environment pins Arrow Java only: java:arrow==VERSION (e.g. 18.1.0)")
     try:
-        version = check_version(pins[0][1] or default_arrow_version())
+        return check_version(pins[0][1] or default_arrow_version())
+    except (JavaWorkerError, WorkerSourcesError) as exc:
+        raise PinError(str(exc)) from None
+
+
+def check_pin(spec: str) -> dict[str, str]:
+    """`arrow==VERSION` resolved without building anything (`run --dry-run`): a version the worker compiles against
+    and, unless its jar is built already, a release Maven Central lists; PinError otherwise, as the real run's
+    build would fail."""
+    from colbench.runtimes.pins import PinError
+    from colbench.runtimes.releases import ReleaseError, maven_releases
+
+    version = _pinned_version(spec)
+    if ready_jar(version) is not None:
+        return {"arrow": version}
+    try:
+        listed = [r.version for r in maven_releases()]
+    except ReleaseError as exc:
+        raise PinError(f"cannot check Arrow Java {version} on Maven Central: {exc}") from None
+    if version not in listed:
+        newest = ", ".join(listed[-3:])
+        raise PinError(f"Arrow Java {version} is not on Maven Central" + (f" (the newest: {newest})" if newest else ""))
+    return {"arrow": version}
+
+
+def pin(spec: str, say: Callable[[str], None] = lambda _: None) -> dict[str, str]:
+    """`arrow==VERSION` (or `arrow`: pom.xml's version): build or reuse that jar; returns {"arrow": VERSION}."""
+    from colbench.runtimes.pins import PinError
+
+    version = _pinned_version(spec)
+    try:
         build_jar(version, say=say)
     except (JavaWorkerError, WorkerSourcesError) as exc:
         raise PinError(str(exc)) from None

@@ -16,7 +16,7 @@ from importlib import resources
 from importlib.abc import Traversable
 from pathlib import Path
 
-from colbench.paths import colbench_home, owned_dir, remove
+from colbench.paths import colbench_home, create_new, move, owned, owned_dir, remove
 
 #: build output that may sit in a worker folder and is never part of its sources
 _IGNORED = {"target", "__pycache__", ".DS_Store"}
@@ -43,13 +43,13 @@ def workers_root() -> Path:
     if isinstance(root, Path):
         return root
     digest = tree_digest(root)
-    extracted = colbench_home() / "workers" / "sources" / digest[:16]
+    extracted = owned(colbench_home() / "workers" / "sources" / digest[:16], "worker sources directory")
     if not extracted.is_dir():
         owned_dir(extracted.parent, "worker sources directory")
         tmp = extracted.with_name(f".{extracted.name}.tmp-{os.getpid()}")
         copy_tree(root, tmp)
         try:
-            tmp.rename(extracted)
+            move(tmp, extracted, "worker sources directory")
         except OSError:  # extracted by someone else meanwhile
             with contextlib.suppress(OSError):
                 remove(tmp, within=extracted.parent)
@@ -89,10 +89,13 @@ def tree_digest(node: Traversable, only: tuple[str, ...] = ()) -> str:
 
 
 def copy_tree(node: Traversable, dest: Path) -> None:
-    """Copy a worker's sources (build output left out) to `dest`, keeping shell scripts executable."""
+    """Copy a worker's sources (build output left out) to `dest`, a new folder, keeping shell scripts executable.
+    Every level is checked from the owned root it lies in (colbench.paths: $COLBENCH_HOME, else `dest` itself), and
+    no file is written through a link."""
     for rel, child in _walk(node):
         target = dest / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(child.read_bytes())
+        owned_dir(target.parent, "copied sources folder", dest)
+        with create_new(owned(target, "copied source file", dest)) as out:
+            out.write(child.read_bytes())
         if rel.endswith(".sh"):
             target.chmod(0o755)

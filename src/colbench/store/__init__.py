@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from colbench.paths import UnsafePath, expand_user
 from colbench.store.base import Store, StoreError
 
 
@@ -30,7 +31,7 @@ def is_duckdb_file(path: Path) -> bool:
     try:
         with open(path, "rb") as handle:
             return handle.read(12)[8:12] == _DUCKDB_MAGIC
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a NUL in the path
         return False
 
 
@@ -41,6 +42,8 @@ def check_store_url(url: str) -> None:
         return
     if not url.strip():
         raise StoreError(f"--store is empty: {_WHAT_A_STORE_IS}")
+    if any(ord(c) < 32 or 0x7F <= ord(c) <= 0x9F for c in url):
+        raise StoreError(f"--store holds control characters: {_WHAT_A_STORE_IS}")
     match = _SCHEME.match(url)
     if match or url.startswith(":"):
         kind = match.group(0) if match else url.split(":", 2)[1].join("::")
@@ -48,7 +51,10 @@ def check_store_url(url: str) -> None:
     if _KEYWORD_DSN.search(url):
         raise StoreError("--store looks like a PostgreSQL keyword connection string (key=value …), which would "
                          f"become a file name, password included: write it as a postgresql:// URL; {_WHAT_A_STORE_IS}")
-    path = Path(url).expanduser()
+    try:
+        path = expand_user(url, "--store")
+    except UnsafePath as exc:
+        raise StoreError(str(exc)) from None
     if path.is_dir():
         raise StoreError(f"--store {path} is a directory: give a file, e.g. {path / 'results.duckdb'}")
     if not path.name.endswith(DUCKDB_SUFFIX) and not is_duckdb_file(path):

@@ -29,7 +29,7 @@ import duckdb
 
 from colbench.model.records import Result, Run
 from colbench.model.watch import WatchAlert, WatchedRelease, WatchHolder, holder_of
-from colbench.paths import colbench_home
+from colbench.paths import UnsafePath, colbench_home, expand_user, in_tree, owned, owned_dir
 from colbench.store.base import STORE_SCHEMA_VERSION, WATCH_SCHEMA_VERSION, StoreError, StoreLocked, check_deletable
 from colbench.store.duckdb_connect import connection, wait_window
 from colbench.store.queries import (
@@ -150,7 +150,10 @@ class DuckDBStore:
     def __init__(self, path: str | Path, *, create: bool = True, read_only: bool = False,
                  salvage: bool = False) -> None:
         """`salvage` (for `colbench store info`): open a damaged file anyway, noting the damage in `self.damage`."""
-        self.path = Path(path).expanduser()
+        try:
+            self.path = expand_user(path, "--store")
+        except UnsafePath as exc:
+            raise StoreError(str(exc)) from None
         self.url = str(self.path)
         self.read_only = read_only
         self.spool = Spool(store_key("duckdb:" + str(self.path.resolve())), str(self.path))
@@ -162,6 +165,10 @@ class DuckDBStore:
         # runs this process started, and the executions it wrote to them: `completed` answers while locked
         self._runs_here: dict[str, set[tuple[str, str, int]]] = {}
         self._check_location(create)
+        if not read_only:  # its spool, where every result goes first: a folder there linked out of the home is refused
+            self.spool.check()
+            if in_tree(self.path, colbench_home()):  # a store in the home: no level of its path may lead out of it
+                owned(self.path, "store file")
         try:
             with self._connect(wait_s=None if read_only else min(WRITE_WAIT_S, wait_window())):
                 pass
@@ -212,7 +219,10 @@ class DuckDBStore:
                              "the path (colbench makes directories only under $COLBENCH_HOME, so a typo never starts "
                              "a new store somewhere else)")
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if under_home:
+                owned_dir(self.path.parent, "store directory")
+            else:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise StoreError(f"cannot create the store {self.path} ({exc.strerror or exc}{in_the_way}): point "
                              "--store, or COLBENCH_HOME, at a directory you can write") from None

@@ -30,9 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from colbench.data.atomic import fsync_dir, write_atomic
 from colbench.model.records import Json, Result, Run
-from colbench.paths import colbench_home, owned, remove
+from colbench.paths import colbench_home, fsync_dir, move, owned, owned_dir, remove, write_atomic, write_text
 
 log = logging.getLogger("colbench.store")
 
@@ -80,25 +79,34 @@ class SyncReport:
 
 
 class Spool:
+    """The spool of one store. Every write, rename and deletion here goes through colbench.paths, which checks every
+    level from $COLBENCH_HOME down (`root`: a spool root a caller owns, for tests), so a folder of the spool linked
+    out of the home is refused before anything is written into it or moved within it."""
+
     def __init__(self, key: str, label: str | None, root: Path | None = None) -> None:
+        self.root = root
         self.dir = (root or colbench_home() / "spool") / key
         self.label = label
 
+    def check(self) -> Path:
+        """The spool's folder, if it is colbench's at every level (UnsafePath naming the link otherwise)."""
+        return owned(self.dir, "spool folder", self.root)
+
     def _ensure(self, sub: str) -> Path:
         folder = self.dir / sub
-        if not folder.is_dir():
-            owned(self.dir.parent, "spool directory")
-            folder.mkdir(parents=True, exist_ok=True)
+        self.check()
+        if not folder.is_dir() or folder.is_symlink():
+            owned_dir(folder, "spool folder", self.root)
             if self.label is not None:
-                (self.dir / "store.txt").write_text(self.label + "\n")
+                write_text(self.dir / "store.txt", self.label + "\n", "spool file", self.root)
             fsync_dir(self.dir)
-        return folder
+        return owned(folder, "spool folder", self.root)
 
     def _put(self, sub: str, name: str, data: bytes) -> Path:
         for attempt in (1, 2):
             path = self._ensure(sub) / name
             try:
-                write_atomic(path, data)
+                write_atomic(path, data, "spool file", self.root)
                 return path
             except FileNotFoundError:
                 if attempt == 2:
@@ -117,7 +125,7 @@ class Spool:
     def remove(self, path: Path) -> None:
         """Forget a file the store has taken. No directory fsync: a file that comes back after a crash is written
         again, which is harmless (writes are idempotent)."""
-        remove(path, within=self.dir)
+        remove(path, within=self.dir, root=self.root)
 
     def result_keys(self, run_id: str) -> set[tuple[str, str, int]]:
         """(case, environment, process) of the results of `run_id` waiting here."""
@@ -150,22 +158,27 @@ class Spool:
     def forget_run(self, run_id: str) -> int:
         """Delete what of `run_id` waits here (a deleted run's results must not come back with the next sync);
         returns the results removed."""
+        self.check()
         files = self._run_files(run_id)
         for path in files:
-            remove(path, within=self.dir)
+            remove(path, within=self.dir, root=self.root)
         if files:
             self.prune()
         return sum(1 for p in files if p.parent.name == "results")
 
     def prune(self) -> None:
-        """Remove the spool's folders when nothing waits in them (files left behind keep them)."""
+        """Remove the spool's folders when nothing waits in them (files left behind keep them). A folder linked out
+        of the home is refused (UnsafePath) before anything is removed: a store opened for writing checks its
+        spool this way before it takes a result."""
+        self.check()
         for sub in ("runs", "results"):
             with contextlib.suppress(OSError):
+                owned(self.dir / sub, "spool folder", self.root)
                 (self.dir / sub).rmdir()
         with contextlib.suppress(OSError):
             if self.label is not None and {p.name for p in self.dir.iterdir()} == {"store.txt"}:
-                remove(self.dir / "store.txt", within=self.dir)
-            owned(self.dir.parent, "spool directory")
+                remove(self.dir / "store.txt", within=self.dir, root=self.root)
+            self.check()
             self.dir.rmdir()
 
     def _files(self, sub: str) -> Iterator[Path]:
@@ -193,7 +206,7 @@ class Spool:
         base = path.name.split(_CLAIM, 1)[0]
         claimed = path.with_name(f"{base}{_CLAIM}{os.getpid()}")
         try:
-            os.replace(path, claimed)
+            move(path, claimed, "spool file", self.root)
         except FileNotFoundError:
             return None  # someone else took it
         return claimed
@@ -202,9 +215,9 @@ class Spool:
         """Upload failed: put the file back unless a newer one took its place."""
         original = claimed.with_name(claimed.name.split(_CLAIM, 1)[0])
         if original.exists():
-            remove(claimed, within=self.dir)
+            remove(claimed, within=self.dir, root=self.root)
         else:
-            os.replace(claimed, original)
+            move(claimed, original, "spool file", self.root)
 
     def drain(self, upload_runs: Callable[[list[SpooledRun]], None],
               upload_results: Callable[[list[Result]], int], batch: int = 500) -> SyncReport:
@@ -212,6 +225,7 @@ class Spool:
         An upload that raises puts its files back and re-raises: nothing is lost. A file that is no record (cut
         short, another shape) moves to `bad/`."""
         report = SyncReport()
+        self.check()  # a folder linked out of the home: refused before a file there is claimed (renamed)
         for sub in ("runs", "results"):
             paths = list(self._files(sub))
             for start in range(0, len(paths), batch):
@@ -230,7 +244,7 @@ class Spool:
                             results.append(Result.from_json(doc))
                     except (OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
                         bad = self._ensure("bad") / taken.name.split(_CLAIM, 1)[0]
-                        os.replace(taken, bad)
+                        move(taken, bad, "spool file", self.root)
                         log.warning("spool file %s is unreadable (%s): moved to %s", path, exc, bad)
                         report.failed += 1
                         continue
@@ -249,7 +263,7 @@ class Spool:
                         self._release(taken)
                     raise
                 for taken in claimed:
-                    remove(taken, within=self.dir)
+                    remove(taken, within=self.dir, root=self.root)
                 if claimed:
                     fsync_dir(claimed[0].parent)
         return report
