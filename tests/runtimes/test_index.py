@@ -134,12 +134,12 @@ def test_uv_settings_decide_the_index_first_index_wins(no_uv_settings: None, pyp
 
 def test_an_index_that_is_down_or_too_slow_is_one_line_within_its_deadline() -> None:
     port = free_port()  # nothing listens there
-    with pytest.raises(ReleaseError, match=rf"^cannot reach http://127\.0\.0\.1:{port}/simple/x/: "):
+    with pytest.raises(ReleaseError, match=rf"^cannot reach 127\.0\.0\.1:{port}: connection refused"):
         listed_releases("x", f"http://127.0.0.1:{port}/simple")
     slow = JsonIndex(delay=3.0)
     try:
         started = time.monotonic()
-        with pytest.raises(ReleaseError, match="cannot reach .*timed out"):
+        with pytest.raises(ReleaseError, match="in 0.5 s, the deadline of a network call"):
             fetch_url(slow.url + "/otherpkg/", JSON_TYPE, deadline_s=0.5)
         assert time.monotonic() - started < 2.5
     finally:

@@ -70,6 +70,8 @@ class BisectRequest:
     machine_name: str | None = None
     #: the package index to list and install `package` from (`--index URL`; None: uv's own settings)
     index: str | None = None
+    #: the total deadline of each call to the package index or Maven Central (None: $COLBENCH_NET_DEADLINE_S or 60 s)
+    net_deadline_s: float | None = None
 
 
 class BisectObserver:
@@ -164,7 +166,7 @@ def run_bisect(store: Store, request: BisectRequest, observer: BisectObserver | 
     started = clock()
     config = check_case(request)
     points = list_points(request.good, request.bad, package=request.package, wheels=request.wheels,
-                         git=request.git, pre=request.pre, index=request.index)
+                         git=request.git, pre=request.pre, index=request.index, deadline_s=request.net_deadline_s)
     check_runtime(request, points)
     observer.listed(points)
     metric_name = deciding_metric(config)

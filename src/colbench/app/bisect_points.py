@@ -8,6 +8,7 @@ another platform) are left out with the reason, unless they are the good or bad 
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from colbench.redact import redact
 from colbench.runner.points import Point
 from colbench.runtimes.builds import Build, git_builds, wheel_builds, wheel_package
 from colbench.runtimes.java import MIN_ARROW_JAVA
-from colbench.runtimes.releases import ReleaseError, listed_releases, maven_releases, release_range
+from colbench.runtimes.releases import ReleaseError, fetch_url, listed_releases, maven_releases, release_range
 
 
 @dataclass(frozen=True)
@@ -62,19 +63,22 @@ def _from_builds(builds: list[Build], good: str, bad: str, where: str) -> tuple[
     return points, excluded
 
 
-def _index_points(package: str, good: str, bad: str, pre: bool, index: str | None = None) -> PointList:
+def _index_points(package: str, good: str, bad: str, pre: bool, index: str | None = None,
+                  deadline_s: float | None = None) -> PointList:
+    fetch = functools.partial(fetch_url, deadline_s=deadline_s)
     java = package.startswith("java:")
     if java:
         if package not in ("java:arrow", "java:arrow-java"):
             raise UsageError(f"--package {package}: the Java worker pins Arrow Java only (--package java:arrow)")
         oldest = ".".join(map(str, MIN_ARROW_JAVA))
-        releases = maven_releases(minimum=oldest, why_minimum="the Java worker needs MemoryUtil's accessors")
+        releases = maven_releases(minimum=oldest, why_minimum="the Java worker needs MemoryUtil's accessors",
+                                  fetch=fetch)
         where, name = "Arrow Java releases on Maven Central", "Arrow Java"
     elif package.startswith("r:"):
         raise UsageError("--package r:…: Debian ships one version of each R package, so there is nothing to bisect "
                          "(docs/environments.md)")
     else:
-        base, releases = listed_releases(package, index)
+        base, releases = listed_releases(package, index, fetch)
         where, name = f"{package} releases on {redact(base)}", package
     chosen = release_range(releases, good, bad, pre=pre, what=name)
     excluded = {r.version: r.skip for r in chosen[1:-1] if r.skip}
@@ -85,7 +89,8 @@ def _index_points(package: str, good: str, bad: str, pre: bool, index: str | Non
 
 
 def list_points(good: str, bad: str, *, package: str | None = None, wheels: Path | None = None,
-                git: str | None = None, pre: bool = False, index: str | None = None) -> PointList:
+                git: str | None = None, pre: bool = False, index: str | None = None,
+                deadline_s: float | None = None) -> PointList:
     """The points from one source (see the module docstring), or a one-line UsageError."""
     if wheels is not None and git is not None:
         raise UsageError("give one of --wheels and --git")
@@ -105,6 +110,6 @@ def list_points(good: str, bad: str, *, package: str | None = None, wheels: Path
             return PointList(points, excluded, where, package)
         if not package:
             raise UsageError("name what to bisect: --package NAME (its releases), --wheels DIR or --git REPO")
-        return _index_points(package, good, bad, pre, index)
+        return _index_points(package, good, bad, pre, index, deadline_s)
     except ReleaseError as exc:
         raise UsageError(str(exc)) from None

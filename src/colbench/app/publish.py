@@ -25,6 +25,8 @@ class PublishRequest:
     runs: tuple[str, ...] = ()
     repository: str | None = None
     run_reason: str | None = None
+    #: the total deadline of each call to the server (None: $COLBENCH_NET_DEADLINE_S, else a minute)
+    deadline_s: float | None = None
 
 
 @dataclass(frozen=True)
@@ -50,7 +52,7 @@ def connect(request: PublishRequest) -> ConbenchSession:
     """The session with the server (not yet logged in): checks the URL before anything is read or sent."""
     if not request.url:
         raise UsageError("--conbench URL is required (or set CONBENCH_URL)")
-    return ConbenchSession(request.url)
+    return ConbenchSession(request.url, timeout_s=request.deadline_s)
 
 
 def publish(request: PublishRequest, runs: Sequence[StoredRun], session: ConbenchSession | None = None,

@@ -11,6 +11,7 @@ from rich.table import Table
 
 from colbench.cli.common import (
     IndexOption,
+    NetDeadlineOption,
     ParamOption,
     StoreOption,
     UsageError,
@@ -21,6 +22,7 @@ from colbench.cli.common import (
     console,
     finite,
     friendly,
+    net_deadline,
     parse_duration,
     parse_measure_option,
     parse_params,
@@ -72,6 +74,7 @@ def bisect(
     machine: Annotated[str | None, typer.Option(help="a name for this machine (part of its fingerprint)")] = None,
     fmt: Annotated[str, typer.Option("--format", "-f", help="table or json")] = "table",
     store: StoreOption = None,
+    deadline: NetDeadlineOption = None,
 ) -> None:
     """Find the release (wheel, commit) between --good and --bad where a case got slower (or faster).
 
@@ -95,7 +98,7 @@ def bisect(
         direction=chosen,
         pre=pre, budget_s=parse_duration(budget), processes=processes, iterations=iterations, warmup=warmup,
         measure=parse_measure_option(measure), timeout_s=timeout, alpha=alpha, resume=resume, machine_name=machine,
-        index=index)
+        index=index, net_deadline_s=net_deadline(deadline))
     progress = BisectProgress(fmt)
     report = run_bisect(_store(store), request, progress)
     outcome = report.outcome

@@ -50,12 +50,28 @@ VarOption = Annotated[list[str] | None, typer.Option("--var", help="KEY=VALUE: a
                                                      "version's workers (repeatable)")]
 IndexOption = Annotated[str | None, typer.Option("--index", help="the package index to list and install the "
                                                  "package from (default: uv's own settings, else PyPI)")]
+NetDeadlineOption = Annotated[float | None, typer.Option(
+    "--net-deadline", envvar="COLBENCH_NET_DEADLINE_S", metavar="SECONDS",
+    help="the most a network call may take in all, however the server answers (default 60)")]
+
+
+def net_deadline(seconds: float | None) -> float | None:
+    """--net-deadline checked (a finite number above 0), or None for the default."""
+    if seconds is None:
+        return None
+    from colbench.bounded_http import NetError, check_deadline
+
+    try:
+        return check_deadline(seconds)
+    except NetError as exc:
+        raise UsageError(str(exc)) from None
 
 
 #: the user-facing error classes: (module, class). Only those of modules already imported are looked at: an
 #: exception of a module never imported cannot have been raised, and importing one here (analysis pulls scipy)
 #: would cost a failing command seconds
-USER_ERRORS = (("colbench.analysis.comparison", "ComparisonError"), ("colbench.benchmarks.registry", "UnknownTarget"),
+USER_ERRORS = (("colbench.analysis.comparison", "ComparisonError"), ("colbench.bounded_http", "NetError"),
+               ("colbench.benchmarks.registry", "UnknownTarget"),
                ("colbench.data.errors", "DataError"), ("colbench.model.metrics", "UnknownMetric"),
                ("colbench.model.params", "ParamError"), ("colbench.runtimes.python", "EnvError"),
                ("colbench.runner.plan", "PlanError"), ("colbench.store.base", "StoreError"))

@@ -17,7 +17,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from colbench.cli.common import console, finite, friendly
+from colbench.cli.common import NetDeadlineOption, console, friendly, net_deadline
 from colbench.data.errors import DataError
 from colbench.model.benchmark import DataRequest
 from colbench.paths import data_dir, owned_dir
@@ -90,12 +90,12 @@ def get_cmd(
     name: Annotated[str, typer.Argument(help="source name (see `colbench data list`)")],
     decompress: Annotated[bool, typer.Option(help="also decompress it into the cache as CSV")] = True,
     retries: Annotated[int, typer.Option(help="retries after a dropped connection")] = 3,
-    timeout: Annotated[float, typer.Option(min=0.1, max=86_400, callback=finite,
-                                           help="seconds without data before giving up a try")] = 30.0,
     progress: Annotated[bool, typer.Option(help="show a progress bar")] = True,
     root: RootOption = None,
+    deadline: NetDeadlineOption = None,
 ) -> None:
-    """Download a source (resuming a partial download), verify its checksum and decompress it."""
+    """Download a source (resuming a partial download), verify its checksum and decompress it. Each try has a
+    deadline (--net-deadline, plus the time its size takes at 256 KiB/s); what arrived is kept for the next."""
     from colbench.data.cache import materialize
     from colbench.data.download import fetch_source
     from colbench.data.sources import get_source
@@ -107,7 +107,7 @@ def get_cmd(
 
         raise DataError(f"unknown source {name!r}; sources: {', '.join(all_sources())}")
     state = fetch_source(source, base, progress=progress and sys.stderr.isatty(), retries=retries,
-                         timeout=timeout)
+                         timeout=net_deadline(deadline))
     console.print(f"{name}: {state.archive} ({fmt_bytes(state.size)}, {state.detail})", highlight=False)
     if decompress:
         made = materialize(DataRequest(name, "csv"), base)

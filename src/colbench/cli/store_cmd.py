@@ -11,7 +11,16 @@ from typing import Annotated, Any, Protocol, runtime_checkable
 import typer
 from rich.table import Table
 
-from colbench.cli.common import StoreOption, UsageError, _store, console, friendly, say_error
+from colbench.cli.common import (
+    NetDeadlineOption,
+    StoreOption,
+    UsageError,
+    _store,
+    console,
+    friendly,
+    net_deadline,
+    say_error,
+)
 from colbench.store.base import Store
 from colbench.store.spool import Spool, SyncReport
 from colbench.words import plural
@@ -182,13 +191,14 @@ def publish_command(
     store: StoreOption = None,
     github_repository: RepositoryOption = None,
     run_reason: Annotated[str | None, typer.Option(help="Conbench run reason, e.g. commit or pull-request")] = None,
+    deadline: NetDeadlineOption = None,
 ) -> None:
     """Post runs to a Conbench server: one Conbench run per run, one result per case (all its processes).
     Publishing again posts only what the server does not hold yet. Exit 1 when the server refused a result
     (each one line on stderr; the rest is published), 2 when it cannot be reached or refuses the login."""
     from colbench.app.publish import PublishRequest, connect, publish, read_runs
 
-    request = PublishRequest(conbench, tuple(run_ids or ()), github_repository, run_reason)
+    request = PublishRequest(conbench, tuple(run_ids or ()), github_repository, run_reason, net_deadline(deadline))
     session = connect(request)
     db = _store(store, create=False)
     try:

@@ -11,34 +11,25 @@ from __future__ import annotations
 import bz2
 import contextlib
 import gzip
-import http.client
 import lzma
 import os
 import shutil
-import socket
 import sys
 import time
 from collections.abc import Iterator
+from email.message import Message
 from pathlib import Path
 from typing import Any, BinaryIO
-from urllib.error import HTTPError, URLError
-from urllib.parse import urlparse
-from urllib.request import Request, urlopen
 
-from colbench.data.atomic import atomic_path, write_json_atomic
+from colbench.bounded_http import Answer, NetError, host_of, request, status_problem
+from colbench.data.atomic import write_json_atomic
 from colbench.data.errors import DataError
 from colbench.data.hashing import file_digest, matches, parse_checksum
 from colbench.data.sources import ArchiveRecord, Source, SourceState
-from colbench.paths import check_name, inside, owned_dir, remove
+from colbench.paths import atomic_path, check_name, create_new, inside, move, owned, owned_dir, remove
 
 BLOCK = 1 << 20
 # Dropped connections are retried; failures to connect at all (no route, DNS) are not: that is "no network".
-_TRANSIENT = (http.client.IncompleteRead, ConnectionError, TimeoutError, socket.timeout,
-              http.client.RemoteDisconnected)
-
-
-class _Incomplete(Exception):
-    pass
 
 
 def downloads_dir(root: Path) -> Path:
@@ -71,17 +62,33 @@ def _progress(enabled: bool, label: str, total: int | None, done: int) -> Iterat
         yield lambda n: bar.advance(task, n)
 
 
-def download(url: str, dest: Path, *, checksum: str | None = None, retries: int = 3, timeout: float = 30.0,
+#: a download's body may take this long per byte announced, beyond the deadline of the call: a 1.6 GB month of
+#: taxi trips gets about 1.7 hours at the slowest, a trickling server no longer than its announced size allows
+SLOWEST_BYTES_PER_S = 256 * 2**10
+#: the most a download of unknown size may be (a published size bounds the others, with 10 % to spare)
+LARGEST_UNKNOWN = 64 * 2**30
+
+
+def most_bytes(expected: int | None) -> int:
+    return int(expected * 1.1) + 2**20 if expected else LARGEST_UNKNOWN
+
+
+def download(url: str, dest: Path, *, checksum: str | None = None, retries: int = 3, timeout: float | None = None,
              progress: bool | None = None, label: str | None = None, backoff: float = 1.0,
-             offline_hint: str = "") -> str:
+             offline_hint: str = "", root: Path | None = None, expected_size: int | None = None) -> str:
     """Fetch ``url`` to ``dest`` (resuming ``dest.part``), verify ``checksum``; returns ``algo:hex`` found.
 
-    Without a checksum the sha256 of the file is returned, for the caller to record.
+    Without a checksum the sha256 of the file is returned, for the caller to record. Every call to the server is
+    bounded (colbench.bounded_http): `timeout` is its deadline (default $COLBENCH_NET_DEADLINE_S or a minute), plus
+    the time its announced size takes at 256 KiB/s; a body larger than `expected_size` allows (or 64 GiB) is
+    refused. ``root``: the directory the download belongs to (default ``dest``'s folder), checked at every level
+    before anything is written; what was received is kept in ``dest.part`` for the next attempt.
     """
-    dest.parent.mkdir(parents=True, exist_ok=True)
+    root = Path(root) if root is not None else dest.parent
+    owned_dir(dest.parent, "downloads folder", root)
     part = dest.with_name(dest.name + ".part")
+    owned(part, "partial download", root)
     show = sys.stderr.isatty() if progress is None else progress
-    host = urlparse(url).netloc or url
     failures = 0
     while True:
         offset = part.stat().st_size if part.exists() else 0
@@ -89,60 +96,67 @@ def download(url: str, dest: Path, *, checksum: str | None = None, retries: int 
         if offset:
             headers["Range"] = f"bytes={offset}-"
         try:
-            _fetch(Request(url, headers=headers), part, offset, timeout, show, label or dest.name)
-            break
-        except HTTPError as exc:
-            if exc.code == 416 and offset:  # nothing left past what we have: the .part is complete
-                break
-            raise DataError(f"download of {url} failed: HTTP {exc.code} {exc.reason}") from None
-        except URLError as exc:
-            reason = getattr(exc, "reason", exc)
-            if isinstance(reason, _TRANSIENT) and failures < retries:
+            answer = _fetch(url, headers, part, offset, timeout, show, label or dest.name, expected_size)
+        except NetError as exc:
+            have = part.stat().st_size if part.exists() else 0
+            if exc.kind == "unreachable":
+                raise DataError(f"{exc}: no network?{offline_hint}") from None
+            if exc.kind in ("reset", "not-http") and failures < retries:
                 failures += 1
                 time.sleep(backoff * 2 ** (failures - 1))
                 continue
-            raise DataError(f"cannot reach {host} ({reason}): no network?{offline_hint}") from None
-        except (_Incomplete, *_TRANSIENT) as exc:
-            failures += 1
-            have = part.stat().st_size if part.exists() else 0
-            if failures > retries:
-                raise DataError(f"download of {url} interrupted at {have:,} bytes ({exc or 'connection lost'}); "
-                                "run the same command again to resume") from None
-            time.sleep(backoff * 2 ** (failures - 1))
+            if exc.kind in ("reset", "not-http", "timeout"):
+                raise DataError(f"download of {url} interrupted at {have:,} bytes ({exc.detail}); run the same "
+                                "command again to resume") from None
+            raise DataError(f"download of {url} failed: {exc.detail}") from None
+        if answer.status == 416 and offset:  # nothing left past what we have: the .part is complete
+            break
+        if not answer.ok:
+            raise DataError(f"download of {url} failed: {status_problem(answer, host_of(url)).detail}")
+        break
     if checksum:
         ok, actual = matches(part, checksum)
         if not ok:
-            remove(part, within=dest.parent, own_temp=True)  # our partial download; the folder was checked
+            remove(part, within=dest.parent, root=root)  # our partial download
             raise DataError(f"checksum mismatch for {dest.name}: expected {checksum}, got {actual}; "
                             "the file was deleted, run the same command again to download it afresh")
     else:
         actual = "sha256:" + file_digest(part)
-    os.replace(part, dest)
+    move(part, dest, "download", root)
     return actual
 
 
-def _fetch(req: Request, part: Path, offset: int, timeout: float, show: bool, label: str) -> None:
-    with urlopen(req, timeout=timeout) as resp:
-        status = getattr(resp, "status", 200)
-        if offset and status == 206:
-            content_range = resp.headers.get("Content-Range", "")
-            if not content_range.startswith(f"bytes {offset}-"):
-                raise DataError(f"server answered a resume at byte {offset} with {content_range!r}; "
-                                f"delete {part} and try again")
-            mode = "ab"
-        else:  # no range support: start again from zero
-            mode, offset = "wb", 0
-        length = resp.headers.get("Content-Length")
-        total = offset + int(length) if length is not None else None
-        with open(part, mode) as out, _progress(show, label, total, offset) as advance:
-            while True:
-                block = resp.read(BLOCK)
-                if not block:
-                    break
-                out.write(block)
-                advance(len(block))
-        if total is not None and part.stat().st_size < total:
-            raise _Incomplete(f"got {part.stat().st_size:,} of {total:,} bytes")
+def _open_part(part: Path, append: bool) -> BinaryIO:
+    """The partial download, opened without following a link planted in its place."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(part, flags | (os.O_APPEND if append else os.O_TRUNC), 0o644)
+    return os.fdopen(fd, "ab" if append else "wb")
+
+
+def _fetch(url: str, headers: dict[str, str], part: Path, offset: int, timeout: float | None, show: bool,
+           label: str, expected_size: int | None) -> Answer:
+    with contextlib.ExitStack() as stack:
+        advance: list[Any] = [lambda n: None]
+
+        def open_sink(status: int, answer_headers: Message) -> BinaryIO | None:
+            if not 200 <= status < 300:
+                return None
+            start = offset
+            if offset and status == 206:
+                content_range = answer_headers.get("Content-Range", "")
+                if not content_range.startswith(f"bytes {offset}-"):
+                    raise DataError(f"server answered a resume at byte {offset} with {content_range!r}; "
+                                    f"delete {part} and try again")
+            else:  # no range support: start again from zero
+                start = 0
+            length = answer_headers.get("Content-Length")
+            total = start + int(length) if length is not None and length.isdigit() else None
+            advance[0] = stack.enter_context(_progress(show, label, total, start))
+            return stack.enter_context(_open_part(part, append=bool(start)))
+
+        return request(url, headers=headers, deadline_s=timeout, max_bytes=max(most_bytes(expected_size) - offset, 1),
+                       redirects="https-anywhere", open_sink=open_sink, progress=lambda n: advance[0](n),
+                       seconds_per_byte=1 / SLOWEST_BYTES_PER_S)
 
 
 # --- local state of a source ---------------------------------------------------------------------------
@@ -178,13 +192,13 @@ def _read_sidecar(archive: Path) -> ArchiveRecord | None:
     return record
 
 
-def _record(archive: Path, source: Source, found: str, verified: bool) -> ArchiveRecord:
+def _record(archive: Path, source: Source, found: str, verified: bool, root: Path) -> ArchiveRecord:
     st = archive.stat()
     doc: ArchiveRecord = {
         "source": source.name, "origin": source.origin, "size": st.st_size, "mtime_ns": st.st_mtime_ns,
         "checksum": source.checksum, "found": found, "verified": verified,
         "sha256": found.split(":", 1)[1] if found.startswith("sha256:") else file_digest(archive)}
-    write_json_atomic(_sidecar(archive), doc)
+    write_json_atomic(_sidecar(archive), doc, root)
     return doc
 
 
@@ -199,13 +213,13 @@ def verify_archive(source: Source, root: Path) -> SourceState:
         previous = _read_sidecar(archive)
         expected = f"sha256:{previous['sha256']}" if previous and previous.get("sha256") else None
     if expected is None:  # first use of a source without checksum: record what we have
-        _record(archive, source, "sha256:" + file_digest(archive), verified=False)
+        _record(archive, source, "sha256:" + file_digest(archive), verified=False, root=root)
         return source_state(source, root)
     ok, actual = matches(archive, expected)
     if not ok:
         raise DataError(f"{archive} does not match {source.name}'s checksum (expected {expected}, got {actual}); "
                         "delete it and run `colbench data get " + source.name + "`")
-    _record(archive, source, actual, verified=source.checksum is not None)
+    _record(archive, source, actual, verified=source.checksum is not None, root=root)
     return source_state(source, root)
 
 
@@ -216,18 +230,20 @@ def offline_hint(source: Source, root: Path) -> str:
 
 
 def fetch_source(source: Source, root: Path, *, progress: bool | None = None, retries: int = 3,
-                 timeout: float = 30.0, backoff: float = 1.0) -> SourceState:
+                 timeout: float | None = None, backoff: float = 1.0) -> SourceState:
     """``colbench data get``: make the source's file present and verified (download or copy)."""
     state = source_state(source, root)
     if state.present:
         return verify_archive(source, root)
     archive = state.archive
+    for path, what in ((archive, "download"), (_sidecar(archive), "manifest")):  # a link there: refused first
+        owned(path, what, root)
     owned_dir(archive.parent, "downloads directory", root=root)  # a source's folder linked elsewhere: refused
     if source.path:  # a user source on a local disk: link (or copy) it in, then verify like a download
         src = Path(source.path)
         if not src.is_file():
             raise DataError(f"{source.name}: {src} does not exist any more; register the source again")
-        with atomic_path(archive) as tmp:
+        with atomic_path(archive, "download", root) as tmp:
             try:
                 os.link(src, tmp)
             except OSError:
@@ -236,8 +252,9 @@ def fetch_source(source: Source, root: Path, *, progress: bool | None = None, re
     if not source.url:
         raise DataError(f"{source.name} has neither a URL nor a path; register it again")
     found = download(source.url, archive, checksum=source.checksum, progress=progress, retries=retries,
-                     timeout=timeout, backoff=backoff, label=source.name, offline_hint=offline_hint(source, root))
-    _record(archive, source, found, verified=source.checksum is not None)
+                     timeout=timeout, backoff=backoff, label=source.name, offline_hint=offline_hint(source, root),
+                     root=root, expected_size=source.compressed_size if source.compression else source.size)
+    _record(archive, source, found, verified=source.checksum is not None, root=root)
     return source_state(source, root)
 
 
@@ -261,11 +278,12 @@ def open_decompressed(path: Path, compression: str | None) -> BinaryIO:
     return open(path, "rb")
 
 
-def decompress(archive: Path, dest: Path, compression: str | None) -> tuple[int, int, bool]:
+def decompress(archive: Path, dest: Path, compression: str | None, root: Path | None = None) -> tuple[int, int, bool]:
     """Write the decompressed text atomically; returns (bytes, newline count, ends with a newline)."""
     newlines, size, last = 0, 0, b"\n"
     try:
-        with open_decompressed(archive, compression) as src, atomic_path(dest) as tmp, open(tmp, "wb") as out:
+        with open_decompressed(archive, compression) as src, atomic_path(dest, "data file", root) as tmp, \
+                create_new(tmp) as out:
             while True:
                 block = src.read(4 * BLOCK)
                 if not block:

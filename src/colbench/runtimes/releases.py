@@ -21,10 +21,7 @@ from __future__ import annotations
 import json
 import os
 import re
-import time
 import tomllib
-import urllib.error
-import urllib.request
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -41,17 +38,15 @@ from packaging.utils import (
 )
 from packaging.version import InvalidVersion, Version
 
+from colbench.bounded_http import NetError, request, status_problem
 from colbench.redact import redact
 
 PYPI_SIMPLE = "https://pypi.org/simple"
 MAVEN_CENTRAL = "https://repo1.maven.org/maven2"
 ARROW_JAVA = ("org.apache.arrow", "arrow-vector")
 _ACCEPT = "application/vnd.pypi.simple.v1+json, text/html;q=0.1"
-#: the longest an index may take to answer one page, in all (connecting, waiting and reading): a slow index is an
-#: error that says so, and the next pass asks again
-TIMEOUT_S = 30.0
-#: an index page larger than this is not a package's page (PyPI's pyarrow page is about 1 MB of JSON)
-MAX_PAGE_BYTES = 64 << 20
+#: what each answer's content type must hold (an index page is JSON or HTML; Maven's metadata is XML)
+_CONTENT_TYPES = {"application/xml": ("xml",)}
 
 #: fetch(url, accept) → (content type, body)
 Fetch = Callable[[str, str], tuple[str, str]]
@@ -69,30 +64,19 @@ class Release:
     skip: str = ""
 
 
-def fetch_url(url: str, accept: str, deadline_s: float = TIMEOUT_S) -> tuple[str, str]:
-    """GET one index page within `deadline_s` in all; FileNotFoundError on 404, else a one-line ReleaseError.
-    (The one network call of this module: a shared bounded HTTP helper takes its place when colbench has one.)"""
-    request = urllib.request.Request(url, headers={"Accept": accept, "User-Agent": "colbench"})
-    deadline = time.monotonic() + deadline_s
+def fetch_url(url: str, accept: str, deadline_s: float | None = None) -> tuple[str, str]:
+    """(content type, text) of an index page or a metadata file, within one total deadline (colbench.bounded_http);
+    FileNotFoundError on 404, else a one-line ReleaseError saying what the server did."""
     try:
-        with urllib.request.urlopen(request, timeout=deadline_s) as response:  # noqa: S310 - an index URL
-            chunks, size = [], 0
-            while chunk := response.read(1 << 16):
-                chunks.append(chunk)
-                size += len(chunk)
-                if time.monotonic() > deadline:
-                    raise TimeoutError(f"no whole answer within {deadline_s:g} s")
-                if size > MAX_PAGE_BYTES:
-                    raise ReleaseError(redact(f"{url}: the page is larger than {MAX_PAGE_BYTES >> 20} MB: not an "
-                                              "index page of one package"))
-            return response.headers.get("Content-Type", ""), b"".join(chunks).decode("utf-8", "replace")
-    except urllib.error.HTTPError as exc:
-        if exc.code == 404:
-            raise FileNotFoundError(url) from None
-        raise ReleaseError(redact(f"{url}: HTTP {exc.code} {exc.reason}")) from None
-    except (urllib.error.URLError, TimeoutError, OSError) as exc:
-        reason = getattr(exc, "reason", exc)
-        raise ReleaseError(redact(f"cannot reach {url}: {reason or type(exc).__name__}")) from None
+        answer = request(url, headers={"Accept": accept, "User-Agent": "colbench"}, deadline_s=deadline_s,
+                         content_types=_CONTENT_TYPES.get(accept, ("json", "html")))
+    except NetError as exc:
+        raise ReleaseError(str(exc)) from None
+    if answer.status == 404:
+        raise FileNotFoundError(url)
+    if not answer.ok:
+        raise ReleaseError(str(status_problem(answer, f"the package index at {url}")))
+    return answer.headers.get("Content-Type", ""), answer.body.decode("utf-8", "replace")
 
 
 def _entries(value: str) -> list[str]:

@@ -20,15 +20,14 @@ import json
 import os
 import re
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass
 from http.cookiejar import CookieJar
 from typing import Any
 
-from colbench.redact import clip, redact
+from colbench.bounded_http import DEFAULT_DEADLINE_S, NetError, answer_reason, deadline_from_env, request
+from colbench.redact import redact
 from colbench.store.base import StoreError
 
 
@@ -53,21 +52,14 @@ LEGACY = ApiGeneration("/api/benchmarks/", "Conbench up to 2023.4 (/api/benchmar
 CURRENT = ApiGeneration("/api/benchmark-results/", "Conbench after 2023.4 (/api/benchmark-results/)",
                         commit_required=False, repository_required=True)
 
-#: how long to wait for one answer; a result's POST makes the server fetch an unknown commit from GitHub, which it
-#: gives up on after 20 s
-TIMEOUT_S = 60.0
+#: one call's total deadline (its retries included) unless told otherwise: a result's POST makes the server fetch an
+#: unknown commit from GitHub, which it gives up on after 20 s
+TIMEOUT_S = DEFAULT_DEADLINE_S
 
 
 def _reason(body: bytes) -> str:
     """The server's explanation in an error answer, on one line."""
-    try:
-        parsed = json.loads(body)
-    except ValueError:
-        lines = body.decode(errors="replace").strip().splitlines()
-        text = re.sub(r"<[^>]+>", "", lines[-1] if lines else "").strip()
-        return f": {clip(text, 200)}" if text else ""
-    detail = (parsed.get("description") or parsed.get("name")) if isinstance(parsed, dict) else parsed
-    return f": {clip(json.dumps(detail), 300)}" if detail else ""
+    return answer_reason(body)
 
 
 class ConbenchSession:
@@ -75,7 +67,7 @@ class ConbenchSession:
     $CONBENCH_PASSWORD (never from argv or the URL); messages show the URL redacted."""
 
     def __init__(self, url: str, *, email: str | None = None, password: str | None = None,
-                 timeout_s: float = TIMEOUT_S) -> None:
+                 timeout_s: float | None = None) -> None:
         if not re.match(r"^https?://[^/\s]+", url or ""):
             raise ConbenchError(f"--conbench {redact(url or '')!r}: give the server's http(s):// URL, "
                                 "e.g. https://conbench.example.org")
@@ -86,8 +78,11 @@ class ConbenchSession:
         self.shown_url = redact(self.url)
         self.email = email if email is not None else os.environ.get("CONBENCH_EMAIL", "")
         self.password = password if password is not None else os.environ.get("CONBENCH_PASSWORD", "")
-        self.timeout_s = timeout_s
-        self._opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(CookieJar()))
+        try:
+            self.timeout_s = timeout_s if timeout_s is not None else deadline_from_env()
+        except NetError as exc:
+            raise ConbenchError(str(exc)) from None
+        self._cookies = CookieJar()
         self._generation: ApiGeneration | None = None
         self.logged_in = False
 
@@ -95,35 +90,48 @@ class ConbenchSession:
 
     def _call(self, method: str, path: str, body: Mapping[str, Any] | None = None, *,
               retry: bool = True) -> tuple[int, bytes]:
-        """One request; `retry`: try again on a 5xx answer or a network failure (only for requests that change
-        nothing twice — a result's POST is never repeated blindly: the next publish asks what arrived)."""
+        """One request, done within the session's deadline (`timeout_s`, its retries included); `retry`: try again
+        on a 5xx answer or a dropped connection (only for requests that change nothing twice — a result's POST is
+        never repeated blindly: the next publish asks what arrived)."""
         data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(self.url + path, data=data, method=method,
-                                         headers={"Content-Type": "application/json", "Accept": "application/json"})
         attempts = 3 if retry else 1
+        end = time.monotonic() + self.timeout_s
         for attempt in range(attempts):
             try:
-                with self._opener.open(request, timeout=self.timeout_s) as response:
-                    return response.status, response.read()
-            except urllib.error.HTTPError as exc:
-                if exc.code >= 500 and attempt < attempts - 1:
+                answer = request(self.url + path, method=method, data=data, cookies=self._cookies,
+                                 deadline_s=max(0.001, end - time.monotonic()),
+                                 headers={"Content-Type": "application/json", "Accept": "application/json"})
+            except NetError as exc:
+                again = exc.kind in ("reset", "not-http") or (exc.kind == "unreachable" and "refused" not in
+                                                                exc.detail)
+                if again and attempt < attempts - 1 and end - time.monotonic() > 1:
                     time.sleep(0.5 * 2 ** attempt)
                     continue
-                return exc.code, exc.read()
-            except ValueError as exc:  # http.client.InvalidURL: a port that is not a number …
-                raise ConbenchError(f"--conbench {self.shown_url}: {redact(str(exc))}") from None
-            except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
-                reason = getattr(exc, "reason", exc)
-                if attempt < attempts - 1 and not isinstance(reason, ConnectionRefusedError):
-                    time.sleep(0.5 * 2 ** attempt)
-                    continue
-                raise ConbenchError(f"cannot reach Conbench at {self.shown_url}: {redact(str(reason))}; publishing "
-                                    "again later goes on where this stopped") from None
+                raise self._network_error(exc) from None
+            if answer.status >= 500 and attempt < attempts - 1 and end - time.monotonic() > 1:
+                time.sleep(0.5 * 2 ** attempt)
+                continue
+            return answer.status, answer.body
         raise AssertionError("unreachable")
+
+    def _network_error(self, exc: NetError) -> ConbenchError:
+        later = "; publishing again later goes on where this stopped"
+        if exc.kind == "unreachable":
+            return ConbenchError(f"cannot reach Conbench at {self.shown_url}: {exc.detail}{later}")
+        if exc.kind == "bad-url":
+            return ConbenchError(f"--conbench {self.shown_url}: {exc.detail}")
+        return ConbenchError(f"Conbench at {self.shown_url}: {exc}{later}")
+
+    def _server_error(self, what: str, status: int, body: bytes) -> ConbenchError:
+        return ConbenchError(f"Conbench at {self.shown_url} failed with a server error {what} (HTTP {status}"
+                             f"{_reason(body)}): the server's own fault; publishing again later goes on where "
+                             "this stopped")
 
     def _json(self, method: str, path: str, body: Mapping[str, Any] | None = None) -> Any:
         status, answer = self._call(method, path, body)
         self._check_login(status)
+        if status >= 500:
+            raise self._server_error(f"at {method} {path.split('?')[0]}", status, answer)
         if status != 200:
             raise ConbenchError(f"Conbench at {self.shown_url} answered {method} {path.split('?')[0]} with HTTP "
                                 f"{status}{_reason(answer)}")
@@ -145,9 +153,14 @@ class ConbenchSession:
             raise ConbenchError("set CONBENCH_EMAIL and CONBENCH_PASSWORD in the environment: the login of a user "
                                 f"of the Conbench server at {self.shown_url} (never on the command line)")
         status, body = self._call("POST", "/api/login/", {"email": self.email, "password": self.password})
-        if status not in (200, 204):
+        if status >= 500:
+            raise self._server_error(f"at the login of {self.email}", status, body)
+        if status in (400, 401, 403):
             raise ConbenchError(f"Conbench at {self.shown_url} refused the login of {self.email} (HTTP {status}"
                                 f"{_reason(body)}): check CONBENCH_EMAIL and CONBENCH_PASSWORD")
+        if status not in (200, 204):
+            raise ConbenchError(f"Conbench at {self.shown_url} answered the login with HTTP {status}{_reason(body)}: "
+                                "give the server's base URL")
         self.logged_in = True
 
     def generation(self) -> ApiGeneration:
