@@ -22,8 +22,17 @@ from pathlib import Path
 from packaging.tags import sys_tags
 from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
 
-from colbench.git import git_command, git_env
-from colbench.paths import colbench_home, owned_dir
+from colbench.git import (
+    GitSourceError,
+    check_source,
+    credential_env,
+    failure_reason,
+    git_command,
+    git_env,
+    is_url,
+    split_credentials,
+)
+from colbench.paths import colbench_home, expand_user, owned, owned_dir
 from colbench.redact import redact
 from colbench.runtimes.releases import ReleaseError
 
@@ -65,7 +74,7 @@ def _labelled(paths: Sequence[Path]) -> list[Build]:
 
 def wheel_builds(source: Path, package: str | None = None) -> list[Build]:
     """The wheels of DIR in version order, or the wheels a listing FILE names, in its order."""
-    source = source.expanduser().resolve()
+    source = expand_user(source, "--wheels").resolve()
     if source.is_dir():
         found = [(info, p) for p in sorted(source.glob("*.whl")) if (info := _wheel(p, package)) is not None]
         if not found:
@@ -82,7 +91,7 @@ def wheel_builds(source: Path, package: str | None = None) -> list[Build]:
         entry = line.split("#", 1)[0].strip()
         if not entry:
             continue
-        path = Path(entry).expanduser()
+        path = expand_user(entry, f"--wheels {source}, line {number}:")
         path = (path if path.is_absolute() else source.parent / path).resolve()
         if not path.is_file() or _wheel(path, package) is None:
             raise ReleaseError(f"--wheels {source}, line {number}: {entry} is not a wheel file"
@@ -103,40 +112,44 @@ def wheel_package(builds: Sequence[Build]) -> str:
 # ------------------------------------------------------------------------------------------------------ git
 
 
-def _git(repo: Path, *args: str) -> str:
-    proc = subprocess.run(git_command("-C", str(repo), *args), capture_output=True, text=True, env=git_env())
+def _git(repo: Path, *args: str, env: dict[str, str] | None = None) -> str:
+    proc = subprocess.run(git_command("-C", str(repo), *args), capture_output=True, text=True,
+                          env=env if env is not None else git_env())
     if proc.returncode != 0:
-        detail = (proc.stderr or proc.stdout).strip().splitlines()
-        raise ReleaseError(redact(f"git {' '.join(args)} in {repo}: {detail[-1] if detail else 'failed'}"))
+        raise ReleaseError(redact(f"git {' '.join(args)} in {repo}: {failure_reason(proc.stderr, proc.stdout)}"))
     return proc.stdout.strip()
 
 
 def _clone(url: str) -> Path:
-    """A blob-less bare clone of `url` under $COLBENCH_HOME/git/ (fetched again when it exists)."""
+    """A blob-less bare clone of `url` under $COLBENCH_HOME/git/ (fetched again when it exists). A password or
+    token in the URL reaches git through the environment only (colbench.git.credential_env): the clone's config,
+    and every file colbench writes, hold the URL without it."""
+    clean, credentials = split_credentials(url)
+    env = credential_env(credentials)
     root = owned_dir(colbench_home() / "git", "git clones directory")
-    target = root / hashlib.sha256(url.encode()).hexdigest()[:16]
+    target = owned(root / hashlib.sha256(clean.encode()).hexdigest()[:16], "git clone")
     if (target / "HEAD").is_file():
         _git(target, "fetch", "--quiet", "--filter=blob:none", "origin", "+refs/heads/*:refs/heads/*",
-             "+refs/tags/*:refs/tags/*")
+             "+refs/tags/*:refs/tags/*", env=env)
         return target
-    proc = subprocess.run(git_command("clone", "--quiet", "--bare", "--filter=blob:none", url, str(target)),
-                          capture_output=True, text=True, env=git_env())
+    proc = subprocess.run(git_command("clone", "--quiet", "--bare", "--filter=blob:none", "--", clean, str(target)),
+                          capture_output=True, text=True, env=env)
     if proc.returncode != 0:
-        detail = (proc.stderr or proc.stdout).strip().splitlines()
-        raise ReleaseError(redact(f"--git {url}: cannot clone it ({detail[-1] if detail else 'git failed'})"))
+        raise ReleaseError(redact(f"--git {url}: cannot clone it ({failure_reason(proc.stderr, proc.stdout)})"))
     return target
 
 
-def _is_url(source: str) -> bool:
-    return "://" in source or source.startswith("git@")
-
-
 def git_builds(source: str, good: str, bad: str, package: str) -> list[Build]:
-    """good and every first-parent commit after it up to bad, oldest first, as requirements uv builds."""
-    if _is_url(source):
+    """good and every first-parent commit after it up to bad, oldest first, as requirements uv builds. `source` is
+    checked first (colbench.git.check_source: a URL or an existing directory, never an option)."""
+    try:
+        check_source(source)
+    except GitSourceError as exc:
+        raise ReleaseError(str(exc)) from None
+    if is_url(source):
         repo, url = _clone(source), source.removeprefix("git+")
     else:
-        path = Path(source).expanduser().resolve()
+        path = expand_user(source, "--git").resolve()
         if not path.is_dir():
             raise ReleaseError(f"--git {source}: no such directory")
         repo = path
@@ -144,17 +157,20 @@ def git_builds(source: str, good: str, bad: str, package: str) -> list[Build]:
     shas = {}
     for option, ref in (("--good", good), ("--bad", bad)):
         try:
-            shas[option] = _git(repo, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+            shas[option] = _git(repo, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}")
         except ReleaseError:
             raise ReleaseError(redact(f"{option} {ref}: no such commit in {source}")) from None
     if shas["--good"] == shas["--bad"]:
         raise ReleaseError(f"--good and --bad are the same commit ({shas['--good'][:12]}): name two")
-    ancestor = subprocess.run(git_command("-C", str(repo), "merge-base", "--is-ancestor", shas["--good"],
-                                          shas["--bad"]), capture_output=True, env=git_env())
+    ancestor = subprocess.run(git_command("-C", str(repo), "merge-base", "--is-ancestor", "--end-of-options",
+                                          shas["--good"], shas["--bad"]), capture_output=True, env=git_env())
     if ancestor.returncode != 0:
         raise ReleaseError(f"--good {good} is not an ancestor of --bad {bad}: good is the older commit")
-    between = _git(repo, "rev-list", "--first-parent", "--reverse", f"{shas['--good']}..{shas['--bad']}").split()
+    between = _git(repo, "rev-list", "--first-parent", "--reverse", "--end-of-options",
+                   f"{shas['--good']}..{shas['--bad']}").split()
     commits = [shas["--good"], *between]
     if commits[-1] != shas["--bad"]:
         raise ReleaseError(f"--bad {bad} is not on the first-parent line from --good {good}")
+    # the requirement keeps the URL's login (uv needs it, and environments take it out of every file they write:
+    # runtimes/python.py); what is shown or stored of it is redacted
     return [Build(sha[:12], f"{package} @ git+{url}@{sha}") for sha in commits]

@@ -30,9 +30,20 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from colbench.git import git_command, git_env
+from colbench.git import Credential, credential_env, git_command, git_env, split_credentials
 from colbench.install import INSTALL_UV
-from colbench.paths import NAME_PATTERN, check_name, envs_dir, owned, owned_dir, remove
+from colbench.paths import (
+    NAME_PATTERN,
+    UnsafePath,
+    check_name,
+    envs_dir,
+    expand_user,
+    move,
+    owned,
+    owned_dir,
+    remove,
+    write_text,
+)
 from colbench.redact import redact, redact_argv
 
 MARKER = "colbench-env.json"
@@ -106,7 +117,10 @@ def _parse_token(name: str, token: str, cwd: Path) -> str:
             raise EnvError(f"--env {name}: not a git URL: {token!r} (expected git+https://host/repo@ref)")
         return token
     if _looks_like_path(token) and not re.match(r"^[A-Za-z0-9._-]+\s*(@|\[)", token):
-        path = Path(token).expanduser()
+        try:
+            path = expand_user(token, f"--env {name}:")
+        except UnsafePath as exc:
+            raise EnvError(str(exc)) from None
         path = (cwd / path).resolve() if not path.is_absolute() else path.resolve()
         if not path.exists():
             raise EnvError(f"--env {name}: no such file or directory: {token}")
@@ -204,13 +218,11 @@ def colbench_project() -> Path:
     import colbench
     from colbench.runtimes.sources import copy_tree, tree_digest
 
-    package = Path(colbench.__file__).resolve().parent
-    checkout = package.parents[1]
-    if package.parent.name == "src" and (checkout / "pyproject.toml").is_file():
+    checkout = _checkout()
+    if checkout is not None:
         return checkout
-    from importlib import metadata
-
-    requirements = [r for r in metadata.requires("colbench") or [] if "extra ==" not in r]
+    package = Path(colbench.__file__).resolve().parent
+    requirements = _installed_requirements()
     pyproject = (
         f'[project]\nname = "colbench"\nversion = "{colbench.__version__}"\nrequires-python = ">=3.11"\n'
         f"dependencies = {json.dumps(requirements)}\n\n"
@@ -218,15 +230,15 @@ def colbench_project() -> Path:
         '[tool.hatch.build.targets.wheel]\npackages = ["src/colbench"]\n'
     )
     digest = hashlib.sha256((tree_digest(package) + pyproject).encode()).hexdigest()[:16]
-    tree = owned_dir(envs_dir(), "environments directory") / f".colbench-src-{digest}"
+    tree = owned(owned_dir(envs_dir(), "environments directory") / f".colbench-src-{digest}", "colbench source tree")
     if not (tree / "pyproject.toml").is_file():
         tmp = envs_dir() / f".tmp-src-{uuid.uuid4().hex[:8]}"
         try:
             copy_tree(package, tmp / "src" / "colbench")
-            (tmp / "pyproject.toml").write_text(pyproject)  # written last: a tree without it is never used
+            write_text(tmp / "pyproject.toml", pyproject)  # written last: a tree without it is never used
             with contextlib.suppress(OSError):
                 remove(tree, within=envs_dir())
-            tmp.rename(tree)
+            move(tmp, tree, "colbench source tree")
         except OSError:
             if not (tree / "pyproject.toml").is_file():
                 raise
@@ -234,6 +246,30 @@ def colbench_project() -> Path:
             with contextlib.suppress(OSError):
                 remove(tmp, within=envs_dir())
     return tree
+
+
+def _checkout() -> Path | None:
+    """The source checkout colbench runs from, if it runs from one."""
+    import colbench
+
+    package = Path(colbench.__file__).resolve().parent
+    checkout = package.parents[1]
+    if package.parent.name == "src" and (checkout / "pyproject.toml").is_file():
+        return checkout
+    return None
+
+
+def _installed_requirements() -> list[str]:
+    from importlib import metadata
+
+    return [r for r in metadata.requires("colbench") or [] if "extra ==" not in r]
+
+
+def check_resolves(spec: EnvSpec, python: str | None = None) -> str:
+    """The lock `spec` would be installed from, resolved by uv without building, installing or writing anything
+    (`run --dry-run`); an EnvError that quotes uv's reason when a pin cannot exist, as the real run's."""
+    lock, _ = resolve_requirements(spec, _checkout(), python)
+    return lock
 
 
 # ------------------------------------------------------------------------------------------------ uv
@@ -255,10 +291,13 @@ def _uv() -> list[str]:
     return [sys.executable, "-m", "uv"]
 
 
-def _run(cmd: Sequence[str], what: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = git_env()  # uv runs git for git URLs: with a repository's own commands off (colbench.git)
+def _run(cmd: Sequence[str], what: str, cwd: Path | None = None, *, stdin: str | None = None,
+         credentials: Sequence[Credential] = ()) -> subprocess.CompletedProcess[str]:
+    # uv runs git for git URLs: with a repository's own commands off, and the login of a URL from the environment
+    # (colbench.git): the URLs uv is given, and so the lock it writes, hold none
+    env = credential_env(credentials)
     env.pop("VIRTUAL_ENV", None)  # uv must use the --python given, never an activated environment
-    proc = subprocess.run(list(cmd), capture_output=True, text=True, cwd=cwd, env=env)
+    proc = subprocess.run(list(cmd), capture_output=True, text=True, cwd=cwd, env=env, input=stdin)
     if proc.returncode != 0:
         detail = (proc.stderr or proc.stdout).strip()
         raise EnvError(redact(f"{what} failed:\n{detail[-3000:]}"))  # uv quotes git URLs, tokens included
@@ -277,7 +316,9 @@ def _interpreter_info(python: str) -> dict[str, str]:
     return info
 
 
-def _project_requirements(project_root: Path) -> list[str]:
+def _project_requirements(project_root: Path | None) -> list[str]:
+    if project_root is None:  # an installed colbench: its own metadata
+        return _installed_requirements()
     pyproject = project_root / "pyproject.toml"
     try:
         data = tomllib.loads(pyproject.read_text())
@@ -308,8 +349,23 @@ def _local_fingerprint(req: str) -> str:
         return f"{path}:{newest}"
 
 
-def resolve_requirements(spec: EnvSpec, project_root: Path, python: str | None = None) -> tuple[str, list[str]]:
-    """Compile the full, pinned requirement set of an environment; returns (lock text, requirements.in)."""
+def without_credentials(requirements: Sequence[str]) -> tuple[list[str], tuple[Credential, ...]]:
+    """The requirements with the login of every URL taken out (`pkg @ git+https://u:TOKEN@host/r` →
+    `pkg @ git+https://host/r`), and the logins, which uv's git gets from the environment (colbench.git)."""
+    clean: list[str] = []
+    credentials: list[Credential] = []
+    for requirement in requirements:
+        text, found = split_credentials(requirement)
+        clean.append(text)
+        credentials += found
+    return clean, tuple(dict.fromkeys(credentials))
+
+
+def resolve_requirements(spec: EnvSpec, project_root: Path | None, python: str | None = None,
+                         ) -> tuple[str, list[str]]:
+    """Compile the full, pinned requirement set of an environment; returns (lock text, requirements.in). Nothing is
+    written: uv reads the requirements on stdin and prints the lock (so `run --dry-run` resolves every pin too). A
+    pin that cannot exist is an EnvError that quotes uv's reason."""
     python = python or sys.executable
     pinned = spec_package_names(spec.requirements)
     project = [
@@ -317,33 +373,17 @@ def resolve_requirements(spec: EnvSpec, project_root: Path, python: str | None =
         for r in _project_requirements(project_root)
         if canonical_name(re.split(r"[\s\[<>=!~;@]", r, maxsplit=1)[0]) not in pinned
     ]
-    requirements = [*project, *spec.requirements]
-    work = owned_dir(envs_dir(), "environments directory") / f".resolve-{uuid.uuid4().hex[:8]}"
-    work.mkdir()
-    try:
-        (work / "requirements.in").write_text("\n".join(requirements) + "\n")
-        _run(
-            [
-                *_uv(),
-                "pip",
-                "compile",
-                str(work / "requirements.in"),
-                "--python",
-                python,
-                "--no-header",
-                "--no-annotate",
-                "--quiet",
-                *spec.index_options,
-                "-o",
-                str(work / LOCK_FILE),
-            ],
-            f"resolving environment {spec.name!r} ({spec.text})",
-            cwd=project_root,
-        )
-        lock = (work / LOCK_FILE).read_text()
-    finally:
-        remove(work, within=envs_dir())
-    return lock, requirements
+    wanted, credentials = without_credentials(spec.requirements)
+    requirements = [*project, *wanted]
+    proc = _run(
+        [*_uv(), "pip", "compile", "-", "--python", python, "--no-header", "--no-annotate", "--quiet",
+         *spec.index_options],
+        f"resolving environment {spec.name!r} ({spec.text})",
+        cwd=project_root,
+        stdin="\n".join(requirements) + "\n",
+        credentials=credentials,
+    )
+    return proc.stdout, requirements
 
 
 def _environment_key(lock: str, interp: dict[str, str], project_root: Path, spec: EnvSpec) -> str:
@@ -462,18 +502,21 @@ def ensure_environment(spec: EnvSpec, project_root: Path, *, python: str | None 
     if existing is not None:
         return existing
     owned_dir(root, "environments directory")
-    tmp = root / f".tmp-{key}-{uuid.uuid4().hex[:8]}"
+    owned(dest, "environment")
+    tmp = owned(root / f".tmp-{key}-{uuid.uuid4().hex[:8]}", "environment")
+    _, credentials = without_credentials(spec.requirements)
     uv = _uv()
     try:
         _run(
             [*uv, "venv", str(tmp), "--python", python, "--relocatable", "--quiet"], f"creating venv for {spec.name!r}"
         )
-        (tmp / LOCK_FILE).write_text(lock)
+        write_text(tmp / LOCK_FILE, lock, "lock file")  # the URLs in it hold no login (resolve_requirements)
         env_python = str(_python_in(tmp))
         _run(
             [*uv, "pip", "sync", str(tmp / LOCK_FILE), "--python", env_python, "--quiet", *spec.index_options],
             f"installing environment {spec.name!r} ({spec.text})",
             cwd=project_root,
+            credentials=credentials,
         )
         _run(
             [*uv, "pip", "install", "--python", env_python, "--no-deps", "--quiet", "-e", str(project_root)],
@@ -491,16 +534,14 @@ def ensure_environment(spec: EnvSpec, project_root: Path, *, python: str | None 
             "project_root": str(project_root),
             "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         }
-        marker_tmp = tmp / f"{MARKER}.tmp"
-        marker_tmp.write_text(json.dumps(meta, indent=2, sort_keys=True))
-        marker_tmp.rename(tmp / MARKER)
+        write_text(tmp / MARKER, json.dumps(meta, indent=2, sort_keys=True), "environment marker")
         try:
-            tmp.rename(dest)
+            move(tmp, dest, "environment")
         except OSError:
             # Someone else finished the same key first (or a broken leftover is in the way).
             if _load(dest) is None:
                 remove(dest, within=root)
-                tmp.rename(dest)
+                move(tmp, dest, "environment")
     finally:
         if tmp.exists():
             remove(tmp, within=root)
