@@ -83,6 +83,18 @@ def printable(text: Any) -> Any:
     return _CONTROL.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), text)
 
 
+#: what no document colbench writes may hold as text: C0 controls but tab, newline and carriage return, DEL, C1
+#: controls, lone surrogates, U+FFFE/U+FFFF (XML forbids most of them; in HTML they are parse errors, and ESC, BEL or
+#: NUL from a profiled symbol or a shared store's name must not reach a page raw)
+_NOT_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+
+
+def document_text(text: str) -> str:
+    """`text` for an HTML page or an SVG/XML document: every character no document may hold replaced by U+FFFD
+    (the replacement character, as a reader shows undecodable input)."""
+    return _NOT_TEXT.sub("\ufffd", text)
+
+
 def clip(text: str, limit: int = 80) -> str:
     """`text` cut to `limit` characters, saying how many more there were."""
     if len(text) <= limit:

@@ -300,7 +300,7 @@ def estimate(request: RunRequest, observer: RunObserver | None = None) -> RunEst
     from colbench.store.base import StoreError
 
     prepared = _prepare(request, observer or RunObserver(), dry_run=True)
-    env_options.check_envs(list(request.envs))
+    env_options.check_envs(list(request.envs), resolve=True)  # every pin resolved, as the real run would
     config, plan = prepared.config, prepared.plan
     iterations, warmup, processes = config.resolved(plan)
     try:

@@ -16,11 +16,11 @@ forbids (control characters, lone surrogates) become U+FFFD.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from xml.sax.saxutils import escape as _escape
 
+from colbench.redact import document_text
 from colbench.render.fmt import fmt_cost
 
 WIDTH_PX = 1200
@@ -33,14 +33,11 @@ MIN_WIDTH_PX = 0.3
 
 Stack = tuple[str, ...]
 
-#: what XML 1.0 does not allow in a document at all, escaped or not: control characters, lone surrogates, U+FFFE/F
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
-
-
 def escape(text: str) -> str:
     """Text for an SVG element: `&`, `<`, `>` escaped, and characters no XML document may hold replaced by U+FFFD
-    (a symbol or a file name can have them; one would make the whole SVG unreadable)."""
-    return _escape(_NOT_XML.sub("\ufffd", text))
+    (a symbol or a file name can have them; one would make the whole SVG unreadable): `redact.document_text`, the
+    replacement every HTML view makes too."""
+    return _escape(document_text(text))
 
 
 #: one frame as drawn: (row, x, width, fill colour, label, hover text)

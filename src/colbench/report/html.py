@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, TypedDict
 
 import jinja2
+import markupsafe
 from rich.errors import MarkupError
 from rich.table import Table
 from rich.text import Text
@@ -30,8 +31,8 @@ from colbench.experiments.e3_ipc_bandwidth.bandwidth import MachineBandwidth
 from colbench.experiments.registry import experiment_tables
 from colbench.model.metrics import metric as metric_named
 from colbench.model.records import EnvironmentCheck, Result, Run, Side
-from colbench.paths import inside
-from colbench.redact import redact_argv
+from colbench.paths import inside, owned_dir, write_text
+from colbench.redact import document_text, redact_argv
 from colbench.render.figures import Plot
 from colbench.render.fmt import (
     fmt_bytes,
@@ -535,11 +536,24 @@ def _slug(text: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "-" for c in text).strip("-") or "x"
 
 
+def _document_value(value: Any) -> Any:
+    """Every value a template prints, before it is escaped: control characters (ESC, BEL, NUL … from a profiled
+    function's name, a shared store's run name, a parameter) replaced by U+FFFD, as in the SVG flame graphs. Markup
+    (an SVG drawn here) stays markup."""
+    if isinstance(value, markupsafe.Markup):
+        return markupsafe.Markup(document_text(str(value)))
+    if isinstance(value, str):
+        return document_text(value)
+    return value
+
+
 @functools.cache
 def environment() -> jinja2.Environment:
+    """The templates of the report and the dashboard: autoescaped, and every printed value is document text
+    (`_document_value`), whichever field it comes from."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), undefined=jinja2.StrictUndefined,
                              autoescape=jinja2.select_autoescape(("html",), default_for_string=True),
-                             trim_blocks=True, lstrip_blocks=True)
+                             trim_blocks=True, lstrip_blocks=True, finalize=_document_value)
     env.filters.update(seconds=fmt_seconds, ratio=_ratio, pct=_pct, level=_level, bytes=fmt_bytes,
                        measured=fmt_measured)
     env.globals.update(colbench_version=colbench.__version__, min_runs=MIN_RUNS,
@@ -629,10 +643,11 @@ def write_report(store: Store, run_ids: Sequence[str], output: Path, *, fmt: str
     compares = cross_run_compares(store, run_ids, baseline_id, with_plot=html, metrics=metrics)
     watched = [view.run.watch["id"] for view in views if view.run.watch]
     watches = timelines(store, watched) if watched else []
-    output.mkdir(parents=True, exist_ok=True)
+    # the output directory is the user's; below it, every level is checked (colbench.paths): a run's folder or a
+    # file there that is a link leading out of it is refused, never written through
+    owned_dir(output, "report directory", output)
     if not html:
-        path = output / "report.md"
-        path.write_text(render_markdown(views, compares, watches), encoding="utf-8")
+        path = write_text(output / "report.md", render_markdown(views, compares, watches), "report", output)
         return [path]
     written: list[Path] = []
     files: dict[str, dict[str, tuple[str, str]]] = {}
@@ -640,12 +655,11 @@ def write_report(store: Store, run_ids: Sequence[str], output: Path, *, fmt: str
         # a run id read from a store (perhaps copied from elsewhere) becomes a directory: it must stay in `output`
         directory = inside(output, view.run.run_id, what="run id") if len(views) > 1 else output
         for plot in [*view.plots, *([view.claims_plot] if view.claims_plot else [])]:
-            png, svg = plot.save(directory)
+            png, svg = plot.save(directory, root=output)
             written += [png, svg]
             files.setdefault(view.run.run_id, {})[plot.key] = (str(png.relative_to(output)),
                                                                   str(svg.relative_to(output)))
-    index = output / "index.html"
-    index.write_text(render_report_html(views, compares, files, watches), encoding="utf-8")
+    index = write_text(output / "index.html", render_report_html(views, compares, files, watches), "report", output)
     return [index, *written]
 
 

@@ -13,14 +13,19 @@ from colbench.model.records import Run
 from colbench.paths import check_name
 from colbench.redact import is_redacted, redact
 from colbench.runner.execute import EnvChoice
-from colbench.runner.runtime_envs import is_runtime_spec, runtime_env
-from colbench.runtimes.python import EnvError, colbench_project, ensure_environment, parse_env_option
+from colbench.runner.points import build_error_line
+from colbench.runner.runtime_envs import is_runtime_spec, resolve_runtime_env, runtime_env
+from colbench.runtimes.python import EnvError, check_resolves, colbench_project, ensure_environment, parse_env_option
 
 
-def check_envs(options: list[str]) -> None:
-    """Everything about --env options that can be checked without building anything (--dry-run checks this too)."""
+def check_envs(options: list[str], *, resolve: bool = False) -> None:
+    """Everything about --env options that can be checked without building anything. `resolve` (--dry-run): every
+    pin is resolved too, as the real run would (uv's resolver for Python requirements, Maven Central or the
+    installed R packages for runtime pins), without installing or writing anything; a pin that cannot exist is
+    the EnvError the real run would give."""
 
     names = []
+    specs = []
     for option in options:
         name, _, spec_text = option.partition("=")
         if spec_text.strip().startswith("@current"):
@@ -28,9 +33,22 @@ def check_envs(options: list[str]) -> None:
         elif is_runtime_spec(spec_text):
             names.append(check_name(name.strip(), "--env name"))
         else:
-            names.append(parse_env_option(option).name)
+            spec = parse_env_option(option)
+            names.append(spec.name)
+            specs.append(spec)
     if len(set(names)) != len(names):
         raise EnvError(f"--env names must differ: {', '.join(names)}")
+    if not resolve:
+        return
+    for option in options:
+        _, _, spec_text = option.partition("=")
+        if is_runtime_spec(spec_text):
+            resolve_runtime_env(option)
+    for spec in specs:
+        try:
+            check_resolves(spec)
+        except EnvError as exc:
+            raise EnvError(f"--env {spec.name}: {build_error_line(str(exc), limit=500)}") from None
 
 
 def current_env(name: str, spec: str) -> EnvChoice:

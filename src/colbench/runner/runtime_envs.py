@@ -44,6 +44,16 @@ def runtime_env(option: str, say: Say = _quiet) -> EnvChoice:
     return EnvChoice(name=name, spec=spec, key=key, runtime=prefix, resolved=resolved)
 
 
+def resolve_runtime_env(option: str) -> dict[str, str]:
+    """`NAME=<runtime>:SPEC` checked and resolved without making its worker ready (`run --dry-run`)."""
+    name, _, spec = option.partition("=")
+    prefix, _, rest = spec.strip().partition(":")
+    try:
+        return get_runtime(prefix).resolve_spec(rest)
+    except (PinError, RuntimeUnavailable) as exc:
+        raise EnvError(f"--env {name.strip()}: {exc}") from None
+
+
 def fit_plan_to_envs(plan: Plan, envs: Sequence[EnvChoice], say: Say = _quiet) -> list[tuple[str, Any, str]]:
     """Keep the cases the environments can run, and make their workers ready (e.g. build a missing jar).
 

@@ -48,6 +48,9 @@ class Runtime:
     pin: Callable[[str, Say], dict[str, str]] | None = None
     #: make the worker for these pins ready before a run (build what is missing); raises RuntimeUnavailable
     prepare: Callable[[Mapping[str, str], Say], None] | None = None
+    #: `--env NAME=<runtime>:SPEC` checked and resolved without making anything (`run --dry-run`): the versions it
+    #: pins, or a PinError when one cannot exist
+    check_pin: Callable[[str], dict[str, str]] | None = None
     #: why `--measure instructions` cannot count this worker's timed calls; None when it can
     instructions_unsupported: str | None = None
 
@@ -64,6 +67,12 @@ class Runtime:
         if self.pin is None:
             raise PinError(f"{self.display} environments are not pinned this way")
         return self.pin(spec, say)
+
+    def resolve_spec(self, spec: str) -> dict[str, str]:
+        """What `pin_spec` would pin, without building or installing anything."""
+        if self.check_pin is None:
+            raise PinError(f"{self.display} environments are not pinned this way")
+        return self.check_pin(spec)
 
     def make_ready(self, pins: Mapping[str, str] | None = None, say: Say = _quiet) -> None:
         if self.prepare is not None:
@@ -84,10 +93,11 @@ def _java_prepare(pins: Mapping[str, str], say: Say) -> None:
 RUNTIMES: dict[str, Runtime] = {
     "python": Runtime("python", "Python", _python_command, lambda: None, assumed_startup_s=0.25),
     "r": Runtime("r", "R", lambda _python, _pins: r.command(), r.unavailable, setup_script="r/install.sh",
-                 assumed_startup_s=0.5, pin=lambda spec, _say: r.pin(spec),
+                 assumed_startup_s=0.5, pin=lambda spec, _say: r.pin(spec), check_pin=r.pin,
                  instructions_unsupported="the R worker has no callgrind client-request hook yet"),
     "java": Runtime("java", "Java", lambda _python, pins: java.java_command(pins.get("arrow")),
                     java.java_unavailable, assumed_startup_s=1.0, pin=java.pin, prepare=_java_prepare,
+                    check_pin=java.check_pin,
                     instructions_unsupported="the Java worker has no callgrind hook, and the JIT compiles on "
                     "background threads at varying times, so its counts would not repeat"),
 }
