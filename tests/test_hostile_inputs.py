@@ -174,6 +174,35 @@ ROWS = [
     Row("run-name-escape", (*TINY_RUN, "--run-name", "\x1b[31mred\x1b]0;owned\x07"), 2, "control characters"),
     Row("machine-escape", (*TINY_RUN, "--machine", "m\x1b[2J"), 2, "control characters"),
     Row("compare-alpha-nan", ("compare", "latest", "latest", "--alpha", "nan"), 2, "--alpha", "store"),
+    # --- round 3 (issue 32): every level of an owned path, bounded network calls, git arguments, dry-run pins -----
+    Row("run-store-spool-linked", TINY_RUN, 2, "is a symlink to", "linked_store_spool"),
+    Row("make-data-linked", ("data", "make", "fanniemae_2016Q4", "--rows", "500", "--format", "csv"), 2,
+        "is a symlink to", "linked_data"),
+    Row("make-cache-dataset-file-linked", ("data", "make", "int64_frame", "--rows", "10", "--format", "csv"), 2,
+        "is a symlink to", "linked_cache_file"),
+    Row("register-registry-linked", ("data", "register", "mine", "{sentinel}"), 2, "is a symlink to",
+        "linked_registry"),
+    Row("get-download-linked", ("data", "get", "mine", "--no-progress"), 2, "is a symlink to", "linked_user_download"),
+    Row("bisect-git-option", ("bisect", "placebo", "--param", "duration=0", "--git", "--upload-pack=touch pwned;#://",
+                              "--package", "x", "--good", "a", "--bad", "b"), 2, "not an option"),
+    Row("bisect-git-option-url", ("bisect", "placebo", "--param", "duration=0", "--git", "-uhttps://h/r", "--package",
+                                  "x", "--good", "a", "--bad", "b"), 2, "not an option"),
+    Row("bisect-git-no-such-dir", ("bisect", "placebo", "--param", "duration=0", "--git", "{abs}/nope", "--package",
+                                   "x", "--good", "a", "--bad", "b"), 2, "neither a URL"),
+    Row("bisect-git-ext", ("bisect", "placebo", "--param", "duration=0", "--git", "ext::sh -c touch% pwned",
+                           "--package", "x", "--good", "a", "--bad", "b"), 2, "neither a URL"),
+    Row("bisect-git-not-a-repository", ("bisect", "placebo", "--param", "duration=0", "--git", "file://{abs}",
+                                        "--package", "x", "--good", "a", "--bad", "b"), 2,
+        "does not appear to be a git repository"),
+    Row("env-pin-cannot-exist-dry", (*TINY_RUN, "--env", "a=pyarrow==999", "--dry-run"), 2,
+        "no version of pyarrow==999"),
+    Row("store-tilde-no-user", ("show", "--store", "~colbench-no-such-user/x.duckdb"), 2, "names no user"),
+    Row("git-tilde-no-user", ("bisect", "placebo", "--param", "duration=0", "--git", "~colbench-no-such-user/r",
+                              "--package", "x", "--good", "a", "--bad", "b"), 2, "names no user"),
+    Row("net-deadline-zero", ("publish", "--conbench", "http://127.0.0.1:9", "--net-deadline", "0"), 2,
+        "a number above 0", "store"),
+    Row("net-deadline-env-garbage", ("publish", "--conbench", "http://127.0.0.1:9"), 2, "--net-deadline",
+        "store_and_bad_deadline"),
     # --- rows the other helpers of issue 11 add to this table (placeholders) ----------------------------------
     # damaged store (a tail-truncated DuckDB file): show latest / export / report / run → 2, "colbench store info"
     # --store under a file; an unwritable COLBENCH_HOME; a read-only store file opened read-only by reading commands
@@ -247,6 +276,25 @@ def _plant_env(box: Sandbox) -> None:
     _link(box.home / "envs", box.decoys["abs"] / "envs")
 
 
+def _plant_store_spool(box: Sandbox) -> None:
+    """The issue's probe: `spool/<key of the default store>` a link to a decoy holding a file in `results/`."""
+    from colbench.store.spool import store_key
+
+    key = store_key("duckdb:" + str((box.home / "results.duckdb").resolve()))
+    (box.decoys["abs"] / "results").mkdir()
+    (box.decoys["abs"] / "results" / "keep.txt").write_text("not a spooled result: must stay where it is\n")
+    _link(box.home / "spool" / key, box.decoys["abs"])
+
+
+def _plant_user_download(box: Sandbox) -> None:
+    """A registered user source (a local file) whose folder in the downloads is a link to a decoy."""
+    source = box.root / "mine.csv"
+    source.write_text("a,b\n1,2\n")
+    done = cli(box, "data", "register", "mine", str(source))
+    assert done.returncode == 0, done.stderr
+    _link(box.home / "data/downloads/mine", box.decoys["abs"])
+
+
 def _link(link: Path, target: Path) -> None:
     link.parent.mkdir(parents=True, exist_ok=True)
     link.symlink_to(target, target_is_directory=target.is_dir())
@@ -265,6 +313,11 @@ SETUPS = {
     "linked_spool": lambda box, seed: _link(box.home / "spool", box.decoys["abs"]),
     "linked_profiles": lambda box, seed: (shutil.copy(seed, box.home / "results.duckdb"),
                                           _link(box.home / "profiles", box.decoys["abs"])),
+    "linked_store_spool": lambda box, seed: _plant_store_spool(box),
+    "linked_cache_file": lambda box, seed: _link(box.home / "data/cache/int64_frame/r10-s0/csv.csv", box.sentinel),
+    "linked_registry": lambda box, seed: _link(box.home / "sources.json", box.sentinel),
+    "linked_user_download": lambda box, seed: _plant_user_download(box),
+    "store_and_bad_deadline": lambda box, seed: shutil.copy(seed, box.home / "results.duckdb"),
     "evil_registry": lambda box, seed: (box.home / "sources.json").write_text(json.dumps(
         {"sources": [{"name": "../../../decoy", "url": "http://127.0.0.1:9/decoy.csv"}]})),
 }
@@ -280,7 +333,8 @@ def test_hostile_input(row: Row, sandbox: Sandbox, seeded_store: Path) -> None:
         SETUPS[row.setup](sandbox, seeded_store)
     before = sandbox.snapshot()
     argv = [sandbox.fill(a).encode().decode("unicode_escape") if "\\x" in a else sandbox.fill(a) for a in row.argv]
-    done = cli(sandbox, *argv)
+    extra = {"COLBENCH_NET_DEADLINE_S": "soon"} if row.setup == "store_and_bad_deadline" else None
+    done = cli(sandbox, *argv, extra_env=extra)
     shown = f"exit {done.returncode}\n--- stdout\n{done.stdout}\n--- stderr\n{done.stderr}"
     assert done.returncode == row.code, shown
     assert "Traceback" not in done.stdout + done.stderr, shown
@@ -740,3 +794,103 @@ def test_an_old_spool_beside_the_store_is_read_and_left_alone(sandbox, seeded_st
     assert (old / f"{doc['result_id']}.json").exists()
     assert any(r.result_id == doc["result_id"]
                for r in open_store(str(where), create=False, read_only=True).results())
+
+
+# ------------------------------------------------------------------------------- round 3: behaviour, not a row
+
+def test_publish_against_a_trickling_server_ends_within_its_deadline(sandbox, seeded_store):
+    """The issue's probe: a server that announces a body and sends a byte at a time. `publish` gives up at its
+    deadline with one line and exit 2; the store is as it was."""
+    from tests.netfaults import fault_server
+
+    shutil.copy(seeded_store, sandbox.home / "results.duckdb")
+    before = (sandbox.home / "results.duckdb").read_bytes()
+    login = {"CONBENCH_EMAIL": "me@example.org", "CONBENCH_PASSWORD": "S3cretPassw0rd"}
+    with fault_server() as server:
+        for args, env in (((), {"COLBENCH_NET_DEADLINE_S": "2"}), (("--net-deadline", "2"), {})):
+            started = time.monotonic()
+            done = cli(sandbox, "publish", "--conbench", f"{server.url}/slow-body", *args, extra_env={**login, **env})
+            took = time.monotonic() - started
+            lines = message_lines(done.stderr)
+            assert done.returncode == 2 and len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+            assert "in 2 s, the deadline of a network call" in lines[0], lines[0]
+            assert took < 2 + 15, f"publish took {took:.0f} s against a 2 s deadline"  # 15 s: starting colbench
+            assert_no_secret(done.stdout + done.stderr, "publish against a trickling server")
+        for behaviour, phrase in (("error500", "failed with a server error at the login"),
+                                  ("error401", "refused the login of me@example.org (HTTP 401"),
+                                  ("redirect", "another server")):
+            done = cli(sandbox, "publish", "--conbench", f"{server.url}/{behaviour}", "--net-deadline", "2",
+                       extra_env=login)
+            lines = message_lines(done.stderr)
+            assert done.returncode == 2 and len(lines) == 1 and phrase in lines[0], done.stderr
+    assert (sandbox.home / "results.duckdb").read_bytes() == before
+
+
+def test_a_password_in_a_git_url_reaches_no_file(sandbox, tmp_path):
+    """`bisect --git http://me:PASSWORD@host/repo`: the clone (under $COLBENCH_HOME/git/) and an environment built
+    from one of its commits (envs/<key>/requirements.lock) get the login from the environment, never a file: no
+    file in the home holds the password, yet the server saw it (so the login really went through)."""
+    from tests.githttp import git_http_server
+
+    served = tmp_path / "served"
+    work = tmp_path / "pkg"
+    (work / "probepkg").mkdir(parents=True)
+    (work / "pyproject.toml").write_text('[project]\nname = "probepkg"\nversion = "0.1.0"\n\n[build-system]\n'
+                                         'requires = ["hatchling"]\nbuild-backend = "hatchling.build"\n')
+    (work / "probepkg" / "__init__.py").write_text("X = 1\n")
+    git = ["git", "-C", str(work), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q", "-b", "main", str(work)], check=True)
+    for message in ("one", "two"):
+        subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", message], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "package"], check=True)
+    subprocess.run(["git", "clone", "-q", "--bare", str(work), str(served / "probe.git")], check=True)
+    script = (
+        "import sys\n"
+        "from colbench.runtimes.builds import git_builds\n"
+        "from colbench.runtimes.python import EnvSpec, colbench_project, ensure_environment\n"
+        "builds = git_builds(sys.argv[1], 'main~2', 'main', 'probepkg')\n"
+        "env = ensure_environment(EnvSpec('p', (builds[-1].requirement,)), colbench_project())\n"
+        "print(env.lock_file.read_text())\n")
+    with git_http_server(served, "me", "S3cretPassw0rd") as server:
+        url = server.url("probe.git", "me:S3cretPassw0rd")
+        env = {k: v for k, v in os.environ.items() if k not in ("COLBENCH_STORE", "COLBENCH_DATA")}
+        done = subprocess.run([sys.executable, "-c", script, url], capture_output=True, text=True, timeout=600,
+                              env={**env, "COLBENCH_HOME": str(sandbox.home)}, cwd=sandbox.work)
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert f"probepkg @ git+http://127.0.0.1:{server.port}/probe.git@" in done.stdout
+        assert "me:S3cretPassw0rd" in server.logins  # git (and uv's git) logged in with it
+        # a wrong password: git's reason, one line, and nothing written with it either
+        done = cli(sandbox, "bisect", "placebo", "--param", "duration=0", "--git",
+                   server.url("probe.git", "me:wr0ngPassw0rd"), "--package", "probepkg", "--good", "main~1", "--bad",
+                   "main")
+        assert done.returncode == 2 and len(message_lines(done.stderr)) == 1, done.stderr
+        assert "fatal: Authentication failed" in done.stderr and "wr0ng" not in done.stderr, done.stderr
+    held = [p for p in sandbox.home.rglob("*") if p.is_file() and not p.is_symlink()
+            and (b"S3cretPassw0rd" in p.read_bytes() or b"wr0ngPassw0rd" in p.read_bytes())]
+    assert not held, f"a password is in {held}"
+    (config,) = sandbox.home.glob("git/*/config")
+    assert f"url = http://127.0.0.1:{server.port}/probe.git" in config.read_text()
+    assert list(sandbox.home.glob("envs/*/requirements.lock"))
+
+
+def test_control_characters_reach_no_html_page_raw(sandbox, seeded_store):
+    """A run name and a machine name with ESC, BEL and NUL (from a shared store): the HTML report and the dashboard
+    show U+FFFD in their place, as the SVG flame graphs do."""
+    from colbench.store import open_store
+
+    shutil.copy(seeded_store, sandbox.home / "results.duckdb")
+    store = open_store(str(sandbox.home / "results.duckdb"))
+    (run,) = store.list_runs()
+    run.name = "name\x1b]0;owned\x07\x00\x1b[31m"
+    run.machine["name"] = "box\x1b[2J\x7f\x9b"
+    store.update_run(run)
+    store.close()
+    out = sandbox.root / "report"
+    done = cli(sandbox, "report", "latest", "--no-history", "-o", str(out))
+    assert done.returncode == 0, done.stderr
+    page = (out / "index.html").read_bytes()
+    raw = [c for c in (b"\x1b", b"\x07", b"\x00", b"\x7f", "\x9b".encode()) if c in page]
+    assert not raw and "name\ufffd]0;owned".encode() in page, raw
+    for path, body in _dashboard_pages(sandbox, [run.run_id]).items():
+        assert not any(c in body for c in (b"\x1b", b"\x07", b"\x00")), path
