@@ -142,8 +142,9 @@ def test_conbench_html_instead_of_json(server: FaultServer) -> None:
     from colbench.store.conbench.client import ConbenchError
 
     session = ConbenchSession(f"{server.url}/html", email="me@example.org", password="pw", timeout_s=DEADLINE)
-    session.logged_in = True
-    with pytest.raises(ConbenchError, match="did not answer JSON: is it a Conbench server"):
+    with pytest.raises(ConbenchError, match="answered text/html where json was expected"):
+        session.login()  # a captive portal's 200 is no login
+    with pytest.raises(ConbenchError, match="answered text/html where json was expected"):
         session.batches("run")
 
 

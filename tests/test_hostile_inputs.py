@@ -176,6 +176,7 @@ ROWS = [
     Row("compare-alpha-nan", ("compare", "latest", "latest", "--alpha", "nan"), 2, "--alpha", "store"),
     # --- round 3 (issue 32): every level of an owned path, bounded network calls, git arguments, dry-run pins -----
     Row("run-store-spool-linked", TINY_RUN, 2, "is a symlink to", "linked_store_spool"),
+    Row("run-profile-profiles-linked", (*TINY_RUN, "--profile"), 2, "is a symlink to", "linked_profiles"),
     Row("make-data-linked", ("data", "make", "fanniemae_2016Q4", "--rows", "500", "--format", "csv"), 2,
         "is a symlink to", "linked_data"),
     Row("make-cache-dataset-file-linked", ("data", "make", "int64_frame", "--rows", "10", "--format", "csv"), 2,

@@ -165,6 +165,10 @@ def launch_for(case: PlannedCase, env: EnvChoice, config: RunConfig) -> tuple[Wo
 
 
 def start_run(store: Store, config: RunConfig, plan: Plan, envs: Sequence[EnvChoice], argv: list[str]) -> Run:
+    if config.profile:  # where its profiles go: a folder there linked out of the home is refused before the run starts
+        from colbench.store.profiles import check_writable
+
+        check_writable(store)
     iterations, warmup, processes = config.resolved(plan)
     info = machine_info(config.machine_name)
     memcpy_threads = [int_param(c.params, "threads") for c in plan.cases if "memcpy" in c.benchmark.calibrations]

@@ -138,6 +138,12 @@ def check_removable(store: Any) -> None:
             owned(folder, "profiles directory")
 
 
+def check_writable(store: Any) -> None:
+    """UnsafePath unless the store's profiles folder (`profiles/<key>/runs`) is colbench's at every level: checked
+    before a `run --profile` starts, so a link planted there is one line, not a warning per case."""
+    owned(profiles_root(store) / "runs", "profiles directory")
+
+
 def remove_run_profiles(store: Any, run_id: str) -> int:
     """Delete a run's profiles and the explain folders that name it (when the run is deleted); returns the bytes
     freed. A symlink in place of a folder is removed itself, never what it points to."""

@@ -99,7 +99,7 @@ class ConbenchSession:
         for attempt in range(attempts):
             try:
                 answer = request(self.url + path, method=method, data=data, cookies=self._cookies,
-                                 deadline_s=max(0.001, end - time.monotonic()),
+                                 deadline_s=max(0.001, end - time.monotonic()), content_types=("json",),
                                  headers={"Content-Type": "application/json", "Accept": "application/json"})
             except NetError as exc:
                 again = exc.kind in ("reset", "not-http") or (exc.kind == "unreachable" and "refused" not in
