@@ -31,7 +31,17 @@ from pathlib import Path
 from typing import Any, Literal
 
 from colbench.model.records import Json, Result, Run
-from colbench.paths import colbench_home, fsync_dir, move, owned, owned_dir, remove, write_atomic, write_text
+from colbench.paths import (
+    UnsafePath,
+    colbench_home,
+    fsync_dir,
+    move,
+    owned,
+    owned_dir,
+    remove,
+    write_atomic,
+    write_text,
+)
 
 log = logging.getLogger("colbench.store")
 
@@ -185,6 +195,10 @@ class Spool:
         folder = self.dir / sub
         if not folder.is_dir():
             return
+        try:
+            owned(folder, "spool folder", self.root)
+        except UnsafePath:  # a link planted there holds nothing of ours (writing or syncing refuses it, loudly)
+            return
         for path in sorted(folder.iterdir()):
             name = path.name
             if name.startswith("."):  # a file still being written (data.atomic)
@@ -226,6 +240,9 @@ class Spool:
         short, another shape) moves to `bad/`."""
         report = SyncReport()
         self.check()  # a folder linked out of the home: refused before a file there is claimed (renamed)
+        for sub in ("runs", "results"):
+            if os.path.lexists(self.dir / sub):
+                owned(self.dir / sub, "spool folder", self.root)
         for sub in ("runs", "results"):
             paths = list(self._files(sub))
             for start in range(0, len(paths), batch):
