@@ -1,5 +1,5 @@
-"""A small client of Conbench's HTTP API (urllib and a cookie jar: no dependency): login, which generation of the
-API the server speaks, the results a run holds there, run records, posting results.
+"""A small client of Conbench's HTTP API (colbench.bounded_http and a cookie jar: no dependency): login, which
+generation of the API the server speaks, the results a run holds there, run records, posting results.
 
 Two generations are in use (read in conbench/conbench, https://github.com/conbench/conbench, `conbench/api/`):
 
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from http.cookiejar import CookieJar
 from typing import Any
 
-from colbench.bounded_http import DEFAULT_DEADLINE_S, NetError, answer_reason, deadline_from_env, request
+from colbench.bounded_http import NetError, answer_reason, deadline_from_env, request
 from colbench.redact import redact
 from colbench.store.base import StoreError
 
@@ -52,11 +52,6 @@ LEGACY = ApiGeneration("/api/benchmarks/", "Conbench up to 2023.4 (/api/benchmar
 CURRENT = ApiGeneration("/api/benchmark-results/", "Conbench after 2023.4 (/api/benchmark-results/)",
                         commit_required=False, repository_required=True)
 
-#: one call's total deadline (its retries included) unless told otherwise: a result's POST makes the server fetch an
-#: unknown commit from GitHub, which it gives up on after 20 s
-TIMEOUT_S = DEFAULT_DEADLINE_S
-
-
 def _reason(body: bytes) -> str:
     """The server's explanation in an error answer, on one line."""
     return answer_reason(body)
@@ -78,7 +73,8 @@ class ConbenchSession:
         self.shown_url = redact(self.url)
         self.email = email if email is not None else os.environ.get("CONBENCH_EMAIL", "")
         self.password = password if password is not None else os.environ.get("CONBENCH_PASSWORD", "")
-        try:
+        try:  # one call's total deadline, its retries included (a minute by default: a result's POST makes the
+            # server fetch an unknown commit from GitHub, which it gives up on after 20 s)
             self.timeout_s = timeout_s if timeout_s is not None else deadline_from_env()
         except NetError as exc:
             raise ConbenchError(str(exc)) from None
