@@ -14,15 +14,13 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import time
-import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 from colbench.app.errors import UsageError
+from colbench.bounded_http import NetError, request
 from colbench.model.watch import WatchAlert, WatchedRelease
 from colbench.redact import clip, redact
 from colbench.report.watch_text import TOLD, webhook_payload
@@ -67,24 +65,27 @@ def shown(url: str) -> str:
     return f"{parts.scheme}://{host}{port}/…" if parts.scheme and host else redact(url)[:40]
 
 
+#: what a webhook did, without its URL (its path is its secret): colbench.bounded_http's kinds of failure
+_WHAT_IT_DID = {"timeout": "gave no whole answer within the deadline", "too-large": "answered with too much",
+                "redirect": "redirected to another server (not followed)", "not-http": "did not answer HTTP",
+                "reset": "cut the connection off", "bad-url": "is not an http(s) URL"}
+
+
 def post_json(url: str, body: dict[str, object], deadline_s: float = POST_DEADLINE_S) -> None:
-    """POST `body` as JSON; NotifyError (one line) unless the receiver answers 2xx within `deadline_s` in all.
-    (The one network call of this module: a shared bounded HTTP helper takes its place when colbench has one.)"""
+    """POST `body` as JSON; NotifyError (one line, the URL's path left out) unless the receiver answers 2xx within
+    `deadline_s` in all (colbench.bounded_http: one total deadline, a bounded answer, no redirect elsewhere)."""
     data = json.dumps(body, default=str).encode()
-    request = urllib.request.Request(url, data=data, method="POST",
-                                     headers={"Content-Type": "application/json", "User-Agent": "colbench"})
-    started = time.monotonic()
     try:
-        with urllib.request.urlopen(request, timeout=deadline_s) as response:  # noqa: S310 - the user's webhook
-            while response.read(1 << 16):
-                if time.monotonic() - started > deadline_s:
-                    raise TimeoutError(f"no whole answer within {deadline_s:g} s")
-    except urllib.error.HTTPError as exc:
-        raise NotifyError(f"{shown(url)} answered HTTP {exc.code} {clip(str(exc.reason), 80)}") from None
-    except (urllib.error.URLError, TimeoutError, OSError) as exc:
-        reason = getattr(exc, "reason", exc)
-        raise NotifyError(f"cannot reach {shown(url)}: {clip(redact(str(reason) or type(exc).__name__), 120)}") \
-            from None
+        answer = request(url, method="POST", data=data, deadline_s=deadline_s, max_bytes=1 << 20,
+                         headers={"Content-Type": "application/json", "User-Agent": "colbench"})
+    except NetError as exc:
+        if exc.kind == "unreachable":
+            raise NotifyError(f"cannot reach {shown(url)}: {clip(exc.detail, 120)}") from None
+        raise NotifyError(f"{shown(url)} {_WHAT_IT_DID.get(exc.kind, 'failed')}"
+                          + (f" ({deadline_s:g} s)" if exc.kind == "timeout" else "")) from None
+    if not answer.ok:
+        kind = " (a server error)" if answer.status >= 500 else " (refused)" if answer.status in (401, 403) else ""
+        raise NotifyError(f"{shown(url)} answered HTTP {answer.status}{kind}")
 
 
 def new_alert(releases: Sequence[WatchedRelease], watch_ids: Sequence[str], markdown: str) -> WatchAlert | None:
