@@ -101,6 +101,7 @@ def _memory_fraction() -> float:
 
 def test_every_default_printed_in_help_is_the_one_the_code_applies():
     from colbench.app.bisect import DEFAULT_THRESHOLD, FIRST_LOOK
+    from colbench.bounded_http import DEFAULT_DEADLINE_S
 
     thresholds = {name: fmt_percent(metric(name).threshold) for name in COMPARE_METRICS}
     expected = {
@@ -109,6 +110,8 @@ def test_every_default_printed_in_help_is_the_one_the_code_applies():
         ("bisect", "--processes"): [f"{FIRST_LOOK['time']} for time", f"{FIRST_LOOK['instructions']} for "
                                                                        "instructions"],
         ("run", "--memory-limit"): [f"{_memory_fraction():.0%} of RAM"],
+        **{(command, "--net-deadline"): [f"(default {DEFAULT_DEADLINE_S:g})"]
+           for command in ("bisect", "data get", "publish")},
     }
     printed = _printed_defaults()
     assert set(printed) == set(expected), ("an option's help names a default with a number: read it from the code "

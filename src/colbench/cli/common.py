@@ -23,6 +23,7 @@ from rich.markup import escape
 from colbench.analysis.aggregate import summarize_cases
 from colbench.app.errors import UsageError
 from colbench.app.stores import store_at
+from colbench.bounded_http import DEADLINE_ENV, DEFAULT_DEADLINE_S
 from colbench.experiments.e3_ipc_bandwidth.bandwidth import MachineBandwidth
 from colbench.model.records import Run
 from colbench.paths import UnsafePath
@@ -51,8 +52,8 @@ VarOption = Annotated[list[str] | None, typer.Option("--var", help="KEY=VALUE: a
 IndexOption = Annotated[str | None, typer.Option("--index", help="the package index to list and install the "
                                                  "package from (default: uv's own settings, else PyPI)")]
 NetDeadlineOption = Annotated[float | None, typer.Option(
-    "--net-deadline", envvar="COLBENCH_NET_DEADLINE_S", metavar="SECONDS",
-    help="the most a network call may take in all, however the server answers (default 60)")]
+    "--net-deadline", envvar=DEADLINE_ENV, metavar="SECONDS",
+    help=f"the most a network call may take in all, however the server answers (default {DEFAULT_DEADLINE_S:g})")]
 
 
 def net_deadline(seconds: float | None) -> float | None:
