@@ -285,10 +285,11 @@ def case_counts(db: Store, run_id: str) -> tuple[int, int]:
     return ok, len(ok_by_case) - ok
 
 
-def estimate(request: RunRequest, observer: RunObserver | None = None) -> RunEstimate:
+def estimate(request: RunRequest, observer: RunObserver | None = None, *, resolve_pins: bool = True) -> RunEstimate:
     """The dry run: the plan and its time from measured costs (this case's history, else a model of this
     machine's similar cases, else the reference model) and the data to build first; nothing runs, nothing is
-    written. The `envs` are checked as far as they can be without building them."""
+    written. The `envs` are checked as far as they can be without building them, and (`resolve_pins`) every pin
+    they name is resolved, as the real run would, without installing: one that cannot exist is an EnvError."""
     import json
 
     from colbench.data.cache import plan_prepare
@@ -300,7 +301,7 @@ def estimate(request: RunRequest, observer: RunObserver | None = None) -> RunEst
     from colbench.store.base import StoreError
 
     prepared = _prepare(request, observer or RunObserver(), dry_run=True)
-    env_options.check_envs(list(request.envs), resolve=True)  # every pin resolved, as the real run would
+    env_options.check_envs(list(request.envs), resolve=resolve_pins)
     config, plan = prepared.config, prepared.plan
     iterations, warmup, processes = config.resolved(plan)
     try:

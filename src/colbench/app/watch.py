@@ -264,7 +264,8 @@ def estimate_plan(request: WatchRequest, plan: PackagePlan, measure: tuple[str, 
         return plan  # runner/estimate.py models wall time; a run under Valgrind takes many times longer
     envs = (f"a={plan.package}=={plan.baseline}", f"b={plan.package}=={plan.candidates[0]}")
     one = estimate(RunRequest(targets=request.targets, overrides=request.overrides, iterations=request.iterations,
-                              warmup=request.warmup, processes=request.processes, envs=envs, measure=measure))
+                              warmup=request.warmup, processes=request.processes, envs=envs, measure=measure),
+                   resolve_pins=False)  # the index (perhaps --index, which these specs do not name) just listed them
     return replace(plan, estimate_s=one.estimate.seconds * len(plan.candidates))
 
 
