@@ -360,7 +360,8 @@ def test_a_schema_1_store_is_read_as_it_is_and_upgraded_by_a_writer(tmp_path):
     assert writer.summaries()[5].medians == {"wall_s": docs[5]["summary"]["wall_s"]["median"], "cpu_user_s": 0.5}
     assert writer.results() == records and writer.add_result(records[0]) is False
     with duckdb.connect(str(path), read_only=True) as con:
-        assert con.execute("SELECT value FROM colbench_meta WHERE key = 'schema_version'").fetchone() == ("2",)
+        stored = con.execute("SELECT value FROM colbench_meta WHERE key = 'schema_version'").fetchone()
+    assert stored == (str(STORE_SCHEMA_VERSION),)
 
 
 def test_summaries_and_run_lookup_answer_like_the_records(tmp_path):
