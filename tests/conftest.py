@@ -79,6 +79,29 @@ def cli(home: Path):
 
 
 @pytest.fixture(scope="session")
+def built_dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """colbench's wheel and sdist, built once for the session by `uv build` from this checkout (the release and the
+    install tests install the same wheel)."""
+    import shutil
+
+    from tests.shared import built_once
+
+    uv = shutil.which("uv") or str(Path.home() / ".local" / "bin" / "uv")
+    if not Path(uv).exists():
+        require_tools("uv")
+    clean = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH", "COLBENCH_STORE",
+                                                              "COLBENCH_WORKERS_DIR", "COLBENCH_DATA",
+                                                              "UV_PROJECT_ENVIRONMENT")}
+
+    def build(dist: Path) -> None:
+        done = subprocess.run([uv, "build", "--out-dir", str(dist), str(Path(__file__).resolve().parents[1])],
+                              capture_output=True, text=True, env=clean, timeout=300)
+        assert done.returncode == 0, done.stderr[-2000:]
+
+    return built_once(tmp_path_factory, "dist", build)
+
+
+@pytest.fixture(scope="session")
 def java_worker_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A COLBENCH_HOME holding the default Java worker jar, built once for the whole session (every xdist worker)
     by `colbench setup java`, as a user builds it. Homes that run Java cases start from a copy of its `workers/`
