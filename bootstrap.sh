@@ -31,5 +31,8 @@ export UV PATH="$(dirname "$UV"):$PATH"
 # --inexact: install the locked set, but keep what the user added beside it (a benchmark plugin installed with
 # `uv pip install -e ./my-plugin`, as docs/writing-benchmarks.md shows); a plain sync removes every package the lock
 # does not list. `uv run` syncs inexactly too.
-"$UV" sync --frozen --all-extras --inexact --quiet
+# --compile-bytecode: the environment's modules compiled once, at install, as pip does. Without it each Python
+# process compiles what it imports again wherever PYTHONDONTWRITEBYTECODE is set (scipy, pandas, matplotlib: about
+# 2 s of CPU for every `colbench` command and worker the tests start)
+"$UV" sync --frozen --all-extras --inexact --compile-bytecode --quiet
 exec "$UV" run --frozen --all-extras "$@"

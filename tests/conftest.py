@@ -13,6 +13,15 @@ import pytest
 REQUIRE_ALL = os.environ.get("COLBENCH_REQUIRE_ALL") == "1"
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Where pytest-xdist runs the suite on several workers, tests/xdist_plan.py says which tests go together and
+    which run alone."""
+    if config.pluginmanager.hasplugin("xdist"):
+        from tests.xdist_plan import Plan
+
+        config.pluginmanager.register(Plan(), "colbench-xdist-plan")
+
+
 def require_tools(*tools: str) -> None:
     """Skip (fail under COLBENCH_REQUIRE_ALL=1) unless every tool is on PATH."""
     import shutil
@@ -64,3 +73,67 @@ def cli(home: Path):
     def run(*args: str, **kwargs):
         return colbench(*args, home=home, **kwargs)
     return run
+
+
+# ------------------------------------------------------------------------- built once, read by several modules
+
+
+@pytest.fixture(scope="session")
+def built_dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """colbench's wheel and sdist, built once for the session by `uv build` from this checkout (the release and the
+    install tests install the same wheel)."""
+    import shutil
+
+    from tests.shared import built_once
+
+    uv = shutil.which("uv") or str(Path.home() / ".local" / "bin" / "uv")
+    if not Path(uv).exists():
+        require_tools("uv")
+    clean = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH", "COLBENCH_STORE",
+                                                              "COLBENCH_WORKERS_DIR", "COLBENCH_DATA",
+                                                              "UV_PROJECT_ENVIRONMENT")}
+
+    def build(dist: Path) -> None:
+        done = subprocess.run([uv, "build", "--out-dir", str(dist), str(Path(__file__).resolve().parents[1])],
+                              capture_output=True, text=True, env=clean, timeout=300)
+        assert done.returncode == 0, done.stderr[-2000:]
+
+    return built_once(tmp_path_factory, "dist", build)
+
+
+@pytest.fixture(scope="session")
+def java_worker_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A COLBENCH_HOME holding the default Java worker jar, built once for the whole session (every xdist worker)
+    by `colbench setup java`, as a user builds it. Homes that run Java cases start from a copy of its `workers/`
+    (`with_java_worker`), so one Maven build serves them all; the release test builds its own from the wheel."""
+    from tests.shared import built_once
+
+    require_tools("java", "mvn")
+
+    def build(home: Path) -> None:
+        colbench("setup", "java", home=home, check=True, timeout=900)
+
+    return built_once(tmp_path_factory, "java-worker", build)
+
+
+def with_java_worker(home: Path, built: Path) -> Path:
+    """`home` with a copy of the built Java worker (the jar and its build.json, valid while the sources are the
+    same): `colbench run` finds it ready instead of building it again."""
+    from tests.shared import copy_of
+
+    copy_of(built / "workers", home / "workers")
+    return home
+
+
+@pytest.fixture(scope="session")
+def stepped_history(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A COLBENCH_HOME with 12 real placebo runs of one case, one per commit (`00abab…` to `11abab…`), the placebo
+    50% slower from the 7th on (COLBENCH_PLACEBO_FACTOR): a history with a known step, read by `colbench history`
+    (tests/cli) and `app.history` (tests/app). 6 + 6 points: fewer could not reach the change-point test's
+    p <= 0.01 (4 + 4 have only 70 orderings). Its times are what is asserted: the tests that read it are serial."""
+    home = tmp_path_factory.mktemp("stepped-history")
+    for i in range(12):
+        factor = "1.0" if i < 6 else "1.5"
+        colbench("run", "placebo", "--param", "duration=0.01", "--processes", "2", "--iterations", "5",
+                 "--commit", f"{i:02d}" + "ab" * 19, home=home, check=True, env={"COLBENCH_PLACEBO_FACTOR": factor})
+    return home

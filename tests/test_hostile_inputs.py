@@ -259,14 +259,18 @@ def cli(box: Sandbox, *args: str, timeout: float = 300, extra_env: dict[str, str
                           cwd=box.work, timeout=timeout)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def seeded_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A DuckDB store holding one tiny real run, copied into the sandboxes that need one."""
-    root = tmp_path_factory.mktemp("seed")
-    box = Sandbox(root, root / "home", root, {})
-    done = cli(box, *TINY_RUN)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return box.home / "results.duckdb"
+    """A DuckDB store holding one tiny real run (made once for all xdist workers), copied into the sandboxes that
+    need one."""
+    from tests.shared import built_once
+
+    def build(root: Path) -> None:
+        box = Sandbox(root, root / "home", root, {})
+        done = cli(box, *TINY_RUN)
+        assert done.returncode == 0, done.stdout + done.stderr
+
+    return built_once(tmp_path_factory, "hostile-seed", build) / "home" / "results.duckdb"
 
 
 def _plant_env(box: Sandbox) -> None:

@@ -33,13 +33,11 @@ def _clean_env(**extra: str) -> dict[str, str]:
     return {**env, **extra}
 
 
-@pytest.fixture(scope="module")
-def wheel(tmp_path_factory) -> Path:
-    dist = tmp_path_factory.mktemp("dist")
-    built = subprocess.run([_uv(), "build", "--wheel", "--out-dir", str(dist), str(ROOT)], capture_output=True,
-                           text=True, env=_clean_env(), timeout=300)
-    assert built.returncode == 0, built.stderr[-2000:]
-    return next(dist.glob("colbench-*.whl"))
+@pytest.fixture(scope="session")
+def wheel(built_dist: Path) -> Path:
+    """The wheel `uv build` made of this checkout once for the session (tests/conftest.py), as test_release uses."""
+    _uv()
+    return next(built_dist.glob("colbench-*.whl"))
 
 
 def _probe(python: Path, cwd: Path) -> tuple[str, str]:

@@ -37,16 +37,15 @@ def _uv() -> str:
 
 
 @pytest.fixture(scope="module")
-def installed(tmp_path_factory) -> dict[str, Path]:
+def installed(tmp_path_factory, built_dist) -> dict[str, Path]:
+    """The wheel and sdist `uv build` made of this checkout (once per session, tests/conftest.py), the wheel
+    installed into a fresh environment."""
     if not _uv():
         require_tools("uv")
     work = tmp_path_factory.mktemp("release")
-    dist, venv = work / "dist", work / "venv"
+    dist, venv = built_dist, work / "venv"
     clean = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH", "COLBENCH_STORE",
                                                               "COLBENCH_WORKERS_DIR", "COLBENCH_DATA")}
-    build = subprocess.run([_uv(), "build", "--out-dir", str(dist), str(ROOT)], capture_output=True, text=True,
-                           env=clean, timeout=300)
-    assert build.returncode == 0, build.stderr[-2000:]
     wheel = next(dist.glob("colbench-*.whl"))
     subprocess.run([_uv(), "venv", "--quiet", "--python", sys.executable, str(venv)], check=True, env=clean)
     install = subprocess.run([_uv(), "pip", "install", "--quiet", "--python", str(venv / "bin" / "python"),

@@ -39,6 +39,7 @@ def aa_home(tmp_path_factory):
     return home
 
 
+@pytest.mark.serial  # its verdicts are on measured times: alone, after the other tests (tests/xdist_plan.py)
 def test_a_vs_a_over_20_cases_finds_no_regression(aa_home):
     code, report = compare_json(aa_home, "A", "B", "--alpha", "0.001")
     verdicts = [c["verdict"] for c in report["comparisons"]]
@@ -74,6 +75,7 @@ def twice_home(tmp_path_factory):
     return home
 
 
+@pytest.mark.serial
 def test_twice_as_slow_is_a_regression_after_4_processes_a_side(twice_home):
     """The rank tests could never decide with 4 blocks (2/2^4 > 0.01); the paired t follows the noise."""
     code, report = compare_json(twice_home, "base", "slow")
@@ -125,6 +127,7 @@ def test_a_tenth_of_a_percent_more_is_never_a_regression_at_the_default_threshol
     assert code == 0
 
 
+@pytest.mark.serial
 def test_until_decided_decides_an_obvious_change_at_its_first_look(tmp_path):
     """No --processes: the first look comes after the metric's first_look blocks (4 for time), and a 2x slowdown
     is decided there; the run stops without adding blocks."""
@@ -142,6 +145,7 @@ def test_until_decided_decides_an_obvious_change_at_its_first_look(tmp_path):
     assert any("--until-decided looks" in note for note in report["notes"])
 
 
+@pytest.mark.serial
 def test_until_decided_stops_at_the_budget_and_says_what_it_could_see(tmp_path):
     """Against a 0.001% threshold (10 ns of a 5 ms placebo, far below the spread of process start-up and timer
     reads) two identical environments can be neither a regression nor "no change" in 30 s, however quiet the

@@ -199,6 +199,7 @@ def sampled(tmp_path_factory) -> tuple[Sandbox, str]:
 
 
 @pytest.mark.slow
+@pytest.mark.serial  # perf samples time, and the extra work is sized on a measured time: alone (tests/xdist_plan.py)
 def test_perf_samples_real_time_of_many_calls_and_says_what_is_noise(sampled):
     box, run_id = sampled
     out = box("explain", f"{run_id}:a", f"{run_id}:b", "--profiler", "perf", "--format", "json", timeout=600)

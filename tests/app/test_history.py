@@ -1,5 +1,6 @@
-"""`app.history` called directly over real runs in a real DuckDB store: the series in commit order, with the step
-found where it happens, and bad requests refused before the store is read."""
+"""`app.history` called directly over real runs in a real DuckDB store (made by `colbench run`, shared with
+tests/cli/test_history.py): the series in commit order, with the step found where it happens, and bad requests
+refused before the store is read."""
 
 from __future__ import annotations
 
@@ -9,17 +10,16 @@ import pytest
 
 from colbench.app.errors import UsageError
 from colbench.app.history import HistoryRequest, history
-from colbench.app.run import RunRequest, run
 from colbench.app.stores import store_at
 
 
 @pytest.mark.slow
-def test_the_series_follows_the_commits_and_finds_the_step(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # 6 + 6 points: fewer could not reach the change-point test's p <= 0.01 (4 + 4 have only 70 orderings)
-    for i in range(12):
-        monkeypatch.setenv("COLBENCH_PLACEBO_FACTOR", "1.0" if i < 6 else "1.5")
-        run(RunRequest(targets=("placebo",), overrides={"duration": ["0.01"]}, processes=2, iterations=5,
-                       warmup=0, commit=f"{i:02d}" + "ab" * 19))
+@pytest.mark.serial  # the step is in measured times: alone (tests/xdist_plan.py)
+def test_the_series_follows_the_commits_and_finds_the_step(stepped_history: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    # 12 runs of placebo duration=0.01, 2 processes of 5 iterations, 50% slower from the 7th (tests/conftest.py)
+    monkeypatch.setenv("COLBENCH_HOME", str(stepped_history))
+    monkeypatch.delenv("COLBENCH_STORE", raising=False)
     found = history(store_at(None, create=False), HistoryRequest("placebo", {"duration": "0.01"}))
     (series,) = found.histories
     assert series.machine_id == found.machine_id and series.metric == "time"

@@ -8,15 +8,12 @@ import pytest
 
 from tests.conftest import colbench
 
-pytestmark = pytest.mark.slow  # real processes: the full run, not the fast tier
+# real processes (the full run, not the fast tier), and a step in measured times: alone (tests/xdist_plan.py)
+pytestmark = [pytest.mark.slow, pytest.mark.serial]
 
 
-def test_history_finds_the_step_and_names_the_commit(tmp_path):
-    home = tmp_path / "home"
-    for i in range(12):
-        factor = "1.0" if i < 6 else "1.5"
-        colbench("run", "placebo", "--param", "duration=0.01", "--processes", "2", "--iterations", "5",
-                 "--commit", f"{i:02d}" + "ab" * 19, home=home, check=True, env={"COLBENCH_PLACEBO_FACTOR": factor})
+def test_history_finds_the_step_and_names_the_commit(stepped_history):
+    home = stepped_history  # 12 runs of placebo duration=0.01, 50% slower from the 7th (tests/conftest.py)
     proc = colbench("history", "placebo", "--format", "json", home=home, check=True)
     (history,) = json.loads(proc.stdout)
     assert len(history["points"]) == 12

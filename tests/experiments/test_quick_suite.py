@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from tests.conftest import colbench
+from tests.conftest import colbench, with_java_worker
 
 pytestmark = pytest.mark.slow  # the module's fixture runs the whole quick suite (a minute and more)
 
@@ -16,8 +16,10 @@ REQUIRE_ALL = os.environ.get("COLBENCH_REQUIRE_ALL") == "1"
 
 
 @pytest.fixture(scope="module")
-def quick(tmp_path_factory):
+def quick(tmp_path_factory, request):
     home = tmp_path_factory.mktemp("quick")
+    if shutil.which("java") and shutil.which("mvn"):  # the Java worker as `colbench setup java` built it this session
+        with_java_worker(home, request.getfixturevalue("java_worker_home"))
     proc = colbench("run", "quick", home=home, timeout=1200)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     return home, proc

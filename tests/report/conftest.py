@@ -1,9 +1,9 @@
 """Real runs to report on (shared by the report tests), a headless Debian chromium, and the dashboard server.
 
-The runs are made once per session with the real CLI: three placebo runs (the third with failing cases, so
-there are errors to show, and together a history of three runs per case), one A/B placebo run with two
-environments (a compare section with verdicts), and a small ipc-bandwidth grid (the E3 plots). When the data
-layer is present, a small set of the experiment benchmarks too (E1, E2, E4, E5 plots).
+The runs are made once per session, for all xdist workers (tests/shared.py), with the real CLI: three placebo
+runs (the third with failing cases, so there are errors to show, and together a history of three runs per case),
+one A/B placebo run with two environments (a compare section with verdicts), and a small ipc-bandwidth grid (the
+E3 plots). When the data layer is present, a small set of the experiment benchmarks too (E1, E2, E4, E5 plots).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import colbench
+from tests.shared import built_once
 
 REQUIRE_ALL = os.environ.get("COLBENCH_REQUIRE_ALL") == "1"  # CI: a missing chromium fails instead of skipping
 CHROMIUM = Path("/usr/bin/chromium")
@@ -69,28 +70,30 @@ def report_cli(home: Path, *args: str, check: bool = True, timeout: float = 300)
 
 @pytest.fixture(scope="session")
 def placebo_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    home = tmp_path_factory.mktemp("report-placebo")
-    for index in range(3):
-        errors = ["--param", "error=none,exception"] if index == 2 else []
-        colbench("run", "placebo", "--param", "duration=0.001,0.002", *errors, "--processes", "2",
-                 "--iterations", "3", "--warmup", "1", "--run-name", f"p{index}", home=home, check=True)
-    # 10 ms against 20 ms of busy work: a loaded machine's lost time slices (a few ms each) cannot hide a 2x change
-    # in 8 blocks, as they could hide 2.0 ms against 2.6 ms
-    ab = colbench("run", "placebo", "--param", "duration=0.01", "--env", "base=@current",
-                  "--env", "slow=@current COLBENCH_PLACEBO_FACTOR=2", "--processes", "8", "--iterations", "2",
-                  "--warmup", "0", "--run-name", "ab", home=home)
-    # A run whose --env comparison finds a regression exits 1 (the slow env is twice as slow by construction).
-    assert ab.returncode == 1 and "regress" in ab.stdout.lower(), ab.stdout + ab.stderr
-    return home
+    def build(home: Path) -> None:
+        for index in range(3):
+            errors = ["--param", "error=none,exception"] if index == 2 else []
+            colbench("run", "placebo", "--param", "duration=0.001,0.002", *errors, "--processes", "2",
+                     "--iterations", "3", "--warmup", "1", "--run-name", f"p{index}", home=home, check=True)
+        # 10 ms against 20 ms of busy work: a loaded machine's lost time slices (a few ms each) cannot hide a 2x
+        # change in 8 blocks, as they could hide 2.0 ms against 2.6 ms
+        ab = colbench("run", "placebo", "--param", "duration=0.01", "--env", "base=@current",
+                      "--env", "slow=@current COLBENCH_PLACEBO_FACTOR=2", "--processes", "8", "--iterations", "2",
+                      "--warmup", "0", "--run-name", "ab", home=home)
+        # A run whose --env comparison finds a regression exits 1 (the slow env is twice as slow by construction).
+        assert ab.returncode == 1 and "regress" in ab.stdout.lower(), ab.stdout + ab.stderr
+
+    return built_once(tmp_path_factory, "report-placebo", build)
 
 
 @pytest.fixture(scope="session")
 def bandwidth_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    home = tmp_path_factory.mktemp("report-e3")
-    colbench("run", "ipc-bandwidth", "--param", "rows=20000", "--param", "batch_rows=1000,10000",
-             "--param", "access=offsets,scan", "--threads", "1,2", "--param", "runtime=python",
-             "--processes", "1", "--iterations", "3", "--warmup", "1", home=home, check=True)
-    return home
+    def build(home: Path) -> None:
+        colbench("run", "ipc-bandwidth", "--param", "rows=20000", "--param", "batch_rows=1000,10000",
+                 "--param", "access=offsets,scan", "--threads", "1,2", "--param", "runtime=python",
+                 "--processes", "1", "--iterations", "3", "--warmup", "1", home=home, check=True)
+
+    return built_once(tmp_path_factory, "report-e3", build)
 
 
 def data_layer_present() -> bool:
@@ -109,27 +112,30 @@ def experiments_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
         if REQUIRE_ALL:
             pytest.fail("colbench.data.cache is missing: the experiment benchmarks cannot run")
         pytest.skip("the data layer (colbench.data.cache) is not there yet")
-    home = tmp_path_factory.mktemp("report-experiments")
-    common = ["--processes", "1", "--iterations", "2", "--warmup", "1", "--threads", "1", "--param", "rows=5000"]
-    for targets, params in (
-        (["csv-read", "file-read", "file-write"],
-         ["reader=pyarrow,pandas", "compression=none", "source=fanniemae_2016Q4", "format=parquet,feather",
-          "codec=lz4", "engine=pyarrow", "input=arrow_table"]),
-        (["dsib"], ["variant=plain", "operation=read"]),
-        (["mmap-read"], ["operation=read_mmap,read_csv"]),
-    ):
-        args = [a for p in params for a in ("--param", p)]
-        colbench("run", *targets, *args, *common, home=home, check=True, timeout=600)
-    return home
+
+    def build(home: Path) -> None:
+        common = ["--processes", "1", "--iterations", "2", "--warmup", "1", "--threads", "1", "--param", "rows=5000"]
+        for targets, params in (
+            (["csv-read", "file-read", "file-write"],
+             ["reader=pyarrow,pandas", "compression=none", "source=fanniemae_2016Q4", "format=parquet,feather",
+              "codec=lz4", "engine=pyarrow", "input=arrow_table"]),
+            (["dsib"], ["variant=plain", "operation=read"]),
+            (["mmap-read"], ["operation=read_mmap,read_csv"]),
+        ):
+            args = [a for p in params for a in ("--param", p)]
+            colbench("run", *targets, *args, *common, home=home, check=True, timeout=600)
+
+    return built_once(tmp_path_factory, "report-experiments", build)
 
 
 @pytest.fixture(scope="session")
 def claims_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A run of the E1 suite on small data (its claims, R readers included where R is installed)."""
-    home = tmp_path_factory.mktemp("report-claims")
-    colbench("run", "e1", "--param", "rows=3000", "--processes", "2", "--iterations", "2", "--warmup", "0",
-             "--threads", "1", "--run-name", "e1-small", home=home, check=True, timeout=900)
-    return home
+    def build(home: Path) -> None:
+        colbench("run", "e1", "--param", "rows=3000", "--processes", "2", "--iterations", "2", "--warmup", "0",
+                 "--threads", "1", "--run-name", "e1-small", home=home, check=True, timeout=900)
+
+    return built_once(tmp_path_factory, "report-claims", build)
 
 
 # ------------------------------------------------------------------------------------------------ chromium

@@ -22,6 +22,7 @@ from colbench.runner.isolate import WorkerOutcome
 from colbench.store import open_store
 from colbench.store.base import ResultQuery
 from tests.conftest import colbench
+from tests.runner.conftest import VALGRIND_PLACEBO, ab_run
 
 SCHEMA = json.loads(SCHEMA_PATH.read_text())
 needs_valgrind = pytest.mark.skipif(shutil.which("valgrind") is None or shutil.which("cc") is None,
@@ -43,19 +44,15 @@ def median_count(results: list[dict]) -> float:
     return statistics.median(v for r in results for v in r["samples"]["instructions"])
 
 
-@pytest.fixture(scope="module")
-def counted_home(tmp_path_factory) -> Path:
-    """Two placebo cases, wall time and instructions, two processes each: the same timed work with and without
-    heavy setup."""
-    home = tmp_path_factory.mktemp("counted")
-    colbench("run", "placebo", "--param", "duration=0", "--param", "work=2000",
-             "--param", "setup_work=0,300000", "--measure", "wall,instructions", "--processes", "2",
-             "--iterations", "2", "--warmup", "1", "--run-name", "counted", home=home, check=True, timeout=900)
-    return home
+@pytest.fixture
+def counted_home(instructions_home: Path) -> Path:
+    """Runs "counted" and "ab" of the placebo under real Valgrind (tests/runner/conftest.py)."""
+    return instructions_home
 
 
 @pytest.mark.slow
 @needs_valgrind
+@VALGRIND_PLACEBO
 def test_every_iteration_records_instructions_beside_wall_time(counted_home):
     results = results_of(counted_home, "counted")
     assert len(results) == 4
@@ -76,6 +73,7 @@ def test_every_iteration_records_instructions_beside_wall_time(counted_home):
 
 @pytest.mark.slow
 @needs_valgrind
+@VALGRIND_PLACEBO
 def test_setup_is_not_counted_and_the_timed_work_is(counted_home):
     results = results_of(counted_home, "counted")
     light = median_count(by_params(results, work=2000, setup_work=0))
@@ -88,6 +86,7 @@ def test_setup_is_not_counted_and_the_timed_work_is(counted_home):
 
 @pytest.mark.slow
 @needs_valgrind
+@VALGRIND_PLACEBO
 def test_counts_repeat_across_processes_within_a_percent(counted_home):
     results = results_of(counted_home, "counted")
     medians = [statistics.median(r["samples"]["instructions"]) for r in results]  # setup does not count
@@ -97,10 +96,9 @@ def test_counts_repeat_across_processes_within_a_percent(counted_home):
 
 @pytest.mark.slow
 @needs_valgrind
+@VALGRIND_PLACEBO
 def test_compare_and_history_accept_instructions(counted_home):
-    ran = colbench("run", "placebo", "--param", "duration=0", "--param", "work=2000", "--measure", "instructions",
-                   "--env", "base=@current", "--env", "more=@current COLBENCH_EXTRA_WORK=50%", "--processes", "2",
-                   "--iterations", "2", "--warmup", "1", "--run-name", "ab", home=counted_home, timeout=600)
+    ran = ab_run(counted_home)  # run "ab": work=2000, base and more (+50%), 2 processes a side, profiles kept
     # +50% of work is decided at 2 processes a side (instruction counts: a t-interval), so the run exits 1
     assert ran.returncode == 1 and "1 regression" in ran.stdout, ran.stdout + ran.stderr
     for r in results_of(counted_home, "ab"):

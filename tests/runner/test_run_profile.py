@@ -1,5 +1,6 @@
 """`run --profile`: a callgrind profile kept per case and environment, listed by `show`, diffed by `explain`
-without running again, and drawn beside the verdict in the HTML report. Real workers under real Valgrind."""
+without running again, and drawn beside the verdict in the HTML report. Real workers under real Valgrind (the run
+is tests/runner/conftest.py's, shared with test_instructions.py)."""
 
 from __future__ import annotations
 
@@ -16,25 +17,25 @@ from colbench.runner.instructions import SIMD_CAP, simd_cap
 from colbench.store import open_store
 from colbench.store.profiles import run_profiles
 from tests.conftest import colbench
+from tests.runner.conftest import VALGRIND_PLACEBO, ab_run
 
 needs_valgrind = pytest.mark.skipif(shutil.which("valgrind") is None or shutil.which("cc") is None,
                                     reason="Valgrind and a C compiler are needed for profiles")
 
 
-@pytest.fixture(scope="module")
-def profiled(tmp_path_factory) -> tuple[Path, str]:
-    """One placebo case in two environments, the second with 50% more work in the timed call, profiles kept."""
-    home = tmp_path_factory.mktemp("profiled")
-    ran = colbench("run", "placebo", "--param", "duration=0", "--param", "work=3000", "--measure", "instructions",
-                   "--env", "base=@current", "--env", "more=@current COLBENCH_EXTRA_WORK=50%", "--processes", "2",
-                   "--iterations", "2", "--warmup", "1", "--profile", "--run-name", "prof", home=home, timeout=600)
+@pytest.fixture
+def profiled(instructions_home: Path) -> tuple[Path, str]:
+    """Run "ab" of tests/runner/conftest.py: one placebo case (work=2000) in two environments, the second with 50%
+    more work in the timed call, profiles kept."""
+    ran = ab_run(instructions_home)
     assert ran.returncode == 1 and "1 regression" in ran.stdout, ran.stdout + ran.stderr
-    runs = json.loads(colbench("show", "--runs", "--format", "json", home=home, check=True).stdout)
-    return home, runs[0]["run_id"]
+    runs = json.loads(colbench("show", "--runs", "--format", "json", home=instructions_home, check=True).stdout)
+    return instructions_home, next(r["run_id"] for r in runs if r["name"] == "ab")
 
 
 @pytest.mark.slow
 @needs_valgrind
+@VALGRIND_PLACEBO
 def test_a_profile_is_kept_per_case_and_environment_and_show_lists_them(profiled, monkeypatch):
     home, run_id = profiled
     monkeypatch.setenv("COLBENCH_HOME", str(home))
@@ -52,6 +53,7 @@ def test_a_profile_is_kept_per_case_and_environment_and_show_lists_them(profiled
 
 @pytest.mark.slow
 @needs_valgrind
+@VALGRIND_PLACEBO
 def test_explain_diffs_the_kept_profiles_without_running_again(profiled):
     home, run_id = profiled
     out = colbench("explain", f"{run_id}:base", f"{run_id}:more", "--format", "json", home=home, check=True)
@@ -67,6 +69,7 @@ def test_explain_diffs_the_kept_profiles_without_running_again(profiled):
 
 @pytest.mark.slow
 @needs_valgrind
+@VALGRIND_PLACEBO
 def test_the_report_draws_the_flame_graph_beside_the_verdict(profiled, tmp_path):
     home, run_id = profiled
     colbench("report", run_id, "--output", str(tmp_path / "report"), home=home, check=True)
@@ -99,6 +102,7 @@ def test_arrow_simd_is_capped_only_where_avx512_is_and_never_over_the_users_choi
 
 @pytest.mark.slow
 @needs_valgrind
+@VALGRIND_PLACEBO
 def test_the_dashboard_draws_it_too(profiled, monkeypatch):
     pytest.importorskip("uvicorn")  # the serve extra
     import urllib.parse

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from colbench.runtimes.java import JAR, MARKER, default_arrow_version
-from tests.conftest import colbench, require_tools
+from tests.conftest import colbench, require_tools, with_java_worker
 
 OTHER_ARROW = "18.1.0"
 TINY_JAVA = ("ipc-bandwidth", "--param", "runtime=python,java", "--param", "rows=20000", "--param", "batch_rows=5000",
@@ -25,10 +25,11 @@ TINY_JAVA = ("ipc-bandwidth", "--param", "runtime=python,java", "--param", "rows
 
 
 @pytest.fixture(scope="module")
-def two_arrow_versions(tmp_path_factory):
-    """One run: the same Java case with Arrow Java 18.1.0 (a) and pom.xml's version (b), interleaved."""
+def two_arrow_versions(tmp_path_factory, java_worker_home):
+    """One run: the same Java case with Arrow Java 18.1.0 (a) and pom.xml's version (b), interleaved. The run builds
+    18.1.0's jar; pom.xml's comes built from the session's `colbench setup java` (tests/conftest.py)."""
     require_tools("java", "mvn")
-    home = tmp_path_factory.mktemp("java-envs")
+    home = with_java_worker(tmp_path_factory.mktemp("java-envs"), java_worker_home)
     default = default_arrow_version()
     assert default != OTHER_ARROW
     proc = colbench("run", *TINY_JAVA, "--processes", "2", "--env", f"a=java:arrow=={OTHER_ARROW}",

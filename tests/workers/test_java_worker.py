@@ -1,9 +1,9 @@
 """The Java worker (colbench/workers/java) run for real: `java <jvm.options> -jar JAR case.json result.json`.
 
-The jar is built once per session by `colbench setup java`, as a user builds it. Benchmark `ipc-bandwidth`
-(runtime=java) runs on small data for every type x access x source with 1 and 2 threads; each result is checked
-against values recomputed here from the same deterministic formulas (colbench/workers/java/README.md, "Data and
-checksums"), with the bytes counted exactly as the post did. The failure paths (a missing case file, invalid
+The jar is built once per session by `colbench setup java`, as a user builds it (tests/conftest.py). Benchmark
+`ipc-bandwidth` (runtime=java) runs on small data for every type x access x source with 1 and 2 threads; each result
+is checked against values recomputed here from the same deterministic formulas (colbench/workers/java/README.md,
+"Data and checksums"), with the bytes counted exactly as the post did. The failure paths (a missing case file, invalid
 params, an exception inside the run) must end as a clean non-zero exit or an error result.
 
 Without `java` or `mvn` on PATH the whole module is skipped.
@@ -23,7 +23,6 @@ import numpy as np
 import pytest
 
 from colbench.model.protocol import report_violation
-from tests.conftest import colbench
 
 JAVA = shutil.which("java")
 MVN = shutil.which("mvn")
@@ -53,14 +52,12 @@ SOURCES = ("buffer", "stream")
 
 
 @pytest.fixture(scope="session")
-def worker(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
-    """The command line that runs the worker, as the orchestrator builds it: java, jvm.options, -jar JAR."""
+def worker(java_worker_home: Path) -> list[str]:
+    """The command line that runs the worker, as the orchestrator builds it: java, jvm.options, -jar JAR (the jar
+    `colbench setup java` built for the session, tests/conftest.py)."""
     from colbench.runtimes.java import jvm_flags
 
-    home = tmp_path_factory.mktemp("java-home")
-    proc = colbench("setup", "java", home=home, timeout=900)
-    assert proc.returncode == 0, f"colbench setup java failed:\n{proc.stdout}\n{proc.stderr}"
-    jars = list((home / "workers" / "java").glob("*/colbench-worker.jar"))
+    jars = list((java_worker_home / "workers" / "java").glob("*/colbench-worker.jar"))
     assert len(jars) == 1, jars
     return [str(JAVA), *jvm_flags(), "-jar", str(jars[0])]
 

@@ -159,7 +159,7 @@ LAYOUTS = {
 }
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")  # not module: the module's tests spread over the xdist workers (tests/xdist_plan.py)
 def data_files(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], Path]:
     folder = tmp_path_factory.mktemp("r-worker-data")
     files = {}

@@ -3,6 +3,7 @@
 #
 #   install.sh           install what is missing (idempotent; < 1 s when everything is present)
 #   install.sh --check   only report; exit 0 when ready, 1 when something is missing
+#   install.sh --packages  print the Debian packages it installs, one a line (CI installs them in one apt-get)
 #
 # Called by `colbench setup r` and by `.ci/run`. CRAN is not used: every R package comes from apt
 # (`r-cran-*`), so versions are the distribution's (bookworm: R 4.2.2, data.table 1.14.8, readr 2.1.4,
@@ -19,8 +20,9 @@ PACKAGES=(r-base-core r-cran-data.table r-cran-readr r-cran-vroom r-cran-jsonlit
 check_only=0
 case "${1:-}" in
   --check) check_only=1 ;;
+  --packages) printf '%s\n' "${PACKAGES[@]}"; exit 0 ;;
   "") ;;
-  *) echo "usage: $0 [--check]" >&2; exit 2 ;;
+  *) echo "usage: $0 [--check | --packages]" >&2; exit 2 ;;
 esac
 
 is_installed() {
