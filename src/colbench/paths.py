@@ -270,8 +270,10 @@ def remove(path: Path, *, within: Path, own_temp: bool = False, root: Path | Non
     """Delete a file, a symlink (never what it points to) or a directory tree; returns the bytes of the regular
     files removed. Refused (UnsafePath) unless the entry lies strictly inside `within` after resolving its parent,
     and `within` and the entry's folder are owned at every level (`owned`; `root`: a data root a caller was handed):
-    every deletion in colbench goes through here. `own_temp`: the entry is a temporary file colbench itself created
-    a moment ago next to a file the user asked for (an export's `*.part`), which may be outside colbench's tree."""
+    every deletion in colbench goes through here (but a write case's output in the worker's own scratch:
+    `benchmarks.common.remove_output`, on Python 3.8 too). `own_temp`: the entry is a temporary file colbench itself
+    created a moment ago next to a file the user asked for (an export's `*.part`), which may be outside colbench's
+    tree."""
     path = Path(path)
     if not own_temp:
         owned(within, "directory", root)

@@ -6,6 +6,7 @@ import pytest
 
 from colbench.runtimes.python import (
     MARKER,
+    WORKER_PTH,
     EnvError,
     EnvSpec,
     clean_environments,
@@ -82,7 +83,10 @@ def test_build_reuse_list_and_clean(tmp_path, monkeypatch):
     first = time.monotonic() - started
     assert env.resolved["pyarrow"] == "14.0.2"
     assert env.resolved["numpy"].startswith("1.")
-    assert "colbench" in env.resolved
+    assert "colbench" not in env.resolved  # colbench is on its path (a .pth naming the checkout's src), not installed
+    minor = ".".join(env.python_version.split(".")[:2])
+    assert (env.path / "lib" / f"python{minor}" / "site-packages" / WORKER_PTH).read_text().strip() == \
+        str(PROJECT_ROOT / "src")
     assert env.path == tmp_path / "envs" / env.key and (env.path / MARKER).is_file()
     assert env.lock_file.read_text().count("pyarrow==14.0.2") == 1
     out = subprocess.run(

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from colbench.engines import CsvLayout, get_engine, shape
@@ -23,6 +25,17 @@ def threads_param(*defaults: int) -> Param:
     values = tuple(dict.fromkeys(min(t, default_threads()) for t in defaults)) or (default_threads(),)
     return Param("threads", default=values, type=int, check=positive,
                  help="threads for every engine in the worker; the worker is pinned to this many CPUs")
+
+
+def remove_output(path: Path, scratch: Path) -> None:
+    """Delete a file this worker wrote into its own scratch directory (a write case's output, before the next
+    iteration). The one deletion not made by `colbench.paths.remove`: that module is 3.11-only and larger, and the
+    worker runs on every Python from 3.8 with as few imports as it can. The file must sit directly in `scratch`; a
+    symlink is unlinked, never followed."""
+    if path.parent.resolve() != scratch.resolve():
+        raise ValueError(f"refusing to delete {path}: it is not in the worker's scratch directory {scratch}")
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
 
 
 def engine_missing(name: str) -> str | None:

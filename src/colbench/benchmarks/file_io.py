@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from colbench.benchmarks.common import FANNIE, TAXI_2010, check_shape, engine_missing, rows_param, threads_param
+from colbench.benchmarks.common import (
+    FANNIE,
+    TAXI_2010,
+    check_shape,
+    engine_missing,
+    remove_output,
+    rows_param,
+    threads_param,
+)
 from colbench.engines import get_engine, shape
 from colbench.model.benchmark import (
     Benchmark,
@@ -18,7 +26,6 @@ from colbench.model.benchmark import (
     str_param,
 )
 from colbench.model.params import Grid, Param
-from colbench.paths import remove
 
 FILE_ENGINES = ("pyarrow", "pandas", "polars", "duckdb", "fastparquet")
 FORMATS = ("parquet", "feather", "feather_v1", "ipc_stream")
@@ -129,7 +136,7 @@ class FileWrite(Benchmark):
         ctx.state["target"] = ctx.scratch / f"out.{ctx.param_str('format')}"
 
     def before_each(self, ctx: Context) -> None:
-        remove(ctx.state["target"], within=ctx.scratch, own_temp=True)  # the worker's own scratch
+        remove_output(ctx.state["target"], ctx.scratch)
 
     def run(self, ctx: Context) -> Any:
         ctx.state["engine"].write(ctx.state["data"], ctx.state["target"], ctx.param_str("format"),

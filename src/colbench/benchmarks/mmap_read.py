@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from colbench.benchmarks.common import check_shape, rows_param, threads_param
+from colbench.benchmarks.common import check_shape, remove_output, rows_param, threads_param
 from colbench.model.benchmark import (
     Benchmark,
     CheckFailed,
@@ -19,7 +19,6 @@ from colbench.model.benchmark import (
     str_param,
 )
 from colbench.model.params import Grid, Param
-from colbench.paths import remove
 
 OPERATIONS = ("write_arrow", "write_csv", "read_mmap", "read_stream", "read_copy", "read_csv")
 
@@ -42,12 +41,9 @@ class MmapRead(Benchmark):
                                     rows=int_param(params, "rows"))}
 
     def setup(self, ctx: Context) -> None:
-        import pyarrow as pa
+        from colbench.engines.pyarrow_engine import read_arrow_table, set_arrow_threads
 
-        from colbench.engines.pyarrow_engine import read_arrow_table
-
-        pa.set_cpu_count(ctx.threads)
-        pa.set_io_thread_count(ctx.threads)
+        set_arrow_threads(ctx.threads)
         op = ctx.param_str("operation")
         if op.startswith("write"):
             ctx.state["table"] = read_arrow_table(ctx.inputs["data"], "feather", False).combine_chunks()
@@ -55,7 +51,7 @@ class MmapRead(Benchmark):
 
     def before_each(self, ctx: Context) -> None:
         if "target" in ctx.state:
-            remove(ctx.state["target"], within=ctx.scratch, own_temp=True)  # the worker's own scratch
+            remove_output(ctx.state["target"], ctx.scratch)
 
     def run(self, ctx: Context) -> Any:
         import pyarrow as pa
@@ -77,7 +73,7 @@ class MmapRead(Benchmark):
         if op == "read_copy":  # fully owned, mutable numpy columns (Julia's copy to owned vectors)
             with pa.OSFile(path) as source:
                 table = pa.ipc.open_file(source).read_all()
-            return {name: col.to_numpy().copy() for name, col in zip(table.column_names, table.columns, strict=True)}
+            return {name: col.to_numpy().copy() for name, col in zip(table.column_names, table.columns)}
         return pacsv.read_csv(path)
 
     def after_each(self, ctx: Context, output: Any) -> OutputCheck:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterable
-from functools import cache
+from functools import lru_cache
+from typing import Any
 
 from colbench.model.benchmark import Benchmark
 
@@ -34,7 +35,7 @@ def _instantiate(obj: object) -> list[Benchmark]:
         return [obj]
     if isinstance(obj, type) and issubclass(obj, Benchmark):
         return [obj()]
-    if isinstance(obj, list | tuple):
+    if isinstance(obj, (list, tuple)):
         return [b for item in obj for b in _instantiate(item)]
     raise TypeError(f"not a colbench Benchmark: {obj!r}")
 
@@ -44,15 +45,22 @@ def _load(ref: str) -> object:
     return getattr(importlib.import_module(module), attr)
 
 
-@cache
+@lru_cache(maxsize=None)  # functools.cache is 3.9+: the worker runs on 3.8 too
 def _third_party_benchmarks() -> dict[str, Benchmark]:
     from importlib.metadata import entry_points  # costs ~25 ms: only when a name is not built in
 
     found: dict[str, Benchmark] = {}
-    for ep in entry_points(group="colbench.benchmarks"):
+    for ep in _entry_points(entry_points(), "colbench.benchmarks"):
         for bench in _instantiate(ep.load()):
             found[bench.name] = bench
     return found
+
+
+def _entry_points(found: Any, group: str) -> list[Any]:
+    """The entry points of `group`: `entry_points(group=…)` is 3.10+, and 3.8/3.9 return a dict by group."""
+    if hasattr(found, "select"):
+        return list(found.select(group=group))
+    return list(found.get(group, ()))
 
 
 def get_benchmark(name: str) -> Benchmark:

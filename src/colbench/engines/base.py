@@ -10,7 +10,7 @@ import importlib
 import importlib.util
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Dict, Union
 
 OUTPUTS = ("arrow_table", "dataframe")
 FILE_FORMATS = ("parquet", "feather", "feather_v1", "ipc_stream")
@@ -28,7 +28,7 @@ class CsvLayout:
 
 
 #: what a library reports it now uses after `configure` (its thread pools, its CSV parser), by setting
-Applied = dict[str, int | str]
+Applied = Dict[str, Union[int, str]]  # typing's: the worker runs on Python 3.8 too
 
 
 class Engine:

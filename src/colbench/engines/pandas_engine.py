@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from colbench.engines.base import Applied, CsvLayout, Engine, codec_or_none
-from colbench.engines.pyarrow_engine import FEATHER_CODECS, PARQUET_CODECS
+from colbench.engines.pyarrow_engine import FEATHER_CODECS, PARQUET_CODECS, set_arrow_threads
 
 
 class PandasEngine(Engine):
@@ -18,11 +18,9 @@ class PandasEngine(Engine):
     write_formats = {"parquet": PARQUET_CODECS, "feather": FEATHER_CODECS}
 
     def configure(self, threads: int) -> Applied:
-        import pyarrow as pa  # pandas' Parquet/Feather and engine="pyarrow" run on Arrow's pools
-
-        pa.set_cpu_count(threads)
-        pa.set_io_thread_count(threads)
-        return {"arrow_cpu": pa.cpu_count(), "pandas_csv_parser": self.csv_parser}
+        # pandas' Parquet/Feather and engine="pyarrow" run on Arrow's pools
+        applied = set_arrow_threads(threads)
+        return {"arrow_cpu": applied["arrow_cpu"], "pandas_csv_parser": self.csv_parser}
 
     def read_csv(self, path: Path, layout: CsvLayout, output: str) -> Any:
         import pandas as pd

@@ -20,11 +20,8 @@ class PyArrowEngine(Engine):
                      "ipc_stream": FEATHER_CODECS}
 
     def configure(self, threads: int) -> Applied:
-        import pyarrow as pa
 
-        pa.set_cpu_count(threads)
-        pa.set_io_thread_count(threads)
-        return {"arrow_cpu": pa.cpu_count(), "arrow_io": pa.io_thread_count()}
+        return set_arrow_threads(threads)
 
     def read_csv(self, path: Path, layout: CsvLayout, output: str) -> Any:
         import pyarrow.csv as pacsv
@@ -43,6 +40,18 @@ class PyArrowEngine(Engine):
 
     def write(self, data: Any, path: Path, fmt: str, codec: str) -> None:
         write_arrow(data, path, fmt, codec)
+
+
+def set_arrow_threads(threads: int) -> Applied:
+    """Arrow's CPU pool (and, from pyarrow 1.0 on, its I/O pool) sized to `threads`; what they now are."""
+    import pyarrow as pa
+
+    pa.set_cpu_count(threads)
+    applied: Applied = {"arrow_cpu": pa.cpu_count()}
+    if hasattr(pa, "set_io_thread_count"):  # pyarrow 0.17 has none
+        pa.set_io_thread_count(threads)
+        applied["arrow_io"] = pa.io_thread_count()
+    return applied
 
 
 def read_arrow_table(path: Path, fmt: str, memory_map: bool) -> Any:

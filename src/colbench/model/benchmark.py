@@ -9,12 +9,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Dict
 
 from colbench.model.params import Grid, Param, ParamError, ParamValue, positive
 from colbench.model.records import InputFile
 
-Params = dict[str, ParamValue]
+Params = Dict[str, ParamValue]  # typing's: the worker runs on Python 3.8 too
 
 ALLOCATORS = ("default", "jemalloc", "mimalloc", "system")
 CACHE_STATES = ("warm", "cold")
@@ -39,7 +39,7 @@ def str_param(params: Params, name: str) -> str:
 def int_param(params: Params, name: str) -> int:
     """A param that the grid declares as an integer (threads, rows …), typed as one."""
     value = params[name]
-    if isinstance(value, bool) or not isinstance(value, int | float | str):
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise ParamTypeError(name, value, "a number")
     try:
         return int(value)
@@ -50,7 +50,7 @@ def int_param(params: Params, name: str) -> int:
 def float_param(params: Params, name: str) -> float:
     """A param that the grid declares as a number of any kind (a duration …), typed as a float."""
     value = params[name]
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ParamTypeError(name, value, "a number")
     return float(value)
 

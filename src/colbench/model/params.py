@@ -7,11 +7,12 @@ import itertools
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Union
 
 from colbench.redact import clip
 
-ParamValue = str | int | float | bool | None
+# Union, not `|`: the worker evaluates this alias on every Python from 3.8 (docs/environments.md)
+ParamValue = Union[str, int, float, bool, None]
 
 
 class ParamError(ValueError):
@@ -83,7 +84,7 @@ class Param:
             reason = self.check(value)
             if reason:
                 raise ParamError(f"param {self.name!r}: {clip(repr(value))} {reason}")
-        if value is None or isinstance(value, str | int | float | bool):
+        if value is None or isinstance(value, (str, int, float, bool)):
             return value
         raise ParamError(f"param {self.name!r}: {clip(repr(value))} is not a string, number or boolean")
 
@@ -151,7 +152,7 @@ class Grid:
 
     def expand(self, chosen: Mapping[str, Iterable[ParamValue]]) -> list[dict[str, ParamValue]]:
         names = list(chosen)
-        return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*(chosen[n] for n in names))]
+        return [dict(zip(names, combo)) for combo in itertools.product(*(chosen[n] for n in names))]
 
 
 def parse_param_option(option: str) -> tuple[str, list[str]]:

@@ -19,7 +19,7 @@ take their defaults); `to_json` writes every key, so a stored record always has 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, ClassVar, TypedDict
+from typing import Any, ClassVar, Dict, TypedDict, Union
 
 from colbench.model.params import ParamValue
 from colbench.model.result import SCHEMA_VERSION
@@ -30,7 +30,7 @@ from colbench.redact import redact_doc
 #: is `protocol.schema.json` beside this file (model/protocol.py checks a worker's report against it)
 PROTOCOL = 1
 
-Json = dict[str, Any]
+Json = Dict[str, Any]  # typing's aliases here: the worker loads this module on Python 3.8 too
 
 
 def _known(cls: type, doc: Json) -> Json:
@@ -352,7 +352,7 @@ class WorkerReport:
 
 
 #: a metric's summary over one process's timed iterations: n, min, median, mean, stdev, iqr, cv (docs/results.md)
-Stats = dict[str, float | int | None]
+Stats = Dict[str, Union[float, int, None]]
 
 
 @dataclass

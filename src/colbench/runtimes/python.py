@@ -1,11 +1,17 @@
 """uv-managed environments for library-version comparisons (`colbench run --env NAME=SPEC`).
 
-An environment is colbench's own dependencies with the spec's requirements taking the place of the
-project's requirement on the same packages, resolved by `uv pip compile`, installed with `uv pip sync`,
-plus colbench itself (editable, `--no-deps`) so `python -m colbench.worker` runs the current worker
-code. It lives in `envs_dir()/<key>`, where the key hashes what was *resolved* (the compiled lock), the
-interpreter, the project checkout and the content of local wheels/source trees: two specs that resolve
-to the same versions share one environment, and a new upstream release makes a new one.
+An environment is, on a Python colbench itself runs on (its `requires-python`), colbench's own dependencies with
+the spec's requirements taking the place of the project's requirement on the same packages; on an older Python
+(`python==3.8` in the spec), or when asked (`worker_only`: a release a sweep or a bisect measures), only the spec's
+requirements, since the worker needs nothing but the standard library and the libraries its case loads. It is
+resolved by `uv pip compile` (as of a date with `exclude_newer`: a release's era) for the spec's interpreter and
+installed with `uv pip sync`. colbench reaches it through a `.pth` file naming colbench's source directory, so
+`python -m colbench.worker` runs the current worker code: what an editable install writes, without its build (2 s
+an environment here) and without its `requires-python` check, which refuses Python 3.8 (the worker and the code it
+imports run on 3.8-3.13; tests/workers/test_old_pythons.py). It lives in `envs_dir()/<key>`, where the key hashes
+what was *resolved* (the compiled lock), the interpreter, the project checkout and the content of local
+wheels/source trees: two specs that resolve to the same versions share one environment, and a new upstream release
+makes a new one.
 
 Creation is atomic: the environment is built (relocatable) in a temporary directory next to the
 final one, a marker file with its metadata is written last, then the directory is renamed into place.
@@ -15,6 +21,7 @@ A directory without the marker is never used.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import os
@@ -29,6 +36,7 @@ import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from colbench.git import Credential, credential_env, git_command, git_env, split_credentials
 from colbench.install import INSTALL_UV
@@ -45,9 +53,12 @@ from colbench.paths import (
     write_text,
 )
 from colbench.redact import redact, redact_argv
+from colbench.runtimes.interpreters import InterpreterError, find_interpreter, parse_python_version
 
 MARKER = "colbench-env.json"
 LOCK_FILE = "requirements.lock"
+#: the file in an environment's site-packages that puts colbench's source directory on sys.path
+WORKER_PTH = "_colbench_worker.pth"
 _SOURCE_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
 
 
@@ -64,10 +75,16 @@ class EnvSpec:
     requirements: tuple[str, ...]
     #: package indexes uv searches before its default one (`colbench watch --index URL`), as uv's `--index`
     indexes: tuple[str, ...] = ()
+    #: the Python version asked for (`python==3.12`, or exactly `3.12.1`); None: the interpreter running colbench
+    python: str | None = None
+    #: only the spec's requirements, not colbench's (always so on a Python older than colbench's requires-python)
+    worker_only: bool = False
+    #: resolve as of this moment (RFC 3339): uv's `--exclude-newer`, the companions of a release's era
+    exclude_newer: str | None = None
 
     @property
     def text(self) -> str:
-        return " ".join(self.requirements)
+        return " ".join([*([f"python=={self.python}"] if self.python else []), *self.requirements])
 
     @property
     def index_options(self) -> list[str]:
@@ -172,7 +189,23 @@ def parse_env_option(option: str, cwd: Path | None = None) -> EnvSpec:
             i += 1
     if not joined:
         raise EnvError(f"--env {name}: empty spec (give requirements, a wheel, a source directory or a git URL)")
-    return EnvSpec(name=name, requirements=tuple(_parse_token(name, t, cwd) for t in joined))
+    python = None
+    rest = []
+    for token in joined:
+        match = re.fullmatch(r"python\s*(==|=|>=|<=|~=|!=|<|>)?\s*(.*)", token, flags=re.IGNORECASE)
+        if not match:
+            rest.append(token)
+            continue
+        if match.group(1) not in ("==", "=") or python is not None:
+            raise EnvError(f"--env {name}: pin one Python version as python==3.12 (not {token!r})")
+        python = match.group(2).strip()
+        try:
+            parse_python_version(python, f"--env {name}: python")
+        except InterpreterError as exc:
+            raise EnvError(str(exc)) from None
+    if not rest:
+        raise EnvError(f"--env {name}: name what to install beside python=={python} (e.g. pyarrow==21.0.0)")
+    return EnvSpec(name=name, requirements=tuple(_parse_token(name, t, cwd) for t in rest), python=python)
 
 
 def spec_package_names(requirements: Iterable[str]) -> set[str]:
@@ -268,6 +301,9 @@ def _installed_requirements() -> list[str]:
 def check_resolves(spec: EnvSpec, python: str | None = None) -> str:
     """The lock `spec` would be installed from, resolved by uv without building, installing or writing anything
     (`run --dry-run`); an EnvError that quotes uv's reason when a pin cannot exist, as the real run's."""
+    python = base_interpreter(spec, python)
+    if not spec.worker_only and not runs_colbench(_checkout(), _interpreter_info(python)["version"]):
+        spec = dataclasses.replace(spec, worker_only=True)
     lock, _ = resolve_requirements(spec, _checkout(), python)
     return lock
 
@@ -316,15 +352,37 @@ def _interpreter_info(python: str) -> dict[str, str]:
     return info
 
 
-def _project_requirements(project_root: Path | None) -> list[str]:
-    if project_root is None:  # an installed colbench: its own metadata
-        return _installed_requirements()
+def _project(project_root: Path) -> dict[str, Any]:
     pyproject = project_root / "pyproject.toml"
     try:
         data = tomllib.loads(pyproject.read_text())
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise EnvError(f"cannot read {pyproject}: {exc}") from None
-    return list(data.get("project", {}).get("dependencies", []))
+    project: dict[str, Any] = data.get("project", {})
+    return project
+
+
+def _project_requirements(project_root: Path | None) -> list[str]:
+    if project_root is None:  # an installed colbench: its own metadata
+        return _installed_requirements()
+    return list(_project(project_root).get("dependencies", []))
+
+
+def runs_colbench(project_root: Path | None, python_version: str) -> bool:
+    """Whether colbench's own requirements install on this Python (its `requires-python`): if not, an environment
+    holds only what its spec names (the worker needs nothing else)."""
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
+    if project_root is None:
+        from importlib import metadata
+
+        wanted = metadata.metadata("colbench")["Requires-Python"] or ""
+    else:
+        wanted = str(_project(project_root).get("requires-python") or "")
+    try:
+        return SpecifierSet(wanted).contains(python_version)
+    except InvalidSpecifier:
+        return True
 
 
 def _local_fingerprint(req: str) -> str:
@@ -368,7 +426,7 @@ def resolve_requirements(spec: EnvSpec, project_root: Path | None, python: str |
     pin that cannot exist is an EnvError that quotes uv's reason."""
     python = python or sys.executable
     pinned = spec_package_names(spec.requirements)
-    project = [
+    project = [] if spec.worker_only else [
         r
         for r in _project_requirements(project_root)
         if canonical_name(re.split(r"[\s\[<>=!~;@]", r, maxsplit=1)[0]) not in pinned
@@ -377,7 +435,7 @@ def resolve_requirements(spec: EnvSpec, project_root: Path | None, python: str |
     requirements = [*project, *wanted]
     proc = _run(
         [*_uv(), "pip", "compile", "-", "--python", python, "--no-header", "--no-annotate", "--quiet",
-         *spec.index_options],
+         *spec.index_options, *(["--exclude-newer", spec.exclude_newer] if spec.exclude_newer else [])],
         f"resolving environment {spec.name!r} ({spec.text})",
         cwd=project_root,
         stdin="\n".join(requirements) + "\n",
@@ -425,7 +483,8 @@ def _load(env_dir: Path, name: str | None = None) -> Environment | None:
         requirements=tuple(meta.get("requirements", ())),
         python_version=meta.get("python_version", ""),
         created=meta.get("created", ""),
-        extra={k: v for k, v in meta.items() if k in ("project_root", "first_name")},
+        extra={k: v for k, v in meta.items()
+               if k in ("project_root", "first_name", "worker_only", "exclude_newer", "base_python")},
     )
 
 
@@ -459,6 +518,10 @@ for dist in json.loads(sys.argv[1]):
         except BaseException as exc:
             failures[dist] = f"{type(exc).__name__}: {exc}"
             break
+try:
+    importlib.import_module("colbench.workers.python.worker")
+except BaseException as exc:
+    failures["colbench"] = f"{type(exc).__name__}: {exc}"
 print(json.dumps(failures))
 """
 
@@ -467,7 +530,7 @@ def _smoke_test(python: str, spec: EnvSpec) -> None:
     """Import every package the spec names: uv resolves by metadata, and metadata can lie (pyarrow < 16
     declares numpy>=1.16 but its wheels only work with NumPy 1.x). A broken environment is refused here
     rather than turning every benchmark into an error result."""
-    dists = sorted(spec_package_names(spec.requirements) | {"colbench"})
+    dists = sorted(spec_package_names(spec.requirements))
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     proc = subprocess.run([python, "-c", _SMOKE, json.dumps(dists)], capture_output=True, text=True, env=env)
     try:
@@ -484,16 +547,40 @@ def _smoke_test(python: str, spec: EnvSpec) -> None:
         raise EnvError(redact(f"environment {spec.name!r} ({spec.text}): {detail}{hint}"))
 
 
+def _put_colbench_on_path(env_python: Path, version: str, project_root: Path) -> None:
+    """colbench's source directory on the environment's sys.path (WORKER_PTH in its site-packages)."""
+    major, minor = version.split(".")[:2]
+    site = env_python.parent.parent / "lib" / f"python{major}.{minor}" / "site-packages"
+    if not site.is_dir():
+        raise EnvError(f"the environment at {env_python.parent.parent} has no {site.relative_to(site.parents[2])}")
+    write_text(site / WORKER_PTH, f"{project_root / 'src'}\n", "colbench's path file")
+
+
+def base_interpreter(spec: EnvSpec, python: str | None = None) -> str:
+    """The interpreter an environment is made from: `python` when given, else the spec's `python==X` found on this
+    machine (a one-line EnvError when none is installed), else the one running colbench."""
+    if python:
+        return python
+    if spec.python:
+        try:
+            return str(find_interpreter(spec.python, f"--env {spec.name}: python").path)
+        except InterpreterError as exc:
+            raise EnvError(str(exc)) from None
+    return sys.executable
+
+
 def ensure_environment(spec: EnvSpec, project_root: Path, *, python: str | None = None) -> Environment:
     """Return the environment for `spec`, building it if no complete one with the same key exists.
 
-    `python` is the base interpreter (default: the one running colbench). Resolution runs every time
-    (it is what the key hashes; uv answers from its cache in about a second); building only when the
-    key is new.
+    `python` is the base interpreter (default: the spec's `python==X`, else the one running colbench). On a Python
+    colbench's own requirements do not install on, the environment is worker-only. Resolution runs every time (it
+    is what the key hashes; uv answers from its cache in about a second); building only when the key is new.
     """
     project_root = Path(project_root).resolve()
-    python = python or sys.executable
+    python = base_interpreter(spec, python)
     interp = _interpreter_info(python)
+    if not spec.worker_only and not runs_colbench(project_root, interp["version"]):
+        spec = dataclasses.replace(spec, worker_only=True)
     lock, _ = resolve_requirements(spec, project_root, python)
     key = _environment_key(lock, interp, project_root, spec)
     root = envs_dir()
@@ -518,11 +605,7 @@ def ensure_environment(spec: EnvSpec, project_root: Path, *, python: str | None 
             cwd=project_root,
             credentials=credentials,
         )
-        _run(
-            [*uv, "pip", "install", "--python", env_python, "--no-deps", "--quiet", "-e", str(project_root)],
-            f"installing colbench into environment {spec.name!r}",
-            cwd=project_root,
-        )
+        _put_colbench_on_path(Path(env_python), interp["version"], project_root)
         _smoke_test(env_python, spec)
         meta = {
             "key": key,
@@ -531,6 +614,9 @@ def ensure_environment(spec: EnvSpec, project_root: Path, *, python: str | None 
             "requirements": redact_argv(list(spec.requirements)),  # metadata: no token of a git URL
             "resolved": _installed(Path(env_python)),
             "python_version": interp["version"],
+            "base_python": python,
+            "worker_only": spec.worker_only,
+            **({"exclude_newer": spec.exclude_newer} if spec.exclude_newer else {}),
             "project_root": str(project_root),
             "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         }

@@ -201,9 +201,10 @@ def apply_threads(threads: int) -> dict[str, object]:
     if "pyarrow" in sys.modules:
         pa = sys.modules["pyarrow"]
         pa.set_cpu_count(threads)
-        pa.set_io_thread_count(max(threads, 1))
         applied["arrow_cpu"] = pa.cpu_count()
-        applied["arrow_io"] = pa.io_thread_count()
+        if hasattr(pa, "set_io_thread_count"):  # pyarrow 0.17 has no I/O pool of its own to size
+            pa.set_io_thread_count(max(threads, 1))
+            applied["arrow_io"] = pa.io_thread_count()
     if "polars" in sys.modules:
         pl = sys.modules["polars"]
         size = getattr(pl, "thread_pool_size", None)
@@ -217,8 +218,14 @@ def apply_threads(threads: int) -> dict[str, object]:
 
 
 def _allocator_state(requested: str) -> AllocatorUsed:
-    actual = sys.modules["pyarrow"].default_memory_pool().backend_name if "pyarrow" in sys.modules else None
-    return AllocatorUsed(requested=requested, actual=actual)
+    pool = sys.modules["pyarrow"].default_memory_pool() if "pyarrow" in sys.modules else None
+    return AllocatorUsed(requested=requested, actual=_backend(pool))
+
+
+def _backend(pool: Any) -> str | None:
+    """The allocator behind an Arrow memory pool; None where pyarrow does not say (before 1.0)."""
+    name = getattr(pool, "backend_name", None)
+    return name if isinstance(name, str) else None
 
 
 def _process_memory() -> MemoryUse:
@@ -229,7 +236,7 @@ def _process_memory() -> MemoryUse:
     if "pyarrow" in sys.modules:
         pool = sys.modules["pyarrow"].default_memory_pool()
         memory["engine_peak_bytes"] = int(pool.max_memory())
-        memory["engine_memory"] = f"arrow_pool:{pool.backend_name}"
+        memory["engine_memory"] = f"arrow_pool:{_backend(pool) or 'unnamed'}"
     return memory
 
 
