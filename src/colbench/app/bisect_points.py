@@ -2,8 +2,10 @@
 
 `--package NAME` lists NAME's releases on the package index uv uses; `--package java:arrow` Arrow Java's on Maven
 Central; `--wheels DIR|FILE` the wheels given; `--git URL_OR_PATH --package NAME` the commits from good to bad.
-Points that cannot be tested here (yanked, no wheel for this interpreter, too old for the Java worker, a wheel for
-another platform) are left out with the reason, unless they are the good or bad end the user named.
+Points that cannot be tested here (yanked, no wheel for any installed Python, too old for the Java worker, a wheel
+for another platform) are left out with the reason, unless they are the good or bad end the user named. A release
+from an index is measured on the newest installed Python its wheels support, with the companions of its era
+(runtimes/era.py).
 """
 
 from __future__ import annotations
@@ -83,7 +85,8 @@ def _index_points(package: str, good: str, bad: str, pre: bool, index: str | Non
     chosen = release_range(releases, good, bad, pre=pre, what=name)
     excluded = {r.version: r.skip for r in chosen[1:-1] if r.skip}
     runtime = "java" if java else "python"
-    points = [Point(r.version, r.version if java else f"{package}=={r.version}", runtime)
+    points = [Point(r.version, r.version if java else f"{package}=={r.version}", runtime,
+                    release=None if java else r, package="" if java else package)
               for r in chosen if r.version not in excluded]
     return PointList(points, excluded, where, package)
 

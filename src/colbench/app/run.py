@@ -75,6 +75,11 @@ class RunRequest:
     seed: int = 42
     scale: float = 1.0
     envs: tuple[str, ...] = ()
+    #: a sweep over a package's releases (runner/sweep.py): `pyarrow==0.17.1,1.0.1` or `pyarrow>=0.17`, with `every`
+    #: ("minor": the newest of each minor version of a range) and `with_requirements` beside every release
+    versions: str | None = None
+    every: str | None = None
+    with_requirements: tuple[str, ...] = ()
     store: str | None = None
     resume: str | None = None
     until_decided: bool = False
@@ -188,7 +193,7 @@ def _prepare(request: RunRequest, observer: RunObserver, dry_run: bool) -> _Prep
                  "--warmup": request.warmup, "--processes": request.processes,
                  "--memory-limit": request.memory_limit_bytes, "--run-name": request.run_name,
                  "--commit": request.commit, "--repo": request.repo, "--machine": request.machine_name,
-                 "--profile": request.profile}
+                 "--profile": request.profile, "--versions": request.versions}
         clashing = [name for name, value in given.items() if value]
         if clashing:
             raise UsageError(f"--resume cannot be combined with {', '.join(clashing)}: a resumed run keeps its own "
@@ -223,10 +228,7 @@ def run(request: RunRequest, observer: RunObserver | None = None) -> RunOutcome:
     observer = observer or RunObserver()
     prepared = _prepare(request, observer, dry_run=False)
     config, plan, run_doc = prepared.config, prepared.plan, prepared.run_doc
-    if run_doc:
-        envs = env_options.envs_from_run(run_doc)
-    else:
-        envs = env_options.build_envs(list(request.envs), say=observer.said)
+    envs = env_options.envs_from_run(run_doc) if run_doc else _environments(request, observer)
     for bench, params, reason in fit_plan_to_envs(plan, envs, say=observer.said):
         observer.skipped(bench, params, reason)
     if len(envs) > 1 and config.processes is None:
@@ -246,6 +248,33 @@ def run(request: RunRequest, observer: RunObserver | None = None) -> RunOutcome:
         return RunOutcome(session.run, *case_counts(db, session.run.run_id), session=session)
     finished = run_and_store(db, config, plan, envs, run_doc, observer=observer, argv=request.argv)
     return RunOutcome(finished, *case_counts(db, finished.run_id))
+
+
+def _check_sweep(request: RunRequest) -> Any:
+    """The parsed `--versions` (None without it), checked against the options it cannot go with."""
+    from colbench.runner.sweep import parse_versions
+
+    if request.versions is None:
+        if request.every or request.with_requirements:
+            raise UsageError("--every and --with go with --versions (a sweep over a package's releases)")
+        return None
+    if request.envs:
+        raise UsageError("--versions and --env both name the environments: give one of them")
+    return parse_versions(request.versions, request.every)
+
+
+def _environments(request: RunRequest, observer: RunObserver) -> list[EnvChoice]:
+    """The --env environments, or a sweep's, one per release (runner/sweep.py), built and ready."""
+    from colbench.runner import env_options
+
+    versions = _check_sweep(request)
+    if versions is None:
+        return env_options.build_envs(list(request.envs), say=observer.said)
+    from colbench.runner.sweep import build_sweep, plan_sweep
+
+    sweep = plan_sweep(versions)
+    observer.said(f"sweep over {len(sweep.points)} {sweep.source}: {', '.join(p.label for p in sweep.points)}")
+    return build_sweep(sweep, request.with_requirements, say=observer.said)
 
 
 def run_and_store(db: Store, config: RunConfig, plan: Plan, envs: list[EnvChoice],
@@ -302,6 +331,7 @@ def estimate(request: RunRequest, observer: RunObserver | None = None, *, resolv
 
     prepared = _prepare(request, observer or RunObserver(), dry_run=True)
     env_options.check_envs(list(request.envs), resolve=resolve_pins)
+    sweep = _check_sweep(request)
     config, plan = prepared.config, prepared.plan
     iterations, warmup, processes = config.resolved(plan)
     try:
@@ -322,7 +352,8 @@ def estimate(request: RunRequest, observer: RunObserver | None = None, *, resolv
         data_error = str(exc)
     missing = [f for f in files if not f.present]
     downloads = [f for f in missing if f.format == "download"]
-    est = estimate_plan(plan, iterations, warmup, processes_of, history, envs=max(1, len(request.envs)),
+    est = estimate_plan(plan, iterations, warmup, processes_of, history, envs=max(1, len(request.envs),
+                                                                                 len(sweep.named) if sweep else 0),
                         new_data=[(f.format, f.size_bytes) for f in missing if f.format != "download"],
                         build_rates_here=build_rates(local_manifests(data_dir())))
     return RunEstimate(plan=plan, estimate=est, iterations=iterations, warmup=warmup,

@@ -16,7 +16,16 @@ from colbench.benchmarks.common import (
     threads_param,
 )
 from colbench.engines import get_engine
-from colbench.model.benchmark import Benchmark, Context, DataRequest, OutputCheck, Params, int_param, str_param
+from colbench.model.benchmark import (
+    Benchmark,
+    Context,
+    DataRequest,
+    OutputCheck,
+    Params,
+    Unsupported,
+    int_param,
+    str_param,
+)
 from colbench.model.params import Grid, Param
 
 PY_READERS = ("pyarrow", "pandas", "pandas-pyarrow", "polars", "duckdb")
@@ -65,6 +74,9 @@ class CsvRead(Benchmark):
 
     def setup(self, ctx: Context) -> None:
         ctx.state["engine"] = engine = get_engine(ctx.param_str("reader"))
+        lacks = engine.csv_unsupported()
+        if lacks:
+            raise Unsupported(lacks)
         ctx.state["applied"] = engine.configure(ctx.threads)
         engine.prepare(ctx.param_str("output"))
         layout = csv_layout(ctx)

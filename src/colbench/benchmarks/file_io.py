@@ -21,6 +21,7 @@ from colbench.model.benchmark import (
     DataRequest,
     OutputCheck,
     Params,
+    Unsupported,
     Work,
     int_param,
     str_param,
@@ -81,6 +82,9 @@ class FileRead(Benchmark):
 
     def setup(self, ctx: Context) -> None:
         ctx.state["engine"] = engine = get_engine(ctx.param_str("engine"))
+        lacks = engine.read_unsupported(ctx.param_str("format"), ctx.param_str("codec"))
+        if lacks:
+            raise Unsupported(lacks)
         engine.configure(ctx.threads)
         engine.prepare(ctx.param_str("output"))
 

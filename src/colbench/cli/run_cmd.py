@@ -60,6 +60,14 @@ def run(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="print the plan and its time estimate only")] = False,
     env: Annotated[list[str] | None, typer.Option("--env", help="NAME=SPEC: run in a uv environment with these "
                                                   "requirements (repeatable; SPEC '@current' = this one)")] = None,
+    versions: Annotated[str | None, typer.Option("--versions", help="a sweep over a package's releases, one "
+                                                 "environment each on the newest installed Python its wheels "
+                                                 "support: pyarrow==0.17.1,1.0.1 or 'pyarrow>=0.17' (see "
+                                                 "docs/history.md)")] = None,
+    every: Annotated[str | None, typer.Option(help="with a --versions range: minor or major (the newest release "
+                                              "of each), or release (all)")] = None,
+    with_requirements: Annotated[list[str] | None, typer.Option("--with", help="with --versions: a requirement "
+                                                                "for every release's environment (repeatable)")] = None,
     until_decided: Annotated[bool, typer.Option("--until-decided", help="with several --env: add blocks to "
                                                 "inconclusive cases until decided or --budget is spent")] = False,
     budget: Annotated[str, typer.Option(help="--until-decided: time for the whole run, e.g. 90s, 10m, 1h")] = "10m",
@@ -91,7 +99,8 @@ def run(
         iterations=iterations, warmup=warmup, processes=processes, timeout_s=timeout,
         memory_limit_bytes=parse_memory_limit(memory_limit) if memory_limit is not None else None,
         run_name=run_name, commit=commit, repo=repo, machine_name=machine, seed=seed, scale=scale,
-        envs=tuple(env or ()), store=store, resume=resume, until_decided=until_decided,
+        envs=tuple(env or ()), versions=versions, every=every, with_requirements=tuple(with_requirements or ()),
+        store=store, resume=resume, until_decided=until_decided,
         budget_s=parse_duration(budget), max_looks=max_looks, threshold=parse_threshold(threshold), alpha=alpha,
         measure=parse_measure_option(measure), profile=profile)
     progress = RichProgress(console, err=err_console)

@@ -80,6 +80,15 @@ class Engine:
             return f"{self.name} does not write {fmt} with {codec}"
         return None
 
+    # --- what an old release of the library lacks (checked in the worker, untimed) ---
+    def csv_unsupported(self) -> str | None:
+        """Why the installed release cannot read CSV as this engine does, or None."""
+        return None
+
+    def read_unsupported(self, fmt: str, codec: str) -> str | None:
+        """Why the installed release cannot read this format and codec as the cache wrote it, or None."""
+        return None
+
     # --- work ---
     def read_csv(self, path: Path, layout: CsvLayout, output: str) -> Any:
         raise NotImplementedError
@@ -103,6 +112,12 @@ def shape(obj: Any) -> tuple[int, int]:
         rows, cols = obj.shape
         return int(rows), int(cols)
     raise TypeError(f"cannot tell the shape of {type(obj).__name__}")
+
+
+def release(version: str) -> tuple[int, int]:
+    """(major, minor) of a library's version string ("0.17.1" → (0, 17)); the worker has no `packaging`."""
+    parts = (version.split(".") + ["0"])[:2]
+    return int("".join(c for c in parts[0] if c.isdigit()) or 0), int("".join(c for c in parts[1] if c.isdigit()) or 0)
 
 
 def codec_or_none(codec: str) -> str | None:

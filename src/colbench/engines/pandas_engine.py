@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from colbench.engines.base import Applied, CsvLayout, Engine, codec_or_none
-from colbench.engines.pyarrow_engine import FEATHER_CODECS, PARQUET_CODECS, set_arrow_threads
+from colbench.engines.base import Applied, CsvLayout, Engine, codec_or_none, release
+from colbench.engines.pyarrow_engine import FEATHER_CODECS, PARQUET_CODECS, feather_unsupported, set_arrow_threads
 
 
 class PandasEngine(Engine):
@@ -21,6 +21,9 @@ class PandasEngine(Engine):
         # pandas' Parquet/Feather and engine="pyarrow" run on Arrow's pools
         applied = set_arrow_threads(threads)
         return {"arrow_cpu": applied["arrow_cpu"], "pandas_csv_parser": self.csv_parser}
+
+    def read_unsupported(self, fmt: str, codec: str) -> str | None:
+        return feather_unsupported(fmt, codec)  # pandas reads Feather and Parquet through pyarrow
 
     def read_csv(self, path: Path, layout: CsvLayout, output: str) -> Any:
         import pandas as pd
@@ -51,5 +54,12 @@ class PandasPyArrowEngine(PandasEngine):
 
     name = "pandas-pyarrow"
     csv_parser = "pyarrow"
+
+    def csv_unsupported(self) -> str | None:
+        import pandas as pd
+
+        if release(pd.__version__) < (1, 4):
+            return f"pandas {pd.__version__} has no engine=\"pyarrow\" for read_csv (pandas 1.4 added it)"
+        return None
     read_formats = {}
     write_formats = {}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from colbench.engines.base import Applied, CsvLayout, Engine, codec_or_none
+from colbench.engines.base import Applied, CsvLayout, Engine, codec_or_none, release
 
 PARQUET_CODECS = ("uncompressed", "snappy", "zstd", "lz4", "gzip", "brotli")
 FEATHER_CODECS = ("uncompressed", "lz4", "zstd")
@@ -22,6 +22,9 @@ class PyArrowEngine(Engine):
     def configure(self, threads: int) -> Applied:
 
         return set_arrow_threads(threads)
+
+    def read_unsupported(self, fmt: str, codec: str) -> str | None:
+        return feather_unsupported(fmt, codec)
 
     def read_csv(self, path: Path, layout: CsvLayout, output: str) -> Any:
         import pyarrow.csv as pacsv
@@ -40,6 +43,17 @@ class PyArrowEngine(Engine):
 
     def write(self, data: Any, path: Path, fmt: str, codec: str) -> None:
         write_arrow(data, path, fmt, codec)
+
+
+def feather_unsupported(fmt: str, codec: str) -> str | None:
+    """pyarrow before 1.0 compressed Feather V2 (IPC) buffers in a layout of its own, which 1.0 replaced: it cannot
+    read a compressed file that pyarrow 1.0 or later wrote, as the data cache does."""
+    import pyarrow as pa
+
+    if fmt in ("feather", "ipc_stream") and codec not in ("uncompressed", "none") and release(pa.__version__) < (1, 0):
+        return (f"pyarrow {pa.__version__} cannot read {codec}-compressed Arrow IPC of the 1.0 format (its own "
+                "compression predates it); the cache's file is written by a newer pyarrow")
+    return None
 
 
 def set_arrow_threads(threads: int) -> Applied:

@@ -157,6 +157,11 @@ class Context:
             self.warnings.append(message)
 
 
+class Unsupported(Exception):  # noqa: N818 - a case's state, named as the result shows it
+    """The library release this case runs with lacks what the case needs (pyarrow 0.17 cannot read a compressed
+    Feather file of the 1.0 format): the result is an invalid case, not an error of the library."""
+
+
 class CheckFailed(AssertionError):
     """The output of `run` is not what the benchmark expects: the result is an error, not a timing."""
 

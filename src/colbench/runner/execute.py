@@ -338,12 +338,20 @@ def _keep_profile(store: Store, run: Run, execution: Execution, inputs: dict[str
         log.warning("no profile of %s [%s]: %s", case.case_id, env.name, done.error)
 
 
+class _Broken(Exception):
+    """An environment that could not be built: its executions are error results with the cause."""
+
+
 def _execute_one(run: Run, execution: Execution, inputs: dict[str, InputFile], iterations: int, warmup: int,
                  config: RunConfig, toolchain: Any = None) -> Result:
     case, env = execution.case, execution.env
     spec = case_spec(case, inputs, iterations, warmup, config.seed + execution.process_index)
     try:
+        if env.broken:  # a sweep's release whose environment does not install or import: no worker to start
+            raise _Broken(f"environment {env.name}: {env.broken}")
         launch, warning = launch_for(case, env, config)
+    except _Broken as exc:
+        done, warning = WorkerOutcome(WorkerReport.failure("exception", str(exc)), {}), None
     except PlanError as exc:
         done, warning = WorkerOutcome(WorkerReport.failure("invalid", str(exc)), {}), None
     else:

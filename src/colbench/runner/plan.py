@@ -134,6 +134,11 @@ class EnvChoice:
     variables: dict[str, str] = field(default_factory=dict)
     #: "python" (uv environments), or "java" / "r" for the other workers' version matrices (runner/runtime_envs.py)
     runtime: str = "python"
+    #: the Python version its workers run on (MAJOR.MINOR.PATCH), "" for the interpreter running colbench
+    interpreter: str = ""
+    #: why it could not be built ("" when it was): a release a sweep measures whose environment does not install or
+    #: import; each of its executions is an error result with this cause, and the run goes on
+    broken: str = ""
 
 
 @dataclass

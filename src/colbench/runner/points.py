@@ -1,8 +1,10 @@
 """The environment of each point a bisect measures: a release, a wheel or a commit, built once and reused.
 
 A Python point is a uv environment (runtimes/python.py) with the point's requirement in place of the project's
-(`pyarrow==15.0.0`, a wheel's path, `pkg @ git+file:///repo@sha`) plus any requirements given for every point
-(`--with "numpy<2"`); a Java point is the Java worker built against that Arrow Java release (`java:arrow==V`).
+(a wheel's path, `pkg @ git+file:///repo@sha`) plus any requirements given for every point (`--with "numpy<2"`);
+a release from an index is a worker-only environment on the newest installed Python its wheels support, with the
+companions of its era (runtimes/era.py); a Java point is the Java worker built against that Arrow Java release
+(`java:arrow==V`).
 Building is cached twice: on disk by the environment key (as for `--env`), and here per point for the whole
 search, so a point is resolved at most once per bisect. A point that cannot be built keeps its one-line cause.
 """
@@ -22,7 +24,9 @@ from colbench.paths import NAME_PATTERN
 from colbench.redact import clip, redact
 from colbench.runner.execute import EnvChoice
 from colbench.runner.runtime_envs import runtime_env
+from colbench.runtimes.era import Recipe, recipe
 from colbench.runtimes.python import EnvError, EnvSpec, canonical_name, colbench_project, ensure_environment
+from colbench.runtimes.releases import Release
 
 #: uv's error output draws boxes and arrows around its lines
 _DECORATION = re.compile(r"^[\s×╰─▶│├┬┴┼┤╭╮╯|:>-]+")
@@ -36,6 +40,9 @@ class Point:
     label: str
     requirement: str
     runtime: str = "python"
+    #: a release listed from an index (its wheels' Python, its upload): built by `runtimes.era.recipe`
+    release: Release | None = None
+    package: str = ""
 
 
 def env_name(label: str) -> str:
@@ -93,13 +100,42 @@ class PointEnvironments:
     _guard: threading.Lock = field(default_factory=threading.Lock)
     _locks: dict[str, threading.Lock] = field(default_factory=dict)
 
-    def _python(self, point: Point, name: str, extra: tuple[str, ...], say: Callable[[str], None]) -> EnvChoice:
-        text = redact(" ".join((point.requirement, *extra)))
+    def _python(self, point: Point, name: str, extra: tuple[str, ...], say: Callable[[str], None],
+                made: Recipe | None = None) -> EnvChoice:
+        if made is not None:
+            spec = EnvSpec(name, made.requirements, self.indexes, python=made.python or None, worker_only=True,
+                           exclude_newer=made.as_of or None, wheels_only=True)
+            text = redact(spec.text + (f" (as of {made.as_of[:10]})" if made.as_of else ""))
+        else:
+            spec = EnvSpec(name, (point.requirement, *extra), self.indexes)
+            text = redact(spec.text)
         say(f"environment {point.label}: {text}")
         self._project = self._project or colbench_project()
-        built = ensure_environment(EnvSpec(name, (point.requirement, *extra), self.indexes), self._project)
+        built = ensure_environment(spec, self._project)
         return EnvChoice(name=name, python=str(built.python), key=built.key, resolved=dict(built.resolved), spec=text,
-                         variables=dict(self.variables))
+                         variables=dict(self.variables), interpreter=built.python_version)
+
+    def _release(self, point: Point, name: str, say: Callable[[str], None]) -> EnvChoice:
+        """A release on its Python with the companions of its era; as of today under the known constraints when that
+        day's companions do not resolve or install (a companion without a wheel for that Python yet)."""
+        assert point.release is not None
+        made = recipe(point.package, point.release, self.extra, dated=bool(point.release.uploaded))
+        try:
+            return self._python(point, name, self.extra, say, made)
+        except EnvError as exc:
+            if not made.as_of or not str(exc).startswith(("resolving", "installing")):
+                raise  # the release itself does not import: no other day's companions change that
+            cause = build_error_line(str(exc), 160)
+            self.notes[point.label] = f"companions as of today: as of {made.as_of[:10]} they did not build ({cause})"
+        try:
+            return self._python(point, name, self.extra, say, recipe(point.package, point.release, self.extra,
+                                                                    dated=False))
+        except EnvError as exc:
+            if _NUMPY_1 not in str(exc) or self._numpy_pinned():
+                raise
+        self.notes[point.label] = f"{NUMPY_1_PIN} (built against NumPy 1.x)"
+        return self._python(point, name, self.extra, say,
+                            recipe(point.package, point.release, (*self.extra, NUMPY_1_PIN), dated=False))
 
     def _numpy_pinned(self) -> bool:
         return any(canonical_name(re.split(r"[\s\[<>=!~;@]", r, maxsplit=1)[0]) == "numpy" for r in self.extra)
@@ -131,6 +167,8 @@ class PointEnvironments:
             if point.runtime == "java":
                 env = runtime_env(f"{name}=java:arrow=={point.requirement}", say=say)
                 env.variables = dict(self.variables)
+            elif point.release is not None:
+                env = self._release(point, name, say)
             else:
                 try:
                     env = self._python(point, name, self.extra, say)
@@ -143,14 +181,14 @@ class PointEnvironments:
             self.failed[point.label] = f"does not install: {build_error_line(str(exc))}"
             return
         self.built[point.label] = env
-        self.versions[point.label] = env.resolved if env.runtime == "python" else {}
+        self.versions[point.label] = _with_python(env) if env.runtime == "python" else {}
 
     def adopt(self, label: str, env: EnvChoice) -> None:
         """A point's environment as a stored run recorded it (a resumed search that measures nothing again): its
         versions and notes count, though nothing is built."""
         if env.runtime != "python":
             return
-        self.versions.setdefault(label, dict(env.resolved))
+        self.versions.setdefault(label, _with_python(env))
         if NUMPY_1_PIN in (env.spec or "").split() and NUMPY_1_PIN not in self.extra:
             self.notes.setdefault(label, f"{NUMPY_1_PIN} (built against NumPy 1.x)")
 
@@ -163,6 +201,11 @@ class PointEnvironments:
         skip = {canonical_name(package), "colbench"}
         return [f"{name} {left.get(name, '-')} → {right.get(name, '-')}" for name in sorted(set(left) | set(right))
                 if name not in skip and left.get(name) != right.get(name)]
+
+
+def _with_python(env: EnvChoice) -> dict[str, str]:
+    """An environment's resolved versions and its interpreter's: a step between two Pythons says so."""
+    return {**env.resolved, **({"python": env.interpreter} if env.interpreter else {})}
 
 
 class AheadBuilder:

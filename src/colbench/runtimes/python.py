@@ -81,6 +81,9 @@ class EnvSpec:
     worker_only: bool = False
     #: resolve as of this moment (RFC 3339): uv's `--exclude-newer`, the companions of a release's era
     exclude_newer: str | None = None
+    #: wheels only (uv's `--only-binary :all:`): a release without a wheel for this Python is refused, never built
+    #: from source (hours for pyarrow)
+    wheels_only: bool = False
 
     @property
     def text(self) -> str:
@@ -435,7 +438,8 @@ def resolve_requirements(spec: EnvSpec, project_root: Path | None, python: str |
     requirements = [*project, *wanted]
     proc = _run(
         [*_uv(), "pip", "compile", "-", "--python", python, "--no-header", "--no-annotate", "--quiet",
-         *spec.index_options, *(["--exclude-newer", spec.exclude_newer] if spec.exclude_newer else [])],
+         *spec.index_options, *(["--exclude-newer", spec.exclude_newer] if spec.exclude_newer else []),
+         *(["--only-binary", ":all:"] if spec.wheels_only else [])],
         f"resolving environment {spec.name!r} ({spec.text})",
         cwd=project_root,
         stdin="\n".join(requirements) + "\n",
@@ -600,7 +604,8 @@ def ensure_environment(spec: EnvSpec, project_root: Path, *, python: str | None 
         write_text(tmp / LOCK_FILE, lock, "lock file")  # the URLs in it hold no login (resolve_requirements)
         env_python = str(_python_in(tmp))
         _run(
-            [*uv, "pip", "sync", str(tmp / LOCK_FILE), "--python", env_python, "--quiet", *spec.index_options],
+            [*uv, "pip", "sync", str(tmp / LOCK_FILE), "--python", env_python, "--quiet", *spec.index_options,
+             *(["--only-binary", ":all:"] if spec.wheels_only else [])],
             f"installing environment {spec.name!r} ({spec.text})",
             cwd=project_root,
             credentials=credentials,

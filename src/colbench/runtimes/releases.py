@@ -7,7 +7,9 @@ asks for.
   the `[[index]]` and `extra-index-url` of uv's uv.toml), then its default index (`UV_DEFAULT_INDEX`,
   `UV_INDEX_URL`, `PIP_INDEX_URL`, uv.toml's default, else PyPI); a package is listed from the first that has it,
   as uv's first-index strategy installs it. The versions are the ones that have files; each file says whether it
-  is yanked, and a wheel's tags whether it installs on this interpreter.
+  is yanked, when it was uploaded (PEP 700, in the JSON of indexes that give it, PyPI's among them), and a wheel's
+  tags which Python it installs on: a release is measured on the newest installed Python its wheels support
+  (runtimes/interpreters.py), and resolved as of its upload (runtimes/era.py).
 - Arrow Java from Maven Central's `maven-metadata.xml` of `org.apache.arrow:arrow-vector`.
 
 Order is `packaging.version` order, never the index's. Pre-releases (and dev releases) are left out unless asked
@@ -28,7 +30,7 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
-from packaging.tags import sys_tags
+from packaging.tags import Tag
 from packaging.utils import (
     InvalidSdistFilename,
     InvalidWheelFilename,
@@ -40,6 +42,14 @@ from packaging.version import InvalidVersion, Version
 
 from colbench.bounded_http import NetError, request, status_problem
 from colbench.redact import redact
+from colbench.runtimes.interpreters import (
+    Interpreter,
+    installed_interpreters,
+    interpreter_tags,
+    newest_supporting,
+    versions_text,
+    wheel_pythons,
+)
 
 PYPI_SIMPLE = "https://pypi.org/simple"
 MAVEN_CENTRAL = "https://repo1.maven.org/maven2"
@@ -58,10 +68,16 @@ class ReleaseError(ValueError):
 
 @dataclass(frozen=True)
 class Release:
-    """One version of a package. `skip` is why it cannot be tested here ("" when it can)."""
+    """One version of a package. `skip` is why it cannot be tested here ("" when it can); `python` the newest
+    installed Python (MAJOR.MINOR) its wheels install on ("" when it ships no wheel, or none fits); `wheel_tags`
+    the tags of its wheels that are not yanked; `uploaded` when its last file was uploaded (RFC 3339; "" when the
+    index does not say)."""
 
     version: str
     skip: str = ""
+    python: str = ""
+    wheel_tags: frozenset[Tag] = frozenset()
+    uploaded: str = ""
 
 
 def fetch_url(url: str, accept: str, deadline_s: float | None = None) -> tuple[str, str]:
@@ -177,12 +193,20 @@ def _files(content_type: str, body: str) -> list[dict[str, object]]:
     return parser.files
 
 
-def releases_from_files(package: str, files: Iterable[dict[str, object]],
-                        tags: frozenset[object] | None = None) -> list[Release]:
-    """Versions (in version order) from an index's file list, each with why it cannot be tested here, if so."""
-    supported = tags if tags is not None else frozenset(sys_tags())
+def releases_from_files(package: str, files: Iterable[dict[str, object]], tags: frozenset[Tag] | None = None,
+                        interpreters: Sequence[Interpreter] | None = None) -> list[Release]:
+    """Versions (in version order) from an index's file list, each with why it cannot be tested here, if so, and the
+    newest of `interpreters` (default: the installed ones) its wheels install on. `tags`: the wheel tags that count
+    as installable instead (one interpreter's), when given."""
+    if tags is None:
+        interpreters = installed_interpreters() if interpreters is None else interpreters
+        supported = frozenset().union(*(interpreter_tags(i.version[:2]) for i in interpreters))
+    else:
+        supported, interpreters = tags, []
     name = canonicalize_name(package)
     seen: dict[Version, dict[str, bool]] = {}
+    wheel_tags: dict[Version, set[Tag]] = {}
+    uploaded: dict[Version, str] = {}
     for file in files:
         filename = str(file.get("filename", ""))
         try:
@@ -199,17 +223,34 @@ def releases_from_files(package: str, files: Iterable[dict[str, object]],
         flags = seen.setdefault(version, {"wheel": False, "sdist": False, "other wheel": False, "live": False})
         flags[kind] = True
         flags["live"] = flags["live"] or not file.get("yanked")
+        if filename.endswith(".whl") and not file.get("yanked"):
+            wheel_tags.setdefault(version, set()).update(file_tags)
+        stamp = file.get("upload-time")
+        if isinstance(stamp, str) and not file.get("yanked"):
+            uploaded[version] = max(uploaded.get(version, ""), stamp)
     ships_wheels = any(f["wheel"] for f in seen.values())
     out = []
     for version in sorted(seen):
         flags = seen[version]
+        tags_of = frozenset(wheel_tags.get(version, ()))
         skip = ""
         if not flags["live"]:
             skip = "yanked"
         elif not flags["wheel"] and (ships_wheels or not flags["sdist"]):
-            skip = "no wheel for this interpreter" + (" (a source build only)" if flags["sdist"] else "")
-        out.append(Release(str(version), skip))
+            skip = _no_wheel(tags_of, interpreters, bool(flags["sdist"]))
+        best = newest_supporting(tags_of, interpreters) if interpreters else None
+        out.append(Release(str(version), skip, best.minor if best else "", tags_of, uploaded.get(version, "")))
     return out
+
+
+def _no_wheel(tags: frozenset[Tag], interpreters: Sequence[Interpreter], sdist: bool) -> str:
+    if not interpreters:
+        return "no wheel for this interpreter" + (" (a source build only)" if sdist else "")
+    pythons = wheel_pythons(tags)
+    has = f"its wheels are for Python {', '.join(pythons)}" if pythons else \
+        ("its wheels are for other platforms" if tags else "it has no wheels")
+    return (f"no wheel for any installed Python ({has}{'; otherwise a source build' if sdist else ''}; installed: "
+            f"{versions_text(interpreters)})")
 
 
 def check_package_name(package: str) -> None:

@@ -20,7 +20,7 @@ import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from colbench.model.benchmark import Benchmark, CheckFailed, Context, OutputCheck
+from colbench.model.benchmark import Benchmark, CheckFailed, Context, OutputCheck, Unsupported
 from colbench.model.params import ParamError
 from colbench.model.records import PROTOCOL, AllocatorUsed, CaseSpec, MemoryUse, RuntimeInfo, WorkerReport
 from colbench.workers.python.pagecache import evict, read_through
@@ -367,7 +367,7 @@ def measure_case(spec: CaseSpec) -> WorkerReport:
         _fail(report, "oom", f"MemoryError: {exc}")
     except CheckFailed as exc:
         _fail(report, "check", str(exc) or "output check failed")
-    except (InvalidCase, ParamError) as exc:  # a param the benchmark cannot read as its type is the case's fault
+    except (InvalidCase, ParamError, Unsupported) as exc:  # the case's fault, or the release's lack, not an error
         _fail(report, "invalid", str(exc))
     except Exception as exc:  # the benchmark's own failure: record it, don't crash the worker
         _fail(report, "exception", f"{type(exc).__name__}: {exc}")

@@ -1,0 +1,151 @@
+"""`colbench run … --versions SPEC [--every minor]`: one environment per release of a package, each on the newest
+installed Python its wheels support with the companions of its era (runtimes/era.py), measured in one interleaved run.
+
+SPEC names the releases: `pyarrow==0.17.1,1.0.1,21.0.0` (these, each must exist and install here: bad input
+otherwise), or a range, `pyarrow>=0.17` or `pyarrow>=12,<20` (every release of the index in it; pre-releases
+only when named, yanked ones never; a release no installed Python has a wheel for is skipped with the versions it
+has wheels for). `--every minor` (or `major`) keeps the newest release of each minor (major) version of a range: the
+arrowbench history, one point per minor release.
+
+Environments are built once each and cached as every release environment is (the same key as a bisect's or a
+watch's point of that release). A release whose environment does not install or import is not fatal: its cases
+become error results with the cause (`EnvChoice.broken`), and the sweep goes on.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
+
+from colbench.runner.execute import EnvChoice
+from colbench.runner.points import Point, PointEnvironments, env_name
+from colbench.runtimes.interpreters import OLDEST, install_advice
+from colbench.runtimes.python import EnvError
+from colbench.runtimes.releases import Release, ReleaseError, package_index, pypi_releases
+
+EVERY = ("release", "minor", "major")
+
+
+@dataclass(frozen=True)
+class Versions:
+    """A parsed `--versions`: the package and either the versions named or a specifier set of a range."""
+
+    package: str
+    named: tuple[str, ...] = ()
+    within: str = ""
+    every: str = "release"
+
+
+@dataclass
+class Sweep:
+    """The releases chosen, oldest first, and the ones of the range left out with why."""
+
+    package: str
+    points: list[Point]
+    skipped: dict[str, str] = field(default_factory=dict)
+    source: str = ""
+
+
+def parse_versions(text: str, every: str | None = None) -> Versions:
+    """`pyarrow==0.17.1,1.0.1` or `pyarrow>=0.17[,<20]`; a one-line EnvError for anything else."""
+    match = re.fullmatch(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(.*?)\s*", text)
+    if not match or not match.group(2):
+        raise EnvError(f"--versions {text!r}: name a package and its releases, e.g. pyarrow==0.17.1,1.0.1,21.0.0 "
+                       "or 'pyarrow>=0.17' --every minor")
+    package, rest = match.group(1), match.group(2)
+    if every is not None and every not in EVERY:
+        raise EnvError(f"--every {every!r}: choose {', '.join(EVERY)}")
+    if rest.startswith("==") and "*" not in rest:
+        named = [v.strip() for v in rest[2:].split(",")]
+        for version in named:
+            try:
+                Version(version)
+            except InvalidVersion:
+                raise EnvError(f"--versions {package}=={rest[2:]}: {version!r} is not a version (e.g. 21.0.0)") \
+                    from None
+        if len(set(named)) != len(named):
+            raise EnvError(f"--versions {package}: a version is named twice")
+        if every not in (None, "release"):
+            raise EnvError("--every goes with a range of releases ('pyarrow>=0.17'), not with versions named")
+        return Versions(package, tuple(named))
+    try:
+        SpecifierSet(rest)
+    except InvalidSpecifier:
+        raise EnvError(f"--versions {text!r}: {rest!r} is neither ==V1,V2,… nor a range like >=0.17,<20") from None
+    return Versions(package, within=rest, every=every or "release")
+
+
+def _newest_of_each(releases: list[Release], every: str) -> list[Release]:
+    if every == "release":
+        return releases
+    width = 2 if every == "minor" else 1
+    newest: dict[tuple[int, ...], Release] = {}
+    for release in releases:  # oldest first: the last of each group wins
+        newest[Version(release.version).release[:width]] = release
+    return sorted(newest.values(), key=lambda r: Version(r.version))
+
+
+def _not_installable(package: str, release: Release) -> str:
+    wanted = re.findall(r"3\.\d+", release.skip.split("installed:")[0])
+    usable = [v for v in wanted if tuple(map(int, v.split("."))) >= OLDEST]
+    fix = f"install one (`{install_advice(usable[-1])}`) or leave it out" if usable else \
+        f"the worker runs on Python {OLDEST[0]}.{OLDEST[1]} and newer: leave it out"
+    return f"--versions {package}=={release.version}: {release.skip}: {fix}"
+
+
+def plan_sweep(versions: Versions) -> Sweep:
+    """The releases a sweep measures, listed from the index uv installs from; one-line EnvErrors for versions named
+    that do not exist or cannot be installed here."""
+    try:
+        releases = pypi_releases(versions.package)
+    except ReleaseError as exc:
+        raise EnvError(str(exc)) from None
+    by_version = {Version(r.version): r for r in releases}
+    skipped: dict[str, str] = {}
+    if versions.named:
+        chosen = []
+        for text in versions.named:
+            release = by_version.get(Version(text))
+            if release is None:
+                raise EnvError(f"--versions {versions.package}=={text}: no such release on {package_index()}")
+            if release.skip:
+                raise EnvError(_not_installable(versions.package, release))
+            chosen.append(release)
+    else:
+        spec = SpecifierSet(versions.within, prereleases=None)
+        inside = [r for r in releases if Version(r.version) in spec and
+                  (not Version(r.version).is_prerelease or spec.prereleases)]
+        for release in inside:
+            if release.skip:
+                skipped[release.version] = release.skip
+        chosen = _newest_of_each([r for r in inside if not r.skip], versions.every)
+        if not chosen:
+            raise EnvError(f"--versions {versions.package}{versions.within}: no release there installs here"
+                           + (f" ({len(skipped)} skipped: {next(iter(skipped.values()))})" if skipped else ""))
+    points = [Point(r.version, f"{versions.package}=={r.version}", release=r, package=versions.package)
+              for r in sorted(chosen, key=lambda r: Version(r.version))]
+    return Sweep(versions.package, points, skipped, f"{versions.package} releases on {package_index()}")
+
+
+def build_sweep(sweep: Sweep, extra: tuple[str, ...] = (), say: Callable[[str], None] = print) -> list[EnvChoice]:
+    """Each release's environment (built once, cached); a release whose environment fails is kept, broken, with
+    its cause, so its cases are error results and the others run."""
+    for version, reason in sweep.skipped.items():
+        say(f"skipped {sweep.package} {version}: {reason}")
+    builder = PointEnvironments(extra=extra, say=say)
+    envs = []
+    for point in sweep.points:
+        built = builder.get(point)
+        if built is None:
+            cause = builder.failed[point.label]
+            say(f"environment {point.label}: {cause}; its cases are error results, the sweep goes on")
+            built = EnvChoice(name=env_name(point.label), spec=f"{point.requirement}", broken=cause,
+                              interpreter=point.release.python if point.release else "")
+        elif point.label in builder.notes:
+            say(f"environment {point.label}: {builder.notes[point.label]}")
+        envs.append(built)
+    return envs
