@@ -1,48 +1,120 @@
-"""History over a library's versions: one point per version in version order (not by date), change points on it."""
+"""History over a library's versions: one point per version in version order (not by date), placed by comparisons
+(within a run, chained across runs through a version both measured), interpreter changes marked, change points
+among the comparable points."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from colbench.analysis.chain import Measurement, between_runs, place
 from colbench.analysis.history import package_key, version_histories
 from colbench.model.summary import ResultSummary
 
-
-def summary(i: int, version: str, median: float, when: str, package: str = "pyarrow") -> ResultSummary:
-    return ResultSummary(result_id=f"r{i}", run_id=f"run-{when}", case_id="c1", benchmark="file-read",
-                         env_name=version, process_index=i, block=i, status="ok", machine_id="m", machine_name="vm",
-                         timestamp=when, commit_sha=None, engine="pyarrow", params={"rows": 1},
-                         versions={package: version, "numpy": "2.0"}, medians={"wall_s": median})
+_ids = iter(range(1_000_000))
 
 
-def test_points_follow_version_order_and_the_step_is_found():
-    rng = np.random.default_rng(3)
-    versions = [f"{major}.0.0" for major in range(5, 17)]  # 5 … 16: "10.0.0" sorts before "5.0.0" as text
-    results = []
-    for k, version in enumerate(reversed(versions)):  # measured newest first: time order is the wrong order
-        slow = 1.5 if int(version.split(".")[0]) >= 11 else 1.0
-        for p in range(3):
-            results.append(summary(100 * k + p, version, 0.1 * slow * float(np.exp(rng.normal(0, 0.01))),
-                                   f"2026-01-{k + 1:02d}T00:00:00+00:00"))
+def summary(version: str, median: float, run: str, *, block: int | None = 0, python: str = "3.12.1",
+            package: str = "pyarrow", metric: str = "wall_s") -> ResultSummary:
+    i = next(_ids)
+    return ResultSummary(result_id=f"r{i}", run_id=run, case_id="c1", benchmark="file-read", env_name=version,
+                         process_index=i, block=block, status="ok", machine_id="m", machine_name="vm",
+                         timestamp=f"2026-01-01T00:00:{i % 60:02d}+00:00", commit_sha=None, engine="pyarrow",
+                         params={"rows": 1}, versions={package: version, "numpy": "2.0", "python": python},
+                         medians={metric: median})
+
+
+def sweep(versions: list[str], level: dict[str, float], run: str, factor: float = 1.0, blocks: int = 6,
+          seed: int = 0, python: dict[str, str] | None = None) -> list[ResultSummary]:
+    """An interleaved run: every version once a block; `factor` the machine's speed that hour (common to all)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for block in range(blocks):
+        hour = factor * float(np.exp(rng.normal(0, 0.08)))  # the block's shared state: it cancels in a ratio
+        for version in versions:
+            value = level[version] * hour * float(np.exp(rng.normal(0, 0.01)))
+            out.append(summary(version, value, run, block=block, python=(python or {}).get(version, "3.12.1")))
+    return out
+
+
+VERSIONS = [f"{major}.0.0" for major in range(5, 17)]  # 5 … 16: "10.0.0" sorts before "5.0.0" as text
+LEVEL = {v: 0.1 * (1.5 if int(v.split(".")[0]) >= 11 else 1.0) for v in VERSIONS}
+
+
+def test_a_sweep_measured_side_by_side_finds_the_step_in_version_order() -> None:
+    results = sweep(list(reversed(VERSIONS)), LEVEL, "sweep")
     (history,) = version_histories(results, "m", {}, "pyarrow", min_size=3)
-    assert [p.label for p in history.points] == versions
-    assert all(p.processes == 3 for p in history.points)
+    assert [p.label for p in history.points] == VERSIONS
+    assert all(p.processes == 6 and p.ratio is not None for p in history.points)
     (change,) = history.change_points
     assert history.points[change.index].label == "11.0.0" and 0.4 < change.magnitude < 0.6
     doc = history.to_dict()
     assert doc["by"] == "version" and doc["package"] == "pyarrow" and doc["change_points"][0]["at"] == "11.0.0"
+    assert "raw medians not compared across runs" in history.calibration
 
 
-def test_runs_of_one_version_pool_and_other_packages_or_params_are_left_out():
-    results = [summary(1, "1.0.0", 0.1, "2026-01-01T00:00:00+00:00"),
-               summary(2, "1.0.0", 0.3, "2026-01-02T00:00:00+00:00"),
-               summary(3, "2.0.0", 0.2, "2026-01-03T00:00:00+00:00", package="polars")]
+def test_runs_at_other_hours_chain_through_a_shared_version_instead_of_pooling_their_times() -> None:
+    """The issue's store: a sweep at a quiet hour, bisect-like runs at a busy one (every time 2.5x): pooled raw
+    medians would put 12.0.0-14.0.0 far above their neighbours; chained through 10.0.0 or 16.0.0 they sit level."""
+    swept = [v for v in VERSIONS if v not in ("12.0.0", "13.0.0", "14.0.0")]
+    results = sweep(swept, LEVEL, "sweep", seed=1)
+    results += sweep(["10.0.0", "12.0.0", "16.0.0"], LEVEL, "step-1", factor=2.5, blocks=4, seed=2)
+    results += sweep(["10.0.0", "13.0.0", "14.0.0"], LEVEL, "step-2", factor=2.5, blocks=4, seed=3)
+    (history,) = version_histories(results, "m", {}, "pyarrow", min_size=3)
+    by = {p.label: p for p in history.points}
+    assert by["13.0.0"].median > 2 * by["15.0.0"].median  # what pooling raw medians would have drawn
+    for version in ("12.0.0", "13.0.0", "14.0.0"):
+        assert abs(by[version].ratio / by["15.0.0"].ratio - 1) < 0.1, version
+        assert by[version].low < by[version].ratio < by[version].high
+    assert "chained through" in by["13.0.0"].via or "measured beside" in by["13.0.0"].via
+    (change,) = history.change_points
+    assert history.points[change.index].label == "11.0.0"
+
+
+def test_a_version_never_measured_beside_the_others_is_incomparable_and_said_to_be() -> None:
+    results = sweep(VERSIONS[:6], LEVEL, "sweep")
+    results += [summary("99.0.0", 0.5, "alone", block=b) for b in range(4)]
+    (history,) = version_histories(results, "m", {}, "pyarrow", min_size=3)
+    alone = history.points[-1]
+    assert alone.label == "99.0.0" and alone.ratio is None and alone.via.startswith("incomparable")
+    assert "1 point incomparable" in history.note
+
+
+def test_interpreter_changes_are_marked_and_one_version_on_two_pythons_is_two_points() -> None:
+    python = {v: "3.8.18" if v < "7" and len(v) == 5 else "3.10.13" for v in VERSIONS}
+    results = sweep(VERSIONS, LEVEL, "sweep", python=python)
+    results += sweep(["16.0.0", "15.0.0"], LEVEL, "again", python={"16.0.0": "3.13.0", "15.0.0": "3.10.13"})
+    (history,) = version_histories(results, "m", {}, "pyarrow", min_size=3)
+    labels = [p.label for p in history.points]
+    assert labels[:2] == ["5.0.0", "6.0.0"] and "16.0.0 (Python 3.10)" in labels and "16.0.0 (Python 3.13)" in labels
+    changes = history.to_dict()["python_changes"]
+    assert changes[0] == {"index": 2, "at": "7.0.0", "from": "3.8.18", "to": "3.10.13"}
+    assert changes[-1]["to"] == "3.13.0"
+
+
+def test_raw_medians_across_runs_only_where_the_calibration_trusts_them() -> None:
+    """Instruction counts (stable noise) compare across runs as measured; wall time only after repeated runs of
+    unchanged code agreed within a third of the threshold."""
+    counts = [summary(v, 1e9 * LEVEL[v], f"run-{v}", block=None, metric="instructions") for v in VERSIONS]
+    (history,) = version_histories(counts, "m", {}, "pyarrow", min_size=3, metric="instructions")
+    assert all(p.ratio is not None and p.via.startswith(("raw medians", "reference")) for p in history.points)
+    assert history.points[history.change_points[0].index].label == "11.0.0"
+    steady = [Measurement(("1.0", ""), f"r{i}", "e", (1.0 + 0.001 * i,), (None,)) for i in range(4)]
+    assert between_runs(steady, stable_noise=False).trusted
+    noisy = [Measurement(("1.0", ""), f"r{i}", "e", (1.0 + 0.3 * (i % 2),), (None,)) for i in range(4)]
+    assert not between_runs(noisy, stable_noise=False).trusted
+    assert not between_runs(steady[:1], stable_noise=False).trusted  # one run calibrates nothing
+    placed = place([*steady, Measurement(("2.0", ""), "r9", "e", (2.0,), (None,))], [("1.0", ""), ("2.0", "")])
+    assert placed.nodes[("2.0", "")].ratio is not None and "raw medians" in placed.nodes[("2.0", "")].via
+
+
+def test_other_packages_or_params_are_left_out() -> None:
+    results = [summary("1.0.0", 0.1, "a"), summary("2.0.0", 0.2, "a", package="polars")]
     (history,) = version_histories(results, "m", {"rows": "1"}, "pyarrow")
-    assert [(p.label, p.processes, round(p.median, 3)) for p in history.points] == [("1.0.0", 2, 0.2)]
+    assert [(p.label, p.processes) for p in history.points] == [("1.0.0", 1)]
     assert "change points need at least 10" in history.note
     assert version_histories(results, "m", {"rows": "2"}, "pyarrow") == []
 
 
-def test_package_keys():
+def test_package_keys() -> None:
     assert package_key("PyArrow") == "pyarrow" and package_key("java:arrow") == "arrow"
     assert package_key("Pandas_Stubs") == "pandas-stubs"

@@ -1,20 +1,28 @@
-"""A case over time on one machine: one point per run (and environment), with change points."""
+"""A case over time, or over a library's versions, on one machine: its points placed on one scale by comparisons
+(`analysis/chain.py`: within a run, chained across runs through a point both measured, raw medians only where the
+machine's calibration trusts them), the interpreter each ran on, and change points among the comparable points."""
 
 from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Hashable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
 from packaging.version import InvalidVersion, Version
 
+from colbench.analysis.chain import Measurement, Placement, place
 from colbench.analysis.changepoint import ChangePoint, detect_change_points
 from colbench.analysis.comparison import case_label
+from colbench.model.metrics import metric as metric_of
 from colbench.model.metrics import series_of
 from colbench.model.summary import ResultSummary
 from colbench.words import plural
+
+#: the packages whose versions tell two runs of one environment apart (with the commit and the interpreter)
+KEY_PACKAGES = ("pyarrow", "pandas", "polars", "duckdb", "numpy", "fastparquet")
 
 
 @dataclass
@@ -23,9 +31,19 @@ class Point:
     run_id: str
     env_name: str
     label: str          # commit, else the engine's version, else the date
-    median: float       # median over the run's process medians
+    median: float       # raw: median over the point's process medians (all its runs): for the table, not the scale
     cv: float           # between-process spread
     processes: int
+    #: the Python version its workers ran on ("" when the results do not say)
+    interpreter: str = ""
+    #: the point over the history's reference, from comparisons (analysis/chain.py); None: incomparable to it
+    ratio: float | None = None
+    low: float | None = None
+    high: float | None = None
+    #: how the ratio was reached ("measured beside 21.0.0 in run …", "chained through …", "incomparable: …")
+    via: str = ""
+    #: the runs that measured it
+    runs: int = 1
 
 
 @dataclass
@@ -43,12 +61,23 @@ class History:
     package: str = ""
     #: the environment every point ran in ("default" without --env); the label names it too ("… [old]")
     env_name: str = "default"
+    #: the label of the point every ratio is relative to, and its raw median
+    reference: str = ""
+    reference_median: float | None = None
+    #: indices of the points whose interpreter differs from the point before them
+    python_changes: list[int] = field(default_factory=list)
+    #: what the machine's calibration says of raw medians across runs
+    calibration: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {"case_id": self.case_id, "label": self.label, "env": self.env_name, "metric": self.metric,
                 "by": self.by,
                 **({"package": self.package} if self.package else {}), "machine_id": self.machine_id,
-                "machine_name": self.machine_name, "points": [asdict(p) for p in self.points],
+                "machine_name": self.machine_name, "reference": self.reference,
+                "reference_median": self.reference_median, "calibration": self.calibration,
+                "points": [asdict(p) for p in self.points],
+                "python_changes": [{"index": i, "at": self.points[i].label, "from": self.points[i - 1].interpreter,
+                                    "to": self.points[i].interpreter} for i in self.python_changes],
                 "change_points": [{**asdict(cp), "at": self.points[cp.index].label} for cp in self.change_points],
                 "note": self.note}
 
@@ -63,45 +92,105 @@ def _point_label(result: ResultSummary) -> str:
     return result.timestamp[:10]
 
 
+def _measurement(node: Hashable, members: Sequence[ResultSummary], series: str) -> Measurement:
+    done = [r for r in members if r.medians.get(series) is not None]
+    return Measurement(node, done[0].run_id if done else "", done[0].env_name if done else "",
+                       tuple(float(r.medians[series]) for r in done),  # type: ignore[arg-type]
+                       tuple(r.block for r in done), min((r.timestamp for r in done), default=""))
+
+
+def _spread(values: Sequence[float]) -> float:
+    array = np.asarray(values, dtype=float)
+    return float(array.std(ddof=1) / array.mean()) if array.size > 1 else float("nan")
+
+
+def _python_changes(points: Sequence[Point]) -> list[int]:
+    return [i for i in range(1, len(points)) if points[i].interpreter and points[i - 1].interpreter
+            and points[i].interpreter.split(".")[:2] != points[i - 1].interpreter.split(".")[:2]]
+
+
+def _finish(history: History, placement: Placement, min_size: int, seed: int, unit: str) -> History:
+    """Ratios onto the points, change points among the comparable ones (in the series' order), and the notes."""
+    comparable = [i for i, p in enumerate(history.points) if p.ratio is not None]
+    history.python_changes = _python_changes(history.points)
+    if placement.calibration is not None:
+        history.calibration = ("raw medians compared across runs: " if placement.calibration.trusted else
+                               "raw medians not compared across runs: ") + placement.calibration.reason
+    left_out = len(history.points) - len(comparable)
+    notes = [f"{plural(left_out, 'point')} incomparable to {history.reference} (never measured beside a point "
+             "chained to it): shown, not used for change points"] if left_out else []
+    if len(comparable) >= 2 * min_size:
+        found = detect_change_points([history.points[i].ratio for i in comparable],  # type: ignore[misc]
+                                     min_size=min_size, seed=seed)
+        history.change_points = [ChangePoint(**{**asdict(cp), "index": comparable[cp.index]}) for cp in found]
+    else:
+        notes.append(f"{plural(len(comparable), 'comparable ' + unit.removesuffix('s'))}: change points need at "
+                     f"least {2 * min_size} (--min-size {min_size})")
+    history.note = "; ".join(notes)
+    return history
+
+
 def case_histories(results: list[ResultSummary], machine_id: str, filters: dict[str, str],
                    min_size: int = 5, seed: int = 0, metric: str = "time") -> list[History]:
     """One history per case and environment from one machine's successful results of a benchmark (their
     summaries: the stored per-process medians, not the records, so a long history stays fast to read), of
-    `metric`: "time" (wall seconds) or "instructions"; cases that never measured it have none."""
+    `metric`: "time" (wall seconds) or "instructions"; cases that never measured it have none. A point per run, in
+    time order; its place on the scale comes from what was measured beside it (analysis/chain.py): runs of one
+    environment chain only through code both measured (the same commit and versions), or by raw medians where the
+    calibration trusts them."""
     series = series_of(metric)
+    definition = metric_of(metric)
     results = [r for r in results if all(str(r.params.get(k)) == v for k, v in filters.items())]
-    # one series per case and environment: two library versions are two histories, not one zig-zag
-    by_case: dict[tuple[str, str], dict[tuple[str, str], list[ResultSummary]]] = defaultdict(lambda: defaultdict(list))
+    by_case: dict[str, list[ResultSummary]] = defaultdict(list)
     for r in results:
-        by_case[(r.case_id, r.env_name)][(r.run_id, r.env_name)].append(r)
+        by_case[r.case_id].append(r)
     histories = []
-    for (case_id, env_name), runs in by_case.items():
-        points = []
-        for (run_id, env_name), members in runs.items():
-            medians = np.array([r.medians[series] for r in members if r.medians.get(series) is not None])
-            if medians.size == 0:
-                continue
-            first = min(members, key=lambda r: r.timestamp)
-            cv = float(medians.std(ddof=1) / medians.mean()) if medians.size > 1 else float("nan")
-            points.append(Point(when=first.timestamp, run_id=run_id, env_name=env_name,
-                                label=_point_label(first), median=float(np.median(medians)), cv=cv,
-                                processes=int(medians.size)))
-        if not points:
+    for case_id, members in by_case.items():
+        runs: dict[tuple[str, str], list[ResultSummary]] = defaultdict(list)
+        for r in members:
+            runs[(r.run_id, r.env_name)].append(r)
+        measurements = {key: _measurement(_identity(group[0]), group, series) for key, group in runs.items()}
+        measurements = {k: m for k, m in measurements.items() if m.values}
+        if not measurements:
             continue
-        points.sort(key=lambda p: p.when)
-        any_result = next(iter(runs.values()))[0]
-        label = case_label(any_result.benchmark, any_result.params) + \
-            (f" [{env_name}]" if env_name != "default" else "")
-        history = History(case_id=case_id, label=label, machine_id=machine_id,
-                          machine_name=any_result.machine_name or machine_id, points=points, metric=metric,
-                          env_name=env_name)
-        if len(points) >= 2 * min_size:
-            history.change_points = detect_change_points([p.median for p in points], min_size=min_size, seed=seed)
-        else:
-            history.note = (f"{plural(len(points), 'point')}: change points need at least {2 * min_size} "
-                            f"(--min-size {min_size})")
-        histories.append(history)
+        ordered = sorted(measurements, key=lambda k: (measurements[k].when, k))
+        placement = place(list(measurements.values()), [measurements[k].node for k in ordered], metric=metric,
+                          stable_noise=definition.stable_noise, threshold=definition.threshold)
+        for env_name in sorted({k[1] for k in ordered}):
+            keys = [k for k in ordered if k[1] == env_name]
+            points = []
+            for key in keys:
+                m, first = measurements[key], min(runs[key], key=lambda r: r.timestamp)
+                placed = placement.nodes.get(m.node)
+                points.append(Point(when=m.when, run_id=key[0], env_name=env_name, label=_point_label(first),
+                                    median=m.median, cv=_spread(m.values), processes=len(m.values),
+                                    interpreter=first.versions.get("python", ""),
+                                    ratio=placed.ratio if placed else None, low=placed.low if placed else None,
+                                    high=placed.high if placed else None, via=placed.via if placed else ""))
+            any_result = runs[keys[0]][0]
+            label = case_label(any_result.benchmark, any_result.params) + \
+                (f" [{env_name}]" if env_name != "default" else "")
+            reference = measurements_of(measurements, placement.reference)
+            history = History(case_id=case_id, label=label, machine_id=machine_id,
+                              machine_name=any_result.machine_name or machine_id, points=points, metric=metric,
+                              env_name=env_name, reference=_point_label(runs[reference][0]) if reference else "",
+                              reference_median=measurements[reference].median if reference else None)
+            histories.append(_finish(history, placement, min_size, seed, "runs"))
     return sorted(histories, key=lambda h: h.label)
+
+
+def measurements_of(measurements: dict[tuple[str, str], Measurement], node: Hashable) -> tuple[str, str] | None:
+    """The newest (run, environment) that measured `node`."""
+    found = [k for k, m in measurements.items() if m.node == node]
+    return max(found, key=lambda k: measurements[k].when) if found else None
+
+
+def _identity(result: ResultSummary) -> tuple[str, ...]:
+    """What a point of a time history is: its environment, commit, interpreter and key packages' versions. Two
+    runs measured the same point only when all of these agree."""
+    versions = result.versions
+    return (result.env_name, result.commit_sha or "", versions.get("python", ""),
+            *(f"{name} {versions[name]}" for name in KEY_PACKAGES if name in versions))
 
 
 def version_order(text: str) -> tuple[int, Any]:
@@ -121,36 +210,54 @@ def package_key(package: str) -> str:
 def version_histories(results: list[ResultSummary], machine_id: str, filters: dict[str, str], package: str,
                       min_size: int = 5, seed: int = 0, metric: str = "time") -> list[History]:
     """One history per case over the versions of `package` its results ran with, in version order (not by date):
-    every run and environment that ran a version adds its processes to that version's point (a sweep over `--env`
-    environments, the steps of `colbench bisect`, runs of the default environment as it was upgraded)."""
+    a point per version (and interpreter, when one version ran on two), placed by comparisons (analysis/chain.py):
+    the ratios a sweep over `--versions` measured side by side, a bisect's steps chained to them through a version
+    both measured, raw medians only where the calibration trusts them. Where the interpreter changes from one point
+    to the next, the history says so (`python_changes`): a Python change is not a library change."""
     series = series_of(metric)
-    key = package_key(package)
+    definition = metric_of(metric)
+    name = package_key(package)
     results = [r for r in results if all(str(r.params.get(k)) == v for k, v in filters.items())]
-    by_case: dict[str, dict[str, list[ResultSummary]]] = defaultdict(lambda: defaultdict(list))
+    by_case: dict[str, dict[tuple[str, str], list[ResultSummary]]] = defaultdict(lambda: defaultdict(list))
     for r in results:
-        version = r.versions.get(key) or r.versions.get(package)
+        version = r.versions.get(name) or r.versions.get(package)
         if version and r.medians.get(series) is not None:
-            by_case[r.case_id][str(version)].append(r)
+            by_case[r.case_id][(r.run_id, r.env_name)].append(r)
     histories = []
-    for case_id, versions in by_case.items():
+    for case_id, runs in by_case.items():
+        nodes = {run: _version_node(group[0], name, package) for run, group in runs.items()}
+        measurements = [_measurement(nodes[run], group, series) for run, group in runs.items()]
+        pythons_of: dict[str, set[str]] = defaultdict(set)
+        for version, python in nodes.values():
+            pythons_of[version].add(".".join(python.split(".")[:2]))
+        order = sorted(set(nodes.values()), key=lambda n: (version_order(n[0]), n[1]))
+        placement = place(measurements, order, metric=metric, stable_noise=definition.stable_noise,
+                          threshold=definition.threshold)
         points = []
-        for version in sorted(versions, key=version_order):
-            members = versions[version]
-            medians = np.array([float(r.medians[series]) for r in members])  # type: ignore[arg-type]
-            newest = max(members, key=lambda r: r.timestamp)
-            cv = float(medians.std(ddof=1) / medians.mean()) if medians.size > 1 else float("nan")
-            points.append(Point(when=min(r.timestamp for r in members), run_id=newest.run_id,
-                                env_name=newest.env_name, label=version, median=float(np.median(medians)), cv=cv,
-                                processes=int(medians.size)))
-        any_result = next(iter(versions.values()))[0]
-        label = case_label(any_result.benchmark, any_result.params)
-        history = History(case_id=case_id, label=label, machine_id=machine_id,
-                          machine_name=any_result.machine_name or machine_id, points=points, metric=metric,
-                          by="version", package=package)
-        if len(points) >= 2 * min_size:
-            history.change_points = detect_change_points([p.median for p in points], min_size=min_size, seed=seed)
-        else:
-            history.note = (f"{plural(len(points), 'version')}: change points need at least {2 * min_size} "
-                            f"(--min-size {min_size})")
-        histories.append(history)
+        for at in order:
+            version, python = at
+            members = [m for m in measurements if m.node == at]
+            values = [v for m in members for v in m.values]
+            newest = max(members, key=lambda m: m.when)
+            placed = placement.nodes[at]
+            minor = ".".join(python.split(".")[:2])
+            label = version if len(pythons_of[version]) == 1 else f"{version} (Python {minor})"
+            points.append(Point(when=min(m.when for m in members), run_id=newest.run_id, env_name=newest.env_name,
+                                label=label, median=float(np.median(values)), cv=_spread(values),
+                                processes=len(values), interpreter=python, ratio=placed.ratio, low=placed.low,
+                                high=placed.high, via=placed.via, runs=len(members)))
+        any_result = next(iter(runs.values()))[0]
+        reference = next((p for p, at in zip(points, order, strict=True) if at == placement.reference), None)
+        history = History(case_id=case_id, label=case_label(any_result.benchmark, any_result.params),
+                          machine_id=machine_id, machine_name=any_result.machine_name or machine_id, points=points,
+                          metric=metric, by="version", package=package,
+                          reference=reference.label if reference else "",
+                          reference_median=reference.median if reference else None)
+        histories.append(_finish(history, placement, min_size, seed, "versions"))
     return sorted(histories, key=lambda h: h.label)
+
+
+def _version_node(result: ResultSummary, name: str, package: str) -> tuple[str, str]:
+    """A point of a version history: the package's version and the interpreter it ran on."""
+    versions = result.versions
+    return str(versions.get(name) or versions.get(package)), str(versions.get("python", ""))

@@ -57,7 +57,6 @@ def history(
 
 def _print_tables(found: HistoryOutcome, metric: str, package: str | None) -> None:
     show = (lambda v: f"{v * 1e3:.3f} ms") if metric == "time" else (lambda v: fmt_instructions(v) + " instr")
-    digits = 1 if metric == "time" else 3  # instruction counts repeat to hundredths of a percent
     for h in found.histories:
         over = f" over {package} versions" if package else ""
         case = h.label.removesuffix(f" [{h.env_name}]")
@@ -66,21 +65,39 @@ def _print_tables(found: HistoryOutcome, metric: str, package: str | None) -> No
         table = Table(title=plain(f"{case}{env}{over} on {h.machine_name} ({h.machine_id}): "
                                   f"{plural(len(h.points), 'version' if package else 'point')}"))
         first = ("first measured", f"{package} version") if package else ("when", "commit / version")
-        for column in (*first, "median", "spread (CV)", "processes", "change"):
+        level = h.reference_median
+        for column in (*first, "python", f"ratio to {h.reference} (99% interval)", f"at {h.reference}'s level",
+                       "raw median", "processes", "change"):
             table.add_column(column)
         changes = {cp.index: cp for cp in h.change_points}
+        pythons = set(h.python_changes)
         for i, point in enumerate(h.points):
             cp = changes.get(i)
             mark = f"[bold]{cp.magnitude:+.1%}[/bold] (p={cp.p_value:.3f})" if cp else ""
-            table.add_row(point.when[:19], plain(point.label), show(point.median), f"±{point.cv:.{digits}%}"
-                          if point.cv == point.cv else "-", str(point.processes), mark)
+            python = ".".join(point.interpreter.split(".")[:2])
+            python = f"[bold]→ {python}[/bold]" if i in pythons else python
+            if point.ratio is not None and point.low is not None and point.high is not None:
+                ratio = f"{point.ratio:.3f} [{point.low:.3f}, {point.high:.3f}]"
+                scaled = show(point.ratio * level) if level else "-"
+            else:
+                ratio, scaled = "incomparable", "-"
+            table.add_row(point.when[:19], plain(point.label), python, ratio, scaled,
+                          f"{show(point.median)} ±{point.cv:.0%}" if point.cv == point.cv else show(point.median),
+                          f"{point.processes} ({point.runs} run{'s' if point.runs != 1 else ''})", mark)
         console.print(table)
+        for note in (h.calibration, h.note):
+            if note:
+                console.print(plain(note), highlight=False, soft_wrap=True)
+        for i in h.python_changes:
+            console.print(f"Python changes at {plain(h.points[i].label)}: {h.points[i - 1].interpreter} → "
+                          f"{h.points[i].interpreter} (a step there may be Python's, not {package or 'the code'}'s)",
+                          highlight=False)
         if not h.change_points:
-            console.print(plain(h.note or "no change point"))
+            console.print("no change point")
         for cp in h.change_points:
-            console.print(plain(f"change point at {h.points[cp.index].label} ({h.points[cp.index].when[:10]}): "
-                                f"{cp.magnitude:+.1%}, median {show(cp.before_median)} → "
-                                f"{show(cp.after_median)}, p={cp.p_value:.3f}"))
+            console.print(f"change point at {plain(h.points[cp.index].label)} ({h.points[cp.index].when[:10]}): "
+                          f"{cp.magnitude:+.1%} in the ratio to {h.reference}, {cp.before_median:.3f} → "
+                          f"{cp.after_median:.3f}, p={cp.p_value:.3f}", highlight=False)
 
 
 def _print_watched(found: HistoryOutcome, package: str) -> None:

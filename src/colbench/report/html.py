@@ -398,15 +398,17 @@ def run_histories(store: Store, run: Run, summaries: Sequence[CaseSummary],
     found: list[HistorySeries] = []
     for benchmark in dict.fromkeys(s.benchmark for s in summaries):
         results = store.results(ResultQuery(benchmark=benchmark, machine_id=machine_id, status="ok"))
-        by_case: dict[tuple[str, str], list[Result]] = defaultdict(list)
-        for r in results:
-            key = (r.case_id, r.env_name)
-            if key in labels:
-                by_case[key].append(r)
-        for key, members in by_case.items():
+        by_case: dict[str, list[Result]] = defaultdict(list)
+        for r in results:  # every environment of a case: what ran beside a point is what places it
+            if any(case_id == r.case_id for case_id, _ in labels):
+                by_case[r.case_id].append(r)
+        for case_id, members in by_case.items():
             for metric in metrics or measured_metrics(summaries):
-                found.extend(s for s in series_from_results(members, labels[key], metric=metric)
-                             if len(s.points) >= MIN_RUNS)
+                for series in series_from_results(members, "", metric=metric):
+                    label = labels.get((case_id, series.env_name))
+                    if label is not None and len(series.points) >= MIN_RUNS:
+                        series.label = label
+                        found.append(series)
     found.sort(key=lambda s: (-s.biggest_change, s.label))
     found[:0] = _version_histories(store, run, summaries, labels, metrics)
     views = []

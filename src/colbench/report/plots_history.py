@@ -1,8 +1,11 @@
 """A case's history on one machine, as the report and the dashboard show it, with its change points.
 
-Pages only see `HistorySeries`: one point per run (median of the per-process medians, their min–max as the
-spread) and `ChangeMark`s. `find_change_points` is the single place that calls
-`colbench.analysis.changepoint` (e-divisive means); without that module a series simply has no marks.
+Pages only see `HistorySeries`: one point per run (or version) and `ChangeMark`s. The points are those of
+`colbench history` (`analysis.history`): placed on one scale by comparisons, not by pooling raw times from runs made
+at other hours (analysis/chain.py), drawn at the reference point's level (its median times each point's ratio, with
+the ratio's interval); a point incomparable to the reference is drawn hollow at its raw median and takes no part in
+the change points; a change of interpreter is marked. `find_change_points` is the single place that calls
+`colbench.analysis.changepoint` for other series (e-divisive means).
 """
 
 from __future__ import annotations
@@ -11,13 +14,13 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from statistics import median as _median
 
 from matplotlib.figure import Figure
 
 from colbench.analysis.changepoint import detect_change_points
-from colbench.model.metrics import series_of
+from colbench.analysis.history import History, case_histories, version_histories
 from colbench.model.records import Result
+from colbench.model.summary import summary_of
 from colbench.render.figures import (
     LIMIT_COLOR,
     PALETTE,
@@ -40,10 +43,16 @@ class HistoryPoint:
     run_id: str
     timestamp: str  # ISO 8601, when the run's first process of the case started
     version: str  # what changed between points: commit, else the engine's version, else the run id
-    median: float  # seconds: median of the run's per-process medians
-    low: float  # min of the per-process medians
-    high: float  # max of the per-process medians
+    median: float  # seconds at the reference's level (its median × the ratio); the raw median when incomparable
+    low: float  # the ratio's interval at that level (the raw min of the process medians when incomparable)
+    high: float
     processes: int
+    #: placed by comparisons on the reference's scale (False: incomparable to it, drawn hollow at its raw median)
+    comparable: bool = True
+    #: the Python version its workers ran on
+    interpreter: str = ""
+    #: how it was placed (analysis/chain.py): beside the reference, chained, raw medians, or incomparable
+    via: str = ""
 
 
 @dataclass(frozen=True)
@@ -68,6 +77,11 @@ class HistorySeries:
     #: "time": a point per run, in time order; "version": a point per version of `package`, in version order
     by: str = "time"
     package: str = ""
+    #: indices of the points whose interpreter differs from the one before
+    python_changes: list[int] = field(default_factory=list)
+    #: the point every ratio is relative to, and what the calibration says of raw medians across runs
+    reference: str = ""
+    note: str = ""
 
     @property
     def biggest_change(self) -> float:
@@ -90,88 +104,79 @@ def find_change_points(values: Sequence[float], min_size: int = MIN_SEGMENT) -> 
     return marks, f"e-divisive means, segments of ≥ {min_size} runs, p ≤ 0.01"
 
 
-def _version(result: Result) -> str:
-    sha = result.commit_sha
-    if sha:
-        return str(sha)[:10]
-    versions = result.versions
-    engine = str(result.engine or "")
-    for name in (engine, engine.split("-")[0], "pyarrow"):
-        if name and versions.get(name):
-            return f"{name} {versions[name]}"
-    return result.run_id
+def _series(history: History, benchmark: str, label: str, env_name: str) -> HistorySeries:
+    """A `colbench history` series as the pages draw it."""
+    level = history.reference_median or 1.0
+    points = []
+    for p in history.points:
+        if p.ratio is not None and p.low is not None and p.high is not None:
+            points.append(HistoryPoint(p.run_id, p.when, p.label, p.ratio * level, p.low * level, p.high * level,
+                                       p.processes, True, p.interpreter, p.via))
+        else:
+            points.append(HistoryPoint(p.run_id, p.when, p.label, p.median, p.median, p.median, p.processes, False,
+                                       p.interpreter, p.via))
+    changes = [ChangeMark(c.index, c.magnitude, c.p_value) for c in history.change_points
+               if math.isfinite(c.magnitude)]
+    unit = "versions" if history.by == "version" else "runs"
+    method = (f"e-divisive means over the points' ratios to {history.reference} (measured side by side, chained "
+              f"across runs), segments of ≥ {MIN_SEGMENT} {unit}, p ≤ 0.01")
+    note = "; ".join(n for n in (history.note, history.calibration) if n)
+    return HistorySeries(benchmark, history.case_id, label, history.machine_id, history.machine_name, env_name,
+                         points, changes, method, history.metric, history.by, history.package,
+                         list(history.python_changes), history.reference, note)
 
 
 def series_from_results(results: Iterable[Result], label: str, detect: bool = True,
                         metric: str = "time") -> list[HistorySeries]:
-    """Group ok results of one case by (machine, environment) and run: one series per machine/environment, of
-    `metric` ("time" or "instructions"; runs that did not measure it are left out)."""
-    key = series_of(metric)
-    groups: dict[tuple[str | None, str], dict[str, list[Result]]] = defaultdict(lambda: defaultdict(list))
+    """Ok results of one case, one series per machine and environment, of `metric` ("time" or "instructions"; runs
+    that did not measure it are left out): `colbench history`'s points (every environment's results placed
+    together, so what a run measured side by side is what the points rest on)."""
+    by_machine: dict[str | None, list[Result]] = defaultdict(list)
     for r in results:
         if r.ok:
-            groups[(r.machine_id, r.env_name)][r.run_id].append(r)
+            by_machine[r.machine_id].append(r)
     out = []
-    for (machine_id, env_name), runs in groups.items():
-        points = []
-        for run_id, members in runs.items():
-            medians = [m for r in members if (m := r.median(key)) is not None]
-            if not medians:
-                continue
-            first = min(members, key=lambda r: str(r.timestamp))
-            points.append(HistoryPoint(run_id, str(first.timestamp), _version(first), _median(medians),
-                                       min(medians), max(medians), len(medians)))
-        if not points:
-            continue
-        points.sort(key=lambda p: (p.timestamp, p.run_id))
-        if len({p.version for p in points}) == 1 and len(points) > 1:  # nothing told apart: name the runs instead
-            names = {r.run_id: r.run_name or r.run_id[-6:] for members in runs.values() for r in members}
-            points = [replace(p, version=str(names[p.run_id])) for p in points]
-        any_result = next(iter(next(iter(runs.values()))))
-        changes, method = find_change_points([p.median for p in points]) if detect else ([], "")
-        out.append(HistorySeries(any_result.benchmark, any_result.case_id, label, machine_id,
-                                 any_result.machine_name or str(machine_id), env_name, points, changes, method,
-                                 metric))
+    for machine_id, members in by_machine.items():
+        names = {r.run_id: r.run_name or r.run_id[-6:] for r in members}
+        benchmark = members[0].benchmark
+        found = case_histories([summary_of(r) for r in members], str(machine_id), {}, min_size=MIN_SEGMENT,
+                               metric=metric)
+        for history in found:
+            env_name = history.points[0].env_name if history.points else "default"
+            series = _series(history, benchmark, label, env_name)
+            if len({p.version for p in series.points}) == 1 and len(series.points) > 1:  # name the runs instead
+                series.points = [replace(p, version=str(names.get(p.run_id, p.run_id))) for p in series.points]
+            if not detect:
+                series.changes, series.method = [], ""
+            out.append(series)
     return out
 
 
 def version_series_from_results(results: Iterable[Result], label: str, package: str, metric: str = "time",
                                 detect: bool = True) -> list[HistorySeries]:
     """Ok results of one case, one series per machine over the versions of `package` they ran with, in version
-    order: every process of a version is pooled into its point (the steps of a bisect, a sweep of environments)."""
-    from colbench.analysis.history import package_key, version_order
-
-    key, name = series_of(metric), package_key(package)
-    groups: dict[str | None, dict[str, list[Result]]] = defaultdict(lambda: defaultdict(list))
+    order: `colbench history --by version`'s points (a sweep's ratios, a bisect's steps chained to them)."""
+    by_machine: dict[str | None, list[Result]] = defaultdict(list)
     for r in results:
-        version = r.versions.get(name)
-        if r.ok and version:
-            groups[r.machine_id][str(version)].append(r)
+        if r.ok:
+            by_machine[r.machine_id].append(r)
     out = []
-    for machine_id, versions in groups.items():
-        points = []
-        for version in sorted(versions, key=version_order):
-            members = versions[version]
-            medians = [m for r in members if (m := r.median(key)) is not None]
-            if medians:
-                first = min(members, key=lambda r: str(r.timestamp))
-                points.append(HistoryPoint(first.run_id, str(first.timestamp), version,
-                                           _median(medians), min(medians), max(medians), len(medians)))
-        if not points:
-            continue
-        any_result = next(iter(next(iter(versions.values()))))
-        changes, method = find_change_points([p.median for p in points]) if detect else ([], "")
-        out.append(HistorySeries(any_result.benchmark, any_result.case_id, label, machine_id,
-                                 any_result.machine_name or str(machine_id), "versions",
-                                 points, changes, method.replace("runs", "versions"), metric, "version", package))
+    for machine_id, members in by_machine.items():
+        for history in version_histories([summary_of(r) for r in members], str(machine_id), {}, package,
+                                         min_size=MIN_SEGMENT, metric=metric):
+            series = _series(history, members[0].benchmark, label, "versions")
+            if not detect:
+                series.changes, series.method = [], ""
+            out.append(series)
     return out
 
 
 @styled
 def history_figure(series: HistorySeries, compact: bool = False, small: bool = False) -> Figure | None:
-    """Median per run with its min–max spread; change points as dashed lines labelled with the step, the
-    segment means as a grey staircase. `compact`: for a grid of a report's histories; `small`: a thumbnail for
-    the dashboard's front page (its caption is the page's)."""
+    """Each point at the reference's level with its ratio's interval (incomparable ones hollow, at their raw median);
+    change points as dashed lines labelled with the step, the segment means as a grey staircase, a change of Python
+    as a dotted line. `compact`: for a grid of a report's histories; `small`: a thumbnail for the dashboard's front
+    page (its caption is the page's)."""
     points = series.points
     if not points:
         return None
@@ -183,12 +188,27 @@ def history_figure(series: HistorySeries, compact: bool = False, small: bool = F
     ax = axes[0][0]
     xs = list(range(len(points)))
     ys = [p.median / scale for p in points]
-    errors = [[(p.median - p.low) / scale for p in points], [(p.high - p.median) / scale for p in points]]
-    ax.errorbar(xs, ys, yerr=errors, color=PALETTE[0], marker="o", markersize=3.5, linewidth=1.2, capsize=2,
-                elinewidth=0.8)
+    shown = [i for i, p in enumerate(points) if p.comparable]
+    errors = [[(points[i].median - points[i].low) / scale for i in shown],
+              [(points[i].high - points[i].median) / scale for i in shown]]
+    ax.errorbar([xs[i] for i in shown], [ys[i] for i in shown], yerr=errors, color=PALETTE[0], marker="o",
+                markersize=3.5, linewidth=1.2, capsize=2, elinewidth=0.8)
+    apart = [i for i, p in enumerate(points) if not p.comparable]
+    if apart:
+        ax.plot([xs[i] for i in apart], [ys[i] for i in apart], linestyle="none", marker="o", markersize=4,
+                markerfacecolor="none", markeredgecolor=LIMIT_COLOR, label="incomparable (raw median)")
+        ax.legend(fontsize=6, loc="lower right", frameon=False)
+    for index in series.python_changes:
+        ax.axvline(index - 0.5, color=LIMIT_COLOR, linestyle=":", linewidth=1.0)
+        python = ".".join(points[index].interpreter.split(".")[:2])
+        ax.annotate(f"Python {python}", (index - 0.5, 0.02), xycoords=("data", "axes fraction"), xytext=(2, 0),
+                    textcoords="offset points", color="#555555", fontsize=6, rotation=90, va="bottom")
     bounds = [0] + [c.index for c in series.changes] + [len(points)]
     for start, end in zip(bounds[:-1], bounds[1:], strict=True):
-        level = sum(ys[start:end]) / max(end - start, 1)
+        inside = [ys[i] for i in shown if start <= i < end]
+        if not inside:
+            continue
+        level = sum(inside) / len(inside)
         ax.plot([start - 0.4, end - 0.6], [level, level], color=LIMIT_COLOR, linewidth=1, alpha=0.6)
     top = max(p.high for p in points) / scale
     for change in series.changes:
@@ -206,8 +226,8 @@ def history_figure(series: HistorySeries, compact: bool = False, small: bool = F
     if by_version:
         ax.set_xlabel(f"{series.package} version (version order)", fontsize=7)
     ax.set_ylim(bottom=0, top=top * 1.25)
-    ax.set_ylabel(f"instructions ({unit})" if counts and small else f"median instructions ({unit})" if counts
-                  else f"time ({unit})" if small else f"median time ({unit})", fontsize=7 if small else None)
+    at = f" at {series.reference}'s level" if series.reference and not small else ""
+    ax.set_ylabel(f"instructions{at} ({unit})" if counts else f"time{at} ({unit})", fontsize=6 if small else 7)
     if small:
         ax.tick_params(labelsize=6)
     ax.margins(x=0.03)
