@@ -127,13 +127,16 @@ def with_java_worker(home: Path, built: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def stepped_history(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A COLBENCH_HOME with 12 real placebo runs of one case, one per commit (`00abab…` to `11abab…`), the placebo
-    50% slower from the 7th on (COLBENCH_PLACEBO_FACTOR): a history with a known step, read by `colbench history`
-    (tests/cli) and `app.history` (tests/app). 6 + 6 points: fewer could not reach the change-point test's
+    """A COLBENCH_HOME with 12 real placebo runs of one case, each measuring a baseline (`ref`) beside the code under
+    test (`code`), as a nightly run beside a pinned release would; the code 50% slower from the 7th run on
+    (COLBENCH_PLACEBO_FACTOR): a history with a known step, read by `colbench history` (tests/cli) and `app.history`
+    (tests/app). The runs chain through the baseline (analysis/chain.py: this VM's runs of unchanged code differ too
+    much between runs for raw medians to compare). 6 + 6 points: fewer could not reach the change-point test's
     p <= 0.01 (4 + 4 have only 70 orderings). Its times are what is asserted: the tests that read it are serial."""
     home = tmp_path_factory.mktemp("stepped-history")
     for i in range(12):
         factor = "1.0" if i < 6 else "1.5"
         colbench("run", "placebo", "--param", "duration=0.01", "--processes", "2", "--iterations", "5",
-                 "--commit", f"{i:02d}" + "ab" * 19, home=home, check=True, env={"COLBENCH_PLACEBO_FACTOR": factor})
+                 "--env", "ref=@current", "--env", f"code=@current COLBENCH_PLACEBO_FACTOR={factor}", home=home,
+                 check=True)
     return home

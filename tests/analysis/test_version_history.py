@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from colbench.analysis.chain import Measurement, between_runs, place
-from colbench.analysis.history import package_key, version_histories
+from colbench.analysis.history import case_histories, package_key, version_histories
 from colbench.model.summary import ResultSummary
 
 _ids = iter(range(1_000_000))
@@ -118,3 +118,36 @@ def test_other_packages_or_params_are_left_out() -> None:
 def test_package_keys() -> None:
     assert package_key("PyArrow") == "pyarrow" and package_key("java:arrow") == "arrow"
     assert package_key("Pandas_Stubs") == "pandas-stubs"
+
+
+def by_time(run: str, env: str, median: float, commit: str, block: int = 0) -> ResultSummary:
+    i = next(_ids)
+    return ResultSummary(result_id=f"t{i}", run_id=run, case_id="c1", benchmark="placebo", env_name=env,
+                         process_index=i, block=block, status="ok", machine_id="m", machine_name="vm",
+                         timestamp=f"2026-02-{int(run[1:]) + 1:02d}T00:00:00+00:00", commit_sha=commit, engine=None,
+                         params={}, versions={"python": "3.11.7"}, medians={"wall_s": median})
+
+
+def test_a_time_history_of_lone_runs_says_its_points_are_incomparable() -> None:
+    """Each run measured one commit, at its own hour: nothing compares them, and nothing is claimed."""
+    results = [by_time(f"r{i}", "default", 0.1 * (1.5 if i >= 6 else 1.0) * (1 + 0.3 * (i % 2)), f"c{i:02d}" * 5,
+                       block=b) for i in range(12) for b in range(2)]
+    (history,) = case_histories(results, "m", {}, min_size=3)
+    assert sum(p.ratio is None for p in history.points) == 11 and history.change_points == []
+    assert "11 points incomparable" in history.note and "raw medians not compared" in history.calibration
+
+
+def test_a_time_history_chains_runs_through_the_baseline_each_measured_beside_the_new_code() -> None:
+    """Every run measured the same baseline beside that day's commit: the commits chain through it."""
+    results = []
+    for i in range(12):
+        hour = 1 + 0.5 * (i % 3)  # the machine's speed that day: all of a run's times
+        for b in range(5):
+            results.append(by_time(f"r{i}", "base", 0.1 * hour, "base" * 10, block=b))
+            results.append(by_time(f"r{i}", "head", 0.1 * hour * (1.3 if i >= 6 else 1.0), f"c{i:02d}" * 5,
+                                   block=b))
+    histories = {h.label: h for h in case_histories(results, "m", {}, min_size=3)}
+    head = histories["placebo  [head]"]
+    assert all(p.ratio is not None for p in head.points)
+    (change,) = head.change_points
+    assert change.index == 6 and 0.2 < change.magnitude < 0.4

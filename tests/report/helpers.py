@@ -53,8 +53,10 @@ def derived_history(source: Path, target: Path, runs: int = 12, step_at: int = 6
                     series: str = "wall_s") -> None:
     """A store with `runs` runs made of the real results of the source's first run, the times multiplied by
     `factor` from run `step_at` on: a known step for the change-point marks (the detection is tested by the
-    analysis tests; this checks that reports and pages show what it finds). `series="instructions"` turns the
-    times into counts (one per ns), as a `--measure instructions` run records them."""
+    analysis tests; this checks that reports and pages show what it finds). The runs before the step are of one
+    commit and those after of another, so the repeated runs of unchanged code (±0.4%) calibrate raw medians across
+    runs (analysis/chain.py). `series="instructions"` turns the times into counts (one per ns), as a `--measure
+    instructions` run records them."""
     source_db = store_of(source)
     first = source_db.list_runs()[-1]
     results = source_db.results(ResultQuery(run_ids=(first.run_id,), status="ok"))
@@ -64,7 +66,7 @@ def derived_history(source: Path, target: Path, runs: int = 12, step_at: int = 6
         scale = (factor if index >= step_at else 1.0) * (1 + 0.004 * (index % 3))
         run = replace(copy.deepcopy(first), run_id=f"20260101T{index:06d}-hist{index:02d}", name=f"h{index}",
                       started_at=(start + timedelta(days=index)).isoformat(),
-                      commit={"sha": f"{index:02d}c0ffee0000"})
+                      commit={"sha": f"{index // step_at:02d}c0ffee0000"})
         target_db.create_run(run)
         for result in results:
             walls = [v * scale for v in result.samples["wall_s"] if v is not None]

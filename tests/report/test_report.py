@@ -117,7 +117,7 @@ def test_change_points_are_marked(placebo_home, tmp_path):
     assert re.search(r"change \+2[3-7]\.\d% at run 7", html), "the step is marked where it happened"
     write_report(db, [latest], tmp_path / "md", fmt="markdown")
     text = (tmp_path / "md" / "report.md").read_text()
-    assert re.search(r"12 runs, last .*; \+2[3-7]\.\d% at run 7 \(06c0ffee00\)", text), text
+    assert re.search(r"12 runs, last .*; \+2[3-7]\.\d% at run 7 \(01c0ffee00\)", text), text
 
 
 def test_report_output_must_be_a_directory(placebo_home, tmp_path):

@@ -74,6 +74,9 @@ class Comparison:
     settings: CompareSettings = CompareSettings()
     #: the time verdicts were reproduced from the looks of `run --until-decided`
     replayed: bool = False
+    #: the Python versions each side's workers ran on ("" when its results do not say; several joined by ", ")
+    baseline_python: str = ""
+    contender_python: str = ""
 
 
 # ------------------------------------------------------------------------------------------------ labels
@@ -298,5 +301,18 @@ def compare_sides(baseline: Side, contender: Side, settings: CompareSettings = C
         label = str(comparison.key).removesuffix(METRIC_SUFFIX.format(comparison.metric))
         if label in by_label:
             case_of[str(comparison.key)] = (by_label[label], benchmarks[by_label[label]])
+    pythons = [interpreters(side.results) for side in (baseline, contender)]
+    if all(pythons):
+        same = "both" if pythons[0] == pythons[1] else ""
+        notes.append(f"{same} on Python {pythons[0]}" if same else
+                     f"{baseline.label} ran on Python {pythons[0]}, {contender.label} on Python {pythons[1]}: the "
+                     "ratios include what the interpreter changed")
     return Comparison(baseline.label, contender.label, [*replayed, *others], list(dict.fromkeys(notes)), case_of,
-                      settings, bool(replayed))
+                      settings, bool(replayed), *pythons)
+
+
+def interpreters(results: Iterable[Result]) -> str:
+    """The Python versions a side's workers ran on (what each Python result records), in version order."""
+    found = {str(r.versions["python"]) for r in results if r.runtime.get("name", "python") == "python"
+             and r.versions.get("python")}
+    return ", ".join(sorted(found, key=lambda v: tuple(int(x) for x in v.split(".") if x.isdigit())))

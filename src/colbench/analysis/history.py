@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -131,13 +131,15 @@ def _finish(history: History, placement: Placement, min_size: int, seed: int, un
 
 
 def case_histories(results: list[ResultSummary], machine_id: str, filters: dict[str, str],
-                   min_size: int = 5, seed: int = 0, metric: str = "time") -> list[History]:
+                   min_size: int = 5, seed: int = 0, metric: str = "time",
+                   env_specs: Mapping[tuple[str, str], str] | None = None) -> list[History]:
     """One history per case and environment from one machine's successful results of a benchmark (their
     summaries: the stored per-process medians, not the records, so a long history stays fast to read), of
     `metric`: "time" (wall seconds) or "instructions"; cases that never measured it have none. A point per run, in
-    time order; its place on the scale comes from what was measured beside it (analysis/chain.py): runs of one
-    environment chain only through code both measured (the same commit and versions), or by raw medians where the
-    calibration trusts them."""
+    time order; its place on the scale comes from what was measured beside it (analysis/chain.py): runs chain only
+    through a point both measured (`_identity`: an environment of the same spec, interpreter and versions, and for
+    the checkout's own code the same commit), or by raw medians where the calibration trusts them. `env_specs`:
+    (run, environment) → the spec the run recorded for it."""
     series = series_of(metric)
     definition = metric_of(metric)
     results = [r for r in results if all(str(r.params.get(k)) == v for k, v in filters.items())]
@@ -149,7 +151,9 @@ def case_histories(results: list[ResultSummary], machine_id: str, filters: dict[
         runs: dict[tuple[str, str], list[ResultSummary]] = defaultdict(list)
         for r in members:
             runs[(r.run_id, r.env_name)].append(r)
-        measurements = {key: _measurement(_identity(group[0]), group, series) for key, group in runs.items()}
+        specs = env_specs or {}
+        measurements = {key: _measurement(_identity(group[0], specs.get(key)), group, series)
+                        for key, group in runs.items()}
         measurements = {k: m for k, m in measurements.items() if m.values}
         if not measurements:
             continue
@@ -173,7 +177,8 @@ def case_histories(results: list[ResultSummary], machine_id: str, filters: dict[
             reference = measurements_of(measurements, placement.reference)
             history = History(case_id=case_id, label=label, machine_id=machine_id,
                               machine_name=any_result.machine_name or machine_id, points=points, metric=metric,
-                              env_name=env_name, reference=_point_label(runs[reference][0]) if reference else "",
+                              env_name=env_name,
+                              reference=f"{reference[1]} {_point_label(runs[reference][0])}" if reference else "",
                               reference_median=measurements[reference].median if reference else None)
             histories.append(_finish(history, placement, min_size, seed, "runs"))
     return sorted(histories, key=lambda h: h.label)
@@ -185,11 +190,14 @@ def measurements_of(measurements: dict[tuple[str, str], Measurement], node: Hash
     return max(found, key=lambda k: measurements[k].when) if found else None
 
 
-def _identity(result: ResultSummary) -> tuple[str, ...]:
-    """What a point of a time history is: its environment, commit, interpreter and key packages' versions. Two
-    runs measured the same point only when all of these agree."""
+def _identity(result: ResultSummary, spec: str | None) -> tuple[str, ...]:
+    """What a point of a time history is: its environment (name and spec), interpreter and key packages' versions,
+    and, for an environment that runs the checkout's own code (the default one, `@current …`), the commit. Two runs
+    measured the same point only when all of these agree: a pinned baseline measured beside each night's code is
+    one point, the night's code another each night."""
     versions = result.versions
-    return (result.env_name, result.commit_sha or "", versions.get("python", ""),
+    checkout = not spec or spec.startswith("@current")
+    return (result.env_name, spec or "", (result.commit_sha or "") if checkout else "", versions.get("python", ""),
             *(f"{name} {versions[name]}" for name in KEY_PACKAGES if name in versions))
 
 

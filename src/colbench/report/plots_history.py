@@ -139,8 +139,9 @@ def series_from_results(results: Iterable[Result], label: str, detect: bool = Tr
     for machine_id, members in by_machine.items():
         names = {r.run_id: r.run_name or r.run_id[-6:] for r in members}
         benchmark = members[0].benchmark
+        specs = {(r.run_id, r.env_name): str(r.env.get("spec") or "") for r in members}
         found = case_histories([summary_of(r) for r in members], str(machine_id), {}, min_size=MIN_SEGMENT,
-                               metric=metric)
+                               metric=metric, env_specs=specs)
         for history in found:
             env_name = history.points[0].env_name if history.points else "default"
             series = _series(history, benchmark, label, env_name)
