@@ -271,6 +271,22 @@ def _raw(measurements: Sequence[Measurement], reference: Hashable, calibration: 
     return out
 
 
+def chained(links: Sequence[tuple[float, float, float]]) -> tuple[float, float, float] | None:
+    """Ratios measured one after the other (each in its own run: a watch's release against the one before it),
+    chained: their product, its interval the links' log half-widths added in quadrature (the same rule as a
+    history's chains). None when a link is missing or not a finite, positive ratio with its interval."""
+    if not links:
+        return None
+    log_ratio = variance = 0.0
+    for ratio, low, high in links:
+        if not (ratio > 0 and low > 0 and math.isfinite(high)):
+            return None
+        log_ratio += math.log(ratio)
+        variance += max(math.log(high / ratio), math.log(ratio / low)) ** 2
+    half = math.sqrt(variance)
+    return math.exp(log_ratio), math.exp(log_ratio - half), math.exp(log_ratio + half)
+
+
 def _name(node: Hashable) -> str:
     return " ".join(str(part) for part in node if part) if isinstance(node, tuple) else str(node)
 

@@ -19,12 +19,14 @@ take their defaults); `to_json` writes every key, so a stored record always has 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, ClassVar, Dict, TypedDict, Union
+from typing import TYPE_CHECKING, Any, ClassVar, Dict, TypedDict, Union
 
 from colbench.model.params import ParamValue
 from colbench.model.result import SCHEMA_VERSION
-from colbench.model.watch import WatchTag
 from colbench.redact import redact_doc
+
+if TYPE_CHECKING:  # a run's annotation only: the worker, which loads this module on Python 3.8 too, needs none of it
+    from colbench.model.watch import WatchTag
 
 #: the version of the worker protocol (docs/protocol.md) that case.json and result.json follow; their JSON Schema
 #: is `protocol.schema.json` beside this file (model/protocol.py checks a worker's report against it)

@@ -143,10 +143,10 @@ def history_charts(store: Store, runs: Sequence[Run], limit: int = MAX_CHARTS) -
         summaries = summarize_cases(results)
         varying = varying_params(summaries).get(benchmark, [])
         labels = {s.case_id: f"{benchmark} {params_label(s, varying)}" for s in summaries}
-        by_case: dict[tuple[str, str], list[Result]] = defaultdict(list)
-        for r in results:
-            by_case[(r.case_id, r.env_name)].append(r)
-        for (case_id, _), members in by_case.items():
+        by_case: dict[str, list[Result]] = defaultdict(list)
+        for r in results:  # every environment of a case: what ran beside a point is what places it
+            by_case[r.case_id].append(r)
+        for case_id, members in by_case.items():
             found.extend(s for s in series_from_results(members, labels[case_id], metric=metric)
                          if len(s.points) >= MIN_RUNS)
     found.sort(key=lambda s: s.label)
