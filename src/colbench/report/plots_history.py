@@ -211,7 +211,8 @@ def history_figure(series: HistorySeries, compact: bool = False, small: bool = F
             continue
         level = sum(inside) / len(inside)
         ax.plot([start - 0.4, end - 0.6], [level, level], color=LIMIT_COLOR, linewidth=1, alpha=0.6)
-    top = max(p.high for p in points) / scale
+    # an interval of a few blocks can span decades: the axis follows the points, and a whisker beyond it is cut
+    top = min(max(p.high for p in points), 2.5 * max(p.median for p in points)) / scale
     for change in series.changes:
         ax.axvline(change.index - 0.5, color="#c0392b", linestyle="--", linewidth=1.2)
         ax.annotate(f"{change.magnitude:+.1%}", (change.index - 0.5, 0.99), xycoords=("data", "axes fraction"),
