@@ -71,7 +71,7 @@ def test_a_sweep_runs_each_release_on_its_python_and_records_it(tmp_path: Path) 
     assert {r.params.get("output") for r in ok if r.benchmark == "csv-read"} == {"arrow_table", "dataframe"}
     (invalid,) = [r for r in results if not r.ok]
     assert invalid.env_name == "0.17.1" and invalid.params["codec"] == "lz4" and invalid.error is not None
-    assert invalid.error.kind == "invalid" and "cannot read lz4-compressed Arrow IPC" in invalid.error.message
+    assert invalid.error["kind"] == "invalid" and "cannot read lz4-compressed Arrow IPC" in invalid.error["message"]
     early = next(r for r in ok if r.env_name == "0.17.1")
     assert early.versions["pandas"].startswith("1.0.") and early.versions["numpy"].startswith("1.18.")
     history = colbench("history", "csv-read", "--by", "version", "--package", "pyarrow", "--format", "json",
@@ -114,5 +114,5 @@ def test_a_release_that_installs_but_does_not_import_is_error_rows_and_the_sweep
 
     results = open_store(str(tmp_path / "home" / "results.duckdb"), create=False).results()
     broken = [r for r in results if r.env_name == "14.0.2"]
-    assert broken and all(not r.ok and r.error is not None and "does not import" in r.error.message for r in broken)
+    assert broken and all(not r.ok and r.error is not None and "does not import" in r.error["message"] for r in broken)
     assert [r.ok for r in results if r.env_name == "16.1.0"] == [True]
