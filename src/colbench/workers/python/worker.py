@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from colbench.model.benchmark import Benchmark, CheckFailed, Context, OutputCheck
 from colbench.model.params import ParamError
-from colbench.model.records import PROTOCOL, AllocatorUsed, CaseSpec, MemoryUse, RuntimeInfo, WorkerReport
+from colbench.model.worker_records import PROTOCOL, AllocatorUsed, CaseSpec, MemoryUse, RuntimeInfo, WorkerReport
 from colbench.workers.python.pagecache import evict, read_through
 
 if TYPE_CHECKING:  # imported only by the cases that use them: most workers never load ctypes
