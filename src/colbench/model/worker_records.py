@@ -43,12 +43,16 @@ class CaseSpec:
     scratch_dir: str | None = None
     #: "wall", or "instructions" for a worker started under Valgrind to count them (docs/metrics.md)
     measure: str = "wall"
+    #: counting: stop timing once two timed values in a row agree within this relative difference (the metric's
+    #: known spread, model/metrics.py); `iterations` is then the most. None: every iteration is timed
+    repeat_within: float | None = None
     protocol: int = PROTOCOL
 
     def to_json(self) -> Json:
         doc = asdict(self)
-        if doc["scratch_dir"] is None:
-            del doc["scratch_dir"]
+        for optional in ("scratch_dir", "repeat_within"):
+            if doc[optional] is None:
+                del doc[optional]
         if doc["measure"] == "wall":  # the default: case.json stays as every worker has always read it
             del doc["measure"]
         return doc
@@ -59,6 +63,8 @@ class CaseSpec:
         spec = cls(**known_fields(cls, doc))
         spec.iterations, spec.warmup, spec.threads = int(spec.iterations), int(spec.warmup), int(spec.threads)
         spec.seed = int(spec.seed)
+        if spec.repeat_within is not None:
+            spec.repeat_within = float(spec.repeat_within)
         return spec
 
 
@@ -203,6 +209,8 @@ class WorkerReport:
     error: ErrorInfo | None = None
     #: set by the orchestrator (runner/instructions.py): which metrics this report holds and how they were taken
     measure: MeasureInfo | None = None
+    #: a counting worker's CPU seconds per phase (start, setup, warm-up, counting): where Valgrind's time goes
+    phases: dict[str, float] | None = None
     protocol: int = PROTOCOL
 
     @classmethod
@@ -221,8 +229,9 @@ class WorkerReport:
     def to_json(self) -> Json:
         doc = asdict(self)
         doc["error"] = self.error.to_json() if self.error else None
-        if doc["measure"] is None:
-            del doc["measure"]  # the orchestrator's, never a worker's
+        for optional in ("measure", "phases"):  # the orchestrator's, and a counting worker's only
+            if doc[optional] is None:
+                del doc[optional]
         return doc
 
     @classmethod
