@@ -141,6 +141,10 @@ class WorkerProcess(TypedDict, total=False):
     child_maxrss_bytes: int
     env_offset_bytes: int
     cpus: list[int] | None
+    #: other work's share of the CPUs the worker was pinned to, over the moments before it started, and whether
+    #: that was quiet (machine/cpu_busy.py); absent when the CPUs were fixed (isolated, every CPU, not pinned)
+    cpu_busy: float
+    quiet_cpu: bool
     steal_s: float | None
     exit_wait: str
     memory_limit: MemoryWatched | None
