@@ -57,7 +57,8 @@ def test_several_environments_are_compared_look_by_look(home: Path) -> None:
     seen = Recorder()
     outcome = run(quick(processes=None, envs=("a=@current", "b=@current"), until_decided=True, budget_s=60,
                         max_looks=2), seen)
-    assert seen.of("blocks_chosen") == [("blocks_chosen", 2, 4, "time")]  # the first look's blocks, time decides
+    # the first look's blocks (time decides) and the budget given
+    assert seen.of("blocks_chosen") == [("blocks_chosen", 2, 4, "time", 60)]
     assert outcome.session is not None and outcome.session.baseline == "a"
     assert list(outcome.session.comparisons) == ["b"] and len(outcome.session.comparisons["b"]) == 1
     assert outcome.stopped in ("decided", "budget", "looks")
@@ -68,6 +69,38 @@ def test_several_environments_are_compared_look_by_look(home: Path) -> None:
     envs = {e[2] for e in seen.of("execution_done")}
     assert envs == {"a", "b"}
     assert outcome.run.sequential is not None and outcome.run.sequential["baseline"] == "a"
+
+
+@pytest.mark.slow
+def test_one_look_asked_for_ends_as_asked_and_never_as_decided(home: Path) -> None:
+    """--no-until-decided: the planned blocks, one look; an inconclusive comparison is said to be so because one look
+    was asked for, not because 'no more blocks fit', and the summary never says 'every comparison decided'."""
+    seen = Recorder()
+    outcome = run(quick(processes=2, envs=("a=@current", "b=@current"), until_decided=False), seen)
+    assert outcome.session is not None
+    assert outcome.session.inconclusive  # two blocks cannot decide a wall-time comparison
+    assert outcome.stopped == "fixed"
+    (look,) = seen.of("looked")
+    assert look[1] == 1 and look[3] is False and look[5] == "fixed"
+    assert outcome.run.sequential is None  # one look at full alpha: what `compare` does anyway
+
+
+def test_runs_of_several_environments_stop_once_decided_unless_told_otherwise(home: Path) -> None:
+    """The dry run plans what the run will do: the deciding metric's first look (and a budget from this machine's
+    costs) by default, its fixed blocks for one look, and every process of every environment."""
+    from colbench.model.metrics import metric
+
+    sides = ("a=@current", "b=@current")
+    default = estimate(quick(processes=None, envs=sides))
+    assert default.first_look and default.processes == (metric("time").first_look,)
+    assert default.budget_s is not None and default.budget_s >= metric("time").min_budget_s
+    assert default.estimate.processes == 2 * metric("time").first_look  # both sides
+    fixed = estimate(quick(processes=None, envs=sides, until_decided=False))
+    assert not fixed.first_look and fixed.budget_s is None
+    assert fixed.processes == (metric("time").fixed_blocks,)
+    counting = estimate(quick(processes=None, envs=sides, measure=("instructions",)))
+    assert counting.processes == (metric("instructions").first_look,)
+    assert counting.estimate.cases[0].counting_s is not None and counting.estimate.cases[0].counting_s > 0
 
 
 def test_resume_refuses_what_would_change_the_plan(home: Path) -> None:
