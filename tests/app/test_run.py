@@ -94,10 +94,13 @@ def test_runs_of_several_environments_stop_once_decided_unless_told_otherwise(ho
     default = estimate(quick(processes=None, envs=sides))
     assert default.first_look and default.processes == (metric("time").first_look,)
     assert default.budget_s is not None and default.budget_s >= metric("time").min_budget_s
-    assert default.estimate.processes == 2 * metric("time").first_look  # both sides
+    # the estimate counts the blocks a real change typically takes here, on both sides
+    assert default.expected_blocks == metric("time").expected_blocks
+    assert default.estimate.processes == 2 * metric("time").expected_blocks
     fixed = estimate(quick(processes=None, envs=sides, until_decided=False))
-    assert not fixed.first_look and fixed.budget_s is None
+    assert not fixed.first_look and fixed.budget_s is None and fixed.expected_blocks is None
     assert fixed.processes == (metric("time").fixed_blocks,)
+    assert fixed.estimate.processes == 2 * metric("time").fixed_blocks
     counting = estimate(quick(processes=None, envs=sides, measure=("instructions",)))
     assert counting.processes == (metric("instructions").first_look,)
     assert counting.estimate.cases[0].counting_s is not None and counting.estimate.cases[0].counting_s > 0
@@ -130,3 +133,15 @@ def test_the_dry_run_tells_the_observer_which_cases_cannot_run(home: Path) -> No
     assert [(e[1], e[2]["reader"]) for e in skipped] == [("csv-read", "data.table")] * len(skipped) and skipped
     assert {c.params["reader"] for c in planned.plan.cases} == {"pyarrow"}
     assert planned.counts_instructions
+
+
+def test_the_dry_run_of_a_fresh_home_counts_the_java_workers_build(home: Path) -> None:
+    """`run quick` on a fresh home builds the Java worker with Maven first (26-47 s here): the estimate says so."""
+    from colbench.runtimes import java
+
+    planned = estimate(RunRequest(targets=("quick",)))
+    java_cases = [c for c in planned.plan.cases if c.runtime == "java"]
+    assert java_cases, "quick has a Java case"
+    expected = 0 if java.missing_tools() else 1
+    assert planned.estimate.worker_builds == expected
+    assert planned.estimate.worker_build_seconds > 0 or not expected

@@ -146,6 +146,8 @@ class RunEstimate:
     budget_s: float | None = None
     load_average: float | None = None
     measure: tuple[str, ...] = ("wall",)
+    #: a run that stops once decided: the blocks per case the estimate counts (the deciding metric's expected_blocks)
+    expected_blocks: int | None = None
 
 
 @dataclass
@@ -249,7 +251,7 @@ def run(request: RunRequest, observer: RunObserver | None = None) -> RunOutcome:
     costs = _planned_costs(db, config, plan, len(envs))
     budget = request.budget_s
     if len(envs) > 1 and until and budget is None:
-        budget = default_budget(config, plan, costs, len(envs))
+        budget = default_budget(config, costs, len(envs))
     if len(envs) > 1 and request.processes is None and not run_doc:
         observer.blocks_chosen(len(envs), int(config.processes or 0), decider_of(config).name if until else None,
                                budget if until else None)
@@ -283,7 +285,7 @@ def _planned_costs(db: Store | None, config: RunConfig, plan: Plan, envs: int) -
                          envs=envs, measure=config.measure, load_factor=load_factor())
 
 
-def default_budget(config: RunConfig, plan: Plan, costs: Estimate, envs: int) -> float:
+def default_budget(config: RunConfig, costs: Estimate, envs: int) -> float:
     """The time budget of a run that stops once decided, when none is given: what the deciding metric's
     `budget_blocks` blocks of every case cost on this machine, and at least its `min_budget_s`."""
     decider = decider_of(config)
@@ -381,6 +383,13 @@ def estimate(request: RunRequest, observer: RunObserver | None = None, *, resolv
     def processes_of(case: PlannedCase) -> int:  # suite entries may ask more for some cases (those a claim decides on)
         return config.processes_of(case, processes)
 
+    # a run that stops once decided usually takes more than its first look: the estimate is for the blocks a real
+    # change typically needs here (the metric's expected_blocks), the first look and the budget said beside it
+    expected = max(processes, decider_of(config).expected_blocks) if sides > 1 and until else None
+
+    def expected_of(case: PlannedCase) -> int:
+        return expected if expected is not None and request.processes is None else processes_of(case)
+
     requests = list({json.dumps(r.to_json(), sort_keys=True): r for c in plan.cases for r in c.inputs.values()}
                     .values())
     data_error = None
@@ -397,20 +406,21 @@ def estimate(request: RunRequest, observer: RunObserver | None = None, *, resolv
         load = os.getloadavg()[0]
     except OSError:
         load = None
-    est = estimate_plan(plan, iterations, warmup, processes_of, history, envs=sides,
+    est = estimate_plan(plan, iterations, warmup, expected_of, history, envs=sides,
                         new_data=[(f.format, f.size_bytes) for f in missing if f.format != "download"],
                         build_rates_here=build_rates(local_manifests(data_dir())), measure=config.measure,
                         env_builds=env_builds, worker_builds=worker_builds,
                         load_factor=load_factor(load) if load is not None else 1.0)
     budget = request.budget_s
     if sides > 1 and until and budget is None:
-        budget = default_budget(config, plan, est, sides)
+        budget = default_budget(config, est, sides)
     return RunEstimate(plan=plan, estimate=est, iterations=iterations, warmup=warmup,
                        processes=tuple(sorted({processes_of(c) for c in plan.cases})),
                        data_files_to_build=len(missing) - len(downloads), downloads=tuple(f.label for f in downloads),
                        data_error=data_error, counts_instructions="instructions" in config.measure, envs=sides,
                        first_look=sides > 1 and until, budget_s=budget if sides > 1 and until else None,
-                       load_average=load, measure=tuple(config.measure))
+                       load_average=load, measure=tuple(config.measure),
+                       expected_blocks=expected if request.processes is None else None)
 
 
 def _default_java_build(plan: Plan) -> int:

@@ -35,6 +35,7 @@ class BisectProgress(BisectObserver):
 
     def planned(self, plan: SearchPlan) -> None:
         self.steps = plan.steps
+        self.view.expecting(plan.process_s, 1)
         if plan.why:
             self.view.said(escape(plan.why))
         builds = (f", {plan.envs_to_build} environment{'s' if plan.envs_to_build != 1 else ''} to build "
@@ -45,7 +46,7 @@ class BisectProgress(BisectObserver):
                       f"{budget}: {fmt_duration(plan.budget_s)}")
 
     def look(self, step: int, look: int, points: Sequence[str], processes: int) -> None:
-        of = f" of about {self.steps}" if self.steps and step <= self.steps else ""
+        of = " (the ends)" if step == 0 else (f" of about {self.steps}" if self.steps and step <= self.steps else "")
         self.view.context = f"step {step}{of}" + (f", look {look}" if look > 1 else "")
         what = " and ".join(points) if step == 0 else f"{points[1]} (between {points[0]} and {points[-1]})" \
             if len(points) == 3 else ", ".join(points)

@@ -100,7 +100,7 @@ class RichProgress(RunObserver):
         self.context = ""
         self.started_at: float | None = None  # the command's first event
         self._announced: set[str] = set()
-        self._expected_s: float | None = None  # the estimate of the processes about to run
+        self._expected_per: float | None = None  # the estimate of one process about to run
         self._planned = 0
         self._done = 0
         self._durations: list[float] = []
@@ -147,8 +147,7 @@ class RichProgress(RunObserver):
         left = self._planned - self._done
         if left <= 0:
             return 0.0
-        per = (sum(self._durations) / len(self._durations) if self._durations
-               else (self._expected_s / self._planned if self._expected_s and self._planned else None))
+        per = sum(self._durations) / len(self._durations) if self._durations else self._expected_per
         if per is None:
             return None
         running = self.clock() - self._running[1] if self._running else 0.0
@@ -165,7 +164,7 @@ class RichProgress(RunObserver):
     # -- the runner's events
 
     def expecting(self, seconds: float | None, processes: int) -> None:
-        self._expected_s = seconds
+        self._expected_per = seconds / processes if seconds and processes else None
 
     def start(self, run: Run, cases: int, executions: int) -> None:
         self.bandwidth = MachineBandwidth.of(run)
@@ -174,15 +173,13 @@ class RichProgress(RunObserver):
         first = run.run_id not in self._announced
         self._announced.add(run.run_id)
         if first:
+            about = f" (about {fmt_duration(self._expected_per * executions)})" if self._expected_per else ""
             self._print(f"run [bold]{run.run_id}[/bold]: {cases} case{'s' if cases != 1 else ''}, {executions} worker "
-                        f"process{'es' if executions != 1 else ''}"
-                        + (f" (about {fmt_duration(self._expected_s)})" if self._expected_s else ""))
+                        f"process{'es' if executions != 1 else ''}{about}")
         elif executions:
             self._print(f"{escape(self.context) + ': ' if self.context else ''}{executions} more worker "
                         f"process{'es' if executions != 1 else ''} in run {run.run_id}", highlight=False)
         with self._lock:
-            if self._durations and not first:  # a later look: the processes measured so far say how long one takes
-                self._expected_s = None
             self._planned, self._done = executions, 0
             if self.live:
                 self.progress.start()
@@ -198,7 +195,7 @@ class RichProgress(RunObserver):
 
     def execution_started(self, execution: Execution) -> None:
         env = f" [{execution.env.name}]" if execution.env.name != "default" else ""
-        self._doing(f"process {self._done + 1} of {self._planned}: {_label(execution.case)}{env}")
+        self._doing(f"process {self._done + 1} of {self._planned}: {_label(execution.case)[:70]}{env}")
 
     def execution_done(self, execution: Execution, result: Result) -> None:
         with self._lock:
@@ -263,7 +260,7 @@ class RichProgress(RunObserver):
 
     def blocks_chosen(self, envs: int, blocks: int, decider: str | None, budget_s: float | None = None) -> None:
         if decider is not None:
-            budget = f" within {fmt_duration(budget_s)} (--budget)" if budget_s else ""
+            budget = f" within {fmt_duration(budget_s)} in all (--budget to change)" if budget_s else ""
             self._print(f"{envs} environments: a first look after {blocks} interleaved "
                         f"block{'s' if blocks != 1 else ''} per case ({decider} decides), more blocks only for the "
                         f"cases still undecided{budget}")

@@ -170,7 +170,8 @@ def plan_lines(planned: RunEstimate) -> list[str]:
     plan, est = planned.plan, planned.estimate
     total = fmt_duration(est.seconds)
     lines = [f"estimated time: {'at least ' if est.unknown_cases else ''}{total}"
-             + (" for the first look" if planned.first_look else "")
+             + (f" for {planned.expected_blocks} blocks a case, what a real change typically takes to decide here"
+                if planned.expected_blocks else "")
              + " (from measured costs: README, 'How long a suite takes', says how close they come)"]
     kind = "counting (Valgrind) " if planned.counts_instructions and "wall" not in (planned.measure or ()) else ""
     parts = [f"{plural(est.processes, kind + 'worker process')} {fmt_duration(est.process_seconds)}"]
@@ -190,8 +191,9 @@ def plan_lines(planned: RunEstimate) -> list[str]:
         counting = ", ".join(f"{n} from {source}" for source, n in sorted(est.counting_sources().items()))
         lines.append(f"counting processes: {counting or 'no estimate (no measured case, no factor)'}")
     if planned.first_look and planned.budget_s:
-        lines.append(f"cases still undecided after the first look get more blocks, within a budget of "
-                     f"{fmt_duration(planned.budget_s)} for the whole run (--budget; --no-until-decided for one look)")
+        lines.append(f"the first look takes {planned.processes[0]} blocks a case; cases still undecided get more, "
+                     f"within a budget of {fmt_duration(planned.budget_s)} for the whole run (--budget; "
+                     "--no-until-decided for one look)")
     if est.load_factor > 1.0 and planned.load_average is not None:
         lines.append(f"the machine is busy (load {planned.load_average:.1f} on {_cpus()} CPUs): processes are "
                      f"counted {est.load_factor:.1f}x as long as on an idle machine")
