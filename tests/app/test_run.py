@@ -103,6 +103,11 @@ def test_runs_of_several_environments_stop_once_decided_unless_told_otherwise(ho
     assert fixed.estimate.processes == 2 * metric("time").fixed_blocks
     counting = estimate(quick(processes=None, envs=sides, measure=("instructions",)))
     assert counting.processes == (metric("instructions").first_look,)
+    # --processes alone fixes the count (one look of that many, as before); with --until-decided it is the first look
+    fixed_count = estimate(quick(processes=5, envs=sides))
+    assert not fixed_count.first_look and fixed_count.processes == (5,)
+    first_of_many = estimate(quick(processes=5, envs=sides, until_decided=True))
+    assert first_of_many.first_look and first_of_many.processes == (5,)
     assert counting.estimate.cases[0].counting_s is not None and counting.estimate.cases[0].counting_s > 0
 
 

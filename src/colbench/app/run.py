@@ -79,8 +79,9 @@ class RunRequest:
     envs: tuple[str, ...] = ()
     store: str | None = None
     resume: str | None = None
-    #: several environments: add blocks to undecided cases while the budget lasts (None: yes, the default; False: one
-    #: look of `processes`, or the deciding metric's `fixed_blocks`)
+    #: several environments: add blocks to undecided cases while the budget lasts (True); take one look (False) of
+    #: `processes` blocks, or the deciding metric's `fixed_blocks`. None, the default: stop once decided, unless
+    #: `processes` fixes the count or `resume` continues a run with its own (then one look of that many, as before)
     until_decided: bool | None = None
     #: the time budget of `until_decided` (None: the deciding metric's, sized from this machine's costs)
     budget_s: float | None = None
@@ -90,6 +91,13 @@ class RunRequest:
     measure: tuple[str, ...] = ("wall",)
     profile: bool = False
     argv: tuple[str, ...] = field(default_factory=lambda: tuple(sys.argv))  # what the run record keeps
+
+    @property
+    def stops_once_decided(self) -> bool:
+        """Whether a run of several environments adds blocks until decided (see `until_decided`)."""
+        if self.until_decided is not None:
+            return self.until_decided
+        return self.processes is None and self.resume is None
 
 
 @dataclass(frozen=True)
@@ -244,7 +252,7 @@ def run(request: RunRequest, observer: RunObserver | None = None) -> RunOutcome:
     for bench, params, reason in fit_plan_to_envs(plan, envs, say=observer.said):
         observer.skipped(bench, params, reason)
     db = store_at(request.store)
-    until = request.until_decided is not False
+    until = request.stops_once_decided
     if len(envs) > 1 and config.processes is None:
         decider = decider_of(config)
         config.processes = decider.first_look if until else decider.fixed_blocks
@@ -312,7 +320,7 @@ def compare_run_envs(db: Store, config: RunConfig, plan: Plan, envs: list[EnvCho
     from colbench.runner.session import GateSettings, run_until_decided
 
     settings = GateSettings(threshold=request.threshold, alpha=request.alpha, budget_s=budget_s,
-                            max_looks=request.max_looks, until_decided=request.until_decided is not False)
+                            max_looks=request.max_looks, until_decided=request.stops_once_decided)
 
     def on_look(look: Look, next_look: LookPlan | None) -> None:
         observer.looked(look, next_look, budget_s)
@@ -370,7 +378,7 @@ def estimate(request: RunRequest, observer: RunObserver | None = None, *, resolv
     env_options.check_envs(list(request.envs), resolve=resolve_pins)
     config, plan = prepared.config, prepared.plan
     sides = max(1, len(request.envs))
-    until = request.until_decided is not False
+    until = request.stops_once_decided
     if sides > 1 and config.processes is None:
         config.processes = decider_of(config).first_look if until else decider_of(config).fixed_blocks
     iterations, warmup, processes = config.resolved(plan)

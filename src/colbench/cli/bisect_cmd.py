@@ -29,6 +29,7 @@ from colbench.cli.common import (
     parse_threshold,
     parse_variables,
 )
+from colbench.model.metrics import metric
 from colbench.render.tables import plain
 
 if TYPE_CHECKING:  # the use case and its statistics are imported when a search starts, not with every command
@@ -59,11 +60,12 @@ def bisect(
     direction: Annotated[str, typer.Option(help="slower (a regression) or faster (an improvement)")] = "slower",
     pre: Annotated[bool, typer.Option("--pre", help="include pre-releases between good and bad")] = False,
     budget: Annotated[str | None, typer.Option(help="time for the whole search, e.g. 30m, 1h (default: twice what "
-                                               "it is expected to take here, at least 10m; said at the start)")]
+                                               "it is expected to take here, which it says at the start)")]
     = None,
     processes: Annotated[int | None, typer.Option(min=2, help="processes a point at a step's first look (default "
-                                                  "8 for time, 2 for instructions; each further look doubles "
-                                                  "them)")] = None,
+                                                  f"{metric('time').bisect_first_look} for time, "
+                                                  f"{metric('instructions').bisect_first_look} for instructions; "
+                                                  "each further look doubles them)")] = None,
     iterations: Annotated[int | None, typer.Option(min=1, help="timed iterations per process")] = None,
     warmup: Annotated[int | None, typer.Option(min=0, help="untimed warm-up iterations per process")] = None,
     measure: Annotated[str | None, typer.Option(help="wall or instructions (see docs/metrics.md; default: "

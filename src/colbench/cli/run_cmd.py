@@ -62,8 +62,8 @@ def run(
                                                   "requirements (repeatable; SPEC '@current' = this one)")] = None,
     until_decided: Annotated[bool | None, typer.Option("--until-decided/--no-until-decided", help="with several "
                                                        "--env: add blocks to inconclusive cases until decided or "
-                                                       "--budget is spent (the default), or take one look at "
-                                                       "--processes blocks")] = None,
+                                                       "--budget is spent (the default, unless --processes fixes "
+                                                       "the count), or take one look")] = None,
     budget: Annotated[str | None, typer.Option(help="time for the whole run when it stops once decided, e.g. 90s, "
                                                "10m, 1h (default: what the deciding metric's blocks cost here, "
                                                "see docs/gating.md)")] = None,
