@@ -95,9 +95,9 @@ class PointEnvironments:
 
     def _python(self, point: Point, name: str, extra: tuple[str, ...], say: Callable[[str], None]) -> EnvChoice:
         text = redact(" ".join((point.requirement, *extra)))
-        say(f"environment {point.label}: {text}")
+        say(f"environment {point.label}: resolving {text} with uv")
         self._project = self._project or colbench_project()
-        built = ensure_environment(EnvSpec(name, (point.requirement, *extra), self.indexes), self._project)
+        built = ensure_environment(EnvSpec(name, (point.requirement, *extra), self.indexes), self._project, say=say)
         return EnvChoice(name=name, python=str(built.python), key=built.key, resolved=dict(built.resolved), spec=text,
                          variables=dict(self.variables))
 

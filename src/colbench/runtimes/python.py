@@ -18,15 +18,17 @@ import contextlib
 import hashlib
 import json
 import os
+import platform
 import re
 import shlex
 import shutil
+import statistics
 import subprocess
 import sys
 import time
 import tomllib
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -484,15 +486,17 @@ def _smoke_test(python: str, spec: EnvSpec) -> None:
         raise EnvError(redact(f"environment {spec.name!r} ({spec.text}): {detail}{hint}"))
 
 
-def ensure_environment(spec: EnvSpec, project_root: Path, *, python: str | None = None) -> Environment:
+def ensure_environment(spec: EnvSpec, project_root: Path, *, python: str | None = None,
+                       say: Callable[[str], None] | None = None) -> Environment:
     """Return the environment for `spec`, building it if no complete one with the same key exists.
 
     `python` is the base interpreter (default: the one running colbench). Resolution runs every time
     (it is what the key hashes; uv answers from its cache in about a second); building only when the
-    key is new.
+    key is new. `say` hears which of the two it is, once it is known, and how long a build took.
     """
     project_root = Path(project_root).resolve()
     python = python or sys.executable
+    started = time.monotonic()
     interp = _interpreter_info(python)
     lock, _ = resolve_requirements(spec, project_root, python)
     key = _environment_key(lock, interp, project_root, spec)
@@ -500,7 +504,13 @@ def ensure_environment(spec: EnvSpec, project_root: Path, *, python: str | None 
     dest = root / key
     existing = _load(dest, spec.name)
     if existing is not None:
+        if say:
+            say(f"environment {spec.name}: {redact(spec.text)} (uv, found in the cache)")
         return existing
+    if say:
+        took = build_seconds()
+        typical = f" (a fresh environment took {statistics.median(took):.0f} s here)" if took else ""
+        say(f"environment {spec.name}: building {redact(spec.text)} with uv{typical}")
     owned_dir(root, "environments directory")
     owned(dest, "environment")
     tmp = owned(root / f".tmp-{key}-{uuid.uuid4().hex[:8]}", "environment")
@@ -533,6 +543,7 @@ def ensure_environment(spec: EnvSpec, project_root: Path, *, python: str | None 
             "python_version": interp["version"],
             "project_root": str(project_root),
             "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            "build_seconds": round(time.monotonic() - started, 1),  # resolve, install, check: estimates read it
         }
         write_text(tmp / MARKER, json.dumps(meta, indent=2, sort_keys=True), "environment marker")
         try:
@@ -548,7 +559,33 @@ def ensure_environment(spec: EnvSpec, project_root: Path, *, python: str | None 
     env = _load(dest, spec.name)
     if env is None:  # pragma: no cover - only if the directory vanished under us
         raise EnvError(f"environment {key} disappeared while being created")
+    if say:
+        say(f"environment {spec.name}: built in {time.monotonic() - started:.0f} s")
     return env
+
+
+def _markers() -> list[dict[str, object]]:
+    root = envs_dir()
+    found = []
+    if root.is_dir():
+        for marker in root.glob(f"*/{MARKER}"):
+            with contextlib.suppress(OSError, json.JSONDecodeError):
+                found.append(json.loads(marker.read_text()))
+    return found
+
+
+def build_seconds() -> list[float]:
+    """How long each environment in the cache took to build (those built since colbench records it)."""
+    seconds = [m.get("build_seconds") for m in _markers()]
+    return [float(s) for s in seconds if isinstance(s, int | float) and s > 0]
+
+
+def probably_cached(spec: EnvSpec, python: str | None = None) -> bool:
+    """Whether an environment of these requirements for this interpreter is in the cache: what the dry run can tell
+    without resolving (the key hashes the resolution; a new upstream release since makes a build after all)."""
+    wanted = redact_argv(list(spec.requirements))
+    version = _interpreter_info(python).get("version") if python else platform.python_version()
+    return any(m.get("requirements") == wanted and m.get("python_version") == version for m in _markers())
 
 
 # ------------------------------------------------------------------------------------------- list/clean
