@@ -1,6 +1,6 @@
 """Measure what one isolated execution costs: `placebo` with duration 0, spawn to result, over N processes.
 
-    uv run python scripts/measure_overhead.py [--processes 20] [--rounds 3] [--baseline OTHER/src]
+    uv run python scripts/measure_overhead.py [--processes 20] [--rounds 3] [--baseline OTHER/src] [--instructions]
 
 Prints the median and IQR of the orchestrator-side spawn-to-result time, and of the worker's own start-up
 (child CPU time), from real runs stored in a temporary store. With `--baseline DIR` (the `src` directory of
@@ -14,7 +14,9 @@ evening and 15.0 ms the next night on the reference VM):
 - `python -c "import <what every engine imports>"`: the standard modules pyarrow, pandas, polars and DuckDB
   all load themselves (re, inspect, typing, contextlib, pathlib, dataclasses, json).
 colbench's own share is the placebo's median minus the first (all of it, for a case that imports nothing)
-and minus the second (what colbench adds to a case of any engine).
+and minus the second (what colbench adds to a case of any engine). On a loaded machine the wall-clock figures
+mostly measure waiting for a CPU; the CPU times beside them do not, and `--instructions` counts one execution
+and one plain process under Valgrind: a figure that neither load nor the CPU's speed moves.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -53,18 +56,58 @@ def one_round(processes: int, src: str | None) -> list[dict]:
         return [json.loads(line)["process"] for line in out.read_text().splitlines()]
 
 
-def plain_processes(code: str, processes: int) -> list[float]:
-    """Seconds from spawn to reaped exit of `python -c code`, started as colbench starts a worker: in a new
-    session, pinned to the CPU colbench gives a single-threaded case."""
+def plain_processes(code: str, processes: int) -> tuple[list[float], list[float]]:
+    """Seconds from spawn to reaped exit of `python -c code`, and each process's CPU time (user + sys), started as
+    colbench starts a worker: in a new session, pinned to the CPU colbench gives a single-threaded case."""
     cpus = (choose_cpus(1)[0] or [0])[:1]
-    times = []
+    times, cpu = [], []
     for _ in range(processes):
         started = time.perf_counter()
-        subprocess.run([sys.executable, "-c", code], check=True, stdin=subprocess.DEVNULL,
-                       stdout=subprocess.DEVNULL, start_new_session=True,
-                       preexec_fn=lambda: os.sched_setaffinity(0, cpus))
+        child = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.DEVNULL,
+                                 stdout=subprocess.DEVNULL, start_new_session=True,
+                                 preexec_fn=lambda: os.sched_setaffinity(0, cpus))
+        _, status, usage = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(status)
         times.append(time.perf_counter() - started)
-    return times
+        if child.returncode != 0:
+            raise SystemExit(f"python -c {code!r} exited with {child.returncode}")
+        cpu.append(usage.ru_utime + usage.ru_stime)
+    return times, cpu
+
+
+def instructions(command: list[str], env: dict[str, str] | None = None) -> int | None:
+    """User-space instructions of one whole process (Valgrind's callgrind), None without Valgrind: a figure that
+    does not move with the machine's load or its CPU's speed."""
+    if shutil.which("valgrind") is None:
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "callgrind.out"
+        subprocess.run(["valgrind", "--tool=callgrind", "-q", f"--callgrind-out-file={out}", *command],
+                       check=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       env=env)
+        for line in out.read_text().splitlines():
+            if line.startswith(("totals:", "summary:")):
+                return int(line.split()[1])
+    return None
+
+
+def worker_instructions(src: str | None) -> int | None:
+    """Instructions of one placebo(duration=0) execution of the Python worker, case.json in, result.json out."""
+    env_src = [src] if src else []
+    with tempfile.TemporaryDirectory() as tmp:
+        case = Path(tmp) / "case.json"
+        code = ("import json, sys\n"
+                f"sys.path[:0] = {env_src!r}\n"
+                "from colbench.runner.plan import make_plan\n"
+                "from colbench.runner.execute import case_spec\n"
+                "plan = make_plan(['placebo'], {'duration': ['0']})\n"
+                "spec = case_spec(plan.cases[0], {}, 1, 0, 42)\n"
+                f"spec.scratch_dir = {str(Path(tmp) / 'scratch')!r}\n"
+                "print(json.dumps(spec.to_json()))\n")
+        case.write_text(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                                       text=True).stdout)
+        env = {**os.environ, "PYTHONPATH": src} if src else None
+        return instructions([sys.executable, "-m", "colbench.worker", str(case), str(Path(tmp) / "r.json")], env)
 
 
 def _median_iqr(seconds: list[float]) -> tuple[float, str]:
@@ -74,20 +117,20 @@ def _median_iqr(seconds: list[float]) -> tuple[float, str]:
     return median, f"median {median * 1e3:.1f} ms, IQR {q[0] * 1e3:.1f}–{q[2] * 1e3:.1f} ms"
 
 
-def describe_plain(label: str, times: list[float]) -> float:
+def describe_plain(label: str, times: list[float], cpu: list[float]) -> tuple[float, float]:
     median, text = _median_iqr(times)
-    print(f"{label}, {len(times)} processes: {text}")
-    return median
+    print(f"{label}, {len(times)} processes: {text}; CPU (user+sys) median {statistics.median(cpu) * 1e3:.1f} ms")
+    return median, statistics.median(cpu)
 
 
-def describe(label: str, processes: list[dict]) -> float:
+def describe(label: str, processes: list[dict]) -> tuple[float, float]:
     spawn = sorted(p["spawn_to_result_s"] for p in processes)
     cpu = sorted(p["child_user_s"] + p["child_sys_s"] for p in processes)
     median, text = _median_iqr(spawn)
     print(f"{label}: isolated execution of placebo(duration=0), {len(spawn)} processes:")
     print(f"  spawn → result: {text}, min {spawn[0] * 1e3:.1f} ms, max {spawn[-1] * 1e3:.1f} ms")
     print(f"  worker CPU (user+sys): median {statistics.median(cpu) * 1e3:.1f} ms")
-    return median
+    return median, statistics.median(cpu)
 
 
 def main() -> None:
@@ -96,28 +139,47 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3,
                         help="rounds (alternating with the baseline's and the plain references)")
     parser.add_argument("--baseline", default=None, help="src directory of another colbench to compare with")
+    parser.add_argument("--instructions", action="store_true",
+                        help="also count the instructions of one execution under Valgrind (load-independent)")
     args = parser.parse_args()
     load = Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else "?"
     print(f"load average {load} on {os.cpu_count()} CPUs")
     mine: list[dict] = []
     base: list[dict] = []
-    bare: list[float] = []
-    common: list[float] = []
+    bare: tuple[list[float], list[float]] = ([], [])
+    common: tuple[list[float], list[float]] = ([], [])
     for _ in range(args.rounds):
         if args.baseline:
             base += one_round(args.processes, args.baseline)
         mine += one_round(args.processes, None)
-        bare += plain_processes("pass", args.processes)
-        common += plain_processes(f"import {ENGINE_COMMON_MODULES}", args.processes)
-    median = describe("this checkout", mine)
+        for into, code in ((bare, "pass"), (common, f"import {ENGINE_COMMON_MODULES}")):
+            times, cpu = plain_processes(code, args.processes)
+            into[0].extend(times)
+            into[1].extend(cpu)
+    median, cpu = describe("this checkout", mine)
     if args.baseline:
-        base_median = describe(f"baseline {args.baseline}", base)
+        base_median, _ = describe(f"baseline {args.baseline}", base)
         print(f"ratio this / baseline (medians): {median / base_median:.2f}")
-    bare_median = describe_plain("plain `python -c pass`", bare)
-    common_median = describe_plain(f"plain `python -c 'import {ENGINE_COMMON_MODULES}'`", common)
+    bare_median, _ = describe_plain("plain `python -c pass`", *bare)
+    common_median, common_cpu = describe_plain(f"plain `python -c 'import {ENGINE_COMMON_MODULES}'`", *common)
     print(f"colbench's own share: {(median - bare_median) * 1e3:.1f} ms above the interpreter's start "
           f"(a case that imports nothing), {(median - common_median) * 1e3:.1f} ms above the modules every "
-          f"engine imports itself (a case of any engine)")
+          f"engine imports itself (a case of any engine); in CPU time {(cpu - common_cpu) * 1e3:.1f} ms above "
+          "those modules")
+    if args.instructions:
+        worker = worker_instructions(None)
+        plain = instructions([sys.executable, "-c", f"import {ENGINE_COMMON_MODULES}"])
+        if worker is None or plain is None:
+            print("instructions: Valgrind is not installed")
+            return
+        print(f"instructions (callgrind, whole process; load-independent): the worker's placebo execution "
+              f"{worker / 1e6:.1f} M, plain `import {ENGINE_COMMON_MODULES}` {plain / 1e6:.1f} M: colbench's own "
+              f"{(worker - plain) / 1e6:.1f} M above those modules", end="")
+        if args.baseline:
+            base_worker = worker_instructions(args.baseline)
+            if base_worker is not None:
+                print(f", baseline's {(base_worker - plain) / 1e6:.1f} M", end="")
+        print()
 
 
 if __name__ == "__main__":

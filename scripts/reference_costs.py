@@ -32,6 +32,15 @@ TARGET = Path(__file__).resolve().parents[1] / "src" / "colbench" / "runner" / R
 #: a command's wall time less its run record's span, for the six suite runs the reference was made from (quick, e1,
 #: e2, e4, e5, e3 on 25 Nov 2026: 17, 9, 7, 10, 17, 10 s): start, planning, checks, calibration, final tables
 RUN_OVERHEAD_S = 10.0
+#: what a fresh machine is assumed to pay besides processes, measured on the reference VM on 26 Nov 2026 (load 6-7,
+#: normalized to an idle machine as runner/estimate.py does):
+#: - a counting process's seconds per second of the reference model's plain process of the same case: 27.7 (Parquet
+#:   read, 100k rows), 17.5 (pyarrow CSV read, 100k rows), 19.4 (Feather read into a data frame, 100k rows); median
+#: - a fresh uv environment with uv's package cache holding the wheels: 5.4-6.5 s (pyarrow 17.0.0, 21.0.0); with the
+#:   wheels to download, 28 s (issue #33): 12 s between the two
+#: - a cached one, resolved again: 1.2-1.3 s
+#: - the Java worker's Maven build: 13 s with Maven's repository filled, 26-47 s without (issue #33)
+REFERENCE_SCALARS = {"valgrind_factor": 19.0, "env_build_s": 12.0, "env_cached_s": 1.3, "java_build_s": 25.0}
 
 
 def make(home: Path) -> None:
@@ -40,6 +49,8 @@ def make(home: Path) -> None:
     costs = fit_costs(results)
     costs.build_s_per_byte = build_rates(local_manifests(home / "data"))
     costs.run_s = RUN_OVERHEAD_S
+    for name, value in REFERENCE_SCALARS.items():
+        setattr(costs, name, value)
     doc = {"made_from": f"{len(results)} ok results of {len(store.list_runs())} runs on the reference VM "
                         f"(2 cores); scripts/reference_costs.py, {datetime.now():%Y-%m-%d}", **costs.to_json()}
     TARGET.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")

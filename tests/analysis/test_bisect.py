@@ -167,6 +167,23 @@ def test_the_budget_bounds_the_search_and_says_how_far_it_got():
     assert outcome.untested == VERSIONS[8:15]
     assert measurer.clock <= 45
     assert "between 1.7.0 and 1.15.0" in outcome.message
+    # the message counts steps as the table does (step 0 the ends): steps 0 and 1 measured, step 2 never decided
+    measured = [s for s in outcome.steps if s.processes]
+    assert [s.number for s in measured] == [0, 1]
+    assert "ended before step 2 was decided" in outcome.message
+    from colbench.report.bisect_text import answer_lines, step_rows
+
+    assert step_rows(outcome)[-1][6] == "-"  # the unrun step cost nothing: no "0.0 us build"
+    assert "2 measured step(s)" in answer_lines(outcome, "time", {})[-1]
+
+
+def test_an_undecided_pair_of_ends_is_the_answer_not_a_skipped_point():
+    """Step 0 compares good and bad: when it cannot decide, the search says so, and the bad end is not listed as a
+    skipped point (it is an end, not a point the search left out)."""
+    measurer = FakeMeasurer({v: 0.1 * (1.04 if i >= 8 else 1.0) for i, v in enumerate(VERSIONS)}, noise=0.08, seed=2)
+    outcome = bisect(VERSIONS, measurer, BisectSettings(first_processes=2, max_looks=1))
+    assert outcome.status == "undecided" and outcome.steps[0].verdict == "undecided"
+    assert outcome.skipped == {}
 
 
 def test_stored_looks_cost_nothing_against_the_budget():

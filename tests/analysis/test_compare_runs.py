@@ -157,7 +157,7 @@ def test_until_decided_stops_at_the_budget_and_says_what_it_could_see(tmp_path):
                     "--processes", "4", "--until-decided", "--budget", "30s", "--threshold", "0.001%",
                     home=home, check=True, timeout=300)
     out = " ".join(proc.stdout.split())
-    assert "look 1: 1 comparison(s) inconclusive" in out and "adding" in out
+    assert "look 1 (after 4 blocks): 1 comparison inconclusive" in out and "adding" in out
     assert "time budget spent" in out
     match = re.search(r"looks? in ([\d.]+) (m?s)", out)
     assert match, out

@@ -40,8 +40,8 @@ class Recorder(RunObserver):
     def said(self, text: str) -> None:
         self.events.append(("said", text))
 
-    def blocks_chosen(self, envs: int, blocks: int, decider: str | None) -> None:
-        self.events.append(("blocks_chosen", envs, blocks, decider))
+    def blocks_chosen(self, envs: int, blocks: int, decider: str | None, budget_s: float | None = None) -> None:
+        self.events.append(("blocks_chosen", envs, blocks, decider, budget_s))
 
     def looked(self, look: Any, next_look: Any, budget_s: float) -> None:
-        self.events.append(("looked", look.number, look.pending, next_look is not None, budget_s))
+        self.events.append(("looked", look.number, look.pending, next_look is not None, budget_s, look.ended))

@@ -57,7 +57,8 @@ def test_several_environments_are_compared_look_by_look(home: Path) -> None:
     seen = Recorder()
     outcome = run(quick(processes=None, envs=("a=@current", "b=@current"), until_decided=True, budget_s=60,
                         max_looks=2), seen)
-    assert seen.of("blocks_chosen") == [("blocks_chosen", 2, 4, "time")]  # the first look's blocks, time decides
+    # the first look's blocks (time decides) and the budget given
+    assert seen.of("blocks_chosen") == [("blocks_chosen", 2, 4, "time", 60)]
     assert outcome.session is not None and outcome.session.baseline == "a"
     assert list(outcome.session.comparisons) == ["b"] and len(outcome.session.comparisons["b"]) == 1
     assert outcome.stopped in ("decided", "budget", "looks")
@@ -68,6 +69,46 @@ def test_several_environments_are_compared_look_by_look(home: Path) -> None:
     envs = {e[2] for e in seen.of("execution_done")}
     assert envs == {"a", "b"}
     assert outcome.run.sequential is not None and outcome.run.sequential["baseline"] == "a"
+
+
+@pytest.mark.slow
+def test_one_look_asked_for_ends_as_asked_and_never_as_decided(home: Path) -> None:
+    """--no-until-decided: the planned blocks, one look; an inconclusive comparison is said to be so because one look
+    was asked for, not because 'no more blocks fit', and the summary never says 'every comparison decided'."""
+    seen = Recorder()
+    outcome = run(quick(processes=2, envs=("a=@current", "b=@current"), until_decided=False), seen)
+    assert outcome.session is not None
+    assert outcome.session.inconclusive  # two blocks cannot decide a wall-time comparison
+    assert outcome.stopped == "fixed"
+    (look,) = seen.of("looked")
+    assert look[1] == 1 and look[3] is False and look[5] == "fixed"
+    assert outcome.run.sequential is None  # one look at full alpha: what `compare` does anyway
+
+
+def test_runs_of_several_environments_stop_once_decided_unless_told_otherwise(home: Path) -> None:
+    """The dry run plans what the run will do: the deciding metric's first look (and a budget from this machine's
+    costs) by default, its fixed blocks for one look, and every process of every environment."""
+    from colbench.model.metrics import metric
+
+    sides = ("a=@current", "b=@current")
+    default = estimate(quick(processes=None, envs=sides))
+    assert default.first_look and default.processes == (metric("time").first_look,)
+    assert default.budget_s is not None and default.budget_s >= metric("time").min_budget_s
+    # the estimate counts the blocks a real change typically takes here, on both sides
+    assert default.expected_blocks == metric("time").expected_blocks
+    assert default.estimate.processes == 2 * metric("time").expected_blocks
+    fixed = estimate(quick(processes=None, envs=sides, until_decided=False))
+    assert not fixed.first_look and fixed.budget_s is None and fixed.expected_blocks is None
+    assert fixed.processes == (metric("time").fixed_blocks,)
+    assert fixed.estimate.processes == 2 * metric("time").fixed_blocks
+    counting = estimate(quick(processes=None, envs=sides, measure=("instructions",)))
+    assert counting.processes == (metric("instructions").first_look,)
+    # --processes alone fixes the count (one look of that many, as before); with --until-decided it is the first look
+    fixed_count = estimate(quick(processes=5, envs=sides))
+    assert not fixed_count.first_look and fixed_count.processes == (5,)
+    first_of_many = estimate(quick(processes=5, envs=sides, until_decided=True))
+    assert first_of_many.first_look and first_of_many.processes == (5,)
+    assert counting.estimate.cases[0].counting_s is not None and counting.estimate.cases[0].counting_s > 0
 
 
 def test_resume_refuses_what_would_change_the_plan(home: Path) -> None:
@@ -97,3 +138,15 @@ def test_the_dry_run_tells_the_observer_which_cases_cannot_run(home: Path) -> No
     assert [(e[1], e[2]["reader"]) for e in skipped] == [("csv-read", "data.table")] * len(skipped) and skipped
     assert {c.params["reader"] for c in planned.plan.cases} == {"pyarrow"}
     assert planned.counts_instructions
+
+
+def test_the_dry_run_of_a_fresh_home_counts_the_java_workers_build(home: Path) -> None:
+    """`run quick` on a fresh home builds the Java worker with Maven first (26-47 s here): the estimate says so."""
+    from colbench.runtimes import java
+
+    planned = estimate(RunRequest(targets=("quick",)))
+    java_cases = [c for c in planned.plan.cases if c.runtime == "java"]
+    assert java_cases, "quick has a Java case"
+    expected = 0 if java.missing_tools() else 1
+    assert planned.estimate.worker_builds == expected
+    assert planned.estimate.worker_build_seconds > 0 or not expected

@@ -100,15 +100,15 @@ def _memory_fraction() -> float:
 
 
 def test_every_default_printed_in_help_is_the_one_the_code_applies():
-    from colbench.app.bisect import DEFAULT_THRESHOLD, FIRST_LOOK
+    from colbench.app.bisect import DEFAULT_THRESHOLD
     from colbench.bounded_http import DEFAULT_DEADLINE_S
 
     thresholds = {name: fmt_percent(metric(name).threshold) for name in COMPARE_METRICS}
     expected = {
         ("run", "--threshold"): [f"{thresholds['time']}", f"{thresholds['instructions']} for instructions"],
         ("compare", "--threshold"): [f"{thresholds['time']}", f"{thresholds['instructions']} for instructions"],
-        ("bisect", "--processes"): [f"{FIRST_LOOK['time']} for time", f"{FIRST_LOOK['instructions']} for "
-                                                                       "instructions"],
+        ("bisect", "--processes"): [f"{metric('time').bisect_first_look} for time",
+                                    f"{metric('instructions').bisect_first_look} for instructions"],
         ("run", "--memory-limit"): [f"{_memory_fraction():.0%} of RAM"],
         **{(command, "--net-deadline"): [f"(default {DEFAULT_DEADLINE_S:g})"]
            for command in ("bisect", "data get", "publish")},

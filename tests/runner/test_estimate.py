@@ -12,6 +12,7 @@ from colbench.runner.estimate import (
     estimate_case,
     estimate_plan,
     fit_costs,
+    load_factor,
     model_keys,
     reference_costs,
 )
@@ -81,4 +82,57 @@ def test_a_dry_run_on_a_fresh_home_says_what_its_estimate_is_made_of(home):
     out = " ".join(done.stdout.split())
     assert "estimated time:" in out and "at least" not in out
     assert "cases: 6 from reference model" in out
-    assert "data to build first: 2 files" in out
+    assert "data to build first" in out and "(2 files, " in out
+
+
+def _counted(case: str, plain_s: float, counting_s: float, load: float = 0.0) -> Result:
+    """A `wall,instructions` process: its own spawn to result, and its counting process's beside it."""
+    return make_result(case_id=case, benchmark="csv-read", status="ok", params={"reader": "pyarrow", "rows": 1000},
+                       samples={"wall_s": [0.1] * 3}, summary={"wall_s": {"median": 0.1}},
+                       process={"spawn_to_result_s": plain_s},
+                       machine={"load_average": [load, load, load], "cpu_threads": 2},
+                       measure={"metrics": ["wall", "instructions"],
+                                "instructions": {"process": {"spawn_to_result_s": counting_s}}})
+
+
+def test_a_counting_process_costs_what_it_took_here_else_the_valgrind_factor_measured_here():
+    costs = fit_costs([_counted("a", 2.0, 30.0), _counted("a", 2.0, 34.0), _counted("b", 1.0, 12.0)])
+    assert costs.counting == {"a": pytest.approx(32.0), "b": pytest.approx(12.0)}
+    assert costs.valgrind_factor == pytest.approx((16.0 + 12.0) / 2)  # median of 32/2 and 12/1
+    plan = make_plan(["placebo"], {"duration": ["0.5"]})
+    counted = estimate_plan(plan, 3, 1, lambda c: 2, costs, Costs(), envs=2, measure=("instructions",))
+    (case,) = counted.cases
+    assert case.counting_source.startswith("this machine's Valgrind factor")
+    assert case.counting_s == pytest.approx(case.process_s * costs.valgrind_factor)
+    # instructions only: every process of both sides is a counting one, and nothing else is counted for them
+    assert counted.processes == 4 and counted.process_seconds == pytest.approx(4 * case.counting_s)
+    both = estimate_plan(plan, 3, 1, lambda c: 2, costs, Costs(), envs=2, measure=("wall", "instructions"))
+    assert both.process_seconds == pytest.approx(4 * (case.process_s + case.counting_s))
+
+
+def test_history_measured_under_load_is_kept_as_an_idle_machine_would_take_it():
+    idle = fit_costs([_counted("a", 2.0, 30.0, load=0.0)]).counting["a"]
+    busy = fit_costs([_counted("a", 2.0, 30.0, load=5.0)]).counting["a"]
+    assert idle == pytest.approx(30.0)
+    assert busy == pytest.approx(30.0 / load_factor(5.0, 2)) and busy < idle
+    assert load_factor(0.5, 2) == 1.0 and load_factor(5.0, 2) > 1.0
+
+
+def test_the_estimate_counts_environments_and_worker_builds_made_first():
+    plan = make_plan(["placebo"], {"duration": ["0.5"]})
+    here = Costs(env_build_s=30.0, java_build_s=40.0)
+    estimate = estimate_plan(plan, 3, 1, lambda c: 2, here, Costs(env_cached_s=2.0, run_s=10.0), envs=2,
+                             env_builds=[True, False], worker_builds=1)
+    assert (estimate.envs_fresh, estimate.envs_cached, estimate.worker_builds) == (1, 1, 1)
+    assert estimate.env_seconds == pytest.approx(30.0 + 2.0)  # a fresh one at this machine's cost, a cached one
+    assert estimate.worker_build_seconds == pytest.approx(40.0)
+    assert estimate.seconds == pytest.approx(estimate.process_seconds + 32.0 + 40.0 + 10.0)
+    stretched = estimate_plan(plan, 3, 1, lambda c: 2, here, Costs(), envs=2, load_factor=2.0)
+    plain = estimate_plan(plan, 3, 1, lambda c: 2, here, Costs(), envs=2)
+    assert stretched.process_seconds == pytest.approx(2 * plain.process_seconds)
+
+
+def test_the_reference_model_has_what_a_fresh_machine_needs_for_builds_and_counting():
+    reference = reference_costs()
+    assert reference.valgrind_factor > 1 and reference.env_build_s > reference.env_cached_s > 0
+    assert reference.java_build_s > 0

@@ -61,7 +61,9 @@ def test_every_iteration_records_instructions_beside_wall_time(counted_home):
         assert r["status"] == "ok", r["error"]
         assert len(r["samples"]["instructions"]) == 2 and len(r["samples"]["wall_s"]) == 2
         assert all(v > 0 for v in r["samples"]["instructions"])
-        assert "instructions" not in r["warmup_samples"]  # warm-ups run uncounted, at Valgrind's faster pace
+        # warm-ups run uncounted, at Valgrind's faster pace; the first call after instrumentation starts is counted
+        # as a warm-up (it counts a little less than every call after it)
+        assert len(r["warmup_samples"]["instructions"]) == 1 and "wall_s" in r["warmup_samples"]
         assert r["units"]["instructions"] == "instructions"
         measure = r["measure"]
         assert measure["metrics"] == ["wall", "instructions"]
@@ -69,6 +71,9 @@ def test_every_iteration_records_instructions_beside_wall_time(counted_home):
         assert measure["instructions"]["tool"] == "callgrind"
         # Valgrind's memory never stands in for the case's own
         assert r["memory"]["peak_rss_bytes"] < measure["instructions"]["memory"]["peak_rss_bytes"]
+        # the counting worker is not pinned (a count does not depend on the CPU); where its CPU time went is kept
+        assert measure["instructions"]["process"]["cpus"] is None and r["process"]["cpus"]
+        assert set(measure["instructions"]["phases"]) == {"start", "setup", "warmup", "counting"}
 
 
 @pytest.mark.slow
@@ -92,6 +97,19 @@ def test_counts_repeat_across_processes_within_a_percent(counted_home):
     medians = [statistics.median(r["samples"]["instructions"]) for r in results]  # setup does not count
     assert len(medians) == 4
     assert (max(medians) - min(medians)) / min(medians) < 0.01, medians
+
+
+@pytest.mark.slow
+@needs_valgrind
+def test_a_counting_worker_stops_timing_once_two_counts_repeat(counted_home):
+    """Instruction counts repeat within the metric's `repeat_within` (0.2%): two timed calls say what five would."""
+    colbench("run", "placebo", "--param", "duration=0", "--param", "work=2000", "--measure", "instructions",
+             "--processes", "1", "--iterations", "5", "--warmup", "0", "--run-name", "repeat", home=counted_home,
+             check=True, timeout=600)
+    (result,) = results_of(counted_home, "repeat")
+    counts = result["samples"]["instructions"]
+    assert len(counts) == 2 and abs(counts[1] / counts[0] - 1) <= metric("instructions").repeat_within, counts
+    assert result["iterations"] == 5  # what was asked: the most
 
 
 @pytest.mark.slow

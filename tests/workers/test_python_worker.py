@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -93,3 +94,19 @@ def test_the_same_worker_counts_once_its_report_follows_the_schema(tmp_path: Pat
     assert done.report.status == "ok", done.report.error
     assert done.report.output == {"rows": 3, "columns": 1, "checksum": "3039", "file_size_bytes": None}
     assert isinstance(done.report, WorkerReport)
+
+
+def test_the_worker_imports_only_what_it_runs_with() -> None:
+    """Every worker process pays for what `colbench.worker` imports (docs/protocol.md, "what colbench adds"): not the
+    stored records, the suites, redaction's patterns, hashing or fuzzy matching, which only the orchestrator uses."""
+    code = ("import sys, colbench.worker, colbench.workers.python.worker as w\n"
+            "from colbench.benchmarks.registry import get_benchmark\n"
+            "get_benchmark('placebo')\n"
+            "print(' '.join(sorted(sys.modules)))")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    loaded = set(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                                env=env).stdout.split())
+    assert "colbench.workers.python.worker" in loaded  # the check ran
+    unwanted = {"colbench.model.records", "colbench.model.suite", "colbench.model.result", "colbench.redact",
+                "hashlib", "difflib", "urllib.request", "importlib.metadata", "numpy"}
+    assert not unwanted & loaded, sorted(unwanted & loaded)

@@ -149,8 +149,9 @@ class BisectOutcome:
 
     @property
     def skipped(self) -> dict[str, str]:
-        """Every point skipped, with its cause."""
-        return {s.point: s.cause for s in self.steps if s.verdict in ("skipped", "undecided")}
+        """Every point skipped, with its cause (a step's point: the ends are never skipped, an undecided step 0 is
+        the search's answer, not a skip)."""
+        return {s.point: s.cause for s in self.steps if s.number > 0 and s.verdict in ("skipped", "undecided")}
 
 
 # ------------------------------------------------------------------------------------------------ classify
@@ -330,8 +331,8 @@ class _Search:
             step, step_trial = self.middle(number, points[lo], points[mid], points[hi])
             self.record(step)
             if step.verdict == "budget":
-                return self.outcome("budget", f"the time budget ended after {number - 1} step(s): the change is "
-                                    f"between {points[lo]} and {points[hi]}", lo, hi, skipped,
+                return self.outcome("budget", f"the time budget ended before step {number} was decided: the change "
+                                    f"is between {points[lo]} and {points[hi]}", lo, hi, skipped,
                                     self.bracket_step(bracket, lo, hi))
             if step.verdict == "good":
                 lo, bracket = mid, step_trial

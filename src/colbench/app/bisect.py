@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,19 +26,21 @@ from colbench.app.bisect_measure import StepRuns, StoreMeasurer, stored_steps
 from colbench.app.bisect_points import PointList, list_points
 from colbench.app.errors import UsageError
 from colbench.machine.facts import machine_info
+from colbench.model.benchmark import int_param
 from colbench.model.metrics import metric as metric_named
+from colbench.render.fmt import fmt_duration
 from colbench.runner.execute import RunConfig, RunObserver, counting_toolchain
-from colbench.runner.instructions import restrict_plan
+from colbench.runner.instructions import InstructionsUnavailable, find_toolchain, restrict_plan, unsupported_reason
 from colbench.runner.plan import make_plan
 from colbench.runner.points import PointEnvironments
 from colbench.runner.session import deciding_metric
 from colbench.store.base import Store
 
-#: processes a point at a step's first look, by deciding metric (each further look doubles them): wall time needs
-#: eight blocks for its paired t to see a change of about 10% through a 5% noise floor; instruction counts repeat,
-#: so two decide
-FIRST_LOOK = {"time": 8, "instructions": 2}
 DEFAULT_THRESHOLD = 0.05
+#: the default budget: this many times what the search is expected to take (one more look at every step doubles a
+#: step's processes), and never less than `MIN_BUDGET_S`
+BUDGET_FACTOR = 2.0
+MIN_BUDGET_S = 600.0
 
 
 @dataclass(frozen=True)
@@ -59,11 +62,13 @@ class BisectRequest:
     threshold: float = DEFAULT_THRESHOLD
     direction: Direction = "slower"
     pre: bool = False
-    budget_s: float = 1800.0
+    #: None: sized from this machine's cost of a process (`BUDGET_FACTOR` times the expected search)
+    budget_s: float | None = None
     processes: int | None = None
     iterations: int | None = None
     warmup: int | None = None
-    measure: tuple[str, ...] = ("wall",)
+    #: None: instruction counts where Valgrind runs and the case allows it (`default_measure`), else wall time
+    measure: tuple[str, ...] | None = None
     timeout_s: float = 600.0
     alpha: float = 0.01
     resume: bool = False
@@ -81,7 +86,29 @@ class BisectObserver:
 
     def say(self, text: str) -> None: ...
     def listed(self, points: PointList) -> None: ...
+    def planned(self, plan: SearchPlan) -> None:
+        """How the search will measure, what it expects to take and its budget (before the first step)."""
+    def look(self, step: int, look: int, points: Sequence[str], processes: int) -> None:
+        """Step `step`'s look `look` (1, 2 …) measures `points` with `processes` processes each."""
     def step(self, step: Step) -> None: ...
+
+
+@dataclass(frozen=True)
+class SearchPlan:
+    """What a search expects before it starts: its metric (and why), processes a point at a step's first look,
+    steps after the ends, a process's cost here, environments to build, the time all that takes, and the budget."""
+
+    metric: str
+    why: str
+    first: int
+    steps: int
+    process_s: float
+    process_source: str
+    envs_to_build: int
+    env_s: float
+    expected_s: float
+    budget_s: float
+    budget_given: bool
 
 
 @dataclass
@@ -96,16 +123,48 @@ class BisectReport:
     notes: list[str] = field(default_factory=list)
     #: seconds spent building environments ahead, beside the measuring (not in any step's cost)
     ahead_s: float = 0.0
+    #: seconds the earlier invocations of a resumed search took (the whole search: this plus `outcome.elapsed_s`)
+    earlier_s: float = 0.0
+    plan: SearchPlan | None = None
+
+    @property
+    def total_s(self) -> float:
+        return self.earlier_s + self.outcome.elapsed_s
 
     @property
     def exit_code(self) -> int:
         return 0 if self.outcome.found else 1
 
 
-def _config(request: BisectRequest) -> RunConfig:
+def _config(request: BisectRequest, measure: tuple[str, ...]) -> RunConfig:
     return RunConfig(targets=[request.benchmark], overrides=dict(request.overrides), iterations=request.iterations,
                      warmup=request.warmup, timeout_s=request.timeout_s, machine_name=request.machine_name,
-                     measure=request.measure)
+                     measure=measure)
+
+
+def default_measure(request: BisectRequest) -> tuple[tuple[str, ...], str]:
+    """What a search measures when not told, and why: instruction counts (deterministic, so two processes a point
+    decide a step) where Valgrind runs here and the case allows it: a Python worker, one thread (counts cannot see a
+    parallel speed-up), a warm cache (counts cannot see I/O); else wall time."""
+    plan = make_plan([request.benchmark], request.overrides)
+    if len(plan.cases) != 1:
+        return ("wall",), ""
+    case = plan.cases[0]
+    reason = unsupported_reason(case.runtime)
+    threads = int_param(case.params, "threads") if "threads" in case.params else 1
+    if reason is None and threads > 1:
+        reason = f"the case runs {threads} threads (counts cannot see a parallel speed-up)"
+    if reason is None and case.params.get("cache") == "cold":
+        reason = "the case reads with a cold page cache (counts cannot see I/O)"
+    if reason is None:
+        try:
+            find_toolchain()
+        except InstructionsUnavailable as exc:
+            reason = str(exc)
+    if reason is not None:
+        return ("wall",), f"measuring wall time: {reason}"
+    return ("instructions",), ("counting instructions (Valgrind runs here and the case is a single-threaded Python "
+                               "one): two processes a point decide a step; --measure wall for times")
 
 
 def check_runtime(request: BisectRequest, points: PointList) -> None:
@@ -118,11 +177,11 @@ def check_runtime(request: BisectRequest, points: PointList) -> None:
                          f"{wanted} points: bisect a {wanted} case{hint}")
 
 
-def check_case(request: BisectRequest) -> RunConfig:
+def check_case(request: BisectRequest, measure: tuple[str, ...] | None = None) -> RunConfig:
     """The request names one case that this machine can measure as asked; its run config."""
     if not 0 < request.threshold < 1:
         raise UsageError(f"--threshold {request.threshold:.0%}: must be between 0% and 100%")
-    config = _config(request)
+    config = _config(request, measure or request.measure or ("wall",))
     plan = make_plan(config.targets, config.overrides)
     if "instructions" in config.measure:
         restrict_plan(plan, config.measure)
@@ -138,15 +197,16 @@ def check_case(request: BisectRequest) -> RunConfig:
     return config
 
 
-def fingerprint(request: BisectRequest, points: PointList, metric: str, first: int, machine_id: str) -> str:
+def fingerprint(request: BisectRequest, points: PointList, metric: str, first: int, machine_id: str,
+                measure: tuple[str, ...] | None = None) -> str:
     """What decides a search's path: equal fingerprints take equal steps over equal measurements."""
     material = {
         "benchmark": request.benchmark, "overrides": request.overrides, "source": points.source,
         "points": [p.label for p in points.points], "with": list(request.with_requirements),
         "variables": request.variables,
         "threshold": request.threshold, "direction": request.direction, "alpha": request.alpha, "first": first,
-        "iterations": request.iterations, "warmup": request.warmup, "measure": list(request.measure),
-        "metric": metric, "machine": machine_id,
+        "iterations": request.iterations, "warmup": request.warmup,
+        "measure": list(measure or request.measure or ("wall",)), "metric": metric, "machine": machine_id,
     }
     return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()[:16]
 
@@ -164,29 +224,36 @@ def run_bisect(store: Store, request: BisectRequest, observer: BisectObserver | 
     """Search, measuring each step as a run in `store`; the report says where the search ended."""
     observer = observer or BisectObserver()
     started = clock()
-    config = check_case(request)
+    measure, why = (request.measure, "") if request.measure else default_measure(request)
+    config = check_case(request, measure)
     points = list_points(request.good, request.bad, package=request.package, wheels=request.wheels,
                          git=request.git, pre=request.pre, index=request.index, deadline_s=request.net_deadline_s)
     check_runtime(request, points)
     observer.listed(points)
     metric_name = deciding_metric(config)
-    first = request.processes or FIRST_LOOK.get(metric_name, metric_named(metric_name).first_look)
-    print_ = fingerprint(request, points, metric_name, first, machine_info(request.machine_name)["machine_id"])
+    first = request.processes or metric_named(metric_name).bisect_first_look
+    machine_id = machine_info(request.machine_name)["machine_id"]
+    print_ = fingerprint(request, points, metric_name, first, machine_id, measure)
     bisect_id = _earlier_search(store, print_) if request.resume else None
     if request.resume and bisect_id is None:
         raise UsageError("--resume: no earlier search with these settings in this store (same case, points, "
                          "threshold, direction and processes); run it without --resume")
     bisect_id = bisect_id or f"{print_[:6]}{secrets.token_hex(2)}"
     earlier = stored_steps(store, bisect_id) if request.resume else {}
+    earlier_s = max((float((run.bisect or {}).get("elapsed_s") or 0.0) for run in earlier.values()), default=0.0)
     if earlier:
-        observer.say(f"resuming bisect {bisect_id}: {len(earlier)} step(s) in the store")
+        observer.say(f"resuming bisect {bisect_id}: {len(earlier)} step(s) in the store, "
+                     f"{fmt_duration(earlier_s)} spent before")
+    plan = search_plan(store, request, config, points, metric_name, first, machine_id, why)
+    observer.planned(plan)
     runs = StepRuns(request.benchmark, dict(request.overrides), config, bisect_id, print_, metric_name,
                     request.threshold, points.package)
     envs = PointEnvironments(extra=request.with_requirements, say=observer.say, variables=dict(request.variables),
                              indexes=(request.index,) if request.index else ())
-    measurer = StoreMeasurer(store, runs, {p.label: p for p in points.points}, envs, observer.run, earlier)
+    measurer = StoreMeasurer(store, runs, {p.label: p for p in points.points}, envs, observer.run, earlier,
+                             on_look=observer.look, elapsed=lambda: earlier_s + clock() - started)
     settings = BisectSettings(direction=request.direction, alpha=request.alpha, first_processes=first,
-                              budget_s=max(0.0, request.budget_s - (clock() - started)))
+                              budget_s=max(0.0, plan.budget_s - (clock() - started)))
     try:
         outcome = bisect([p.label for p in points.points], measurer, settings, clock=clock, on_step=observer.step)
     except BisectInputError as exc:
@@ -195,7 +262,54 @@ def run_bisect(store: Store, request: BisectRequest, observer: BisectObserver | 
         measurer.close()
     outcome.elapsed_s = clock() - started
     return BisectReport(bisect_id, request, points, metric_name, outcome, resumed=bool(earlier),
-                        notes=_notes(outcome, envs, points.package), ahead_s=envs.ahead_seconds)
+                        notes=_notes(outcome, envs, points.package), ahead_s=envs.ahead_seconds, earlier_s=earlier_s,
+                        plan=plan)
+
+
+def expected_steps(points: int) -> int:
+    """Steps after the ends of a binary search over `points` (ends included): ceil(log2(interior points + 1))."""
+    interior = max(0, points - 2)
+    return math.ceil(math.log2(interior + 1)) if interior else 0
+
+
+def search_plan(store: Store, request: BisectRequest, config: RunConfig, points: PointList, metric_name: str,
+                first: int, machine_id: str, why: str) -> SearchPlan:
+    """What the search expects to take on this machine, and its budget: the ends (two points) and each expected
+    step (three points), `first` processes a point at this machine's cost of one (runner/estimate.py), plus the
+    points' environments (those not cached at this machine's build time)."""
+    from colbench.runner.estimate import Costs, builds_here, estimate_plan, history_costs, load_factor, reference_costs
+    from colbench.runtimes.python import EnvSpec, probably_cached
+    from colbench.store.base import StoreError
+
+    plan = make_plan(config.targets, config.overrides)
+    iterations, warmup, _ = config.resolved(plan)
+    try:
+        history = history_costs(store, plan, machine_id)
+    except StoreError:
+        history = Costs()
+        history.env_build_s, history.java_build_s = builds_here()
+    reference = reference_costs()
+    estimate = estimate_plan(plan, iterations, warmup, lambda case: 1, history, reference, measure=config.measure,
+                             load_factor=load_factor())
+    case = estimate.cases[0]
+    process_s = estimate.process_seconds
+    source = case.counting_source if "instructions" in config.measure else case.source
+    steps = expected_steps(len(points.points))
+    measured = 2 + steps  # the ends, then one new point a step
+    processes = first * (2 + 3 * steps)
+    labels = [p for p in points.points]
+    # which points' environments are cached cannot be told before the search picks them: the ends, and the share
+    # of the others that is cached
+    cached_share = sum(1 for p in labels if p.runtime == "python" and probably_cached(
+        EnvSpec(p.label, (p.requirement, *request.with_requirements)))) / max(1, len(labels))
+    to_build = round(measured * (1 - cached_share))
+    build_s = history.first("env_build_s", reference) if labels[0].runtime == "python" else \
+        history.first("java_build_s", reference)
+    env_s = to_build * build_s + (measured - to_build) * history.first("env_cached_s", reference)
+    expected = processes * process_s + env_s + (1 + measured) * reference.run_s / 2
+    budget = request.budget_s if request.budget_s is not None else max(MIN_BUDGET_S, BUDGET_FACTOR * expected)
+    return SearchPlan(metric_name, why, first, steps, process_s, source, to_build, env_s, expected, budget,
+                      request.budget_s is not None)
 
 
 def _notes(outcome: BisectOutcome, envs: PointEnvironments, package: str) -> list[str]:

@@ -16,7 +16,7 @@ import dataclasses
 import statistics
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -78,9 +78,17 @@ class StoreMeasurer:
     """`analysis.bisect.Measurer` over real runs in `store`."""
 
     def __init__(self, store: Store, runs: StepRuns, points: dict[str, Point], envs: PointEnvironments,
-                 observer: RunObserver | None = None, earlier: dict[int, Run] | None = None) -> None:
+                 observer: RunObserver | None = None, earlier: dict[int, Run] | None = None, *,
+                 on_look: Callable[[int, int, Sequence[str], int], None] | None = None,
+                 elapsed: Callable[[], float] | None = None) -> None:
         self.store, self.runs, self.points, self.envs = store, runs, points, envs
         self.observer = observer or RunObserver()
+        #: told before each look is measured (step, its look number from 1, the points, processes a point)
+        self.on_look = on_look or (lambda step, look, points, processes: None)
+        #: the whole search's seconds so far, earlier invocations included: kept in each step's run record, so a
+        #: resumed search can say what the search took in all
+        self.elapsed = elapsed
+        self._looks: dict[int, int] = {}
         self.earlier = dict(earlier or {})
         #: runs of an earlier invocation that this one continues: marked resumed (once) when they measure again
         self._continued = {run.run_id for run in self.earlier.values()}
@@ -150,6 +158,8 @@ class StoreMeasurer:
                                          run_name=run_name(self.runs.bisect_id, step))
             plan = self._plan()
             fit_plan_to_envs(plan, ready)
+            self._looks[step] = self._looks.get(step, 0) + 1
+            self.on_look(step, self._looks[step], labels, processes)
             started = time.monotonic()
             if run is None:
                 run = self._start(step, labels, plan, ready, config)
@@ -161,6 +171,9 @@ class StoreMeasurer:
             run = execute_run(self.store, run, plan, ready, config, self.observer)
             self.earlier[step] = run
             measure_s = time.monotonic() - started
+            if self.elapsed is not None:
+                run.bisect = {**(run.bisect or {}), "elapsed_s": round(self.elapsed(), 1)}
+                self.store.update_run(run)
         assert run is not None
         for env in run.envs:  # what each point ran with, also when nothing was measured now
             label = next((label for label in labels if env_name(label) == env.get("name")), None)

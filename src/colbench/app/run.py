@@ -11,6 +11,7 @@ completion) imports this module, and a command that runs nothing should not pay 
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -24,15 +25,13 @@ from colbench.runner import observer as runner_observer
 
 if TYPE_CHECKING:
     from colbench.analysis.sequential import LookPlan
+    from colbench.model.metrics import Metric
     from colbench.model.records import Run
     from colbench.runner.estimate import Estimate
     from colbench.runner.execute import EnvChoice, RunConfig
     from colbench.runner.plan import Plan
     from colbench.runner.session import Look, SessionResult
     from colbench.store.base import Store
-
-#: interleaved blocks per case of a run of several environments without --processes: enough for suite-wide verdicts
-AB_DEFAULT_PROCESSES = 12
 
 
 class RunObserver(runner_observer.RunObserver):
@@ -45,9 +44,12 @@ class RunObserver(runner_observer.RunObserver):
     def said(self, text: str) -> None:
         """A line from making the run ready: an environment built, a worker built or pinned."""
 
-    def blocks_chosen(self, envs: int, blocks: int, decider: str | None) -> None:
+    def expecting(self, seconds: float | None, processes: int) -> None:
+        """What is about to run: `processes` worker processes, about `seconds` in all (None: no estimate)."""
+
+    def blocks_chosen(self, envs: int, blocks: int, decider: str | None, budget_s: float | None = None) -> None:
         """Several environments and no `processes`: `blocks` interleaved blocks per case; `decider` (the metric
-        that decides) when these are only the first look of `until_decided`."""
+        that decides) when these are only the first look of `until_decided`, with its time `budget_s`."""
 
     def looked(self, look: Look, next_look: LookPlan | None, budget_s: float) -> None:
         """`until_decided`: a look at the verdicts is done; `next_look` None when no more blocks follow."""
@@ -82,14 +84,25 @@ class RunRequest:
     with_requirements: tuple[str, ...] = ()
     store: str | None = None
     resume: str | None = None
-    until_decided: bool = False
-    budget_s: float = 600.0
+    #: several environments: add blocks to undecided cases while the budget lasts (True); take one look (False) of
+    #: `processes` blocks, or the deciding metric's `fixed_blocks`. None, the default: stop once decided, unless
+    #: `processes` fixes the count or `resume` continues a run with its own (then one look of that many, as before)
+    until_decided: bool | None = None
+    #: the time budget of `until_decided` (None: the deciding metric's, sized from this machine's costs)
+    budget_s: float | None = None
     max_looks: int | None = None
     threshold: float | None = None
     alpha: float = 0.01
     measure: tuple[str, ...] = ("wall",)
     profile: bool = False
     argv: tuple[str, ...] = field(default_factory=lambda: tuple(sys.argv))  # what the run record keeps
+
+    @property
+    def stops_once_decided(self) -> bool:
+        """Whether a run of several environments adds blocks until decided (see `until_decided`)."""
+        if self.until_decided is not None:
+            return self.until_decided
+        return self.processes is None and self.resume is None
 
 
 @dataclass(frozen=True)
@@ -139,6 +152,15 @@ class RunEstimate:
     downloads: tuple[str, ...]  # data to download: not in the estimate
     data_error: str | None  # why the data could not be planned (an estimate is advice: said, not fatal)
     counts_instructions: bool
+    #: several environments: their number, and whether `processes` is only the first look of a run that goes on
+    #: while cases are undecided, within `budget_s`
+    envs: int = 1
+    first_look: bool = False
+    budget_s: float | None = None
+    load_average: float | None = None
+    measure: tuple[str, ...] = ("wall",)
+    #: a run that stops once decided: the blocks per case the estimate counts (the deciding metric's expected_blocks)
+    expected_blocks: int | None = None
 
 
 @dataclass
@@ -231,20 +253,21 @@ def run(request: RunRequest, observer: RunObserver | None = None) -> RunOutcome:
     envs = env_options.envs_from_run(run_doc) if run_doc else _environments(request, observer)
     for bench, params, reason in fit_plan_to_envs(plan, envs, say=observer.said):
         observer.skipped(bench, params, reason)
-    if len(envs) > 1 and config.processes is None:
-        from colbench.model.metrics import metric as metric_named
-        from colbench.runner.session import deciding_metric
-
-        decider = metric_named(deciding_metric(config))
-        if request.until_decided:
-            config.processes = decider.first_look
-            observer.blocks_chosen(len(envs), decider.first_look, decider.name)
-        else:
-            config.processes = AB_DEFAULT_PROCESSES
-            observer.blocks_chosen(len(envs), AB_DEFAULT_PROCESSES, None)
     db = store_at(request.store)
+    until = request.stops_once_decided
+    if len(envs) > 1 and config.processes is None:
+        decider = decider_of(config)
+        config.processes = decider.first_look if until else decider.fixed_blocks
+    costs = _planned_costs(db, config, plan, len(envs))
+    budget = request.budget_s
+    if len(envs) > 1 and until and budget is None:
+        budget = default_budget(config, costs, len(envs))
+    if len(envs) > 1 and request.processes is None and not run_doc:
+        observer.blocks_chosen(len(envs), int(config.processes or 0), decider_of(config).name if until else None,
+                               budget if until else None)
+    observer.expecting(costs.process_seconds if costs.cases else None, costs.processes)
     if len(envs) > 1:
-        session = compare_run_envs(db, config, plan, envs, run_doc, request, observer)
+        session = compare_run_envs(db, config, plan, envs, run_doc, request, observer, budget or 0.0)
         return RunOutcome(session.run, *case_counts(db, session.run.run_id), session=session)
     finished = run_and_store(db, config, plan, envs, run_doc, observer=observer, argv=request.argv)
     return RunOutcome(finished, *case_counts(db, finished.run_id))
@@ -277,6 +300,36 @@ def _environments(request: RunRequest, observer: RunObserver) -> list[EnvChoice]
     return build_sweep(sweep, request.with_requirements, say=observer.said)
 
 
+def decider_of(config: RunConfig) -> Metric:
+    """The metric a run of several environments decides on: instruction counts when it counts them, else time."""
+    from colbench.model.metrics import metric as metric_named
+
+    return metric_named("instructions" if "instructions" in config.measure else "time")
+
+
+def _planned_costs(db: Store | None, config: RunConfig, plan: Plan, envs: int) -> Estimate:
+    """The processes about to run, at this machine's measured costs (for the progress view and the budget)."""
+    from colbench.machine.facts import machine_info
+    from colbench.runner.estimate import Costs, estimate_plan, history_costs, load_factor
+    from colbench.store.base import StoreError
+
+    iterations, warmup, processes = config.resolved(plan)
+    try:
+        history = history_costs(db, plan, machine_info()["machine_id"]) if db is not None else Costs()
+    except StoreError:
+        history = Costs()
+    return estimate_plan(plan, iterations, warmup, lambda case: config.processes_of(case, processes), history,
+                         envs=envs, measure=config.measure, load_factor=load_factor())
+
+
+def default_budget(config: RunConfig, costs: Estimate, envs: int) -> float:
+    """The time budget of a run that stops once decided, when none is given: what the deciding metric's
+    `budget_blocks` blocks of every case cost on this machine, and at least its `min_budget_s`."""
+    decider = decider_of(config)
+    per_block = sum(envs * c.execution_s(config.measure) for c in costs.cases)
+    return max(decider.min_budget_s, decider.budget_blocks * per_block * costs.load_factor)
+
+
 def run_and_store(db: Store, config: RunConfig, plan: Plan, envs: list[EnvChoice],
                   run_doc: Run | None = None, only_cases: Any = None, *,
                   observer: runner_observer.RunObserver | None = None, argv: tuple[str, ...] = ()) -> Run:
@@ -289,18 +342,29 @@ def run_and_store(db: Store, config: RunConfig, plan: Plan, envs: list[EnvChoice
 
 
 def compare_run_envs(db: Store, config: RunConfig, plan: Plan, envs: list[EnvChoice],
-                     run_doc: Run | None, request: RunRequest, observer: RunObserver) -> SessionResult:
-    """Run several environments and compare each against the first, paired by block. With `until_decided`,
-    inconclusive cases get more blocks while the time budget lasts (runner/session.py)."""
+                     run_doc: Run | None, request: RunRequest, observer: RunObserver,
+                     budget_s: float) -> SessionResult:
+    """Run several environments and compare each against the first, paired by block. Unless `until_decided` is
+    False, inconclusive cases get more blocks while the time budget lasts (runner/session.py)."""
     from colbench.runner.session import GateSettings, run_until_decided
 
-    settings = GateSettings(threshold=request.threshold, alpha=request.alpha, budget_s=request.budget_s,
-                            max_looks=request.max_looks, until_decided=request.until_decided)
+    settings = GateSettings(threshold=request.threshold, alpha=request.alpha, budget_s=budget_s,
+                            max_looks=request.max_looks, until_decided=request.stops_once_decided)
 
     def on_look(look: Look, next_look: LookPlan | None) -> None:
-        observer.looked(look, next_look, request.budget_s)
+        observer.looked(look, next_look, budget_s)
 
     return run_until_decided(db, config, plan, envs, settings, observer=observer, run=run_doc, on_look=on_look)
+
+
+def busy_cpu_starts(db: Store, run_id: str) -> tuple[int, int, float]:
+    """(wall-time processes that started with no quiet CPU, those whose CPU was chosen, the busiest start's share of
+    other work) of a run: runner/isolate.py pins each to the quietest CPU and records how quiet it was."""
+    from colbench.store.base import ResultQuery
+
+    chosen = [r.process for r in db.results(ResultQuery(run_ids=(run_id,))) if "quiet_cpu" in r.process]
+    busy = [float(p.get("cpu_busy") or 0.0) for p in chosen if not p.get("quiet_cpu")]
+    return len(busy), len(chosen), max(busy, default=0.0)
 
 
 def case_counts(db: Store, run_id: str) -> tuple[int, int]:
@@ -316,16 +380,26 @@ def case_counts(db: Store, run_id: str) -> tuple[int, int]:
 
 def estimate(request: RunRequest, observer: RunObserver | None = None, *, resolve_pins: bool = True) -> RunEstimate:
     """The dry run: the plan and its time from measured costs (this case's history, else a model of this
-    machine's similar cases, else the reference model) and the data to build first; nothing runs, nothing is
-    written. The `envs` are checked as far as they can be without building them, and (`resolve_pins`) every pin
-    they name is resolved, as the real run would, without installing: one that cannot exist is an EnvError."""
+    machine's similar cases, else the reference model), with everything the run makes first (data, uv
+    environments, the Java worker) and every process of every environment, stretched by the machine's load; nothing
+    runs, nothing is written. The `envs` are checked as far as they can be without building them, and
+    (`resolve_pins`) every pin they name is resolved, as the real run would, without installing: one that cannot
+    exist is an EnvError."""
     import json
 
     from colbench.data.cache import plan_prepare
     from colbench.machine.facts import machine_info
     from colbench.paths import data_dir
     from colbench.runner import env_options
-    from colbench.runner.estimate import Costs, build_rates, estimate_plan, history_costs, local_manifests
+    from colbench.runner.estimate import (
+        Costs,
+        build_rates,
+        builds_here,
+        estimate_plan,
+        history_costs,
+        load_factor,
+        local_manifests,
+    )
     from colbench.runner.plan import PlannedCase
     from colbench.store.base import StoreError
 
@@ -333,14 +407,26 @@ def estimate(request: RunRequest, observer: RunObserver | None = None, *, resolv
     env_options.check_envs(list(request.envs), resolve=resolve_pins)
     sweep = _check_sweep(request)
     config, plan = prepared.config, prepared.plan
+    sides = max(1, len(request.envs), len(sweep.named) if sweep else 0)
+    until = request.stops_once_decided
+    if sides > 1 and config.processes is None:
+        config.processes = decider_of(config).first_look if until else decider_of(config).fixed_blocks
     iterations, warmup, processes = config.resolved(plan)
     try:
         history = history_costs(store_at(request.store, create=False), plan, machine_info()["machine_id"])
     except StoreError:
         history = Costs()
+        history.env_build_s, history.java_build_s = builds_here()
 
     def processes_of(case: PlannedCase) -> int:  # suite entries may ask more for some cases (those a claim decides on)
         return config.processes_of(case, processes)
+
+    # a run that stops once decided usually takes more than its first look: the estimate is for the blocks a real
+    # change typically needs here (the metric's expected_blocks), the first look and the budget said beside it
+    expected = max(processes, decider_of(config).expected_blocks) if sides > 1 and until else None
+
+    def expected_of(case: PlannedCase) -> int:
+        return expected if expected is not None and request.processes is None else processes_of(case)
 
     requests = list({json.dumps(r.to_json(), sort_keys=True): r for c in plan.cases for r in c.inputs.values()}
                     .values())
@@ -352,11 +438,37 @@ def estimate(request: RunRequest, observer: RunObserver | None = None, *, resolv
         data_error = str(exc)
     missing = [f for f in files if not f.present]
     downloads = [f for f in missing if f.format == "download"]
-    est = estimate_plan(plan, iterations, warmup, processes_of, history, envs=max(1, len(request.envs),
-                                                                                 len(sweep.named) if sweep else 0),
+    env_builds, jars = env_options.planned_builds(list(request.envs))
+    if sweep is not None:
+        from colbench.runner.sweep import planned_builds as sweep_builds
+
+        env_builds = sweep_builds(sweep, request.with_requirements)
+    worker_builds = len(jars) or _default_java_build(plan)
+    try:
+        load = os.getloadavg()[0]
+    except OSError:
+        load = None
+    est = estimate_plan(plan, iterations, warmup, expected_of, history, envs=sides,
                         new_data=[(f.format, f.size_bytes) for f in missing if f.format != "download"],
-                        build_rates_here=build_rates(local_manifests(data_dir())))
+                        build_rates_here=build_rates(local_manifests(data_dir())), measure=config.measure,
+                        env_builds=env_builds, worker_builds=worker_builds,
+                        load_factor=load_factor(load) if load is not None else 1.0)
+    budget = request.budget_s
+    if sides > 1 and until and budget is None:
+        budget = default_budget(config, est, sides)
     return RunEstimate(plan=plan, estimate=est, iterations=iterations, warmup=warmup,
                        processes=tuple(sorted({processes_of(c) for c in plan.cases})),
                        data_files_to_build=len(missing) - len(downloads), downloads=tuple(f.label for f in downloads),
-                       data_error=data_error, counts_instructions="instructions" in config.measure)
+                       data_error=data_error, counts_instructions="instructions" in config.measure, envs=sides,
+                       first_look=sides > 1 and until, budget_s=budget if sides > 1 and until else None,
+                       load_average=load, measure=tuple(config.measure),
+                       expected_blocks=expected if request.processes is None else None)
+
+
+def _default_java_build(plan: Plan) -> int:
+    """1 when the plan has Java cases and the default Java worker is not built yet (the run builds it first)."""
+    if not any(case.runtime == "java" for case in plan.cases):
+        return 0
+    from colbench.runtimes import java
+
+    return int(java.ready_jar(java.default_arrow_version()) is None and not java.missing_tools())

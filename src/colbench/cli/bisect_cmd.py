@@ -29,6 +29,7 @@ from colbench.cli.common import (
     parse_threshold,
     parse_variables,
 )
+from colbench.model.metrics import metric
 from colbench.render.tables import plain
 
 if TYPE_CHECKING:  # the use case and its statistics are imported when a search starts, not with every command
@@ -58,13 +59,18 @@ def bisect(
     threshold: Annotated[str, typer.Option(help="the smallest change that counts, e.g. 5%")] = "5%",
     direction: Annotated[str, typer.Option(help="slower (a regression) or faster (an improvement)")] = "slower",
     pre: Annotated[bool, typer.Option("--pre", help="include pre-releases between good and bad")] = False,
-    budget: Annotated[str, typer.Option(help="time for the whole search, e.g. 30m, 1h")] = "30m",
+    budget: Annotated[str | None, typer.Option(help="time for the whole search, e.g. 30m, 1h (default: twice what "
+                                               "it is expected to take here, which it says at the start)")]
+    = None,
     processes: Annotated[int | None, typer.Option(min=2, help="processes a point at a step's first look (default "
-                                                  "8 for time, 2 for instructions; each further look doubles "
-                                                  "them)")] = None,
+                                                  f"{metric('time').bisect_first_look} for time, "
+                                                  f"{metric('instructions').bisect_first_look} for instructions; "
+                                                  "each further look doubles them)")] = None,
     iterations: Annotated[int | None, typer.Option(min=1, help="timed iterations per process")] = None,
     warmup: Annotated[int | None, typer.Option(min=0, help="untimed warm-up iterations per process")] = None,
-    measure: Annotated[str, typer.Option(help="wall or instructions (see docs/metrics.md)")] = "wall",
+    measure: Annotated[str | None, typer.Option(help="wall or instructions (see docs/metrics.md; default: "
+                                                "instructions where Valgrind runs and the case is a single-threaded "
+                                                "Python one, else wall)")] = None,
     timeout: Annotated[float, typer.Option(min=0.1, max=7 * 86_400, callback=finite,
                                            help="seconds before a worker is killed")] = 600.0,
     alpha: Annotated[float, typer.Option(min=1e-6, max=0.5, callback=finite,
@@ -96,18 +102,24 @@ def bisect(
         benchmark=benchmark, good=good, bad=bad, overrides=overrides, package=package, wheels=wheels, git=git,
         with_requirements=tuple(with_ or ()), variables=variables, threshold=parse_threshold(threshold) or 0.05,
         direction=chosen,
-        pre=pre, budget_s=parse_duration(budget), processes=processes, iterations=iterations, warmup=warmup,
-        measure=parse_measure_option(measure), timeout_s=timeout, alpha=alpha, resume=resume, machine_name=machine,
-        index=index, net_deadline_s=net_deadline(deadline))
+        pre=pre, budget_s=parse_duration(budget) if budget is not None else None, processes=processes,
+        iterations=iterations, warmup=warmup, measure=parse_measure_option(measure) if measure is not None else None,
+        timeout_s=timeout, alpha=alpha, resume=resume, machine_name=machine, index=index,
+        net_deadline_s=net_deadline(deadline))
     progress = BisectProgress(fmt)
-    report = run_bisect(_store(store), request, progress)
+    try:
+        report = run_bisect(_store(store), request, progress)
+    finally:
+        progress.close()
     outcome = report.outcome
     if fmt == "json":
         typer.echo(json_document(outcome, bisect_id=report.bisect_id, benchmark=benchmark, params=overrides,
                                  source=report.points.source, package=report.points.package,
                                  direction=direction, threshold=request.threshold, metric=report.metric,
                                  not_tested=report.points.excluded, resumed=report.resumed, notes=report.notes,
-                                 budget_s=request.budget_s, ahead_build_s=round(report.ahead_s, 3)))
+                                 budget_s=report.plan.budget_s if report.plan else request.budget_s,
+                                 expected_s=round(report.plan.expected_s, 1) if report.plan else None,
+                                 total_s=round(report.total_s, 3), ahead_build_s=round(report.ahead_s, 3)))
     else:
         _print_table(report)
     raise typer.Exit(report.exit_code)
@@ -127,7 +139,7 @@ def _print_table(report: BisectReport) -> None:
         table.add_row(*(plain(cell) for cell in row), style=styles.get(step.verdict, ""))
     console.print(table)
     style = "green" if outcome.found else "yellow"
-    lines = answer_lines(outcome, report.metric, report.points.excluded, report.ahead_s)
+    lines = answer_lines(outcome, report.metric, report.points.excluded, report.ahead_s, report.earlier_s)
     for i, line in enumerate([*lines[:-1], *(f"note: {n}" for n in report.notes), lines[-1]]):
         console.print(f"[{style}]{escape(line)}[/{style}]" if i == 0 else escape(line), highlight=False,
                       soft_wrap=True)

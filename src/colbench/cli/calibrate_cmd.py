@@ -70,7 +70,11 @@ def calibrate(
                                    threshold=parse_threshold(threshold), alpha=alpha, effect=effect,
                                    from_run=from_run)
         db = _store(store, create=not from_run)
-        done = calibrate_use_case(db, request, RichProgress(console))
+        progress = RichProgress(console)
+        try:
+            done = calibrate_use_case(db, request, progress)
+        finally:
+            progress.close()
         console.print(calibration_table(done.report))
         console.print(summarize_calibration(done.report))
 

@@ -1,25 +1,34 @@
-"""The live view of a run (`app.run.RunObserver`): a progress bar over cases with ETA, a line per finished case, and
-the run's other events (a case skipped, an environment built, the blocks chosen, a look at the verdicts).
+"""The live view of a run (`app.run.RunObserver`): what is happening, how far it is and how long the rest will take.
 
-It redraws on events only (a case starts, a process ends), never on a timer: while a worker runs the
-orchestrator sleeps, so it does not take CPU from what is measured. The elapsed time and ETA therefore move
-when something happens, not every second.
+In a terminal, a bar counts worker processes (with the look of a run that stops once decided, or the step of a
+bisect, in front) and shows the time since the start and an ETA: the remaining processes at the mean time of those
+finished, or at the estimate before the first has finished. Piped (a CI log), there is no bar: one line per
+finished process with the elapsed time and what is left. Both print a line per finished case, and the run's other
+events (a case skipped, an environment built, the blocks chosen, a look at the verdicts).
+
+No silence longer than `QUIET_S`: a timer thread (`Heartbeat`) wakes every second, redraws the bar in a terminal
+(so the clock and the ETA move) and, when nothing was printed for `QUIET_S`, says what is going on (the process
+running, the environment being built, the profile being taken) and for how long. It is the only thing that wakes
+while a worker runs: the orchestrator itself sleeps until the worker exits (runner/watch.py); the thread sleeps on
+an event between ticks and costs microseconds a second.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import threading
+import time
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from colbench.analysis.aggregate import summarize_cases
 from colbench.app.run import RunObserver
 from colbench.experiments.e3_ipc_bandwidth.bandwidth import MachineBandwidth
 from colbench.model.records import Result, Run
-from colbench.render.fmt import fmt_bytes, fmt_seconds, instructions_cell, spread
+from colbench.render.fmt import fmt_bytes, fmt_duration, fmt_seconds, instructions_cell, spread
 from colbench.report.terminal import throughput_cell
 
 if TYPE_CHECKING:
@@ -27,6 +36,37 @@ if TYPE_CHECKING:
     from colbench.runner.execute import Execution
     from colbench.runner.plan import PlannedCase
     from colbench.runner.session import Look
+
+#: the longest the view stays silent while something runs
+QUIET_S = 10.0
+
+
+class Heartbeat:
+    """Calls `tick` every `period_s` seconds on a thread of its own until stopped; sleeps on an event in between."""
+
+    def __init__(self, tick: Callable[[], None], period_s: float = 1.0) -> None:
+        self.tick, self.period_s = tick, period_s
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        if self._thread is None:
+            self._stop.clear()
+            self._thread = threading.Thread(target=self._run, name="colbench-heartbeat", daemon=True)
+            self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.period_s):
+            try:
+                self.tick()
+            except Exception:  # a view that fails to draw must never stop the run
+                return
+
+    def stop(self) -> None:
+        if self._thread is not None:
+            self._stop.set()
+            self._thread.join(timeout=2)
+            self._thread = None
 
 
 def _label(case: PlannedCase) -> str:
@@ -40,43 +80,157 @@ def _short(params: Mapping[str, Any]) -> str:
 
 
 class RichProgress(RunObserver):
-    """`err`: where skipped cases are said (stderr for `run`); the rest goes to `console`."""
+    """`err`: where skipped cases are said (stderr for `run`); the rest goes to `console`. `live`: a bar (default:
+    when `console` is a terminal) or one line per finished process."""
 
-    def __init__(self, console: Console, err: Console | None = None) -> None:
+    def __init__(self, console: Console, err: Console | None = None, *, live: bool | None = None,
+                 clock: Callable[[], float] = time.monotonic, quiet_s: float = QUIET_S) -> None:
         self.console = console
         self.err = err or console
+        self.live = console.is_terminal if live is None else live
+        self.clock, self.quiet_s = clock, quiet_s
         self.progress = Progress(
-            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("cases"),
-            TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), console=console, transient=True,
+            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("processes"),
+            TimeElapsedColumn(), TextColumn("{task.fields[eta]}"), console=console, transient=True,
             auto_refresh=False,
         )
         self.task: Any = None
         self.bandwidth = MachineBandwidth()
+        #: set by a caller that runs several runs under one view (bisect: "step 2 of about 3")
+        self.context = ""
+        self.started_at: float | None = None  # the command's first event
+        self._announced: set[str] = set()
+        self._expected_per: float | None = None  # the estimate of one process about to run
+        self._planned = 0
+        self._done = 0
+        self._durations: list[float] = []
+        self._running: tuple[str, float] | None = None  # what is going on, since when
+        self._last_line = clock()
+        self._lock = threading.RLock()
+        self.heartbeat = Heartbeat(self._tick)
+
+    # -- lines and the heartbeat
+
+    def _print(self, text: str, console: Console | None = None, **kwargs: Any) -> None:
+        with self._lock:
+            (console or self.console).print(text, **kwargs)
+            self._last_line = self.clock()
+
+    def line(self, text: str) -> None:
+        """A line of the caller's own (markup allowed), counted as something said."""
+        self._print(text, highlight=False)
+
+    def _doing(self, what: str) -> None:
+        with self._lock:
+            self._running = (what, self.clock())
+            if self.started_at is None:
+                self.started_at = self.clock()
+        self.heartbeat.start()
+
+    def _tick(self) -> None:
+        with self._lock:
+            now = self.clock()
+            if self.live and self.task is not None:
+                self.progress.update(self.task, eta=self._eta_text())
+                self.progress.refresh()
+                return
+            if self._running is None or now - self._last_line < self.quiet_s:
+                return
+            what, since = self._running
+            self._print(f"  … {escape(what)}: {fmt_duration(now - since)} so far{self._elapsed_text()}",
+                        highlight=False)
+
+    def _elapsed_text(self) -> str:
+        return "" if self.started_at is None else f" ({fmt_duration(self.clock() - self.started_at)} since the start)"
+
+    def _eta(self) -> float | None:
+        left = self._planned - self._done
+        if left <= 0:
+            return 0.0
+        per = sum(self._durations) / len(self._durations) if self._durations else self._expected_per
+        if per is None:
+            return None
+        running = self.clock() - self._running[1] if self._running else 0.0
+        return max(0.0, left * per - min(running, per))
+
+    def _eta_text(self) -> str:
+        eta = self._eta()
+        return "ETA -" if eta is None else f"ETA {fmt_duration(eta)}"
+
+    def close(self) -> None:
+        """Stop the heartbeat (the command is done)."""
+        self.heartbeat.stop()
+
+    # -- the runner's events
+
+    def expecting(self, seconds: float | None, processes: int) -> None:
+        self._expected_per = seconds / processes if seconds and processes else None
 
     def start(self, run: Run, cases: int, executions: int) -> None:
         self.bandwidth = MachineBandwidth.of(run)
-        self.console.print(f"run [bold]{run.run_id}[/bold]: {cases} cases, {executions} worker processes")
-        self.progress.start()
-        self.task = self.progress.add_task("running", total=cases)
+        if self.started_at is None:
+            self.started_at = self.clock()
+        first = run.run_id not in self._announced
+        self._announced.add(run.run_id)
+        if first:
+            about = f" (about {fmt_duration(self._expected_per * executions)})" if self._expected_per else ""
+            self._print(f"run [bold]{run.run_id}[/bold]: {cases} case{'s' if cases != 1 else ''}, {executions} worker "
+                        f"process{'es' if executions != 1 else ''}{about}")
+        elif executions:
+            self._print(f"{escape(self.context) + ': ' if self.context else ''}{executions} more worker "
+                        f"process{'es' if executions != 1 else ''} in run {run.run_id}", highlight=False)
+        with self._lock:
+            self._planned, self._done = executions, 0
+            if self.live:
+                self.progress.start()
+                if self.task is not None:
+                    self.progress.remove_task(self.task)
+                self.task = self.progress.add_task(self.context or "running", total=executions, eta=self._eta_text())
+        self.heartbeat.start()
 
     def case_started(self, case: PlannedCase) -> None:
-        self.progress.update(self.task, description=_label(case)[:60], refresh=True)
+        if self.live and self.task is not None:
+            description = f"{self.context}: {_label(case)}" if self.context else _label(case)
+            self.progress.update(self.task, description=escape(description[:60]), refresh=True)
+
+    def execution_started(self, execution: Execution) -> None:
+        env = f" [{execution.env.name}]" if execution.env.name != "default" else ""
+        self._doing(f"process {self._done + 1} of {self._planned}: {_label(execution.case)[:70]}{env}")
 
     def execution_done(self, execution: Execution, result: Result) -> None:
-        self.progress.refresh()
+        with self._lock:
+            took = self.clock() - self._running[1] if self._running else None
+            if took is not None:
+                self._durations.append(took)
+            self._done += 1
+            self._running = None
+        if self.live and self.task is not None:
+            self.progress.update(self.task, completed=self._done, eta=self._eta_text())
+            self.progress.refresh()
+            return
+        env = f" [{execution.env.name}]" if execution.env.name != "default" else ""
+        status = "ok" if result.ok else f"error ({result.error_kind})"
+        context = f"{escape(self.context)}, " if self.context else ""
+        self._print(f"  {context}process {self._done}/{self._planned} {escape(_label(execution.case)[:70])}"
+                    f"{escape(env)}: {status} in {fmt_duration(took)}{self._elapsed_text()}, {self._eta_text()}",
+                    highlight=False)
+
+    def profiling(self, execution: Execution) -> None:
+        env = f" [{execution.env.name}]" if execution.env.name != "default" else ""
+        self._doing(f"profiling {_label(execution.case)}{env} under callgrind")
 
     def case_done(self, case: PlannedCase, results: list[Result]) -> None:
         for summary in summarize_cases(results):
             env = escape(f" [{summary.env_name}]") if summary.env_name != "default" else ""
             if summary.ok and not summary.wall.get("n"):  # instructions only
-                self.console.print(f"[green]✓[/green] {_label(case)}{env}: {instructions_cell(summary)} "
-                                   "instructions per iteration")
+                self._print(f"[green]✓[/green] {_label(case)}{env}: {instructions_cell(summary)} "
+                            "instructions per iteration")
             elif summary.ok:
                 rate = throughput_cell(summary, self.bandwidth)
                 rate = f"  {rate}" if rate != "-" else ""
                 counted = instructions_cell(summary)
                 counted = f"  {counted} instructions" if counted != "-" else ""
-                self.console.print(
+                self._print(
                     f"[green]✓[/green] {_label(case)}{env}: {fmt_seconds(summary.wall['median'])} "
                     f"{spread(summary)} (n={summary.wall['n']}){rate}  peak {fmt_bytes(summary.peak_rss_bytes)}"
                     f"{counted}"
@@ -84,34 +238,53 @@ class RichProgress(RunObserver):
             else:
                 error = summary.errors[0] if summary.errors else {"kind": "invalid",
                                                                    "message": "no valid sample in any process"}
-                self.console.print(f"[red]✗[/red] {_label(case)}{env}: {error.get('kind')}: "
-                                   f"{(error.get('message') or '').splitlines()[0][:140]}")
-        self.progress.advance(self.task)
-        self.progress.refresh()
+                self._print(f"[red]✗[/red] {_label(case)}{env}: {error.get('kind')}: "
+                            f"{(error.get('message') or '').splitlines()[0][:140]}")
+        if self.live:
+            self.progress.refresh()
 
     def finish(self, run: Run) -> None:
-        self.progress.stop()
+        with self._lock:
+            self._running = None
+            if self.live:
+                self.progress.stop()
+
+    # -- the use case's own events
 
     def skipped(self, benchmark: str, params: Mapping[str, Any], reason: str) -> None:
-        self.err.print(f"[yellow]skipped[/yellow] {benchmark} {_short(params)}: {reason}", highlight=False)
+        self._print(f"[yellow]skipped[/yellow] {benchmark} {_short(params)}: {reason}", self.err, highlight=False)
 
     def said(self, text: str) -> None:
-        self.console.print(text, highlight=False)
+        self._print(text, highlight=False)
+        self._doing(text)
 
-    def blocks_chosen(self, envs: int, blocks: int, decider: str | None) -> None:
+    def blocks_chosen(self, envs: int, blocks: int, decider: str | None, budget_s: float | None = None) -> None:
         if decider is not None:
-            self.console.print(f"{envs} environments: a first look after {blocks} interleaved blocks per case "
-                               f"({decider} decides), more blocks only for the cases still undecided")
+            budget = f" within {fmt_duration(budget_s)} in all (--budget to change)" if budget_s else ""
+            self._print(f"{envs} environments: a first look after {blocks} interleaved "
+                        f"block{'s' if blocks != 1 else ''} per case ({decider} decides), more blocks only for the "
+                        f"cases still undecided{budget}")
         else:
-            self.console.print(f"{envs} environments: {blocks} interleaved blocks per case "
-                               "(enough for suite-wide verdicts; --processes to change)")
+            self._print(f"{envs} environments: {blocks} interleaved blocks per case, one look (--no-until-decided; "
+                        "--processes to change)")
 
     def looked(self, look: Look, next_look: LookPlan | None, budget_s: float) -> None:
-        used = f"{fmt_seconds(look.elapsed_s)} of the {fmt_seconds(budget_s)} budget"
-        if next_look is None:
-            if look.pending:
-                self.console.print(f"look {look.number}: {look.pending} comparison(s) still inconclusive, {used}: "
-                                   "no more blocks fit")
+        used = f"{fmt_duration(look.elapsed_s)} of the {fmt_duration(budget_s)} budget" if budget_s else \
+            fmt_duration(look.elapsed_s)
+        blocks = f"after {look.blocks} block{'s' if look.blocks != 1 else ''}"
+        if next_look is not None:
+            self._print(f"look {look.number} ({blocks}): {look.pending} comparison"
+                        f"{'s' if look.pending != 1 else ''} inconclusive, {used}; adding {next_look.blocks} "
+                        f"block{'s' if next_look.blocks != 1 else ''}{' (last look)' if next_look.final else ''}")
+            self.context = f"look {look.number + 1}"
             return
-        self.console.print(f"look {look.number}: {look.pending} comparison(s) inconclusive, {used}; adding "
-                           f"{next_look.blocks} blocks{' (last look)' if next_look.final else ''}")
+        self.context = ""
+        if not look.pending:
+            self._print(f"look {look.number} ({blocks}): every comparison decided, {used}")
+        elif look.ended == "fixed":
+            self._print(f"look {look.number} ({blocks}, the only one asked for): {look.pending} comparison"
+                        f"{'s' if look.pending != 1 else ''} inconclusive")
+        else:
+            why = "the most looks were taken" if look.ended == "looks" else "no more blocks fit the budget"
+            self._print(f"look {look.number} ({blocks}): {look.pending} comparison{'s' if look.pending != 1 else ''} "
+                        f"still inconclusive, {used}: {why}")

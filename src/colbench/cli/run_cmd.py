@@ -30,7 +30,7 @@ from colbench.cli.common import (
 )
 from colbench.cli.progress import RichProgress
 from colbench.model.params import parse_param_option, split_values
-from colbench.render.fmt import fmt_bytes, fmt_seconds, threshold_defaults
+from colbench.render.fmt import fmt_bytes, fmt_duration, fmt_seconds, threshold_defaults
 from colbench.words import plural
 
 
@@ -68,9 +68,13 @@ def run(
                                               "of each), or release (all)")] = None,
     with_requirements: Annotated[list[str] | None, typer.Option("--with", help="with --versions: a requirement "
                                                                 "for every release's environment (repeatable)")] = None,
-    until_decided: Annotated[bool, typer.Option("--until-decided", help="with several --env: add blocks to "
-                                                "inconclusive cases until decided or --budget is spent")] = False,
-    budget: Annotated[str, typer.Option(help="--until-decided: time for the whole run, e.g. 90s, 10m, 1h")] = "10m",
+    until_decided: Annotated[bool | None, typer.Option("--until-decided/--no-until-decided", help="with several "
+                                                       "--env or --versions: add blocks to inconclusive cases until "
+                                                       "decided or --budget is spent (the default, unless "
+                                                       "--processes fixes the count), or take one look")] = None,
+    budget: Annotated[str | None, typer.Option(help="time for the whole run when it stops once decided, e.g. 90s, "
+                                               "10m, 1h (default: what the deciding metric's blocks cost here, "
+                                               "see docs/gating.md)")] = None,
     max_looks: Annotated[int | None, typer.Option(min=2, help="--until-decided: most looks at the data "
                                                   "(default: as many as the budget allows)")] = None,
     threshold: Annotated[str | None, typer.Option(help="with several --env: smallest change that matters "
@@ -101,16 +105,21 @@ def run(
         run_name=run_name, commit=commit, repo=repo, machine_name=machine, seed=seed, scale=scale,
         envs=tuple(env or ()), versions=versions, every=every, with_requirements=tuple(with_requirements or ()),
         store=store, resume=resume, until_decided=until_decided,
-        budget_s=parse_duration(budget), max_looks=max_looks, threshold=parse_threshold(threshold), alpha=alpha,
+        budget_s=parse_duration(budget) if budget is not None else None, max_looks=max_looks,
+        threshold=parse_threshold(threshold), alpha=alpha,
         measure=parse_measure_option(measure), profile=profile)
     progress = RichProgress(console, err=err_console)
     if dry_run:
         _print_plan(estimate(request, progress))
         return
-    outcome = run_use_case(request, progress)
+    try:
+        outcome = run_use_case(request, progress)
+    finally:
+        progress.close()
     db = _store(store)
     show_run(db, outcome.run_id, "table")
     show_claims(db, outcome.run)
+    _say_busy_cpus(db, outcome.run_id)
     if outcome.session is not None:
         print_session(outcome.session)
         if outcome.regression:
@@ -139,34 +148,89 @@ def _print_plan(planned: RunEstimate) -> None:
         console.print(f"[dim]data not estimated: {planned.data_error}[/dim]", highlight=False)
     processes_text = " or ".join(str(n) for n in planned.processes)
     processes_word = "process" if tuple(planned.processes) == (1,) else "processes"
-    table = Table(title=f"plan: {plural(len(plan.cases), 'case')} × {processes_text} {processes_word} × "
+    sides = f" × {planned.envs} environments" if planned.envs > 1 else ""
+    look = " (the first look)" if planned.first_look else ""
+    table = Table(title=f"plan: {plural(len(plan.cases), 'case')}{sides} × {processes_text} {processes_word}{look} × "
                   f"({planned.warmup} warm-up + {plural(planned.iterations, 'timed iteration')})")
-    for column in ("benchmark", "params", "runtime", "est. per iteration", "est. per process", "from"):
+    columns = ["benchmark", "params", "runtime", "est. per iteration", "est. per process", "from"]
+    if planned.counts_instructions:
+        columns += ["est. counting process", "counting from"]
+    for column in columns:
         table.add_column(column)
     for case in est.cases:
-        table.add_row(case.case.benchmark.name, " ".join(f"{k}={v}" for k, v in case.case.params.items()),
-                      case.case.runtime, fmt_seconds(case.iteration_s) if case.iteration_s is not None else "unknown",
-                      fmt_seconds(case.process_s) if case.process_s is not None else "unknown", case.source)
+        row = [case.case.benchmark.name, " ".join(f"{k}={v}" for k, v in case.case.params.items()),
+               case.case.runtime, fmt_seconds(case.iteration_s) if case.iteration_s is not None else "unknown",
+               fmt_seconds(case.process_s) if case.process_s is not None else "unknown", case.source]
+        if planned.counts_instructions:
+            row += [fmt_seconds(case.counting_s) if case.counting_s is not None else "unknown",
+                    case.counting_source or "-"]
+        table.add_row(*row)
     console.print(table)
     reasons = Counter(f"{bench}: {reason}" for bench, _, reason in plan.dropped)
     for reason, count in reasons.items():
         console.print(f"[dim]dropped {plural(count, 'invalid combination')} of {reason}[/dim]", highlight=False)
+    for line in plan_lines(planned):
+        console.print(f"[dim]{line}[/dim]" if not line.startswith("estimated time") else line, highlight=False)
+
+
+def plan_lines(planned: RunEstimate) -> list[str]:
+    """The estimate in words: the total, then what it is made of (every process of every environment, what is built
+    first, the machine's load) and what it leaves out."""
+    plan, est = planned.plan, planned.estimate
+    total = fmt_duration(est.seconds)
+    lines = [f"estimated time: {'at least ' if est.unknown_cases else ''}{total}"
+             + (f" for {planned.expected_blocks} blocks a case, what a real change typically takes to decide here"
+                if planned.expected_blocks else "")
+             + " (from measured costs: README, 'How long a suite takes', says how close they come)"]
+    kind = "counting (Valgrind) " if planned.counts_instructions and "wall" not in (planned.measure or ()) else ""
+    parts = [f"{plural(est.processes, kind + 'worker process')} {fmt_duration(est.process_seconds)}"]
+    if est.envs_fresh or est.envs_cached:
+        parts.append(f"uv environments {fmt_duration(est.env_seconds)} ({est.envs_fresh} to build, "
+                     f"{est.envs_cached} cached)")
+    if est.worker_builds:
+        parts.append(f"the Java worker's Maven build {fmt_duration(est.worker_build_seconds)}")
+    if planned.data_files_to_build:
+        parts.append(f"data to build first {fmt_duration(est.data_seconds)} "
+                     f"({plural(planned.data_files_to_build, 'file')}, {fmt_bytes(est.data_bytes)})")
+    parts.append(f"the command's own start and tables {fmt_duration(est.run_seconds)}")
+    lines.append("made of: " + "; ".join(parts))
     sources = ", ".join(f"{n} from {source}" for source, n in sorted(est.sources().items()))
-    missing = planned.data_files_to_build + len(planned.downloads)
-    notes = [f"cases: {sources}",
-             f"data to build first: {plural(planned.data_files_to_build, 'file')}, {fmt_bytes(est.data_bytes)}, about "
-             f"{fmt_seconds(est.data_seconds)}" if missing else "",
-             f"downloads not in the estimate: {', '.join(planned.downloads)}" if planned.downloads else "",
-             f"{est.unknown_cases} of {plural(len(plan.cases), 'case')} {'has' if est.unknown_cases == 1 else 'have'} "
-             "no estimate (no history, no model of their "
-             "benchmark): the total leaves their run time out" if est.unknown_cases else "",
-             "instructions are counted under Valgrind, 20–50× slower than the times above: not in this estimate"
-             if planned.counts_instructions else ""]
-    total = f"{est.seconds / 60:.0f} min" if est.seconds >= 120 else fmt_seconds(est.seconds)
-    console.print(f"estimated time: {'at least ' if est.unknown_cases else ''}{total} (from measured costs: README, "
-                  "'How long a suite takes', says how close they come)")
-    for note in filter(None, notes):
-        console.print(f"[dim]{note}[/dim]", highlight=False)
+    lines.append(f"cases: {sources}")
+    if planned.counts_instructions:
+        counting = ", ".join(f"{n} from {source}" for source, n in sorted(est.counting_sources().items()))
+        lines.append(f"counting processes: {counting or 'no estimate (no measured case, no factor)'}")
+    if planned.first_look and planned.budget_s:
+        lines.append(f"the first look takes {planned.processes[0]} blocks a case; cases still undecided get more, "
+                     f"within a budget of {fmt_duration(planned.budget_s)} for the whole run (--budget; "
+                     "--no-until-decided for one look)")
+    if est.load_factor > 1.0 and planned.load_average is not None:
+        lines.append(f"the machine is busy (load {planned.load_average:.1f} on {_cpus()} CPUs): processes are "
+                     f"counted {est.load_factor:.1f}x as long as on an idle machine")
+    if planned.downloads:
+        lines.append(f"downloads not in the estimate: {', '.join(planned.downloads)}")
+    if est.unknown_cases:
+        lines.append(f"{est.unknown_cases} of {plural(len(plan.cases), 'case')} "
+                     f"{'has' if est.unknown_cases == 1 else 'have'} no estimate (no history, no model of their "
+                     "benchmark): the total leaves their run time out")
+    return lines
+
+
+def _cpus() -> int:
+    import os
+
+    return os.cpu_count() or 1
+
+
+def _say_busy_cpus(db: Any, run_id: str) -> None:
+    """The run's wall-time processes that started with no quiet CPU (other work held every one): their times
+    include that contention."""
+    from colbench.app.run import busy_cpu_starts
+
+    busy, pinned, worst = busy_cpu_starts(db, run_id)
+    if busy:
+        console.print(f"[yellow]{busy} of {plural(pinned, 'wall-time process')} started with no quiet CPU[/yellow] "
+                      f"(other work used up to {worst:.0%} of the quietest one): their times include waiting for it",
+                      highlight=False)
 
 
 def print_session(session: Any, fmt: str = "table") -> None:
@@ -175,7 +239,8 @@ def print_session(session: Any, fmt: str = "table") -> None:
 
     for contender, comparisons in session.comparisons.items():
         print_comparisons(comparisons, fmt, session.baseline, contender, session.notes)
-    why = {"decided": "every comparison decided", "budget": "time budget spent", "looks": "most looks reached"}
+    why = {"decided": "every comparison decided", "budget": "time budget spent", "looks": "most looks reached",
+           "fixed": "one look of the planned blocks (--no-until-decided)"}
     spent = sum(look.alpha for look in session.looks)
     console.print(f"{plural(len(session.looks), 'look')} in {fmt_seconds(session.elapsed_s)}: {why[session.stopped]}; "
                   f"alpha {spent:.2g} spent over the looks")

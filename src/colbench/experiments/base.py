@@ -7,9 +7,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from colbench.model.benchmark import Suite
 from colbench.model.claims import Claim, LeastGainClaim, Untestable
 from colbench.model.records import Run
+from colbench.model.suite import Suite
 
 if TYPE_CHECKING:
     from rich.table import Table

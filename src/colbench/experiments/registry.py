@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 from colbench.experiments import e1_csv_readers, e2_dsib, e3_ipc_bandwidth, e4_arrow_jl, e5_feather_v2
 from colbench.experiments.base import Experiment
 from colbench.experiments.suites import GATE, QUICK
-from colbench.model.benchmark import Suite
 from colbench.model.claims import Claim, LeastGainClaim
 from colbench.model.records import Run
+from colbench.model.suite import Suite
 
 if TYPE_CHECKING:
     from rich.table import Table

@@ -4,7 +4,7 @@ pull request is gated on (docs/gating.md)."""
 from __future__ import annotations
 
 from colbench.benchmarks.common import FANNIE, TAXI_2010
-from colbench.model.benchmark import Suite, SuiteEntry
+from colbench.model.suite import Suite, SuiteEntry
 
 E = SuiteEntry
 

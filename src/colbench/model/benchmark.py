@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Dict
 
 from colbench.model.params import Grid, Param, ParamError, ParamValue, positive
-from colbench.model.records import InputFile
+from colbench.model.worker_records import InputFile
 
 Params = Dict[str, ParamValue]  # typing's: the worker runs on Python 3.8 too
 
@@ -237,22 +237,11 @@ class Benchmark:
         return Work(bytes=size or None)
 
 
-@dataclass(frozen=True)
-class SuiteEntry:
-    benchmark: str
-    params: dict[str, list[ParamValue]] = field(default_factory=dict)
-    #: processes per case for this entry's cases (e.g. the cases a post's claims decide on need more than the rest
-    #: of a figure's grid); None: the suite's. `--processes` on the command line overrides both.
-    processes: int | None = None
+def __getattr__(name: str) -> Any:
+    """`Suite` and `SuiteEntry` moved to `colbench.model.suite` (the worker imports this module and needs neither);
+    a plugin that still imports them from here gets them, loaded on first use."""
+    if name in ("Suite", "SuiteEntry"):
+        from colbench.model import suite
 
-
-@dataclass(frozen=True)
-class Suite:
-    """A named list of benchmarks with chosen params."""
-
-    name: str
-    description: str
-    entries: tuple[SuiteEntry, ...]
-    iterations: int | None = None
-    warmup: int | None = None
-    processes: int | None = None
+        return getattr(suite, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

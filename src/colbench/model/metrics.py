@@ -47,8 +47,25 @@ class Metric:
     #: its noise does not change with the machine's load (instruction counts): earlier runs of a case on this
     #: machine may lend their between-process spread to a comparison (docs/gating.md, "Which test decides")
     stable_noise: bool = False
-    #: blocks of the first look of `run --until-decided` when this metric decides
+    #: blocks of the first look when a run of several environments stops once decided (the default), and the fewest
+    #: blocks a later look adds (`look_step`); `fixed_blocks` when it takes one look (`run --no-until-decided`)
     first_look: int = 4
+    look_step: int = 4
+    fixed_blocks: int = 12
+    #: the default budget of a run that stops once decided: what `budget_blocks` more blocks of every case cost on
+    #: this machine (runner/estimate.py), and never less than `min_budget_s`
+    budget_blocks: int = 100
+    min_budget_s: float = 600.0
+    #: blocks a comparison of a real change typically takes to decide on the 2-core reference VM, what the dry run of
+    #: a run that stops once decided expects (docs/gating.md: wall time decides +30% at 4 blocks, +20% at 5-6 and
+    #: +10% at 8-10; counts decide +1-2% at 2 processes a side)
+    expected_blocks: int = 8
+    #: processes a point at a bisect step's first look (each further look doubles them): wall time needs eight
+    #: blocks for its paired t to see a change of about 10% through a 5% noise floor; counts repeat, so two decide
+    bisect_first_look: int = 8
+    #: a process stops timing once two values in a row agree within this (relative): the metric's own spread inside
+    #: a process, below which more calls add nothing (instruction counts repeat within 0.05%); None: every iteration
+    repeat_within: float | None = None
     #: offered by `colbench compare` (others serve the claims of the reference experiments)
     comparable: bool = True
     words: tuple[str, str] = ("higher", "lower")
@@ -80,13 +97,15 @@ DEFAULT_THRESHOLD = 0.03
 METRICS: dict[str, Metric] = {m.name: m for m in (
     Metric("time", "s", "lower_is_better",
            "wall time of the timed call per iteration (monotonic ns clock; CPU time recorded beside it)",
-           threshold=DEFAULT_THRESHOLD, test="auto", noise_floor=0.05, series="wall_s", first_look=4,
+           threshold=DEFAULT_THRESHOLD, test="auto", noise_floor=0.05, series="wall_s", first_look=4, look_step=4,
+           fixed_blocks=12, budget_blocks=100, min_budget_s=600.0, expected_blocks=8, bisect_first_look=8,
            words=("slower", "faster")),
     Metric("instructions", "instructions", "lower_is_better",
            "instructions of the timed call per iteration, counted under Valgrind's callgrind (`--measure "
            "instructions`)",
            threshold=0.0025, test="t", noise_floor=0.001, series="instructions", stable_noise=True, first_look=2,
-           words=("more instructions", "fewer instructions")),
+           look_step=1, fixed_blocks=3, budget_blocks=8, min_budget_s=120.0, expected_blocks=2, bisect_first_look=2,
+           repeat_within=0.002, words=("more instructions", "fewer instructions")),
     Metric("memory", "B", "lower_is_better", "peak resident set size of the worker process (getrusage)",
            threshold=DEFAULT_THRESHOLD, test="auto", noise_floor=0.001, path=("memory", "peak_rss_bytes"),
            words=("larger", "smaller")),

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
-import difflib
 import itertools
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Union
 
-from colbench.redact import clip
-
 # Union, not `|`: the worker evaluates this alias on every Python from 3.8 (docs/environments.md)
 ParamValue = Union[str, int, float, bool, None]
+
+
+def _clip(text: str, limit: int = 80) -> str:
+    """`colbench.redact.clip`, imported on the error paths only (a worker never pays for redact's patterns)."""
+    from colbench.redact import clip as clip_text
+
+    return clip_text(text, limit)
 
 
 class ParamError(ValueError):
@@ -69,24 +73,24 @@ class Param:
         except (ValueError, KeyError) as exc:
             what = "finite number" if self.type is float else self.type.__name__
             raise ParamError(
-                f"param {self.name!r}: {clip(text)!r} is not a valid {what}"
+                f"param {self.name!r}: {_clip(text)!r} is not a valid {what}"
                 + (f"; choose from {self.describe_choices()}{self._did_you_mean(text)}" if self.choices else "")
             ) from exc
         return self.validate(value)
 
     def validate(self, value: Any) -> ParamValue:
         if self.choices is not None and value not in self.choices:
-            raise ParamError(f"param {self.name!r}: {clip(repr(value))} is not accepted; choose from "
+            raise ParamError(f"param {self.name!r}: {_clip(repr(value))} is not accepted; choose from "
                              f"{self.describe_choices()}{self._did_you_mean(value)}")
         if isinstance(value, float) and not math.isfinite(value):
             raise ParamError(f"param {self.name!r}: {value!r} is not a finite number")
         if self.check is not None and value is not None:
             reason = self.check(value)
             if reason:
-                raise ParamError(f"param {self.name!r}: {clip(repr(value))} {reason}")
+                raise ParamError(f"param {self.name!r}: {_clip(repr(value))} {reason}")
         if value is None or isinstance(value, (str, int, float, bool)):
             return value
-        raise ParamError(f"param {self.name!r}: {clip(repr(value))} is not a string, number or boolean")
+        raise ParamError(f"param {self.name!r}: {_clip(repr(value))} is not a string, number or boolean")
 
     def describe_choices(self) -> str:
         return ", ".join(str(c) for c in self.choices or ())
@@ -99,6 +103,8 @@ def did_you_mean(value: Any, choices: Iterable[Any]) -> str:
     """' (did you mean 'polars'?)' for a near miss among `choices` (case and spelling), else ''."""
     text = str(value).strip().lower()
     known = {str(c).lower(): str(c) for c in choices}
+    import difflib  # only on a misspelt name: a worker never pays for it
+
     close = difflib.get_close_matches(text, list(known), n=1, cutoff=0.6) if len(text) <= 100 else []
     return f" (did you mean {known[close[0]]!r}?)" if close else ""
 
@@ -138,7 +144,7 @@ class Grid:
         unknown = sorted(set(overrides) - set(self.names))
         if unknown:
             raise ParamError(
-                f"unknown param {', '.join(clip(repr(u)) for u in unknown)}; this benchmark takes: "
+                f"unknown param {', '.join(_clip(repr(u)) for u in unknown)}; this benchmark takes: "
                 f"{', '.join(self.names)}{did_you_mean(unknown[0], self.names)}"
             )
         chosen: dict[str, list[ParamValue]] = {}
@@ -159,13 +165,13 @@ def parse_param_option(option: str) -> tuple[str, list[str]]:
     """`NAME=V1,V2` → (NAME, [V1, V2])."""
     name, sep, values = option.partition("=")
     if not sep or not name.strip() or not values.strip():
-        raise ParamError(f"--param {clip(option)!r}: write it as NAME=VALUE[,VALUE...], e.g. --param threads=1,2")
-    return name.strip(), split_values(f"--param {clip(option)!r}", values)
+        raise ParamError(f"--param {_clip(option)!r}: write it as NAME=VALUE[,VALUE...], e.g. --param threads=1,2")
+    return name.strip(), split_values(f"--param {_clip(option)!r}", values)
 
 
 def split_values(what: str, text: str) -> list[str]:
     """`V1,V2` → [V1, V2]; an empty item (`a,,b`, a trailing comma, nothing at all) is an error, not dropped."""
     values = [v.strip() for v in text.split(",")]
     if not all(values):
-        raise ParamError(f"{what}: empty value in {clip(text)!r}; write VALUE[,VALUE...] without empty items")
+        raise ParamError(f"{what}: empty value in {_clip(text)!r}; write VALUE[,VALUE...] without empty items")
     return values

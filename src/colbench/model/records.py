@@ -4,6 +4,7 @@
   the same JSON.
 - `WorkerReport`: what a worker writes back (`result.json`), or what the orchestrator writes in its place when the
   worker crashed, hung or ran out of memory (`WorkerReport.failure`).
+  These two live in `model/worker_records.py` (the Python worker imports only that module) and are re-exported here.
 - `Result`: the stored record, one per (case, environment, worker process); its JSON is checked against
   `result.schema.json` (docs/results.md).
 - `Run`: one `colbench run`: its config, machine, environments and status.
@@ -18,151 +19,30 @@ take their defaults); `to_json` writes every key, so a stored record always has 
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
-from typing import TYPE_CHECKING, Any, ClassVar, Dict, TypedDict, Union
+from dataclasses import asdict, dataclass, field
+from typing import Any, ClassVar, TypedDict
 
 from colbench.model.params import ParamValue
 from colbench.model.result import SCHEMA_VERSION
+from colbench.model.watch import WatchTag
+from colbench.model.worker_records import PROTOCOL as PROTOCOL
+from colbench.model.worker_records import AllocatorUsed as AllocatorUsed
+from colbench.model.worker_records import CacheState as CacheState
+from colbench.model.worker_records import CaseSpec as CaseSpec
+from colbench.model.worker_records import ErrorDoc as ErrorDoc
+from colbench.model.worker_records import ErrorInfo as ErrorInfo
+from colbench.model.worker_records import InputFile as InputFile
+from colbench.model.worker_records import MeasureInfo as MeasureInfo
+from colbench.model.worker_records import MemoryUse as MemoryUse
+from colbench.model.worker_records import OutputSeen as OutputSeen
+from colbench.model.worker_records import RuntimeInfo as RuntimeInfo
+from colbench.model.worker_records import ThreadsUsed as ThreadsUsed
+from colbench.model.worker_records import WorkDone as WorkDone
+from colbench.model.worker_records import WorkerReport as WorkerReport
+from colbench.model.worker_records import known_fields
 from colbench.redact import redact_doc
 
-if TYPE_CHECKING:  # a run's annotation only: the worker, which loads this module on Python 3.8 too, needs none of it
-    from colbench.model.watch import WatchTag
-
-#: the version of the worker protocol (docs/protocol.md) that case.json and result.json follow; their JSON Schema
-#: is `protocol.schema.json` beside this file (model/protocol.py checks a worker's report against it)
-PROTOCOL = 1
-
-Json = Dict[str, Any]  # typing's aliases here: the worker loads this module on Python 3.8 too
-
-
-def _known(cls: type, doc: Json) -> Json:
-    names = {f.name for f in fields(cls)}
-    return {k: v for k, v in doc.items() if k in names}
-
-
-@dataclass
-class CaseSpec:
-    """One execution's instructions for a worker (`case.json`)."""
-
-    benchmark: str
-    case_id: str
-    params: dict[str, Any]
-    iterations: int
-    warmup: int
-    threads: int
-    inputs: dict[str, InputFile] = field(default_factory=dict)
-    allocator: str = "default"
-    cache: str = "warm"
-    seed: int = 0
-    scratch_dir: str | None = None
-    #: "wall", or "instructions" for a worker started under Valgrind to count them (docs/metrics.md)
-    measure: str = "wall"
-    protocol: int = PROTOCOL
-
-    def to_json(self) -> Json:
-        doc = asdict(self)
-        if doc["scratch_dir"] is None:
-            del doc["scratch_dir"]
-        if doc["measure"] == "wall":  # the default: case.json stays as every worker has always read it
-            del doc["measure"]
-        return doc
-
-    @classmethod
-    def from_json(cls, doc: Json) -> CaseSpec:
-        """Raises KeyError or ValueError for a spec that lacks what a worker needs."""
-        spec = cls(**_known(cls, doc))
-        spec.iterations, spec.warmup, spec.threads = int(spec.iterations), int(spec.warmup), int(spec.threads)
-        spec.seed = int(spec.seed)
-        return spec
-
-
-class ErrorDoc(TypedDict, total=False):
-    """An error's JSON form (ErrorInfo.to_json), as result.json and the stored record hold it."""
-
-    kind: str
-    message: str
-    traceback: str | None
-    signal: str | None
-    exit_code: int | None
-    stderr_tail: str | None
-
-
-@dataclass
-class ErrorInfo:
-    """Why an execution produced no valid sample: its kind (ERROR_KINDS), a message and what was seen."""
-
-    kind: str
-    message: str
-    traceback: str | None = None
-    signal: str | None = None
-    exit_code: int | None = None
-    stderr_tail: str | None = None
-
-    def to_json(self) -> ErrorDoc:
-        doc = ErrorDoc(kind=self.kind, message=self.message)
-        for name in ("traceback", "signal", "exit_code", "stderr_tail"):
-            if getattr(self, name) is not None:
-                doc[name] = getattr(self, name)
-        return doc
-
-    @classmethod
-    def from_json(cls, doc: ErrorDoc | Json | None) -> ErrorInfo | None:
-        if doc is None:
-            return None
-        return cls(**_known(cls, {"message": "", **doc}))
-
-
-class OutputSeen(TypedDict, total=False):
-    """What the output check saw after the last iteration (result.json `output`)."""
-
-    rows: int | None
-    columns: int | None
-    checksum: str | None
-    file_size_bytes: int | None
-    #: the bytes the output of the timed call held in memory, decoded (Python worker; absent for writers)
-    memory_bytes: int | None
-
-
-class WorkDone(TypedDict):
-    """Units one iteration processes, for throughput (result.json `work`)."""
-
-    bytes: int | None
-    rows: int | None
-
-
-class MemoryUse(TypedDict, total=False):
-    """The worker process's memory and scheduling figures (result.json `memory`)."""
-
-    peak_rss_bytes: int | None
-    engine_peak_bytes: int | None
-    engine_memory: str | None
-    page_faults_minor: int
-    page_faults_major: int
-    ctx_switches_voluntary: int
-    ctx_switches_involuntary: int
-
-
-class ThreadsUsed(TypedDict, total=False):
-    """The thread count asked for, and what each engine applied (engine → its setting)."""
-
-    requested: int | None
-    applied: dict[str, object]
-
-
-class AllocatorUsed(TypedDict, total=False):
-    requested: str | None
-    actual: str | None
-
-
-class CacheState(TypedDict, total=False):
-    requested: str | None
-    achieved: str | None
-
-
-class RuntimeInfo(TypedDict, total=False):
-    name: str
-    version: str
-    executable: str
+Json = dict[str, Any]
 
 
 class EnvRef(TypedDict, total=False):
@@ -171,13 +51,6 @@ class EnvRef(TypedDict, total=False):
     name: str
     spec: str | None
     key: str | None
-
-
-class MeasureInfo(TypedDict, total=False):
-    """Which metrics a record holds, and for instructions how they were counted (runner/instructions.py)."""
-
-    metrics: list[str]
-    instructions: dict[str, object]
 
 
 class StopInfo(TypedDict):
@@ -247,30 +120,6 @@ class CommitInfo(TypedDict, total=False):
     timestamp: str | None
 
 
-class InputFile(TypedDict, total=False):
-    """One input of a case as case.json hands it to a worker and the result keeps it: the materialised file
-    (data/cache.py `CachedFile`) and the request it answers."""
-
-    path: str
-    size_bytes: int
-    rows: int
-    columns: int
-    dataset: str
-    format: str
-    codec: str | None
-    sha256: str
-    delimiter: str | None
-    header: bool | None
-    line_terminator: str | None
-    blank_line_after_header: bool | None
-    column_names: list[str] | None
-    synthetic: bool
-    seed: int | None
-    options: dict[str, object]
-    lineage: dict[str, object] | None
-    request: dict[str, object]
-
-
 class MemoryWatched(TypedDict):
     """How the orchestrator watched a worker's memory against `--memory-limit` (runner/watch.py)."""
 
@@ -292,69 +141,18 @@ class WorkerProcess(TypedDict, total=False):
     child_maxrss_bytes: int
     env_offset_bytes: int
     cpus: list[int] | None
+    #: other work's share of the CPUs the worker was pinned to, over the moments before it started, and whether
+    #: that was quiet (machine/cpu_busy.py); absent when the CPUs were fixed (isolated, every CPU, not pinned)
+    cpu_busy: float
+    quiet_cpu: bool
     steal_s: float | None
     exit_wait: str
     memory_limit: MemoryWatched | None
     stopped: int
 
 
-@dataclass
-class WorkerReport:
-    """What one worker process measured (`result.json`)."""
-
-    status: str = "ok"
-    samples: dict[str, list[float | None]] = field(default_factory=dict)
-    warmup_samples: dict[str, list[float | None]] = field(default_factory=dict)
-    first_iteration: dict[str, float] | None = None
-    output: OutputSeen | None = None
-    work: WorkDone | None = None
-    memory: MemoryUse = field(default_factory=lambda: MemoryUse())
-    threads: ThreadsUsed = field(default_factory=lambda: ThreadsUsed())
-    allocator: AllocatorUsed = field(default_factory=lambda: AllocatorUsed())
-    cache: CacheState = field(default_factory=lambda: CacheState())
-    versions: dict[str, str] = field(default_factory=dict)
-    runtime: RuntimeInfo = field(default_factory=lambda: RuntimeInfo())
-    units: dict[str, str] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
-    error: ErrorInfo | None = None
-    #: set by the orchestrator (runner/instructions.py): which metrics this report holds and how they were taken
-    measure: MeasureInfo | None = None
-    protocol: int = PROTOCOL
-
-    @classmethod
-    def failure(cls, kind: str, message: str, **seen: Any) -> WorkerReport:
-        """The report of an execution that produced none of its own (crash, timeout, OOM, unreadable file)."""
-        return cls(status="error", error=ErrorInfo(kind, message, **seen))
-
-    def fail(self, kind: str, message: str, traceback: str | None = None) -> None:
-        self.status = "error"
-        self.error = ErrorInfo(kind, message, traceback=traceback)
-
-    def warn(self, message: str) -> None:
-        if message not in self.warnings:
-            self.warnings.append(message)
-
-    def to_json(self) -> Json:
-        doc = asdict(self)
-        doc["error"] = self.error.to_json() if self.error else None
-        if doc["measure"] is None:
-            del doc["measure"]  # the orchestrator's, never a worker's
-        return doc
-
-    @classmethod
-    def from_json(cls, doc: Json) -> WorkerReport:
-        report = cls(**{**_known(cls, doc), "error": None})
-        report.error = ErrorInfo.from_json(doc.get("error"))
-        for name in ("samples", "warmup_samples", "memory", "threads", "allocator", "cache", "versions",
-                     "runtime", "units"):
-            if getattr(report, name) is None:
-                setattr(report, name, {})
-        report.warnings = list(report.warnings or [])
-        return report
-
-
 #: a metric's summary over one process's timed iterations: n, min, median, mean, stdev, iqr, cv (docs/results.md)
-Stats = Dict[str, Union[float, int, None]]
+Stats = dict[str, float | int | None]
 
 
 @dataclass
@@ -412,7 +210,7 @@ class Result:
     def from_json(cls, doc: Json) -> Result:
         """The record of a stored document; keys a record does not know are left out, and optional parts an older
         record lacks (or holds as null) take their defaults."""
-        known = _known(cls, doc)
+        known = known_fields(cls, doc)
         for name in ("samples", "warmup_samples", "units", "summary", "throughput", "memory", "process", "threads",
                      "allocator", "cache", "inputs", "versions", "environment_checks", "warnings", "tags", "env"):
             if known.get(name, ...) is None:
@@ -499,7 +297,7 @@ class Run:
 
     @classmethod
     def from_json(cls, doc: Json) -> Run:
-        known = _known(cls, doc)
+        known = known_fields(cls, doc)
         for name in ("argv", "checks", "envs", "resumes"):
             if known.get(name, ...) is None:
                 del known[name]

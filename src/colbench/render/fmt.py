@@ -165,3 +165,19 @@ def params_label(summary: CaseSummary, shown: Sequence[str]) -> str:
 def spread(summary: CaseSummary) -> str:
     cv = summary.wall.get("cv")
     return "-" if cv is None else f"±{cv * 100:.1f}%"
+
+
+def fmt_duration(seconds: float | None) -> str:
+    """A wall-clock span for progress and summaries: '0.4 s', '8 s', '3 min 20 s', '1 h 05 min'."""
+    if seconds is None:
+        return "-"
+    seconds = max(0.0, seconds)
+    if seconds < 9.95:
+        return f"{seconds:.1f} s"
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    minutes, secs = divmod(round(seconds), 60)
+    if minutes < 60:
+        return f"{minutes} min {secs:02d} s" if minutes < 10 else f"{minutes} min"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min"

@@ -26,13 +26,14 @@ def ratio_cell(comparison: CaseComparison | None) -> str:
 
 
 def cost_cell(step: Step) -> str:
-    """'7.08 s + 4.55 s build', 'stored' (a resumed search read it), '0.31 s build' (nothing was measured)."""
+    """'7.08 s + 4.55 s build', 'stored' (a resumed search read it), '0.31 s build' (nothing was measured), '-'
+    (nothing was done: the budget ended first)."""
     if step.reused and not step.measure_s:
         return "stored"
     parts = [fmt_seconds(step.measure_s, ascii_only=True)] if step.measure_s else []
-    if step.build_s >= 0.05 or not parts:
+    if step.build_s >= 0.05:
         parts.append(f"{fmt_seconds(step.build_s, ascii_only=True)} build")
-    return " + ".join(parts)
+    return " + ".join(parts) or "-"
 
 
 def step_rows(outcome: BisectOutcome) -> list[tuple[str, ...]]:
@@ -49,8 +50,10 @@ def step_rows(outcome: BisectOutcome) -> list[tuple[str, ...]]:
     return rows
 
 
-def answer_lines(outcome: BisectOutcome, metric: str, excluded: Mapping[str, str], ahead_s: float = 0.0) -> list[str]:
-    """The answer: the step found (or why none was), the change's size, what was skipped and what it cost."""
+def answer_lines(outcome: BisectOutcome, metric: str, excluded: Mapping[str, str], ahead_s: float = 0.0,
+                 earlier_s: float = 0.0) -> list[str]:
+    """The answer: the step found (or why none was), the change's size, what was skipped and what it cost
+    (`earlier_s`: what the earlier invocations of a resumed search took)."""
     lines = [outcome.message]
     if outcome.step is not None:
         c = outcome.step
@@ -67,8 +70,11 @@ def answer_lines(outcome: BisectOutcome, metric: str, excluded: Mapping[str, str
     build = sum(s.build_s for s in outcome.steps)
     measure = sum(s.measure_s for s in outcome.steps)
     ahead = "" if ahead_s < 0.05 else f"; {fmt_seconds(ahead_s, ascii_only=True)} more built ahead beside the measuring"
-    lines.append(f"{len(measured)} measured step(s) over {len(outcome.points)} points in "
-                 f"{fmt_seconds(outcome.elapsed_s, ascii_only=True)} (measuring {fmt_seconds(measure, ascii_only=True)}"
+    total = outcome.elapsed_s + earlier_s
+    resumed = (f", {fmt_seconds(outcome.elapsed_s, ascii_only=True)} of it in this session" if earlier_s >= 0.05
+               else "")
+    lines.append(f"{len(measured)} measured step(s) (step 0 the ends) over {len(outcome.points)} points in "
+                 f"{fmt_seconds(total, ascii_only=True)}{resumed} (measuring {fmt_seconds(measure, ascii_only=True)}"
                  f", waiting for environments {fmt_seconds(build, ascii_only=True)}{ahead})")
     return lines
 

@@ -82,9 +82,9 @@ def build_envs(options: list[str], say: Callable[[str], None] = print) -> list[E
             envs.append(runtime_env(option, say=say))
             continue
         spec = parse_env_option(option)
-        say(f"environment {spec.name}: {redact(spec.text)} (uv, cached)")
+        say(f"environment {spec.name}: resolving {redact(spec.text)} with uv")
         project_root = project_root or colbench_project()  # the checkout, or a tree made from the wheel
-        built = ensure_environment(spec, project_root)
+        built = ensure_environment(spec, project_root, say=say)  # says whether it was cached or is built now
         # what the run record keeps of the spec: never a token of a git URL
         envs.append(EnvChoice(name=built.name, python=str(built.python), spec=redact(spec.text), key=built.key,
                               resolved=dict(built.resolved)))
@@ -92,6 +92,28 @@ def build_envs(options: list[str], say: Callable[[str], None] = print) -> list[E
     if len(set(names)) != len(names):
         raise EnvError(f"--env names must differ: {', '.join(names)}")
     return envs
+
+
+def planned_builds(options: list[str]) -> tuple[list[bool], list[str]]:
+    """What `build_envs` will make, as far as the dry run can tell without building: per uv environment whether it
+    must be built (True) or is in the cache (False), and the Java worker versions to build with Maven."""
+    from colbench.runtimes import java
+    from colbench.runtimes.python import probably_cached
+
+    uv: list[bool] = []
+    jars: list[str] = []
+    for option in options:
+        name, _, spec_text = option.partition("=")
+        if spec_text.strip().startswith("@current"):
+            continue
+        if is_runtime_spec(spec_text):
+            prefix, _, rest = spec_text.strip().partition(":")
+            version = rest.partition("==")[2].strip() or java.default_arrow_version()
+            if prefix == "java" and java.ready_jar(version) is None:
+                jars.append(version)
+            continue
+        uv.append(not probably_cached(parse_env_option(option)))
+    return uv, jars
 
 
 def envs_from_run(run: Run) -> list[EnvChoice]:

@@ -10,21 +10,30 @@ its iterations (warm-ups and timed). Both come, in this order, from:
 3. **the reference model** shipped with colbench (`reference_costs.json`), made by the same code from runs of the
    reference suites on the reference VM (2 cores; `scripts/reference_costs.py`), so a fresh machine has estimates.
 
-Data the cache does not hold yet costs its bytes at the build rate of its format: measured from this machine's data
-manifests (every built file records its build time), else the reference rate. What the estimate is built from is
-reported with it, and `scripts/estimate_check.py` compares it with real runs (docs: README, "Suites").
+A counting process (`--measure instructions`, the worker under Valgrind) costs what this case's counting processes
+took here, else its plain process times this machine's Valgrind factor (counting / plain, over the cases measured
+both ways), else the reference factor.
+
+Besides processes, a command pays for what it makes first, each at its cost on this machine where one was measured:
+data the cache does not hold yet (its bytes at the build rate of its format, from the data manifests: every built
+file records its build time), uv environments (a fresh one at the build time its marker records; a cached one still
+resolves again), and the Java worker's Maven build (its marker records it too). What the estimate is built from is
+reported with it, and `scripts/estimate_check.py` compares estimates with real commands (docs: README, "How long
+a suite takes").
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import os
 import statistics
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from colbench.model.records import Result
 from colbench.runner.plan import Plan, PlannedCase
@@ -50,17 +59,39 @@ class Costs:
     #: what a run costs besides its processes and data: the command's start, planning, machine checks and
     #: calibration, the tables at the end (a command's wall time less its run record's span)
     run_s: float = 0.0
+    #: case_id -> seconds of one counting process (the worker under Valgrind) of that case here
+    counting: dict[str, float] = field(default_factory=dict)
+    #: a counting process's seconds per second of the same case's plain process (0: not measured)
+    valgrind_factor: float = 0.0
+    #: a fresh uv environment (resolve, install, import check), and a cached one (resolved again, found)
+    env_build_s: float = 0.0
+    env_cached_s: float = 0.0
+    #: the Java worker's Maven build for one Arrow Java version
+    java_build_s: float = 0.0
+
+    _SCALARS: ClassVar[tuple[str, ...]] = ("run_s", "valgrind_factor", "env_build_s", "env_cached_s", "java_build_s")
 
     def to_json(self) -> dict[str, Any]:
         return {"per_row": {k: list(v) for k, v in sorted(self.per_row.items())},
-                "startup_s": self.startup_s, "build_s_per_byte": self.build_s_per_byte, "run_s": self.run_s}
+                "startup_s": self.startup_s, "build_s_per_byte": self.build_s_per_byte,
+                **{name: getattr(self, name) for name in self._SCALARS}}
 
     @classmethod
     def from_json(cls, doc: Mapping[str, Any]) -> Costs:
-        return cls(per_row={k: (float(v[0]), float(v[1])) for k, v in (doc.get("per_row") or {}).items()},
-                   startup_s={k: float(v) for k, v in (doc.get("startup_s") or {}).items()},
-                   build_s_per_byte={k: float(v) for k, v in (doc.get("build_s_per_byte") or {}).items()},
-                   run_s=float(doc.get("run_s") or 0.0))
+        costs = cls(per_row={k: (float(v[0]), float(v[1])) for k, v in (doc.get("per_row") or {}).items()},
+                    startup_s={k: float(v) for k, v in (doc.get("startup_s") or {}).items()},
+                    build_s_per_byte={k: float(v) for k, v in (doc.get("build_s_per_byte") or {}).items()})
+        for name in cls._SCALARS:
+            setattr(costs, name, float(doc.get(name) or 0.0))
+        return costs
+
+    def first(self, name: str, *others: Costs) -> float:
+        """A scalar cost from these costs, else the first of `others` that has it (0 when none does)."""
+        for costs in (self, *others):
+            value = float(getattr(costs, name))
+            if value > 0:
+                return value
+        return 0.0
 
 
 def model_keys(benchmark: str, params: Mapping[str, Any]) -> list[str]:
@@ -79,14 +110,18 @@ def _rows(params: Mapping[str, Any]) -> int | None:
 
 
 def _process_parts(result: Result) -> tuple[float, float] | None:
-    """(one iteration, the process's start: spawn to result less its iterations), or None."""
+    """(one iteration, the process's start: spawn to result less its iterations at their median), or None.
+
+    The first call of a fresh process often costs far more than the median one (a Parquet read's first call imports
+    pyarrow.dataset and pandas: 0.9 s against 18 ms), and that extra is paid once a process whatever the counts: it
+    stays in the start, so an estimate with this process's counts gives back its spawn to result."""
     median = result.median()
     spawn = result.process.get("spawn_to_result_s")
     if median is None or spawn is None:
         return None
-    timed = sum(v for v in result.samples.get("wall_s") or [] if v is not None)
-    warm = sum(v for v in result.warmup_samples.get("wall_s") or [] if v is not None)
-    return float(median), max(0.0, float(spawn) - timed - warm)
+    calls = sum(1 for v in result.samples.get("wall_s") or [] if v is not None) + \
+        sum(1 for v in result.warmup_samples.get("wall_s") or [] if v is not None)
+    return float(median), max(0.0, float(spawn) - calls * float(median))
 
 
 def _gaps(results: Sequence[Result]) -> dict[int, float]:
@@ -101,9 +136,19 @@ def _gaps(results: Sequence[Result]) -> dict[int, float]:
     for members in by_run.values():
         members.sort(key=lambda r: float(r.process["started_at"]))
         for before, after in zip(members, members[1:], strict=False):
-            ended = float(before.process["started_at"]) + float(before.process.get("spawn_to_result_s") or 0)
-            gaps[id(after)] = min(max(0.0, float(after.process["started_at"]) - ended), 60.0)
+            gaps[id(after)] = min(max(0.0, float(after.process["started_at"]) - _ended(before)), 60.0)
     return gaps
+
+
+def _ended(result: Result) -> float:
+    """When an execution's last process ended: its own, or the counting one that ran after it (`wall,instructions`),
+    whose time is the counting cost, not a gap."""
+    ended = float(result.process["started_at"]) + float(result.process.get("spawn_to_result_s") or 0)
+    counted = (result.measure or {}).get("instructions") or {}
+    process = counted.get("process") if isinstance(counted, Mapping) else None
+    if isinstance(process, Mapping) and process.get("started_at") and process.get("spawn_to_result_s"):
+        ended = max(ended, float(process["started_at"]) + float(process["spawn_to_result_s"]))
+    return ended
 
 
 def fit_costs(results: Iterable[Result]) -> Costs:
@@ -118,6 +163,8 @@ def fit_costs(results: Iterable[Result]) -> Costs:
         parts = _process_parts(result)
         if parts is None:
             continue
+        then = _load_then(result)
+        parts = (parts[0] / then, parts[1] / then)
         starts[(result.runtime or {}).get("name", "python")].append(parts[1])
         parts = (parts[0], parts[1] + gaps.get(id(result), 0.0))
         by_case[result.case_id].append(parts)
@@ -133,12 +180,35 @@ def fit_costs(results: Iterable[Result]) -> Costs:
         setup = max(0.0, start - startup.get(runtime, 0.0))
         for key in model_keys(result.benchmark, result.params):
             per_row[key].append((iteration / rows, setup / rows))
+    counting = _counting(ok)
+    plain = {case: statistics.median(spans) for case, spans in _plain_spans(ok).items()}
+    factors = [seconds / plain[case] for case, seconds in counting.items() if plain.get(case)]
     return Costs(
         exact={case: (statistics.median(p[0] for p in parts), statistics.median(p[1] for p in parts))
                for case, parts in by_case.items()},
         per_row={key: (statistics.median(v[0] for v in values), statistics.median(v[1] for v in values))
                  for key, values in per_row.items()},
-        startup_s=startup)
+        startup_s=startup, counting=counting, valgrind_factor=statistics.median(factors) if factors else 0.0)
+
+
+def _counting(results: Sequence[Result]) -> dict[str, float]:
+    """Per case, the median seconds of its counting processes: spawn to result of the worker under Valgrind, as
+    `runner.instructions.merge` keeps it (apart from the case's own process record)."""
+    spans: dict[str, list[float]] = defaultdict(list)
+    for result in results:
+        counted = (result.measure or {}).get("instructions") or {}
+        process = counted.get("process") if isinstance(counted, Mapping) else None
+        if isinstance(process, Mapping) and process.get("spawn_to_result_s"):
+            spans[result.case_id].append(float(process["spawn_to_result_s"]) / _load_then(result))
+    return {case: statistics.median(values) for case, values in spans.items()}
+
+
+def _plain_spans(results: Sequence[Result]) -> dict[str, list[float]]:
+    spans: dict[str, list[float]] = defaultdict(list)
+    for result in results:
+        if result.process.get("spawn_to_result_s"):
+            spans[result.case_id].append(float(result.process["spawn_to_result_s"]) / _load_then(result))
+    return spans
 
 
 def build_rates(manifests: Iterable[Mapping[str, Any]]) -> dict[str, float]:
@@ -171,11 +241,24 @@ def reference_costs() -> Costs:
 
 
 def history_costs(store: Store, plan: Plan, machine_id: str) -> Costs:
-    """This machine's costs, from every ok result of the plan's benchmarks in the store."""
+    """This machine's costs, from every ok result of the plan's benchmarks in the store, and the builds its
+    environment and Java worker caches recorded."""
     results: list[Result] = []
     for benchmark in sorted({c.benchmark.name for c in plan.cases}):
         results += store.results(ResultQuery(benchmark=benchmark, machine_id=machine_id, status="ok"))
-    return fit_costs(results)
+    costs = fit_costs(results)
+    costs.env_build_s, costs.java_build_s = builds_here()
+    return costs
+
+
+def builds_here() -> tuple[float, float]:
+    """The median seconds a fresh uv environment and a Java worker build took on this machine (0: none recorded)."""
+    from colbench.runtimes import java
+    from colbench.runtimes.python import build_seconds
+
+    envs = build_seconds()
+    jars = [float(s) for jar in java.built_jars() if (s := jar.build_seconds)]
+    return (statistics.median(envs) if envs else 0.0), (statistics.median(jars) if jars else 0.0)
 
 
 @dataclass(frozen=True)
@@ -184,6 +267,14 @@ class CaseEstimate:
     iteration_s: float | None
     process_s: float | None  # one process: start + iterations
     source: str  # "history", "this machine's model", "reference model", "none"
+    #: one counting process (the worker under Valgrind), when the run counts instructions, and what it is from
+    counting_s: float | None = None
+    counting_source: str = ""
+
+    def execution_s(self, measure: Sequence[str]) -> float:
+        """One execution: the plain process when wall time is measured, the counting one when instructions are."""
+        return ((self.process_s or 0.0) if "wall" in measure else 0.0) + \
+            ((self.counting_s or 0.0) if "instructions" in measure else 0.0)
 
 
 @dataclass
@@ -192,6 +283,20 @@ class Estimate:
     cases: list[CaseEstimate]
     data_seconds: float = 0.0
     data_bytes: int = 0
+    #: worker processes in all, and the seconds they take (with the load factor)
+    processes: int = 0
+    process_seconds: float = 0.0
+    #: uv environments to build fresh and to find again, and what they take
+    envs_fresh: int = 0
+    envs_cached: int = 0
+    env_seconds: float = 0.0
+    #: worker builds (the Java worker's Maven build) and what they take
+    worker_builds: int = 0
+    worker_build_seconds: float = 0.0
+    #: the command's own start, checks and tables
+    run_seconds: float = 0.0
+    #: processes take this many times longer than measured because the machine is busy (1: it is not)
+    load_factor: float = 1.0
 
     @property
     def unknown_cases(self) -> int:
@@ -201,6 +306,13 @@ class Estimate:
         counts: dict[str, int] = defaultdict(int)
         for c in self.cases:
             counts[c.source] += 1
+        return dict(counts)
+
+    def counting_sources(self) -> dict[str, int]:
+        counts: dict[str, int] = defaultdict(int)
+        for c in self.cases:
+            if c.counting_source:
+                counts[c.counting_source] += 1
         return dict(counts)
 
 
@@ -237,16 +349,75 @@ def estimate_case(case: PlannedCase, iterations: int, warmup: int, history: Cost
     return CaseEstimate(case, None, None, "none")
 
 
+def with_counting(estimate: CaseEstimate, history: Costs, reference: Costs) -> CaseEstimate:
+    """The case's counting process: as measured here, else its plain process times the Valgrind factor measured
+    here, else the reference factor."""
+    if estimate.case.case_id in history.counting:
+        return dataclasses.replace(estimate, counting_s=history.counting[estimate.case.case_id],
+                                   counting_source="history")
+    if estimate.process_s is None:
+        return estimate
+    for costs, source in ((history, "this machine's Valgrind factor"), (reference, "reference Valgrind factor")):
+        if costs.valgrind_factor > 0:
+            return dataclasses.replace(estimate, counting_s=estimate.process_s * costs.valgrind_factor,
+                                       counting_source=f"{source} ({costs.valgrind_factor:.0f}x)")
+    return estimate
+
+
 def estimate_plan(plan: Plan, iterations: int, warmup: int, processes: Callable[[PlannedCase], int],
                   history: Costs, reference: Costs | None = None, envs: int = 1,
                   new_data: Sequence[tuple[str, int]] = (), build_rates_here: Mapping[str, float] | None = None,
-                  ) -> Estimate:
-    """Every case's processes at its estimated cost, for each environment, plus the data still to build
-    (`new_data`: (format, bytes) of each file the cache lacks)."""
+                  *, measure: Sequence[str] = ("wall",), env_builds: Sequence[bool] = (), worker_builds: int = 0,
+                  load_factor: float = 1.0) -> Estimate:
+    """Every case's processes at its estimated cost, for each environment, plus what is made first: the data still
+    to build (`new_data`: (format, bytes) of each file the cache lacks), the uv environments (`env_builds`: True
+    for each that must be built, False for each found in the cache) and `worker_builds` Java worker builds.
+    `load_factor` stretches the processes for a busy machine."""
     reference = reference if reference is not None else reference_costs()
     cases = [estimate_case(case, iterations, warmup, history, reference) for case in plan.cases]
-    total = sum(processes(c.case) * envs * (c.process_s or 0.0) for c in cases)
+    if "instructions" in measure:
+        cases = [with_counting(c, history, reference) for c in cases]
+    count = sum(processes(c.case) * envs for c in cases)
+    process_seconds = load_factor * sum(processes(c.case) * envs * c.execution_s(measure) for c in cases)
     rates = {**reference.build_s_per_byte, **(build_rates_here or {})}
     fallback = statistics.median(rates.values()) if rates else 0.0
     data_seconds = sum(size * rates.get(fmt, fallback) for fmt, size in new_data)
-    return Estimate(total + data_seconds + reference.run_s, cases, data_seconds, sum(size for _, size in new_data))
+    fresh = sum(1 for built in env_builds if built)
+    env_seconds = fresh * history.first("env_build_s", reference) + \
+        (len(env_builds) - fresh) * history.first("env_cached_s", reference)
+    worker_seconds = worker_builds * history.first("java_build_s", reference)
+    total = process_seconds + data_seconds + env_seconds + worker_seconds + reference.run_s
+    return Estimate(total, cases, data_seconds, sum(size for _, size in new_data), processes=count,
+                    process_seconds=process_seconds, envs_fresh=fresh, envs_cached=len(env_builds) - fresh,
+                    env_seconds=env_seconds, worker_builds=worker_builds, worker_build_seconds=worker_seconds,
+                    run_seconds=reference.run_s, load_factor=load_factor)
+
+
+#: how a worker's time grows with the load: ((load + 1) / cpus) ** LOAD_EXPONENT. Shares alone would give 1; the
+#: load average overstates the competition (it counts tasks that sleep on I/O, and threads of jobs that do not all
+#: run at once): on the 2-core reference VM a counting process at load 6.7 got 45% of a CPU (16.3 s of CPU in 35.9 s),
+#: a factor of 2.2 where the shares say 3.85
+LOAD_EXPONENT = 0.6
+
+
+def load_factor(load_average: float | None = None, cpus: int | None = None) -> float:
+    """How much longer a single-threaded worker takes at this load than on an idle machine (1 while the load leaves
+    a CPU free); the current load when none is given."""
+    if load_average is None:
+        try:
+            load_average = os.getloadavg()[0]
+        except OSError:
+            return 1.0
+    cpus = cpus or os.cpu_count() or 1
+    return max(1.0, (load_average + 1.0) / cpus) ** LOAD_EXPONENT
+
+
+def _load_then(result: Result) -> float:
+    """The load factor when `result` was measured (from the machine record of its run's start; 1 when unknown):
+    history is kept as what the processes would have taken on an idle machine."""
+    machine = result.machine or {}
+    loads = machine.get("load_average") or []
+    if not loads:
+        return 1.0
+    cpus = machine.get("cpu_threads") or len(machine.get("cpus_allowed") or []) or None
+    return load_factor(float(loads[0]), cpus)

@@ -29,9 +29,9 @@ from colbench.runner.isolate import (
     DEFAULT_ENV,
     WorkerLaunch,
     WorkerOutcome,
-    choose_cpus,
     run_worker,
     thread_env,
+    worker_cpus,
 )
 from colbench.runner.lifeline import sweep_stale_exec_dirs
 from colbench.runner.observer import RunObserver
@@ -152,7 +152,7 @@ def case_spec(case: PlannedCase, inputs: dict[str, InputFile], iterations: int, 
 
 def launch_for(case: PlannedCase, env: EnvChoice, config: RunConfig) -> tuple[WorkerLaunch, str | None]:
     threads = int_param(case.params, "threads")
-    cpus, warning = choose_cpus(threads)
+    cpus, warning, quietest = worker_cpus(threads)
     child_env = {**DEFAULT_ENV, **os.environ, **env.variables, **thread_env(threads)}
     allocator = str(case.params.get("allocator", "default"))
     if allocator != "default":
@@ -161,7 +161,7 @@ def launch_for(case: PlannedCase, env: EnvChoice, config: RunConfig) -> tuple[Wo
         child_env.pop("ARROW_DEFAULT_MEMORY_POOL", None)
     limit = config.memory_limit_bytes or int(psutil.virtual_memory().total * 0.8)
     return WorkerLaunch(command=worker_command(case.runtime, env), env=child_env, cpus=cpus,
-                        timeout_s=config.timeout_s, memory_limit_bytes=limit), warning
+                        timeout_s=config.timeout_s, memory_limit_bytes=limit, quietest=quietest), warning
 
 
 def start_run(store: Store, config: RunConfig, plan: Plan, envs: Sequence[EnvChoice], argv: list[str]) -> Run:
@@ -251,6 +251,7 @@ def execute_run(store: Store, run: Run, plan: Plan, envs: Sequence[EnvChoice], c
                     current = case.case_id
                     by_case[current] = []
                     observer.case_started(case)
+                observer.execution_started(execution)
                 result = _execute_one(run, execution, inputs[case.case_id], iterations, warmup, config,
                                       toolchain)
                 with stop.deferred():  # a completed result is stored whole before a signal takes effect
@@ -259,7 +260,7 @@ def execute_run(store: Store, run: Run, plan: Plan, envs: Sequence[EnvChoice], c
                 by_case[current].append(result)
                 observer.execution_done(execution, result)
                 if config.profile and result.ok:
-                    _keep_profile(store, run, execution, inputs[case.case_id], warmup, config, toolchain)
+                    _keep_profile(store, run, execution, inputs[case.case_id], warmup, config, toolchain, observer)
             if current is not None:
                 observer.case_done(_case(plan, current), by_case[current])
             run.status = "finished"
@@ -317,7 +318,7 @@ def counting_toolchain(config: RunConfig) -> Any:
 
 
 def _keep_profile(store: Store, run: Run, execution: Execution, inputs: dict[str, InputFile], warmup: int,
-                  config: RunConfig, toolchain: Any) -> None:
+                  config: RunConfig, toolchain: Any, observer: RunObserver) -> None:
     """`run --profile`: once per case and environment (after its first successful execution, so a resumed run
     does not profile twice), the case once more under callgrind in a fresh worker, its profile kept in the
     store's profiles folder (store/profiles.py). A profile that fails costs a warning, never the run."""
@@ -327,6 +328,7 @@ def _keep_profile(store: Store, run: Run, execution: Execution, inputs: dict[str
     case, env = execution.case, execution.env
     if case.runtime != "python" or stored_profile(store, run.run_id, env.name, case.case_id) is not None:
         return
+    observer.profiling(execution)
     try:
         launch, _ = launch_for(case, env, config)
         spec = case_spec(case, inputs, 1, warmup, config.seed + execution.process_index)

@@ -52,6 +52,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from colbench.model.metrics import metric
 from colbench.model.records import CaseSpec, ErrorInfo, MeasureInfo, MemoryUse, WorkerReport
 from colbench.paths import colbench_home, move, owned, owned_dir
 from colbench.runner.isolate import WorkerLaunch, WorkerOutcome, run_worker
@@ -213,9 +214,11 @@ def counting_launch(launch: WorkerLaunch, toolchain: Toolchain, options: Sequenc
         child_env = {**simd_cap(launch.env), **launch.env, **(env or {}), LIB_VAR: str(toolchain.helper),
                      DUMP_DIR_VAR: dumps}
         limit = launch.memory_limit_bytes + MEMORY_ALLOWANCE_BYTES if launch.memory_limit_bytes else None
+        # not pinned: a count does not depend on the CPU that runs it, and a counting worker pinned to a CPU that
+        # other work holds waits for it (137 s of wall time for 48 s of CPU, measured) while another CPU idles
         yield dataclasses.replace(launch, command=[toolchain.valgrind, *options, *launch.command],
                                   env=child_env, timeout_s=launch.timeout_s * TIMEOUT_FACTOR,
-                                  memory_limit_bytes=limit)
+                                  memory_limit_bytes=limit, cpus=None, quietest=False)
 
 
 def run_measures(spec: CaseSpec, launch: WorkerLaunch, runtime: str, measure: Sequence[str],
@@ -234,7 +237,8 @@ def run_measures(spec: CaseSpec, launch: WorkerLaunch, runtime: str, measure: Se
         wall.report.measure = MeasureInfo(metrics=["wall"], instructions={"skipped": reason})
         return wall
     with counting_launch(launch, toolchain) as counting:
-        counted = run_worker(dataclasses.replace(spec, measure=METRIC), counting)
+        counted = run_worker(dataclasses.replace(spec, measure=METRIC, repeat_within=metric(METRIC).repeat_within),
+                             counting)
     return merge(wall, counted, toolchain)
 
 
@@ -245,10 +249,11 @@ def merge(wall: WorkerOutcome | None, counted: WorkerOutcome, toolchain: Toolcha
     `measure.instructions`, so `compare --metric memory` and run-time estimates never see them."""
     counts = counted.report
     info = {**toolchain.settings(), "separate_process": wall is not None, "process": counted.process,
-            "memory": dict(counts.memory), "status": counts.status}
+            "memory": dict(counts.memory), "status": counts.status,
+            **({"phases": counts.phases} if counts.phases else {})}
     if wall is None:
         alone = dataclasses.replace(counts, memory=MemoryUse(), units={**counts.units, METRIC: UNIT},
-                                    measure=MeasureInfo(metrics=[METRIC], instructions=info))
+                                    measure=MeasureInfo(metrics=[METRIC], instructions=info), phases=None)
         return WorkerOutcome(alone, {})
     merged = dataclasses.replace(wall.report, warnings=list(wall.report.warnings))
     for key in ("samples", "warmup_samples"):

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from colbench.machine.cpu_busy import Choice, QuietCpus
 from colbench.machine.facts import isolated_cpus, read_steal_seconds
 from colbench.model.protocol import report_violation
 from colbench.model.records import CaseSpec, WorkerProcess, WorkerReport
@@ -41,6 +42,8 @@ class WorkerLaunch:
     timeout_s: float = 900.0
     memory_limit_bytes: int | None = None
     cwd: Path | None = None
+    #: pin to the quietest `len(cpus)` CPUs at start (machine/cpu_busy.py) rather than to `cpus` themselves
+    quietest: bool = False
 
 
 @dataclass
@@ -73,7 +76,7 @@ def choose_cpus(threads: int, isolated: list[int] | None = None) -> tuple[list[i
 
     The kernel's isolated CPUs (`isolcpus=`) when there are enough of them and this process may use them,
     as pyperf does: no other task is scheduled there. Otherwise the first `threads` CPUs of this process's
-    affinity."""
+    affinity, which a launch with `quietest` replaces by the quietest ones when it starts (`worker_cpus`)."""
     try:
         allowed = sorted(os.sched_getaffinity(0))
     except AttributeError:
@@ -84,6 +87,29 @@ def choose_cpus(threads: int, isolated: list[int] | None = None) -> tuple[list[i
     if threads > len(allowed):
         return allowed, f"{threads} threads requested on {len(allowed)} CPUs: oversubscribed, not pinned tighter"
     return allowed[:threads], None
+
+
+def worker_cpus(threads: int) -> tuple[list[int] | None, str | None, bool]:
+    """`choose_cpus`, and whether the worker should rather go to the quietest CPUs when it starts: when they are not
+    isolated ones (no other task runs there) and the worker does not take every CPU anyway."""
+    cpus, warning = choose_cpus(threads)
+    try:
+        allowed = len(os.sched_getaffinity(0))
+    except AttributeError:
+        return cpus, warning, False
+    isolated = usable_isolated_cpus()
+    return cpus, warning, bool(cpus) and threads < allowed and not (isolated and threads <= len(isolated))
+
+
+#: one chooser per orchestrator: it remembers its last look at the CPUs and what colbench's own workers used since
+_QUIET = QuietCpus()
+
+
+def _pick(launch: WorkerLaunch) -> tuple[list[int] | None, Choice | None]:
+    if not launch.quietest or not launch.cpus:
+        return launch.cpus, None
+    choice = _QUIET.choose(sorted(os.sched_getaffinity(0)), len(launch.cpus))
+    return choice.cpus, choice
 
 
 @functools.cache
@@ -132,7 +158,7 @@ def run_worker(case_spec: CaseSpec, launch: WorkerLaunch) -> WorkerOutcome:
         # A random-size variable shifts the stack and environment layout per process, so layout luck
         # averages out across processes instead of biasing one case (pyperf does the same).
         env["COLBENCH_ENV_OFFSET"] = "x" * random.randrange(0, 4096)
-        cpus = launch.cpus
+        cpus, choice = _pick(launch)
         preexec = _preexec(cpus)
 
         steal_before = read_steal_seconds()
@@ -161,6 +187,7 @@ def run_worker(case_spec: CaseSpec, launch: WorkerLaunch) -> WorkerOutcome:
         _, status, usage = os.wait4(popen.pid, 0)
         popen.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
         elapsed = time.perf_counter() - started
+        _QUIET.ran(cpus, usage.ru_utime + usage.ru_stime)
         steal_after = read_steal_seconds()
         process: WorkerProcess = {
             "spawn_to_result_s": elapsed,
@@ -174,6 +201,10 @@ def run_worker(case_spec: CaseSpec, launch: WorkerLaunch) -> WorkerOutcome:
             "steal_s": (steal_after - steal_before) if steal_before is not None and steal_after is not None else None,
             **watched,
         }
+        if choice is not None and choice.busy is not None:
+            # other work's share of the chosen CPUs just before the start: quiet below machine.cpu_busy.QUIET_BELOW
+            process["cpu_busy"] = round(choice.busy, 3)
+            process["quiet_cpu"] = bool(choice.quiet)
         stderr_tail = _tail(stderr_path)
         exit_code = process["exit_code"]
         if killed_for == "timeout":

@@ -9,9 +9,10 @@ from typing import Any
 
 from colbench.benchmarks.registry import UnknownTarget, get_benchmark, unknown_message
 from colbench.experiments.registry import all_suites
-from colbench.model.benchmark import Benchmark, DataRequest, Params, Suite
+from colbench.model.benchmark import Benchmark, DataRequest, Params
 from colbench.model.params import ParamError, ParamValue, did_you_mean
 from colbench.model.result import canonical_json, case_id
+from colbench.model.suite import Suite
 from colbench.redact import clip
 
 

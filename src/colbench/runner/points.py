@@ -109,9 +109,9 @@ class PointEnvironments:
         else:
             spec = EnvSpec(name, (point.requirement, *extra), self.indexes)
             text = redact(spec.text)
-        say(f"environment {point.label}: {text}")
+        say(f"environment {point.label}: resolving {text} with uv")
         self._project = self._project or colbench_project()
-        built = ensure_environment(spec, self._project)
+        built = ensure_environment(spec, self._project, say=say)
         return EnvChoice(name=name, python=str(built.python), key=built.key, resolved=dict(built.resolved), spec=text,
                          variables=dict(self.variables), interpreter=built.python_version)
 

@@ -12,6 +12,7 @@ stopping on the data, would no longer be valid).
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import time
 from collections.abc import Callable, Hashable, Sequence
@@ -23,6 +24,7 @@ import numpy as np
 from colbench.analysis.compare import CaseComparison, CaseInput, Method
 from colbench.analysis.comparison import case_inputs, noise_priors, short_labels
 from colbench.analysis.sequential import FIRST_LOOK_FRACTION, LookPlan, SequentialCompare, Spending, plan_next_look
+from colbench.model.metrics import metric
 from colbench.model.records import Result, Run, Side
 from colbench.runner.execute import EnvChoice, Execution, RunConfig, RunObserver, execute_run, start_run
 from colbench.runner.plan import Plan, PlannedCase
@@ -43,7 +45,8 @@ class GateSettings:
     budget_s: float = 600.0
     max_looks: int | None = None
     growth: float = 0.5
-    min_step: int = 4
+    #: the fewest blocks a later look adds (None: the deciding metric's `look_step`: 1 for counts, 4 for time)
+    min_step: int | None = None
     method: Method = "holm"
     spending: Spending = "pocock"
     basis: str = "auto"
@@ -58,6 +61,10 @@ class Look:
     alpha: float
     pending: int
     blocks_added: int
+    #: blocks per case once this look's data were in
+    blocks: int = 0
+    #: on the last look: why no more followed ("decided", "budget", "looks", or "fixed": one look was asked for)
+    ended: str | None = None
 
 
 @dataclass
@@ -68,7 +75,7 @@ class SessionResult:
     notes: list[str]
     looks: list[Look]
     elapsed_s: float
-    stopped: str  # "decided", "budget", "looks"
+    stopped: str  # "decided", "budget", "looks", "fixed" (one look of the planned blocks: --no-until-decided)
 
     @property
     def inconclusive(self) -> list[CaseComparison]:
@@ -90,6 +97,12 @@ class _Timing(RunObserver):
     def case_started(self, case: PlannedCase) -> None:
         self._started = self.clock()
         self.inner.case_started(case)
+
+    def execution_started(self, execution: Execution) -> None:
+        self.inner.execution_started(execution)
+
+    def profiling(self, execution: Execution) -> None:
+        self.inner.profiling(execution)
 
     def execution_done(self, execution: Execution, result: Result) -> None:
         self.inner.execution_done(execution, result)
@@ -176,11 +189,12 @@ def run_until_decided(
     results = seq.look(cases, fraction=first_fraction)
     blocks = config.resolved(plan)[2]
     used: dict[Key, int] = {k: blocks for k in cases}
-    looks = [Look(1, clock() - started, seq.fraction, seq.spent_alphas[-1], len(seq.pending), blocks)]
+    looks = [Look(1, clock() - started, seq.fraction, seq.spent_alphas[-1], len(seq.pending), blocks, blocks)]
+    min_step = settings.min_step or metric(metric_name).look_step
     record = {"baseline": baseline, "metric": metric_name, "alpha": settings.alpha,
               "threshold": settings.threshold, "floor": settings.floor, "family_size": seq.family_size,
               "spending": settings.spending, "basis": settings.basis, "looks": [], "cases": {}}
-    stopped, reported = "decided", False
+    stopped = "decided" if settings.until_decided or not seq.pending else "fixed"
     while seq.pending and settings.until_decided:
         if seq.exhausted:  # the last look the budget (or --max-looks) allowed is done
             limited = settings.max_looks is not None and seq.looks_done >= settings.max_looks
@@ -190,12 +204,12 @@ def run_until_decided(
         per_block = sum(2 * timing.per_execution(ids[key], results_seconds) for key in pending)
         next_look = plan_next_look(elapsed_s=clock() - started, budget_s=settings.budget_s,
                                    seconds_per_block=per_block, blocks_so_far=blocks,
-                                   growth=settings.growth, min_step=settings.min_step)
+                                   growth=settings.growth, min_step=min_step)
+        if next_look is None:
+            stopped = "budget"
+            break
         if on_look:
             on_look(looks[-1], next_look)
-        if next_look is None:
-            stopped, reported = "budget", True
-            break
         blocks += next_look.blocks
         config.processes = blocks
         run.config["processes"] = blocks
@@ -213,8 +227,11 @@ def run_until_decided(
         results = seq.look({k: v for k, v in cases.items() if k in results},
                            fraction=max(next_look.fraction, seq.fraction))
         looks.append(Look(len(looks) + 1, clock() - started, seq.fraction, seq.spent_alphas[-1],
-                          len(seq.pending), next_look.blocks))
-    if on_look and not reported:
+                          len(seq.pending), next_look.blocks, blocks))
+    if not seq.pending:
+        stopped = "decided"
+    looks[-1] = dataclasses.replace(looks[-1], ended=stopped)
+    if on_look:
         on_look(looks[-1], None)
     record["looks"] = [{"fraction": look.fraction, "alpha": look.alpha, "blocks_added": look.blocks_added}
                        for look in looks]
@@ -238,6 +255,4 @@ def _look_record(blocks: int, comparison: CaseComparison, case: CaseInput | None
 
 
 def _relabel(comparison: CaseComparison, label: Hashable) -> CaseComparison:
-    import dataclasses
-
     return dataclasses.replace(comparison, key=label)

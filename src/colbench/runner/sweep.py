@@ -24,7 +24,7 @@ from packaging.version import InvalidVersion, Version
 from colbench.runner.execute import EnvChoice
 from colbench.runner.points import Point, PointEnvironments, env_name
 from colbench.runtimes.interpreters import OLDEST, install_advice
-from colbench.runtimes.python import EnvError
+from colbench.runtimes.python import EnvError, release_probably_cached
 from colbench.runtimes.releases import Release, ReleaseError, package_index, pypi_releases
 
 EVERY = ("release", "minor", "major")
@@ -149,3 +149,9 @@ def build_sweep(sweep: Sweep, extra: tuple[str, ...] = (), say: Callable[[str], 
             say(f"environment {point.label}: {builder.notes[point.label]}")
         envs.append(built)
     return envs
+
+
+def planned_builds(versions: Versions, extra: tuple[str, ...] = ()) -> list[bool]:
+    """For a dry run: per release named, whether its environment must be built (True) or is probably in the cache;
+    a range lists its releases from the index only when it runs, so it plans none."""
+    return [not release_probably_cached(f"{versions.package}=={v}", extra) for v in versions.named]

@@ -43,6 +43,7 @@ class BuiltJar:
     sources_digest: str
     built_at: str
     current: bool  # built from the sources colbench has now
+    build_seconds: float = 0.0  # how long Maven took (0: not recorded)
 
 
 def cache_root() -> Path:
@@ -99,7 +100,7 @@ def built_jars() -> list[BuiltJar]:
         jar = marker.parent / JAR
         if jar.is_file() and _VERSION_RE.fullmatch(marker.parent.name):
             found.append(BuiltJar(marker.parent.name, jar, meta.get("sources_digest", ""), meta.get("built_at", ""),
-                                  meta.get("sources_digest") == current))
+                                  meta.get("sources_digest") == current, float(meta.get("build_seconds") or 0.0)))
     return sorted(found, key=lambda b: tuple(int(x) for x in b.arrow_version.split(".")))
 
 

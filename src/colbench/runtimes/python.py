@@ -25,15 +25,17 @@ import dataclasses
 import hashlib
 import json
 import os
+import platform
 import re
 import shlex
 import shutil
+import statistics
 import subprocess
 import sys
 import time
 import tomllib
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -573,15 +575,18 @@ def base_interpreter(spec: EnvSpec, python: str | None = None) -> str:
     return sys.executable
 
 
-def ensure_environment(spec: EnvSpec, project_root: Path, *, python: str | None = None) -> Environment:
+def ensure_environment(spec: EnvSpec, project_root: Path, *, python: str | None = None,
+                       say: Callable[[str], None] | None = None) -> Environment:
     """Return the environment for `spec`, building it if no complete one with the same key exists.
 
     `python` is the base interpreter (default: the spec's `python==X`, else the one running colbench). On a Python
     colbench's own requirements do not install on, the environment is worker-only. Resolution runs every time (it
-    is what the key hashes; uv answers from its cache in about a second); building only when the key is new.
+    is what the key hashes; uv answers from its cache in about a second); building only when the key is new. `say`
+    hears which of the two it is, once it is known, and how long a build took.
     """
     project_root = Path(project_root).resolve()
     python = base_interpreter(spec, python)
+    started = time.monotonic()
     interp = _interpreter_info(python)
     if not spec.worker_only and not runs_colbench(project_root, interp["version"]):
         spec = dataclasses.replace(spec, worker_only=True)
@@ -591,7 +596,13 @@ def ensure_environment(spec: EnvSpec, project_root: Path, *, python: str | None 
     dest = root / key
     existing = _load(dest, spec.name)
     if existing is not None:
+        if say:
+            say(f"environment {spec.name}: {redact(spec.text)} (uv, found in the cache)")
         return existing
+    if say:
+        took = build_seconds()
+        typical = f" (a fresh environment took {statistics.median(took):.0f} s here)" if took else ""
+        say(f"environment {spec.name}: building {redact(spec.text)} with uv{typical}")
     owned_dir(root, "environments directory")
     owned(dest, "environment")
     tmp = owned(root / f".tmp-{key}-{uuid.uuid4().hex[:8]}", "environment")
@@ -624,6 +635,7 @@ def ensure_environment(spec: EnvSpec, project_root: Path, *, python: str | None 
             **({"exclude_newer": spec.exclude_newer} if spec.exclude_newer else {}),
             "project_root": str(project_root),
             "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+            "build_seconds": round(time.monotonic() - started, 1),  # resolve, install, check: estimates read it
         }
         write_text(tmp / MARKER, json.dumps(meta, indent=2, sort_keys=True), "environment marker")
         try:
@@ -639,7 +651,45 @@ def ensure_environment(spec: EnvSpec, project_root: Path, *, python: str | None 
     env = _load(dest, spec.name)
     if env is None:  # pragma: no cover - only if the directory vanished under us
         raise EnvError(f"environment {key} disappeared while being created")
+    if say:
+        say(f"environment {spec.name}: built in {time.monotonic() - started:.0f} s")
     return env
+
+
+def _markers() -> list[dict[str, object]]:
+    root = envs_dir()
+    found = []
+    if root.is_dir():
+        for marker in root.glob(f"*/{MARKER}"):
+            with contextlib.suppress(OSError, json.JSONDecodeError):
+                found.append(json.loads(marker.read_text()))
+    return found
+
+
+def build_seconds() -> list[float]:
+    """How long each environment in the cache took to build (those built since colbench records it)."""
+    seconds = [m.get("build_seconds") for m in _markers()]
+    return [float(s) for s in seconds if isinstance(s, int | float) and s > 0]
+
+
+def probably_cached(spec: EnvSpec, python: str | None = None) -> bool:
+    """Whether an environment of these requirements for this interpreter is in the cache: what the dry run can tell
+    without resolving (the key hashes the resolution; a new upstream release since makes a build after all)."""
+    wanted = redact_argv(list(spec.requirements))
+    try:
+        base = base_interpreter(spec, python)
+    except EnvError:  # no interpreter for its python==X: nothing of it can be in the cache
+        return False
+    version = platform.python_version() if base == sys.executable else _interpreter_info(base).get("version")
+    return any(m.get("requirements") == wanted and m.get("python_version") == version for m in _markers())
+
+
+def release_probably_cached(requirement: str, extra: Sequence[str] = ()) -> bool:
+    """Whether a release's worker-only environment (`pyarrow==0.17.1` first, its companions after, runtimes/era.py)
+    with these extra requirements is in the cache: what a dry run of a sweep can tell without asking the index."""
+    wanted = redact_argv([requirement, *extra])
+    return any(m.get("worker_only") and isinstance(found := m.get("requirements"), list) and found[:1] == wanted[:1]
+               and set(wanted[1:]) <= set(found) for m in _markers())
 
 
 # ------------------------------------------------------------------------------------------- list/clean

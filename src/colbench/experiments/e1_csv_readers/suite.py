@@ -19,7 +19,7 @@ figure rather than the claims.
 from __future__ import annotations
 
 from colbench.benchmarks.common import FANNIE, TAXI_2010
-from colbench.model.benchmark import Suite, SuiteEntry
+from colbench.model.suite import Suite, SuiteEntry
 
 E = SuiteEntry
 

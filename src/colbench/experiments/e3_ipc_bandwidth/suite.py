@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from colbench.model.benchmark import Suite, SuiteEntry
+from colbench.model.suite import Suite, SuiteEntry
 
 E = SuiteEntry
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from colbench.benchmarks.common import FANNIE
-from colbench.model.benchmark import Suite, SuiteEntry
+from colbench.model.suite import Suite, SuiteEntry
 
 E = SuiteEntry
 

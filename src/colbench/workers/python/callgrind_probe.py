@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from colbench.model.records import CaseSpec
+    from colbench.model.worker_records import CaseSpec
 
 #: where the orchestrator put the helper library and where callgrind writes its dumps
 LIB_VAR = "COLBENCH_CALLGRIND_LIB"

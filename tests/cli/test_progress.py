@@ -1,0 +1,115 @@
+"""The live view of a run when piped (a CI log): a line per finished process with the elapsed time and what is left,
+a run announced once however many looks it takes, and never more than `quiet_s` of silence while something runs."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from colbench.cli.progress import Heartbeat, RichProgress
+from colbench.model.records import Run
+from colbench.runner.plan import EnvChoice, Execution, make_plan
+from colbench.runner.session import Look
+from tests.records import make_result
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def view() -> tuple[RichProgress, io.StringIO, Clock]:
+    out = io.StringIO()
+    clock = Clock()
+    console = Console(file=out, force_terminal=False, width=200)
+    progress = RichProgress(console, live=False, clock=clock, quiet_s=10.0)
+    progress.heartbeat.start = lambda: None  # type: ignore[method-assign]  # ticks are driven by the test
+    return progress, out, clock
+
+
+def run_record() -> Run:
+    return Run(run_id="r1", started_at="2026-01-01T00:00:00+00:00", machine_id="m", machine={}, config={})
+
+
+def test_piped_every_finished_process_is_a_line_with_the_time_so_far_and_what_is_left():
+    progress, out, clock = view()
+    case = make_plan(["placebo"], {"duration": ["0.01"]}).cases[0]
+    executions = [Execution(case, EnvChoice(name=name), 0, 0) for name in ("old", "new")]
+    progress.expecting(40.0, 2)
+    progress.start(run_record(), 1, 2)
+    progress.case_started(case)
+    progress.execution_started(executions[0])
+    clock.now += 20
+    progress.execution_done(executions[0], make_result(case_id=case.case_id, status="ok"))
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("run r1: 1 case, 2 worker processes (about 40 s)")
+    assert "process 1/2 placebo duration=0.01" in lines[-1] and "[old]: ok in 20 s" in lines[-1]
+    assert "(20 s since the start), ETA 20 s" in lines[-1]  # the one left, at the mean of those finished
+
+
+def test_no_silence_longer_than_quiet_s_while_a_process_runs():
+    progress, out, clock = view()
+    case = make_plan(["placebo"], {"duration": ["0.01"]}).cases[0]
+    progress.start(run_record(), 1, 1)
+    progress.execution_started(Execution(case, EnvChoice(name="new"), 0, 0))
+    before = out.getvalue()
+    clock.now += 5
+    progress._tick()
+    assert out.getvalue() == before  # 5 s of quiet is fine
+    clock.now += 7
+    progress._tick()
+    said = out.getvalue()[len(before):]
+    assert "… process 1 of 1: placebo duration=0.01" in said and "[new]: 12 s so far" in said
+    clock.now += 3
+    progress._tick()
+    assert out.getvalue()[len(before):] == said  # a line resets the quiet
+
+
+def test_a_long_build_is_said_while_it_goes():
+    progress, out, clock = view()
+    progress.said("environment old: building pyarrow==17.0.0 with uv (a fresh environment took 28 s here)")
+    clock.now += 11
+    progress._tick()
+    assert "… environment old: building pyarrow==17.0.0 with uv" in out.getvalue().splitlines()[-1]
+    assert "11 s so far" in out.getvalue().splitlines()[-1]
+
+
+def test_a_run_is_announced_once_and_later_looks_say_only_what_they_add():
+    progress, out, _ = view()
+    progress.start(run_record(), 1, 4)
+    progress.finish(run_record())
+    progress.context = "look 2"
+    progress.start(run_record(), 1, 2)
+    lines = out.getvalue().splitlines()
+    assert sum(line.startswith("run r1:") for line in lines) == 1
+    assert lines[-1] == "look 2: 2 more worker processes in run r1"
+
+
+def test_looks_say_why_they_ended_as_the_session_ended():
+    progress, out, _ = view()
+    progress.looked(Look(1, 30.0, 1.0, 0.01, 1, 12, 12, ended="fixed"), None, 0.0)
+    progress.looked(Look(3, 590.0, 1.0, 0.01, 1, 4, 20, ended="budget"), None, 600.0)
+    progress.looked(Look(2, 90.0, 0.3, 0.003, 0, 1, 3, ended="decided"), None, 600.0)
+    fixed, budget, decided = out.getvalue().splitlines()
+    assert "the only one asked for" in fixed and "no more blocks fit" not in fixed
+    assert "still inconclusive" in budget and "no more blocks fit the budget" in budget
+    assert decided.startswith("look 2 (after 3 blocks): every comparison decided")
+
+
+def test_the_heartbeat_thread_ticks_and_stops():
+    ticks: list[int] = []
+    beat = Heartbeat(lambda: ticks.append(1), period_s=0.01)
+    beat.start()
+    import time
+
+    deadline = time.monotonic() + 5
+    while not ticks and time.monotonic() < deadline:
+        time.sleep(0.01)
+    beat.stop()
+    count = len(ticks)
+    time.sleep(0.05)
+    assert count >= 1 and len(ticks) == count  # stopped means no more ticks
