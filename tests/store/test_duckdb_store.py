@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 import duckdb
 import pyarrow.parquet as pq
@@ -39,6 +42,18 @@ def test_exports_carry_raw_samples(finished_run, tmp_path):
     assert len((tmp_path / "r.csv").read_text().strip().splitlines()) == 1 + 4 * 3  # one row per iteration
     docs = [json.loads(line) for line in (tmp_path / "r.jsonl").read_text().splitlines()]
     assert {d["process_index"] for d in docs} == {0, 1}
+
+
+def test_export_without_output_names_its_file_after_the_format(finished_run, tmp_path):
+    environment = {**os.environ, "COLBENCH_HOME": str(finished_run)}
+    environment.pop("COLBENCH_STORE", None)
+    for fmt, name in (("csv", "colbench-results.csv"), ("jsonl", "colbench-results.jsonl")):
+        proc = subprocess.run([sys.executable, "-m", "colbench", "export", "latest", "--format", fmt], cwd=tmp_path,
+                              capture_output=True, text=True, env=environment, timeout=300)
+        assert proc.returncode == 0 and f"to {name}" in proc.stdout, proc.stdout + proc.stderr
+    assert (tmp_path / "colbench-results.csv").read_text().startswith("result_id,")
+    assert json.loads((tmp_path / "colbench-results.jsonl").read_text().splitlines()[0])["run_id"]
+    assert not (tmp_path / "colbench-results.parquet").exists()
 
 
 def test_show_formats(finished_run):

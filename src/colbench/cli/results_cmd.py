@@ -63,7 +63,8 @@ def _show_runs(db: Any, fmt: str) -> None:
 def export(
     run_ids: Annotated[list[str] | None, typer.Argument(help="runs to export (default: all)")] = None,
     fmt: Annotated[str, typer.Option("--format", "-f", help="parquet, csv, jsonl or conbench")] = "parquet",
-    output: Annotated[Path, typer.Option("--output", "-o", help="file to write")] = Path("colbench-results.parquet"),
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="file to write (default: "
+                                                "colbench-results.parquet, .csv, .jsonl or .json by --format)")] = None,
     store: StoreOption = None,
 ) -> None:
     """Export results (raw samples included) for other tools."""
@@ -71,6 +72,7 @@ def export(
 
     if fmt not in (*FORMATS, "conbench"):
         raise UsageError(f"--format {fmt!r}: choose from {', '.join(FORMATS)}, conbench")
+    output = output or Path(f"colbench-results.{'json' if fmt == 'conbench' else fmt}")
     if output.is_dir():
         raise UsageError(f"--output {output}: is a directory; give a file name, e.g. {output / ('results.' + fmt)}")
     db = _store(store, create=False)

@@ -244,6 +244,10 @@ def print_session(session: Any, fmt: str = "table") -> None:
     spent = sum(look.alpha for look in session.looks)
     console.print(f"{plural(len(session.looks), 'look')} in {fmt_seconds(session.elapsed_s)}: {why[session.stopped]}; "
                   f"alpha {spent:.2g} spent over the looks")
-    for c in session.inconclusive:
-        console.print(f"[yellow]inconclusive[/yellow] {c.label}: {c.reason}; after {plural(c.n_blocks, 'block')} it "
-                      f"could have caught a slowdown of {format_mde(c)} (80% / 95% power)", highlight=False)
+    several = len(session.comparisons) > 1  # a sweep: say which pair each line is about
+    for contender, comparisons in session.comparisons.items():
+        pair = f" ({contender} vs {session.baseline})" if several else ""
+        for c in (c for c in comparisons if str(c.verdict) == "inconclusive"):
+            console.print(f"[yellow]inconclusive[/yellow] {c.label}{pair}: {c.reason}; after "
+                          f"{plural(c.n_blocks, 'block')} it could have caught a slowdown of {format_mde(c)} "
+                          "(80% / 95% power)", highlight=False)
