@@ -14,7 +14,8 @@ from colbench.runner.session import SessionResult
 def _inconclusive(label: str) -> CaseComparison:
     return CaseComparison(key=label, metric="instructions", direction="lower_is_better", verdict=Verdict.INCONCLUSIVE,
                           reason="too few samples", ratio=1.3, ci_low=math.nan, ci_high=math.nan, ci_level=0.99,
-                          p_value=1.0, p_adjusted=1.0, paired=True, n_baseline=1, n_contender=1, n_blocks=1, baseline_median=1.0,
+                          p_value=1.0, p_adjusted=1.0, paired=True, n_baseline=1, n_contender=1, n_blocks=1,
+                          baseline_median=1.0,
                           contender_median=1.3, baseline_cv=0, contender_cv=0, threshold=0.0025, alpha=0.01,
                           method="holm")
 
