@@ -69,11 +69,14 @@ _NEWER_MODULES = {"tomllib": "3.11", "zoneinfo": "3.9", "graphlib": "3.9"}
 
 
 def _annotation_nodes(tree: ast.AST) -> set[int]:
-    """Nodes inside annotations: `from __future__ import annotations` keeps them unevaluated on 3.8."""
+    """Nodes inside annotations (`from __future__ import annotations` keeps them unevaluated on 3.8) and inside
+    `if TYPE_CHECKING:` blocks (never run)."""
     inside: set[int] = set()
     roots: list[ast.AST] = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.AnnAssign):
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            roots += node.body
+        elif isinstance(node, ast.AnnAssign):
             roots.append(node.annotation)
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             arguments = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs, node.args.vararg,
@@ -126,13 +129,15 @@ def test_the_check_finds_what_38_cannot_run() -> None:
               "Alias = dict[str, int | None]\n"
               "def f(x: int | None, y: list[str]) -> dict[str, int]:\n"
               "    ok: list[int] = []\n"
-              "    return isinstance(x, int | str) or 'a'.removeprefix('b') or list(zip(y, y, strict=True))\n")
+              "    return isinstance(x, int | str) or 'a'.removeprefix('b') or list(zip(y, y, strict=True))\n"
+              "if TYPE_CHECKING:\n    Json = dict[str, Any]\nelse:\n    Json = dict[str, Any]\n")
     found = runtime_features_after_38(source)
     assert [f.split(":", 1)[0] for f in found].count("line 4") == 2  # dict[...] and int | None, not the annotations
     assert any("functools.cache" in f for f in found) and any("tomllib" in f for f in found)
     assert any("line 7: X | Y" in f for f in found) and any("removeprefix" in f for f in found)
     assert any("zip(strict=)" in f for f in found)
-    assert not any(f.startswith(("line 5", "line 6")) for f in found)
+    assert not any(f.startswith(("line 5", "line 6", "line 9")) for f in found)  # annotations, TYPE_CHECKING
+    assert any(f.startswith("line 11: dict[...]") for f in found)  # its else: branch runs
 
 
 def test_the_worker_closure_uses_nothing_38_cannot_run(closure: list[Path]) -> None:
