@@ -11,6 +11,7 @@ import pytest
 from colbench.app.errors import UsageError
 from colbench.app.history import HistoryRequest, history
 from colbench.app.stores import store_at
+from tests.conftest import STEPPED_DURATION
 
 
 @pytest.mark.slow
@@ -21,7 +22,7 @@ def test_the_series_chains_runs_through_a_baseline_and_finds_the_step(stepped_hi
     tests/conftest.py): the runs chain through the baseline, and the step is found where it is."""
     monkeypatch.setenv("COLBENCH_HOME", str(stepped_history))
     monkeypatch.delenv("COLBENCH_STORE", raising=False)
-    found = history(store_at(None, create=False), HistoryRequest("placebo", {"duration": "0.01"}))
+    found = history(store_at(None, create=False), HistoryRequest("placebo", {"duration": STEPPED_DURATION}))
     series = {h.env_name: h for h in found.histories}
     code = series["code"]
     assert code.machine_id == found.machine_id and code.metric == "time" and len(code.points) == 12

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tests.conftest import colbench
+from tests.conftest import STEPPED_DURATION, colbench
 
 # real processes (the full run, not the fast tier), and a step in measured times: alone (tests/xdist_plan.py)
 pytestmark = [pytest.mark.slow, pytest.mark.serial]
@@ -22,7 +22,7 @@ def test_history_finds_the_step_chained_through_a_baseline(stepped_history):
     (change,) = history["change_points"]
     assert change["index"] == 6 and 0.2 < change["magnitude"] < 0.8  # 1.5x, through this loaded VM's noise
     assert histories["ref"]["change_points"] == []
-    table = colbench("history", "placebo", "--param", "duration=0.01", home=home, check=True).stdout
+    table = colbench("history", "placebo", "--param", f"duration={STEPPED_DURATION}", home=home, check=True).stdout
     assert "change point at" in table and "ratio to" in table
     bad = colbench("history", "placebo", "--machine", "elsewhere", home=home)
     assert bad.returncode == 2 and "no results of placebo on machine 'elsewhere'" in bad.stderr
