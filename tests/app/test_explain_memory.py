@@ -151,16 +151,46 @@ def test_the_table_and_the_memory_flame_graph(planted):
     assert box.outside_the_home() == []
 
 
-# --- bad input: one line each -------------------------------------------------------------------------------------
+# --- run --profile-memory, and bad input: one line each ----------------------------------------------------------
 
 
 @pytest.fixture(scope="module")
 def placebo(tmp_path_factory) -> tuple[Sandbox, str]:
+    """Two environments of a tiny Parquet read, with the memory profiles `run --profile-memory` keeps."""
+    needs_heaptrack()
     box = Sandbox(tmp_path_factory.mktemp("explain-memory-bad"))
-    ran = box("run", "placebo", "--param", "duration=0", "--processes", "1", "--iterations", "1",
-              "--env", "a=@current", "--env", "b=@current")
+    tiny = [*CASE[:-4], "--param", "rows=2000", "--threads", "1"]
+    ran = box("run", *tiny, "--processes", "1", "--iterations", "1", "--env", "a=@current", "--env", "b=@current",
+              "--profile-memory", timeout=600)
     assert ran.returncode == 0, ran.stdout + ran.stderr
     return box, box.run_id()
+
+
+@pytest.mark.slow
+def test_run_keeps_memory_profiles_that_explain_uses_and_a_damaged_one_is_that_cases_error(placebo):
+    box, run_id = placebo
+    kept = sorted(box.home.glob(f"profiles/*/runs/{run_id}/*/*/memory/profile.heaptrack.*"))
+    assert [p.parent.parent.parent.name for p in kept] == ["a", "b"]
+    assert all((p.parent / "memory.json").is_file() for p in kept)
+    first = box("explain", f"{run_id}:a", f"{run_id}:b", "--metric", "memory", "--format", "json", timeout=600)
+    assert first.returncode == 0, first.stdout + first.stderr
+    case = json.loads(first.stdout)["cases"][0]
+    assert case["error"] is None and case["baseline"]["total"] > 0
+    assert {p["source"] for p in case["profiles"].values()} == {"stored"}
+    assert case["profiles"]["contender"]["path"] == str(kept[1])
+    whole = kept[1].read_bytes()
+    kept[1].write_bytes(whole[: len(whole) // 2])  # cut short, as a full disk or a killed copy would leave it
+    again = box("explain", f"{run_id}:a", f"{run_id}:b", "--metric", "memory", "--format", "json", timeout=600)
+    assert again.returncode == 2 and "Traceback" not in again.stderr, again.stdout + again.stderr
+    bad = json.loads(again.stdout)["cases"][0]
+    assert bad["error"].startswith("cannot read a memory profile") and "--rerun" in bad["error"]
+    table = box("explain", f"{run_id}:a", f"{run_id}:b", "--metric", "memory")
+    assert table.returncode == 2 and "error: cannot read a memory profile" in table.stdout
+    assert table.stdout.count("error:") == 1
+    rerun = box("explain", f"{run_id}:a", f"{run_id}:b", "--metric", "memory", "--rerun", "--format", "json",
+                timeout=600)
+    assert rerun.returncode == 0 and json.loads(rerun.stdout)["cases"][0]["error"] is None
+    assert box.outside_the_home() == []
 
 
 @pytest.mark.slow
@@ -171,8 +201,11 @@ def test_a_missing_tracer_is_one_line_with_its_install_command(placebo, tmp_path
     for tool in ("cc", "gcc", "zstd"):
         if shutil.which(tool):
             (bare / tool).symlink_to(shutil.which(tool))
-    out = box("explain", f"{run_id}:a", f"{run_id}:b", "--metric", "memory", env={"PATH": str(bare)})
+    out = box("explain", f"{run_id}:a", f"{run_id}:b", "--metric", "memory", "--rerun", env={"PATH": str(bare)})
     one_line_error(out, "heaptrack", "apt-get install heaptrack")
+    run = box("run", "placebo", "--param", "duration=0", "--processes", "1", "--profile-memory",
+              env={"PATH": str(bare)})
+    one_line_error(run, "--profile-memory", "apt-get install heaptrack")
     wrong = box("explain", f"{run_id}:a", f"{run_id}:b", "--metric", "cycles")
     one_line_error(wrong, "--metric 'cycles'", "instructions or memory")
     perf = box("explain", f"{run_id}:a", f"{run_id}:b", "--metric", "memory", "--profiler", "perf")
@@ -180,27 +213,21 @@ def test_a_missing_tracer_is_one_line_with_its_install_command(placebo, tmp_path
 
 
 @pytest.mark.slow
-def test_a_damaged_memory_profile_is_that_cases_error(placebo):
+def test_a_case_that_cannot_be_traced_is_an_error_row(tmp_path):
+    """The R worker has no heaptrack window: its case is an error row that says so, in one line."""
     needs_heaptrack()
-    box, run_id = placebo
-    first = box("explain", f"{run_id}:a", f"{run_id}:b", "--metric", "memory", "--format", "json", timeout=600)
-    assert first.returncode == 0, first.stdout + first.stderr
-    case = json.loads(first.stdout)["cases"][0]
-    assert case["error"] is None
-    kept = Path(case["profiles"]["contender"]["path"])
-    assert within(kept, box.home) and kept.name.startswith("profile.heaptrack")
-    # a stored profile of the run, damaged: put where `run --profile-memory` keeps them, cut short
-    stored = box.home.glob(f"profiles/*/runs/{run_id}")
-    assert list(stored) == []
-    folder = next(box.home.glob("profiles/*")) / "runs" / run_id / "b" / case["case_id"] / "memory"
-    folder.mkdir(parents=True)
-    whole = kept.read_bytes()
-    (folder / kept.name).write_bytes(whole[: len(whole) // 2])
-    again = box("explain", f"{run_id}:a", f"{run_id}:b", "--metric", "memory", "--format", "json", timeout=600)
-    assert again.returncode == 2 and "Traceback" not in again.stderr, again.stdout + again.stderr
-    bad = json.loads(again.stdout)["cases"][0]
-    assert bad["error"].startswith("cannot read a memory profile") and "--rerun" in bad["error"]
-    assert bad["profiles"]["contender"]["source"] == "stored"
-    table = box("explain", f"{run_id}:a", f"{run_id}:b", "--metric", "memory")
-    assert table.returncode == 2 and "error: cannot read a memory profile" in table.stdout
-    assert len([line for line in table.stdout.splitlines() if "error:" in line]) == 1
+    require_tools("Rscript")
+    box = Sandbox(tmp_path)
+    ran = box("run", "csv-read", "--param", "reader=data.table", "--param", "rows=1000", "--threads", "1",
+              "--processes", "1", "--iterations", "1", "--env", "a=@current", "--env", "b=@current", timeout=600)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    run_id = box.run_id()
+    out = box("explain", f"{run_id}:a", f"{run_id}:b", "--metric", "memory", "--format", "json", timeout=600)
+    assert out.returncode == 2 and "Traceback" not in out.stderr, out.stdout + out.stderr
+    cases = json.loads(out.stdout)["cases"]
+    assert cases and all("Python workers only" in c["error"] and c["flamegraph"] is None for c in cases)
+    table = box("explain", f"{run_id}:a", f"{run_id}:b", "--metric", "memory", timeout=600)
+    assert table.returncode == 2 and f"explained 0 of {len(cases)} case" in table.stdout
+    words = " ".join(table.stdout.split())  # the console wraps long lines
+    assert words.count("error:") == len(cases) and words.count("a: memory profiles are taken in Python workers only") \
+        == len(cases)
