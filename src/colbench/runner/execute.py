@@ -167,7 +167,8 @@ def launch_for(case: PlannedCase, env: EnvChoice, config: RunConfig) -> tuple[Wo
 
 
 def start_run(store: Store, config: RunConfig, plan: Plan, envs: Sequence[EnvChoice], argv: list[str]) -> Run:
-    if config.profile or config.profile_memory:  # where its profiles go: a folder there linked out of the home is refused before the run starts
+    # where its profiles go: a folder there linked out of the home is refused before the run starts
+    if config.profile or config.profile_memory:
         from colbench.store.profiles import check_writable
 
         check_writable(store)
