@@ -35,6 +35,7 @@ ALLOCATOR = re.compile(
     r"^(malloc|calloc|realloc|free|posix_memalign|aligned_alloc|memalign|valloc|pvalloc|__libc_\w+|_int_\w+|"
     r"sysmalloc|operator new|arrow_mi_\w+|_?mi_\w+|je_\w+|report_alloc|heaptrack_\w+|"
     r"arrow::(BaseMemoryPoolImpl|PoolBuffer|ProxyMemoryPool|LoggingMemoryPool|CappedMemoryPool|"
+    r"(\(anonymous namespace\)::)?(System|Jemalloc|Mimalloc)Allocator::|"
     r"memory_pool::|(\(anonymous namespace\)::)?(PoolBuffer|ResizePoolBuffer|AllocateBuffer|"
     r"AllocateResizableBuffer|AllocateBitmap|AllocateEmptyBitmap)\b|AllocateBuffer\b|AllocateResizableBuffer\b|"
     r"AllocateBitmap\b|AllocateEmptyBitmap\b|ResizableBuffer::|MemoryPool::|BufferBuilder::(Resize|Reserve)|"
