@@ -9,16 +9,22 @@ fresh heaptrack workers a case, about 30 s)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import shutil
+import subprocess
 import textwrap
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from urllib.parse import urlencode
 
 import pytest
 
 from tests.app.test_explain import Sandbox, one_line_error, within
 from tests.conftest import require_tools
+from tests.report.conftest import entry, free_port, http_get
 
 ROWS = 100_000
 CASE = ["file-read", "--param", "format=parquet", "--param", "codec=snappy", "--param", "engine=pyarrow",
@@ -149,6 +155,40 @@ def test_the_table_and_the_memory_flame_graph(planted):
     assert "ConcatenateBuffers" in text and "at peak A" in text and "churn" in text
     assert "of the peak's change" in text and "peak RSS recorded by the runs" in text
     assert box.outside_the_home() == []
+
+
+@pytest.mark.slow
+def test_the_report_and_the_dashboard_show_who_owns_the_peak_beside_the_memory_verdict(planted):
+    """The HTML report adds a memory comparison where memory profiles exist, with the flame graph `explain` drew;
+    the dashboard compares on memory with the same."""
+    box, run_id, _ = planted
+    report = box("report", run_id, "--output", str(box.home / "report"), "--no-history", timeout=600)
+    assert report.returncode == 0, report.stdout + report.stderr
+    html = (box.home / "report" / "index.html").read_text()
+    assert "environment copy vs base — memory" in html and "Where the memory went" in html
+    assert html.count("<figure class=\"flame\">") == 2  # both pools, beside the memory verdicts
+    assert "Δ at the peak" in html and "ConcatenateBuffers" in html and "Peak of the timed call" in html
+    port = free_port()
+    env = {**os.environ, "COLBENCH_HOME": str(box.home)}
+    env.pop("COLBENCH_STORE", None)
+    with subprocess.Popen([*entry("serve"), "--port", str(port)], env=env, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL) as server:
+        try:
+            base, deadline = f"http://127.0.0.1:{port}", time.monotonic() + 90
+            while True:
+                with contextlib.suppress(OSError):
+                    if http_get(base + "/")[0] == 200:
+                        break
+                assert time.monotonic() < deadline and server.poll() is None
+                time.sleep(0.3)
+            query = urlencode({"baseline": run_id, "baseline_env": "base", "contender": run_id,
+                               "contender_env": "copy", "metric": "memory"})
+            status, _, page = http_get(f"{base}/compare?{query}")
+        finally:
+            server.terminate()
+            server.wait(timeout=15)
+    assert status == 200 and "Where the memory went" in page and "Δ at the peak" in page, page[:500]
+    assert "<script" not in page
 
 
 # --- run --profile-memory, and bad input: one line each ----------------------------------------------------------

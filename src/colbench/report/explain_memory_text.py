@@ -121,3 +121,16 @@ def draw_memory(case: Any, a: MemorySide, b: MemorySide) -> str:
                 f"the timed call's peak{churn}; heaptrack, stacks end at the allocating function")
     return differential_svg(flame_stacks(a.view), flame_stacks(b.view), title=f"Where the memory went: {case.label}",
                             subtitle=subtitle, baseline_label=a.view.label, contender_label=b.view.label, unit="B")
+
+
+def memory_summary(peak_a: float, peak_b: float, listed: float | None, count: int,
+                   churn: tuple[int, int] | None = None) -> str:
+    """The sentence under a memory flame graph in the report and the dashboard."""
+    ratio = f" ({peak_b / peak_a - 1:+.1%})" if peak_a else ""
+    text = (f"Peak of the timed call (live bytes it allocated, heaptrack with Arrow's pools): {fmt_bytes(peak_a)} → "
+            f"{fmt_bytes(peak_b)}{ratio}.")
+    if churn is not None:
+        text += f" Churn (all it allocated): {fmt_bytes(churn[0])} → {fmt_bytes(churn[1])}."
+    if listed is not None:
+        text += f" The {count} functions listed account for {listed:.0%} of the peak's change."
+    return text
