@@ -42,6 +42,7 @@ def memory_lines(case: ExplainedCase, facts: MemoryFactsLike | None) -> list[str
         lines.append(f"churn (every byte the call allocated): {_change(*facts.churn)}; "
                      f"{facts.allocations[0]:,} → {facts.allocations[1]:,} allocations")
         lines += rss_lines(diff, facts)
+        lines += pool_notes(diff, facts)
     if case.verdict:
         lines.append(f"verdict: {case.verdict}")
     lines += [n for n in symbol_notes(diff) if not n.startswith("Python functions")]
@@ -95,6 +96,19 @@ def rss_lines(diff: ProfileDiff, facts: MemoryFactsLike) -> list[str]:
                      f"against {signed_cost(diff.total_change, 'B')} traced): a peak outside the timed call, "
                      "imports or threads that differ, or memory heaptrack does not see (mmap by the case itself)")
     return lines
+
+
+def pool_notes(diff: ProfileDiff, facts: MemoryFactsLike) -> list[str]:
+    """A side whose trace holds far less than its Arrow pool's own peak: the pool's blocks were not seen (a pyarrow
+    whose libarrow does not call its pool backend through the PLT, so the shim cannot report it)."""
+    notes = []
+    for side, measured in zip((diff.baseline, diff.contender), facts.measured, strict=True):
+        pool_peak = measured.get("pool_peak_bytes")
+        if isinstance(pool_peak, int | float) and pool_peak > (1 << 20) and side.total < 0.5 * pool_peak:
+            notes.append(f"note: {side.label}'s trace holds {fmt_bytes(side.total)} at its peak, its Arrow pool "
+                         f"({measured.get('pool')}) peaked at {fmt_bytes(pool_peak)}: the pool's blocks were not seen "
+                         "(try allocator=system, which heaptrack sees directly)")
+    return notes
 
 
 def memory_document(case: Any) -> CaseDocument:
