@@ -12,7 +12,7 @@ allocated), and the peak RSS each side's stored results recorded, with the relat
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +32,7 @@ from colbench.app.explain import (
 )
 from colbench.model.records import Result, Run, Side
 from colbench.profiles.heaptrack import DamagedProfile
-from colbench.profiles.memory import MemorySide, read_side
+from colbench.profiles.memory import read_side
 from colbench.store.base import Store, StoreError
 from colbench.store.profiles import explain_folder, stored_memory_profile
 from colbench.store.selection import resolve_sides
@@ -59,8 +59,6 @@ class MemoryFacts:
 @dataclass
 class MemoryCaseExplanation(CaseExplanation):
     memory: MemoryFacts | None = None
-    #: the peaks as drawn (kept for the report's flame graph)
-    sides: tuple[MemorySide, MemorySide] | None = field(default=None, repr=False)
 
 
 def explain_memory(store: Store, request: ExplainRequest, say: Say) -> Explanation:
@@ -146,7 +144,6 @@ def diff_memory(case: MemoryCaseExplanation, top: int, case_dir: Path, labels: t
         case.error = f"cannot read a memory profile: {exc} (profile again with --rerun)"
         return
     case.diff = diff_profiles(a.view, b.view, top)
-    case.sides = (a, b)
     case.memory = MemoryFacts((a.churn_bytes, b.churn_bytes), (a.allocations, b.allocations), rss,
                               (a.measured, b.measured))
     case.flamegraph, case.report = write_outputs(case_dir, draw_memory(case, a, b), memory_document(case))

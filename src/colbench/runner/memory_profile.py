@@ -181,7 +181,8 @@ def memory_profile_case(spec: CaseSpec, launch: WorkerLaunch, tracer: Tracer, fo
     traced = dataclasses.replace(
         launch, command=[tracer.heaptrack, "--output", str(base), *launch.command],
         env={**launch.env, "LD_PRELOAD": preload, WINDOW_VAR: "1"}, timeout_s=launch.timeout_s * TIMEOUT_FACTOR,
-        memory_limit_bytes=None)  # heaptrack's own tables are not the case's memory
+        memory_limit_bytes=None,  # heaptrack's own tables are not the case's memory
+        cpus=None, quietest=False)  # not pinned: heaptrack_interpret resolves frames beside the worker, on any CPU
     started = time.monotonic()
     outcome = run_worker(memory_spec(spec), traced)
     seconds = time.monotonic() - started
