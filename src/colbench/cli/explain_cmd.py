@@ -32,7 +32,9 @@ def explain(
 ) -> None:
     """Say where the instructions went: profile each case on both sides under callgrind (fresh workers, or the
     profiles `run --profile` kept), list the functions whose cost changed most with their share of the change,
-    and draw a differential flame graph. Exit 0; 2 on bad input or when no case could be explained."""
+    and draw a differential flame graph. With --metric memory: who owns each side's peak instead (heaptrack,
+    or the profiles `run --profile-memory` kept), in bytes, with the churn. Exit 0; 2 on bad input or when no case
+    could be explained."""
     from colbench.app.explain import METRICS, ExplainRequest
     from colbench.app.explain import explain as explain_instructions
     from colbench.app.explain_memory import explain_memory
