@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Every Debian package the tests need, in one apt-get (apt takes one lock: separate installs would only queue):
 # R with data.table/readr/vroom (the R worker's own list), PostgreSQL's server, chromium with a font, Valgrind, a C
-# compiler (for Valgrind's client requests) and Python 3.11 (the Conbench server's). Then perf, where Debian has it
-# for this kernel (optional: its test skips where perf cannot sample). Idempotent: installs only what is missing,
-# and refreshes the package lists only when they are missing or a day old.
+# compiler (for Valgrind's client requests), heaptrack and zstd (explain --metric memory) and Python 3.11 (the
+# Conbench server's). Then perf, where Debian has it for this kernel (optional: its test skips where perf cannot
+# sample). Idempotent: installs only what is missing, and refreshes the package lists only when they are missing or
+# a day old.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 mapfile -t wanted < <(bash src/colbench/workers/r/install.sh --packages)
-wanted+=(postgresql chromium fonts-dejavu-core valgrind gcc python3.11)
+wanted+=(postgresql chromium fonts-dejavu-core valgrind gcc python3.11 heaptrack zstd)
 
 missing=()
 for package in "${wanted[@]}"; do

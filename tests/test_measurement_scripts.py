@@ -62,3 +62,17 @@ def test_watch_pass_script_times_passes_with_nothing_new_beside_start_up(tmp_pat
     start = _ms(r"colbench --version \(start-up alone\): median ([\d.]+) s", out)
     assert 0 < start < whole and re.search(r"n=2\)", out), out
     assert re.search(r"start-up is \d+% of a pass; the goal is <= 5 s: (met|NOT met)", out), out
+
+
+def test_memory_tracers_script_shows_what_heaptrack_sees_of_each_arrow_pool(tmp_path):
+    from tests.conftest import require_tools
+
+    require_tools("heaptrack", "cc", "zstd")
+    out = _script("memory_tracers.py", "--rows", "20000", "--reps", "1", "--cases", "arrow",
+                  "--tracers", "none,heaptrack,heaptrack-noshim", home=tmp_path)
+    rows = {(m.group(1), m.group(2)): float(m.group(3))
+            for m in re.finditer(r"^arrow +(\w+) +(heaptrack(?:-noshim)?) +[\d.]+ +[\d.]+ +([\d.]+) ", out, re.M)}
+    assert {pool for pool, _ in rows} == {"mimalloc", "jemalloc", "system"}, out
+    for pool in ("mimalloc", "jemalloc", "system"):
+        assert 0.95 <= rows[(pool, "heaptrack")] <= 1.1, out  # the shim reports every pool block
+    assert rows[("mimalloc", "heaptrack-noshim")] < 0.2 and rows[("system", "heaptrack-noshim")] >= 0.95, out

@@ -38,6 +38,8 @@ if TYPE_CHECKING:
     from colbench.report.explain_types import CaseDocument
 
 PROFILERS = ("callgrind", "perf")
+#: what explain attributes: instructions (or CPU time with --profiler perf), or the timed call's peak memory
+METRICS = ("instructions", "memory")
 FLAMEGRAPH_FILE = "flamegraph.svg"
 REPORT_FILE = "explain.json"
 
@@ -54,6 +56,8 @@ class ExplainRequest:
     top: int = DEFAULT_TOP
     #: profile again even where `run --profile` stored profiles
     rerun: bool = False
+    #: "instructions" (the profiler's cost), or "memory": the owners of each side's peak (app/explain_memory.py)
+    metric: str = "instructions"
 
 
 @dataclass
@@ -127,6 +131,8 @@ def find_perf() -> tuple[str | None, str]:
 
 def explain(store: Store, request: ExplainRequest, say: Say = lambda _: None) -> Explanation:
     """Profile, diff and draw every chosen case of the two sides (see the module docstring)."""
+    if request.metric != "instructions":  # memory: app/explain_memory.py
+        raise UsageError(f"--metric {request.metric!r}: choose {' or '.join(METRICS)}")
     started = time.monotonic()
     perf = check_profiler(request.profiler)
     if request.top < 1:

@@ -95,6 +95,7 @@ class RunRequest:
     alpha: float = 0.01
     measure: tuple[str, ...] = ("wall",)
     profile: bool = False
+    profile_memory: bool = False
     argv: tuple[str, ...] = field(default_factory=lambda: tuple(sys.argv))  # what the run record keeps
 
     @property
@@ -199,7 +200,7 @@ def _config(request: RunRequest) -> RunConfig:
                      warmup=request.warmup, processes=request.processes, timeout_s=request.timeout_s,
                      memory_limit_bytes=request.memory_limit_bytes, run_name=request.run_name, seed=request.seed,
                      scale=request.scale, commit=commit_info, machine_name=request.machine_name,
-                     measure=request.measure, profile=request.profile)
+                     measure=request.measure, profile=request.profile, profile_memory=request.profile_memory)
 
 
 def _prepare(request: RunRequest, observer: RunObserver, dry_run: bool) -> _Prepared:
@@ -215,7 +216,8 @@ def _prepare(request: RunRequest, observer: RunObserver, dry_run: bool) -> _Prep
                  "--warmup": request.warmup, "--processes": request.processes,
                  "--memory-limit": request.memory_limit_bytes, "--run-name": request.run_name,
                  "--commit": request.commit, "--repo": request.repo, "--machine": request.machine_name,
-                 "--profile": request.profile, "--versions": request.versions}
+                 "--profile": request.profile, "--profile-memory": request.profile_memory,
+                 "--versions": request.versions}
         clashing = [name for name, value in given.items() if value]
         if clashing:
             raise UsageError(f"--resume cannot be combined with {', '.join(clashing)}: a resumed run keeps its own "
@@ -235,6 +237,10 @@ def _prepare(request: RunRequest, observer: RunObserver, dry_run: bool) -> _Prep
             restrict_plan(plan, config.measure)
         if not dry_run:
             counting_toolchain(config)  # fail now, in one line, when Valgrind or a compiler is missing
+    if config.profile_memory and not dry_run:
+        from colbench.runner.execute import memory_tracer
+
+        memory_tracer(config)  # fail now, in one line, when heaptrack or a compiler is missing
     for bench, params, reason in plan.skipped:
         observer.skipped(bench, params, reason)
     return _Prepared(config, plan, run_doc)

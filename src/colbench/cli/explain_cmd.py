@@ -21,6 +21,9 @@ def explain(
                                           "time) or perf (samples of real CPU time, every thread, kernel "
                                           "included)")]
     = "callgrind",
+    metric: Annotated[str, typer.Option(help="instructions (where the instructions, or with --profiler perf the CPU "
+                                        "time, went) or memory (who owns each side's peak: heaptrack, Arrow's "
+                                        "pools included)")] = "instructions",
     top: Annotated[int, typer.Option(min=1, max=1000, help="functions to list per case")] = 15,
     rerun: Annotated[bool, typer.Option("--rerun", help="profile again even where `run --profile` kept "
                                         "profiles")] = False,
@@ -29,17 +32,23 @@ def explain(
 ) -> None:
     """Say where the instructions went: profile each case on both sides under callgrind (fresh workers, or the
     profiles `run --profile` kept), list the functions whose cost changed most with their share of the change,
-    and draw a differential flame graph. Exit 0; 2 on bad input or when no case could be explained."""
-    from colbench.app.explain import ExplainRequest
-    from colbench.app.explain import explain as explain_use_case
+    and draw a differential flame graph. With --metric memory: who owns each side's peak instead (heaptrack,
+    or the profiles `run --profile-memory` kept), in bytes, with the churn. Exit 0; 2 on bad input or when no case
+    could be explained."""
+    from colbench.app.explain import METRICS, ExplainRequest
+    from colbench.app.explain import explain as explain_instructions
+    from colbench.app.explain_memory import explain_memory
 
     @friendly
     def body() -> int:
         if fmt not in ("table", "json"):
             raise UsageError(f"--format {fmt!r}: choose table or json")
+        if metric not in METRICS:
+            raise UsageError(f"--metric {metric!r}: choose {' or '.join(METRICS)}")
+        explain_use_case = explain_memory if metric == "memory" else explain_instructions
         db = _store(store, create=False)
         say = (lambda text: err_console.print(f"[dim]{text}[/dim]", highlight=False)) if fmt == "table" else None
-        request = ExplainRequest(baseline, contender, tuple(case or ()), profiler, top, rerun)
+        request = ExplainRequest(baseline, contender, tuple(case or ()), profiler, top, rerun, metric)
         result = explain_use_case(db, request, say=say or (lambda _: None))
         _print(result, fmt)
         return 0 if any(c.diff is not None for c in result.cases) else 2
@@ -51,23 +60,28 @@ def _print(result: Any, fmt: str) -> None:
     from colbench.redact import redact
     from colbench.render.fmt import fmt_seconds
     from colbench.render.tables import plain
+    from colbench.report.explain_memory_text import MEMORY_COLUMNS, memory_document, memory_lines
     from colbench.report.explain_text import TABLE_COLUMNS, explanation_document, summary_lines, table_rows, to_json
 
     if fmt == "json":
-        typer.echo(to_json(explanation_document(result)))
+        document = explanation_document(result)
+        document["cases"] = [memory_document(c) if hasattr(c, "memory") else d
+                             for c, d in zip(result.cases, document["cases"], strict=True)]
+        typer.echo(to_json(document))
         return
     for case in result.cases:
         if case.diff is None:
             console.print(plain(f"{case.label}: error: {case.error}"), style="red")
             continue
         table = Table(title=plain(f"{case.label}: {result.contender} vs {result.baseline}"), title_justify="left")
-        for column in TABLE_COLUMNS:
+        for column in MEMORY_COLUMNS if hasattr(case, "memory") else TABLE_COLUMNS:
             table.add_column(column, justify="left" if column in ("function", "library") else "right",
                              overflow="fold")
         for row in table_rows(case.diff):
             table.add_row(*(plain(cell) for cell in row))
         console.print(table)
-        for line in summary_lines(case):
+        lines = memory_lines(case, case.memory) if hasattr(case, "memory") else summary_lines(case)
+        for line in lines:
             console.print(plain(line))
         if case.flamegraph:
             console.print(plain(f"flame graph: {redact(str(case.flamegraph))}"))

@@ -87,6 +87,9 @@ def run(
     profile: Annotated[bool, typer.Option("--profile", help="also keep a callgrind profile of each case and "
                                           "environment (one more worker under Valgrind each), for `colbench "
                                           "explain`; see docs/explain.md")] = False,
+    profile_memory: Annotated[bool, typer.Option("--profile-memory", help="also keep a memory profile (heaptrack: "
+                                                 "who owns the timed call's peak) of each case and environment, "
+                                                 "for `colbench explain --metric memory`")] = False,
 ) -> None:
     """Run benchmarks, each case in fresh worker processes, storing every result as it completes.
 
@@ -107,7 +110,7 @@ def run(
         store=store, resume=resume, until_decided=until_decided,
         budget_s=parse_duration(budget) if budget is not None else None, max_looks=max_looks,
         threshold=parse_threshold(threshold), alpha=alpha,
-        measure=parse_measure_option(measure), profile=profile)
+        measure=parse_measure_option(measure), profile=profile, profile_memory=profile_memory)
     progress = RichProgress(console, err=err_console)
     if dry_run:
         _print_plan(estimate(request, progress))

@@ -45,6 +45,8 @@ def fmt_cost(value: float | None, unit: str) -> str:
         return "-"
     if unit == "ns":
         return fmt_seconds(value / 1e9)
+    if unit == "B":
+        return fmt_bytes(value)
     return f"{fmt_instructions(value)} {unit}"
 
 

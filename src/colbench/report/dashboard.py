@@ -6,7 +6,9 @@ Pages (server-rendered, charts inlined as PNG data URIs, no script at all):
                                         newest first, and a form to compare two of them
     /runs/{run_id}                      one run: facts, checks, tables, plots, errors, its environments compared
     /compare?baseline=R1&contender=R2   verdicts with intervals (optional baseline_env / contender_env;
-                                        &metric=instructions compares instruction counts instead of times)
+                                        &metric=instructions compares instruction counts instead of times,
+                                        &metric=memory peak RSS, with who owns the peak where memory
+                                        profiles were kept: report/explain_memory_view.py)
     /history?benchmark=B&case=C         a case over time with change points; &machine=M filters by machine,
                                         &metric=instructions shows instruction counts
 
@@ -53,6 +55,8 @@ HEADERS = {"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff", 
 BENCHMARK = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,99}")
 CASE = re.compile(r"[0-9a-f]{4,64}")
 METRICS = SERIES_METRICS  # the per-iteration metrics: time, instructions
+#: what two runs are compared on: the per-iteration metrics, and peak RSS (its flame graph: who owns the peak)
+COMPARE_METRICS = (*SERIES_METRICS, "memory")
 
 
 class HistoryFilters(TypedDict):
@@ -103,8 +107,8 @@ def create_app(store: Store | str) -> Starlette:
         query = request.query_params
         choices = _run_choices(runs)
         if not query.get("baseline"):
-            return page("dash_compare.html", view=None, choices=choices, picked={}, envs={}, metrics=METRICS)
-        metric = _known_metric(query.get("metric"))
+            return page("dash_compare.html", view=None, choices=choices, picked={}, envs={}, metrics=COMPARE_METRICS)
+        metric = _known_metric(query.get("metric"), COMPARE_METRICS)
         baseline = _known_run(query["baseline"], runs)
         contender = _known_run(query.get("contender") or baseline, runs)
         envs = {r.run_id: [e.get("name", "default") for e in r.envs] for r in runs}
@@ -118,7 +122,8 @@ def create_app(store: Store | str) -> Starlette:
         view = run_compare(db, baseline, contender, baseline_env, contender_env, metric=metric)
         picked = {"baseline": baseline, "contender": contender, "baseline_env": baseline_env or "",
                   "contender_env": contender_env or "", "metric": metric}
-        return page("dash_compare.html", view=view, choices=choices, picked=picked, envs=envs, metrics=METRICS)
+        return page("dash_compare.html", view=view, choices=choices, picked=picked, envs=envs,
+                    metrics=COMPARE_METRICS)
 
     def history_page(request: Request) -> Response:
         runs = [run.redacted() for run in db.list_runs()]  # records stored before redaction may hold secrets
@@ -181,11 +186,11 @@ def _warm_up() -> None:
             importlib.import_module(module)
 
 
-def _known_metric(value: str | None) -> str:
+def _known_metric(value: str | None, known: tuple[str, ...] = METRICS) -> str:
     if not value:
         return "time"
-    if value not in METRICS:
-        raise HTTPException(400, f"unknown metric: choose {' or '.join(METRICS)}")
+    if value not in known:
+        raise HTTPException(400, f"unknown metric: choose {' or '.join(known)}")
     return value
 
 

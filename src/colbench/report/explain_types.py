@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NotRequired, Protocol, TypedDict
+from typing import Any, NotRequired, Protocol, TypedDict
 
 from colbench.analysis.profile_diff import ProfileDiff
 
@@ -127,6 +127,8 @@ class CaseDocument(TypedDict):
     listed_share: NotRequired[float | None]
     functions: NotRequired[list[FunctionDocument]]
     notes: NotRequired[list[str]]
+    #: `--metric memory`: each side's churn, allocations, recorded peak RSS and the profiling worker's figures
+    memory: NotRequired[dict[str, Any]]
 
 
 class ExplanationDocument(TypedDict):

@@ -47,6 +47,8 @@ class CaseExplained:
     summary: str
     rows: list[FunctionRow] = field(default_factory=list)
     source: str = ""
+    #: the rows' change column: a function's self cost, or for memory the bytes it held at the peak
+    change_heading: str = "Δ self"
 
 
 def explained_cases(store: Any, baseline: Side, contender: Side, cases: list[tuple[str, str, str]]
@@ -84,6 +86,15 @@ def _written(case_dir: Path, case_id: str, label: str) -> CaseExplained | None:
                 for f in doc.get("functions", [])[:TOP_ROWS]]
         summary = _summary(doc["baseline"]["total"], doc["contender"]["total"], doc.get("listed_share"),
                               len(doc.get("functions", [])))
+        if doc.get("unit") == "B":  # explain --metric memory
+            from colbench.report.explain_memory_text import memory_summary
+
+            churn = (doc.get("memory") or {}).get("churn_bytes") or {}
+            summary = memory_summary(doc["baseline"]["total"], doc["contender"]["total"], doc.get("listed_share"),
+                                     len(doc.get("functions", [])),
+                                     (churn["baseline"], churn["contender"]) if churn else None)
+            return CaseExplained(case_id, label, _inline(svg.read_text()), summary, rows,
+                                 "colbench explain --metric memory", "Δ at the peak")
         return CaseExplained(case_id, label, _inline(svg.read_text()), summary, rows, "colbench explain")
     except (OSError, ValueError, KeyError, TypeError):
         return None

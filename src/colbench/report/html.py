@@ -333,6 +333,28 @@ def env_compares(store: Store, run: Run, summaries: Sequence[CaseSummary], with_
                                       metric_name=metric_name))
             if metric_name == _explained_metric(measured_metrics(summaries)):
                 _attach_explanations(views[-1], store, baseline, contender)
+            elif metric_name == "memory":
+                _attach_explanations(views[-1], store, baseline, contender, "memory")
+    if "memory" not in (metrics or ()):
+        views += _memory_compares(store, run, envs, results, with_plot)
+    return views
+
+
+def _memory_compares(store: Store, run: Run, envs: Sequence[str], results: dict[str, list[Result]],
+                     with_plot: bool) -> list[CompareView]:
+    """Peak RSS compared, with who owns the peak, for the environments whose cases kept memory profiles (`run
+    --profile-memory`) or were explained (`explain --metric memory`); none otherwise."""
+    from colbench.report.explain_memory_view import has_memory_profiles
+
+    views = []
+    for env in envs[1:]:
+        baseline = Side(envs[0], run.run_id, envs[0], results[envs[0]])
+        contender = Side(env, run.run_id, env, results[env])
+        if has_memory_profiles(store, baseline, contender):
+            views.append(compare_view(_compare(store, baseline, contender, "memory"),
+                                      title=f"environment {env} vs {envs[0]}", baseline_label=envs[0],
+                                      contender_label=env, same_run=True, with_plot=with_plot, metric_name="memory"))
+            _attach_explanations(views[-1], store, baseline, contender, "memory")
     return views
 
 
@@ -342,8 +364,16 @@ def _explained_metric(metrics: Sequence[str]) -> str:
     return "instructions" if "instructions" in metrics else "time"
 
 
-def _attach_explanations(view: CompareView, store: Store, baseline: Side, contender: Side) -> None:
+def _attach_explanations(view: CompareView, store: Store, baseline: Side, contender: Side,
+                         metric: str = "instructions") -> None:
+    """The flame graphs beside the verdicts: where the instructions went, or for the memory comparison who owns
+    the peak (report/explain_memory_view.py)."""
     cases = [(r.case_id, r.label, r.verdict) for r in view.rows]
+    if metric == "memory":
+        from colbench.report.explain_memory_view import explained_memory_cases
+
+        view.explained, view.explained_note = explained_memory_cases(store, baseline, contender, cases)
+        return
     view.explained, view.explained_note = explained_cases(store, baseline, contender, cases)
 
 
@@ -370,7 +400,7 @@ def run_compare(store: Store, baseline_id: str, contender_id: str, baseline_env:
     view = compare_view(_compare(store, base, cont, metric), title=heading, baseline_label=base.label,
                         contender_label=cont.label, same_run=same_run, with_plot=with_plot, metric_name=metric)
     if explain:
-        _attach_explanations(view, store, base, cont)
+        _attach_explanations(view, store, base, cont, "memory" if metric == "memory" else "instructions")
     return view
 
 

@@ -61,6 +61,8 @@ class RunConfig:
     measure: tuple[str, ...] = ("wall",)
     #: keep a callgrind profile of each case and environment next to its results (`run --profile`)
     profile: bool = False
+    #: keep a memory profile (heaptrack) of each case and environment (`run --profile-memory`)
+    profile_memory: bool = False
 
     def resolved(self, plan: Plan) -> tuple[int, int, int]:
         suite = plan.suite
@@ -165,7 +167,8 @@ def launch_for(case: PlannedCase, env: EnvChoice, config: RunConfig) -> tuple[Wo
 
 
 def start_run(store: Store, config: RunConfig, plan: Plan, envs: Sequence[EnvChoice], argv: list[str]) -> Run:
-    if config.profile:  # where its profiles go: a folder there linked out of the home is refused before the run starts
+    # where its profiles go: a folder there linked out of the home is refused before the run starts
+    if config.profile or config.profile_memory:
         from colbench.store.profiles import check_writable
 
         check_writable(store)
@@ -193,7 +196,7 @@ def start_run(store: Store, config: RunConfig, plan: Plan, envs: Sequence[EnvCho
                 "warmup": warmup, "processes": processes, "timeout_s": config.timeout_s,
                 "memory_limit_bytes": config.memory_limit_bytes, "seed": config.seed, "scale": config.scale,
                 "suite": plan.suite.name if plan.suite else None, "measure": list(config.measure),
-                "profile": config.profile},
+                "profile": config.profile, "profile_memory": config.profile_memory},
         envs=[asdict(e) for e in envs],
         cases=len(plan.cases),
         calibration=calibration,
@@ -211,7 +214,7 @@ def config_from_run(run: Run) -> RunConfig:
                      timeout_s=saved["timeout_s"], memory_limit_bytes=saved.get("memory_limit_bytes"),
                      run_name=run.name, seed=saved.get("seed", 42), scale=saved.get("scale", 1.0),
                      commit=run.commit, measure=tuple(saved.get("measure") or ("wall",)),
-                     profile=bool(saved.get("profile")))
+                     profile=bool(saved.get("profile")), profile_memory=bool(saved.get("profile_memory")))
 
 
 def execute_run(store: Store, run: Run, plan: Plan, envs: Sequence[EnvChoice], config: RunConfig,
@@ -230,6 +233,7 @@ def execute_run(store: Store, run: Run, plan: Plan, envs: Sequence[EnvChoice], c
         store.update_run(run)
     iterations, warmup, processes = config.resolved(plan)
     toolchain = counting_toolchain(config)
+    tracer = memory_tracer(config)
     by_case: dict[str, list[Result]] = {}
     current: str | None = None
     executions: list[Execution] = []
@@ -261,6 +265,9 @@ def execute_run(store: Store, run: Run, plan: Plan, envs: Sequence[EnvChoice], c
                 observer.execution_done(execution, result)
                 if config.profile and result.ok:
                     _keep_profile(store, run, execution, inputs[case.case_id], warmup, config, toolchain, observer)
+                if tracer is not None and result.ok:
+                    _keep_memory_profile(store, run, execution, inputs[case.case_id], warmup, config, tracer,
+                                         observer)
             if current is not None:
                 observer.case_done(_case(plan, current), by_case[current])
             run.status = "finished"
@@ -338,6 +345,41 @@ def _keep_profile(store: Store, run: Run, execution: Execution, inputs: dict[str
         return
     if done.error:
         log.warning("no profile of %s [%s]: %s", case.case_id, env.name, done.error)
+
+
+def memory_tracer(config: RunConfig) -> Any:
+    """heaptrack and the pool shim when the run keeps memory profiles (None otherwise); PlanError when unavailable."""
+    if not config.profile_memory:
+        return None
+    from colbench.runner.memory_profile import TracerUnavailable, find_tracer
+
+    try:
+        return find_tracer()
+    except TracerUnavailable as exc:
+        raise PlanError(str(exc).replace("--metric memory", "--profile-memory")) from None
+
+
+def _keep_memory_profile(store: Store, run: Run, execution: Execution, inputs: dict[str, InputFile], warmup: int,
+                         config: RunConfig, tracer: Any, observer: RunObserver) -> None:
+    """`run --profile-memory`: as `--profile`, once per case and environment, the case once more in a fresh worker
+    under heaptrack (runner/memory_profile.py), its profile kept for `explain --metric memory`. A profile that fails
+    costs a warning, never the run."""
+    from colbench.runner.memory_profile import memory_profile_case
+    from colbench.store.profiles import memory_folder, stored_memory_profile
+
+    case, env = execution.case, execution.env
+    if case.runtime != "python" or stored_memory_profile(store, run.run_id, env.name, case.case_id) is not None:
+        return
+    observer.profiling(execution)
+    try:
+        launch, _ = launch_for(case, env, config)
+        spec = case_spec(case, inputs, 1, warmup, config.seed + execution.process_index)
+        done = memory_profile_case(spec, launch, tracer, memory_folder(store, run.run_id, env.name, case.case_id))
+    except (PlanError, OSError, ValueError) as exc:
+        log.warning("no memory profile of %s [%s]: %s", case.case_id, env.name, _reason(exc))
+        return
+    if done.error:
+        log.warning("no memory profile of %s [%s]: %s", case.case_id, env.name, done.error)
 
 
 class _Broken(Exception):

@@ -54,7 +54,7 @@ from typing import Any
 
 from colbench.model.metrics import metric
 from colbench.model.records import CaseSpec, ErrorInfo, MeasureInfo, MemoryUse, WorkerReport
-from colbench.paths import colbench_home, move, owned, owned_dir
+from colbench.paths import colbench_home
 from colbench.runner.isolate import WorkerLaunch, WorkerOutcome, run_worker
 from colbench.runner.lifeline import exec_dir_prefix
 from colbench.workers.python.callgrind_probe import DUMP_DIR_VAR, LIB_VAR, METRIC
@@ -176,32 +176,17 @@ def find_toolchain(home: Path | None = None) -> Toolchain:
 
 def build_helper(valgrind_version: str, home: Path) -> Path:
     """Compile HELPER_SOURCE once per (source, Valgrind version) into home/valgrind/; returns the library."""
+    from colbench.runner.native_build import BuildFailed, build_library
+
     key = hashlib.sha256(f"{valgrind_version}\n{HELPER_SOURCE}".encode()).hexdigest()[:16]
-    folder = home / "valgrind"
-    library = owned(folder / f"colbench-callgrind-{key}.so", "Valgrind helper", home)
-    if library.exists():
-        return library
-    compiler = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
-    if not compiler:
-        raise InstructionsUnavailable("--measure instructions builds a small C helper on first use and needs a C "
-                                      "compiler: install one (Debian/Ubuntu: `apt-get install gcc`)")
-    owned_dir(folder, "Valgrind helper directory", home)
-    with tempfile.TemporaryDirectory(dir=folder, prefix=".build-") as tmp:
-        source, built = Path(tmp) / "helper.c", Path(tmp) / "helper.so"
-        source.write_text(HELPER_SOURCE)
-        try:
-            done = subprocess.run([compiler, "-O2", "-shared", "-fPIC", "-o", str(built), str(source)],
-                                  capture_output=True, text=True, timeout=120)
-        except (OSError, subprocess.SubprocessError) as exc:
-            raise InstructionsUnavailable(f"cannot run the C compiler {compiler}: {exc}") from None
-        if done.returncode != 0:
-            if "callgrind.h" in done.stderr:
-                raise InstructionsUnavailable("valgrind/callgrind.h not found: install Valgrind's headers "
-                                              "(Debian/Ubuntu: part of `valgrind`; Fedora: `valgrind-devel`)")
-            first = next((line for line in done.stderr.splitlines() if "error" in line), done.stderr.strip())
-            raise InstructionsUnavailable(f"building the callgrind helper with {compiler} failed: {first[:300]}")
-        move(built, library, "Valgrind helper", home)  # atomic: concurrent runs may both build, either is fine
-    return library
+    try:
+        return build_library(HELPER_SOURCE, home / "valgrind" / f"colbench-callgrind-{key}.so", "Valgrind helper",
+                             home, missing_header=("callgrind.h", "valgrind/callgrind.h not found: install "
+                                                   "Valgrind's headers (Debian/Ubuntu: part of `valgrind`; Fedora: "
+                                                   "`valgrind-devel`)"))
+    except BuildFailed as exc:
+        raise InstructionsUnavailable(str(exc).replace("colbench builds", "--measure instructions builds")) \
+            from None
 
 
 @contextlib.contextmanager

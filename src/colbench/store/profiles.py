@@ -25,6 +25,10 @@ from colbench.store.spool import store_key
 
 PROFILE_FILE = "profile.callgrind.gz"
 PERF_MAP_FILE = "perf.map"
+#: `run --profile-memory`: heaptrack's file of the timed call and the worker's figures (runner/memory_profile.py),
+#: in a `memory/` folder of the case's own
+MEMORY_FOLDER = "memory"
+MEMORY_PROFILE_FILES = ("profile.heaptrack.zst", "profile.heaptrack.gz")
 
 
 @dataclass(frozen=True)
@@ -64,6 +68,16 @@ def stored_profile(store: Any, run_id: str, env_name: str, case_id: str) -> Stor
     perf_map = folder / PERF_MAP_FILE
     return StoredProfile(run_id, env_name, case_id, path, perf_map if perf_map.is_file() else None,
                          path.stat().st_size)
+
+
+def memory_folder(store: Any, run_id: str, env_name: str, case_id: str) -> Path:
+    return case_folder(store, run_id, env_name, case_id) / MEMORY_FOLDER
+
+
+def stored_memory_profile(store: Any, run_id: str, env_name: str, case_id: str) -> Path | None:
+    """The memory profile `run --profile-memory` kept for the case and environment, or None."""
+    folder = memory_folder(store, run_id, env_name, case_id)
+    return next((folder / name for name in MEMORY_PROFILE_FILES if (folder / name).is_file()), None)
 
 
 def run_profiles(store: Any, run_id: str) -> list[StoredProfile]:

@@ -28,6 +28,7 @@ from colbench.workers.python.pagecache import evict, read_through
 if TYPE_CHECKING:  # imported only by the cases that use them: most workers never load ctypes
     from colbench.workers.python.callgrind_probe import CallgrindProbe
     from colbench.workers.python.extra_work import ExtraWork
+    from colbench.workers.python.heap_window import HeapWindow
 
 # Top-level modules whose versions are always interesting when loaded; everything else imported
 # that carries a __version__ is recorded too.
@@ -103,6 +104,36 @@ def _timed(bench: Benchmark, ctx: Context, extra: ExtraWork | None = None) -> tu
     sample.update(ctx.iteration_metrics)
     ctx.iteration_metrics.clear()
     return sample, output
+
+
+def _traced(bench: Benchmark, ctx: Context, window: HeapWindow,
+            extra: ExtraWork | None) -> tuple[dict[str, float], Any]:
+    """Under heaptrack (a memory profile): the timed call with its allocations recorded, and its RSS figures."""
+    bench.before_each(ctx)
+
+    def call() -> Any:
+        output = bench.run(ctx)
+        if extra is not None:
+            extra.run()
+        return output
+
+    t0 = time.perf_counter_ns()
+    sample, output = window.trace(call)
+    sample["wall_s"] = (time.perf_counter_ns() - t0) / 1e9  # under heaptrack: what the profile cost, not the case
+    ctx.iteration_metrics.clear()  # a benchmark's own timings mean little under heaptrack
+    return sample, output
+
+
+def _heap_window() -> HeapWindow | None:
+    """heaptrack's pause/resume when the worker runs under it for a memory profile (workers/python/heap_window.py)."""
+    if not os.environ.get("COLBENCH_HEAPTRACK_WINDOW"):
+        return None
+    from colbench.workers.python.heap_window import HeapWindowUnavailable, open_window
+
+    try:
+        return open_window()
+    except HeapWindowUnavailable as exc:
+        raise InvalidCase(str(exc)) from None
 
 
 def _counted(bench: Benchmark, ctx: Context, probe: CallgrindProbe, extra: ExtraWork | None,
@@ -321,6 +352,7 @@ def measure_case(spec: CaseSpec) -> WorkerReport:
     sampler = None
     set_up = False
     try:
+        window = _heap_window()  # paused from here: only the timed call is recorded
         probe, extra = _instruments(spec)
         bench = get_benchmark(spec.benchmark)
         params = dict(spec.params)
@@ -352,7 +384,11 @@ def measure_case(spec: CaseSpec) -> WorkerReport:
                 report.cache["achieved"] = evict(paths, ctx.warn)
             if sampler is not None and index == warmup:
                 sampler.enable()  # perf samples the timed iterations only (explain --profiler perf)
-            if probe is None:
+            if window is not None and index == 0:
+                window.before_first_call()
+            if window is not None and index >= warmup:
+                sample, output = _traced(bench, ctx, window, extra)
+            elif probe is None:
                 sample, output = _timed(bench, ctx, extra)
             else:
                 if index == warmup:

@@ -1,0 +1,92 @@
+"""Who owns the peak, next to a memory verdict in the HTML report and the dashboard.
+
+As report/explain_view.py does for instructions, for the memory (peak RSS) comparison of two sides: each case gets
+the differential flame graph of its two peaks and its top allocating functions when there is something to show:
+- `colbench explain A B --metric memory` wrote them already (`profiles/explain/<A>--<B>/<case>/memory/`);
+- else both sides kept memory profiles (`run --profile-memory`): read, diffed and drawn here, in memory (a
+  read-only view writes nothing). Reading a 200k-row Parquet read's pair takes well under a second.
+Only cases whose memory verdict is a change are drawn from kept profiles, at most `MAX_CASES` of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from colbench.analysis.profile_diff import diff_profiles
+from colbench.model.records import Side
+from colbench.profiles.heaptrack import DamagedProfile
+from colbench.profiles.memory import read_side
+from colbench.render.frames import short_function
+from colbench.report.explain_memory_text import draw_memory, memory_summary
+from colbench.report.explain_text import share_text, signed_cost
+from colbench.report.explain_view import CHANGES, MAX_CASES, TOP_ROWS, CaseExplained, FunctionRow, _inline, _written
+from colbench.store.profiles import explain_folder, stored_memory_profile
+from colbench.words import plural
+
+SIDECAR = "memory.json"
+
+
+def explained_memory_cases(store: Any, baseline: Side, contender: Side, cases: list[tuple[str, str, str]]
+                           ) -> tuple[list[CaseExplained], str]:
+    """(case id, label, memory verdict) → the cases whose peaks can be shown, and a note on what was left out."""
+    shown: list[CaseExplained] = []
+    left = 0
+    try:
+        folder = explain_folder(store, f"{baseline.run_id}.{baseline.env_name}",
+                                f"{contender.run_id}.{contender.env_name}")
+    except ValueError:
+        return [], ""
+    for case_id, label, verdict in cases:
+        written = _written(folder / case_id / "memory", case_id, label)
+        if written is None and verdict in CHANGES:
+            if len(shown) >= MAX_CASES:
+                left += 1
+                continue
+            written = _from_stored(store, baseline, contender, case_id, label)
+        if written is not None:
+            shown.append(written)
+    note = (f"{plural(left, 'more changed case')} {'has' if left == 1 else 'have'} memory profiles: `colbench "
+            "explain --metric memory` draws them all." if left else "")
+    return shown, note
+
+
+def _from_stored(store: Any, baseline: Side, contender: Side, case_id: str, label: str) -> CaseExplained | None:
+    a = stored_memory_profile(store, baseline.run_id, baseline.env_name, case_id)
+    b = stored_memory_profile(store, contender.run_id, contender.env_name, case_id)
+    if a is None or b is None:
+        return None
+    try:
+        side_a = read_side(a, baseline.label, a.parent / SIDECAR)
+        side_b = read_side(b, contender.label, b.parent / SIDECAR)
+        diff = diff_profiles(side_a.view, side_b.view, TOP_ROWS)
+        svg = _inline(draw_memory(_Labelled(label), side_a, side_b))
+    except (DamagedProfile, OSError, ValueError):
+        return None
+    rows = [FunctionRow(short_function(c.function), c.library, signed_cost(c.delta_self, "B"), share_text(c.share))
+            for c in diff.changes]
+    summary = memory_summary(diff.baseline.total, diff.contender.total, diff.listed_share, len(diff.changes),
+                             (side_a.churn_bytes, side_b.churn_bytes))
+    return CaseExplained(case_id, label, svg, summary, rows, "run --profile-memory", change_heading="Δ at the peak")
+
+
+@dataclass(frozen=True)
+class _Labelled:
+    label: str
+
+
+def has_memory_profiles(store: Any, baseline: Side, contender: Side) -> bool:
+    """Whether any case of the two sides has memory profiles to show: `explain --metric memory` output, or kept by
+    `run --profile-memory` on both sides (the report adds a memory comparison for them)."""
+    try:
+        folder = explain_folder(store, f"{baseline.run_id}.{baseline.env_name}",
+                                f"{contender.run_id}.{contender.env_name}")
+    except ValueError:
+        return False
+    for case_id in {r.case_id for r in baseline.results} & {r.case_id for r in contender.results}:
+        if (folder / case_id / "memory" / "explain.json").is_file():
+            return True
+        if stored_memory_profile(store, baseline.run_id, baseline.env_name, case_id) is not None and \
+                stored_memory_profile(store, contender.run_id, contender.env_name, case_id) is not None:
+            return True
+    return False
