@@ -27,10 +27,11 @@ def test_a_tool_that_is_not_on_path_is_a_failure_with_its_install_command(monkey
     found = diagnose()
     by_name = {f.name: f for f in found.findings}
     assert by_name["Valgrind"].status == "fail" and by_name["Valgrind"].version is None
-    assert by_name["chromium"].status == "fail"
+    assert by_name["chromium"].status == "fail" and by_name["heaptrack"].status == "fail"
     assert not found.complete
     commands = found.install_commands()
     assert commands["apt-get install valgrind"] == ["Valgrind"]
+    assert commands["apt-get install heaptrack zstd"] == ["heaptrack"]
     assert sum(len(names) for names in commands.values()) == len(found.missing)
 
 

@@ -77,13 +77,14 @@ def test_completion_protocol_directly(home):
 def test_doctor_reports_what_runs_here(home):
     proc = run_colbench("doctor", "--format", "json", home=home, check=True)
     findings = {f["name"].strip(): f for f in json.loads(proc.stdout)}
-    for name in ("uv", "R (Rscript)", "Java", "Maven", "Valgrind", "chromium", "PostgreSQL server (initdb)",
+    for name in ("uv", "R (Rscript)", "Java", "Maven", "Valgrind", "heaptrack", "chromium", "PostgreSQL server (initdb)",
                  "psycopg (colbench[postgres])"):
         assert name in findings, sorted(findings)
         assert findings[name]["enables"] and findings[name]["install"]
     # what is found matches what the machine has (each one ran its --version)
     assert findings["Java"]["ok"] == (shutil.which("java") is not None)
     assert findings["R (Rscript)"]["ok"] == (shutil.which("Rscript") is not None)
+    assert findings["heaptrack"]["ok"] == (shutil.which("heaptrack") is not None)
     if shutil.which("Rscript"):
         assert findings["R package data.table"]["version"]
     table = run_colbench("doctor", home=home, check=True).stdout

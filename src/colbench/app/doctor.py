@@ -177,6 +177,9 @@ def _other() -> list[Finding]:
                 module_version("uvicorn") if module_version("starlette") else None, "colbench serve (the dashboard)",
                 add_extra("serve"), extra="serve"),
         Finding("Valgrind", tool_version(["valgrind", "--version"]), _valgrind_enables(), f"{APT} valgrind"),
+        Finding("heaptrack", tool_version(["heaptrack", "--version"]),
+                "explain --metric memory and run --profile-memory (who owns the peak; docs/explain.md)",
+                f"{APT} heaptrack zstd"),
         Finding("chromium", tool_version(["chromium", "--version"]),
                 "the headless report/dashboard tests (tests/report)", f"{APT} chromium"),
     ]

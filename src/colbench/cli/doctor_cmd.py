@@ -18,7 +18,7 @@ def doctor(
     fmt: Annotated[str, typer.Option("--format", "-f", help="table or json")] = "table",
     strict: Annotated[bool, typer.Option("--strict", help="exit 1 when anything is missing or stale")] = False,
 ) -> None:
-    """What is installed (R, Java, Maven, the Java worker, PostgreSQL, Valgrind, chromium, uv), what each
+    """What is installed (R, Java, Maven, the Java worker, PostgreSQL, Valgrind, heaptrack, chromium, uv), what each
     enables, and the command that installs what is missing. Exit 0: it is a report (--strict: 1 if incomplete)."""
     if fmt not in ("table", "json"):
         typer.echo(f"colbench: error: --format {fmt!r}: use table or json", err=True)
