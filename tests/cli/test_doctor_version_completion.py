@@ -77,7 +77,8 @@ def test_completion_protocol_directly(home):
 def test_doctor_reports_what_runs_here(home):
     proc = run_colbench("doctor", "--format", "json", home=home, check=True)
     findings = {f["name"].strip(): f for f in json.loads(proc.stdout)}
-    for name in ("uv", "R (Rscript)", "Java", "Maven", "Valgrind", "heaptrack", "chromium", "PostgreSQL server (initdb)",
+    for name in ("uv", "R (Rscript)", "Java", "Maven", "Valgrind", "heaptrack", "chromium",
+                 "PostgreSQL server (initdb)",
                  "psycopg (colbench[postgres])"):
         assert name in findings, sorted(findings)
         assert findings[name]["enables"] and findings[name]["install"]
