@@ -289,3 +289,35 @@ def test_a_commit_needs_its_repository(conbench_server, two_runs):
     assert done.returncode == 2 and "no GitHub repository: run" in one_line(done)
     assert "is at commit 0123456789abcdef0123456789abcdef01234567" in done.stderr
 
+
+
+@pytest.mark.slow
+def test_a_watch_pass_publishes_its_runs_to_conbench_as_a_watch(conbench_server, tmp_path, monkeypatch):
+    """`watch --conbench URL`: the pass's runs go to Conbench through `publish`, their reason "watch"; a server that
+    is away is a note and the pass stands."""
+    from colbench.app.watch import PackagePass, PackagePlan, WatchOutcome, WatchRequest, _publish
+    from colbench.model.watch import WatchedRelease
+
+    home = tmp_path / "home"
+    colbench("run", "placebo", "--param", "duration=0.001", "--processes", "1", "--iterations", "2",
+             "--run-name", "watch-pkg-1.1.0", home=home, check=True)
+    (run,) = runs_in(home).values()
+    release = WatchedRelease(watch_id="w1", package="pkg", version="1.1.0", machine_id=run.machine_id or "m",
+                             verdict="no change", watched_at=run.started_at, baseline="1.0.0", run_id=run.run_id)
+    plan = PackagePlan(package="pkg", watch_id="w1", index="http://127.0.0.1:1/simple", baseline="1.0.0",
+                       candidates=("1.1.0",))
+    outcome = WatchOutcome(passes=[PackagePass(plan=plan, releases=[release])], measure=("time",))
+    for name, value in login_env(conbench_server, CONBENCH_PROJECT_REPOSITORY=REPO).items():
+        monkeypatch.setenv(name, value)
+    store = open_store(str(home / "results.duckdb"), create=False)
+    try:
+        request = WatchRequest(targets=("placebo",), packages=("pkg",), conbench=conbench_server.url)
+        assert _publish(store, request, outcome) == ["published 1 run to Conbench"]
+        (posted,) = server_results(conbench_server, run.run_id)
+        assert posted["tags"]["name"] == "placebo"
+        assert conbench_server.get(f"/api/runs/{run.run_id}/")["reason"] == "watch"
+        away = WatchRequest(targets=("placebo",), packages=("pkg",), conbench=f"http://127.0.0.1:{free_port()}")
+        (note,) = _publish(store, away, outcome)
+        assert note.startswith("not published to Conbench: ") and conbench_server.password not in note
+    finally:
+        store.close()
