@@ -30,7 +30,8 @@ from colbench.model.records import CaseSpec, ErrorInfo, WorkerReport
 from colbench.paths import atomic_path, create_new, owned_dir, remove
 from colbench.runner.instructions import Toolchain, counting_launch
 from colbench.runner.isolate import WorkerLaunch, run_worker
-from colbench.workers.python.callgrind_probe import DUMP_DIR_VAR, KEEP_VAR, METRIC, PERF_MAP_NAME
+from colbench.workers.python.callgrind_probe import DUMP_DIR_VAR, KEEP_VAR, METRIC
+from colbench.workers.python.python_names import PERF_MAP_NAME
 
 #: callers kept in each function's name (callgrind --separate-callers)
 CALLER_DEPTH = 20
