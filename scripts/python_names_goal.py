@@ -14,12 +14,18 @@ COLBENCH_DATA when set):
    thread, `--measure wall,instructions`.
 3. `colbench explain RUN:base RUN:planted --rerun` (callgrind) and `--profiler perf`, timed from outside: fresh
    profiling workers for both sides.
-4. What the trampolines cost the timed call, two ways:
-   - in instructions: the base side's profile (trampolines on) against the instructions the run counted for the
-     same case (off), both of one timed call;
+4. What the trampolines cost the timed call:
+   - in instructions of the read: the base environment run again, `--measure instructions`, with
+     PYTHONPERFSUPPORT=1 in its workers' environment (the trampolines on from start-up, as `-X perf`), against the
+     first run's counts (off). CPython leaves those processes' maps in /tmp; the script removes the ones that
+     appeared during that run and name its COLBENCH_HOME or the interpreter's folder, and only those;
+   - in instructions of a call-heavy pure-Python function (a recursive fib(20): a trampoline per call, the worst
+     case): the interpreter under callgrind, whole process, 1 and 11 calls, off and on; per call = the difference;
    - in wall time, in the base environment's interpreter: `--calls` reads of the same file per block, blocks with
-     the trampolines off and on alternating (`--blocks` of each), and the same for a call-heavy pure-Python
-     function (a recursive fib: a trampoline per call, the worst case). Median and interquartile range per side.
+     the trampolines off and on alternating (`--blocks` of each), and the same for fib(20). Median and
+     interquartile range per side.
+
+`--run ID` reuses a run of an earlier invocation (same --home) and goes on from step 3.
 
 Goals (issue #38): the planted function is rank 1 of both explains, named with its module and line; explain of the
 read takes <= 3 minutes. The load average is printed with the figures: the seconds depend on it, the instruction
@@ -33,6 +39,7 @@ import base64
 import hashlib
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -41,6 +48,8 @@ import textwrap
 import time
 import zipfile
 from pathlib import Path
+
+from colbench.runtimes.interpreters import find_interpreter
 
 CASE = ["file-read", "--param", "format=parquet", "--param", "codec=uncompressed", "--param", "engine=pyarrow",
         "--param", "source=fanniemae_2016Q4", "--param", "output=arrow_table", "--threads", "1"]
@@ -107,6 +116,25 @@ HARNESS = textwrap.dedent('''\
 ''')
 
 
+#: whole-process instruction count of N calls of fib(20), trampolines off or on (argv: N, off|on)
+FIB = textwrap.dedent('''\
+    import os, sys
+
+
+    def fib(n):
+        return n if n < 2 else fib(n - 1) + fib(n - 2)
+
+
+    if sys.argv[2] == "on":
+        sys.activate_stack_trampoline("perf")
+    for _ in range(int(sys.argv[1])):
+        fib(20)
+    if sys.argv[2] == "on":
+        sys.deactivate_stack_trampoline()
+        os.remove("/tmp/perf-%d.map" % os.getpid())
+''')
+
+
 def colbench(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "colbench", *args], env=env, text=True, capture_output=True)
 
@@ -135,14 +163,23 @@ def spread(values: list[float]) -> str:
 
 
 def explain(run_id: str, env: dict[str, str], *options: str) -> tuple[dict, float] | None:
-    started = time.monotonic()
+    """explain's case document and its wall seconds; its CPU seconds (its workers' included) are printed, since on
+    a loaded machine the wall time is mostly waiting for a CPU."""
+    started, cpu = time.monotonic(), _children_cpu()
     out = colbench("explain", f"{run_id}:base", f"{run_id}:planted", "--rerun", "--format", "json", *options,
                    env=env)
     seconds = time.monotonic() - started
+    print(f"explain {' '.join(options) or '(callgrind)'}: {seconds:.0f} s, of it {_children_cpu() - cpu:.0f} s of "
+          f"CPU time (load average {os.getloadavg()[0]:.1f})")
     if out.returncode != 0:
         print(out.stdout[-2000:], out.stderr[-2000:], sep="\n")
         return None
     return json.loads(out.stdout)["cases"][0], seconds
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def report(what: str, case: dict, seconds: float) -> bool:
@@ -156,6 +193,32 @@ def report(what: str, case: dict, seconds: float) -> bool:
     return top["function"].startswith("py::Planted.checksum") and bool(top.get("lines", {}).get("contender"))
 
 
+def results_of(run_id: str, home: Path, env: dict[str, str]) -> list[dict]:
+    export = home / f"results-{run_id}.jsonl"
+    colbench("export", run_id, "--format", "jsonl", "--output", str(export), env=env)
+    return [json.loads(line) for line in export.read_text().splitlines()]
+
+
+def _remove_own_maps(before: set[Path], marks: tuple[str, ...]) -> None:
+    """The perf maps CPython left in /tmp for the processes of this script's PYTHONPERFSUPPORT run (its workers, and
+    colbench asking the interpreter its version): maps that were not there `before` and name a file under one of
+    `marks` (the run's COLBENCH_HOME, where the environments are, or the interpreter's own folder)."""
+    for path in set(Path("/tmp").glob("perf-*.map")) - before:
+        try:
+            if any(mark in path.read_text(errors="replace") for mark in marks):
+                path.unlink()
+        except OSError:
+            continue
+
+
+def _instructions_of(python: str, code: str, *argv: str) -> int | None:
+    """The whole process's instruction count under callgrind (no dump kept)."""
+    proc = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", python, "-c", code,
+                           *argv], capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0"})
+    found = [line for line in proc.stderr.splitlines() if "Collected :" in line]
+    return int(found[-1].rsplit(":", 1)[1]) if proc.returncode == 0 and found else None
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--python", default="3.12")
@@ -165,6 +228,7 @@ def main() -> int:
     parser.add_argument("--calls", type=int, default=20)
     parser.add_argument("--blocks", type=int, default=6)
     parser.add_argument("--home", type=Path, default=None)
+    parser.add_argument("--run", default=None, help="reuse this run of an earlier invocation (same --home)")
     args = parser.parse_args()
 
     home = args.home or Path(tempfile.mkdtemp(prefix="colbench-python-names-"))
@@ -175,19 +239,18 @@ def main() -> int:
 
     started = time.monotonic()
     base = f"python=={args.python} pyarrow==21.0.0"
-    run = colbench("run", *CASE, "--param", f"rows={args.rows}", "--measure", "wall,instructions",
-                   "--processes", str(args.processes), "--env", f"base={base}", "--env", f"planted={base} {wheel}",
-                   "--run-name", "python-names-goal", env=env)
-    if run.returncode not in (0, 1):
-        print(run.stdout[-2000:], run.stderr[-2000:], sep="\n")
-        return 2
-    run_id = json.loads(colbench("show", "--runs", "--format", "json", env=env).stdout)[0]["run_id"]
-    print(f"run {run_id}: {time.monotonic() - started:.0f} s ({args.processes} processes a side, wall and "
-          "instructions)")
-    export = home / "results.jsonl"
-    colbench("export", run_id, "--format", "jsonl", "--output", str(export), env=env)
-    results = [json.loads(line) for line in export.read_text().splitlines()]
-    base_results = [r for r in results if r["env_name"] == "base" and r["status"] == "ok"]
+    run_id = args.run
+    if run_id is None:
+        run = colbench("run", *CASE, "--param", f"rows={args.rows}", "--measure", "wall,instructions",
+                       "--processes", str(args.processes), "--env", f"base={base}",
+                       "--env", f"planted={base} {wheel}", "--run-name", "python-names-goal", env=env)
+        if run.returncode not in (0, 1):
+            print(run.stdout[-2000:], run.stderr[-2000:], sep="\n")
+            return 2
+        run_id = json.loads(colbench("show", "--runs", "--format", "json", env=env).stdout)[0]["run_id"]
+        print(f"run {run_id}: {time.monotonic() - started:.0f} s ({args.processes} processes a side, wall and "
+              "instructions)")
+    base_results = [r for r in results_of(run_id, home, env) if r["env_name"] == "base" and r["status"] == "ok"]
     counted = sorted(v for r in base_results for v in r["samples"].get("instructions") or [] if v)
 
     goals: dict[str, bool] = {}
@@ -198,19 +261,36 @@ def main() -> int:
         goals["callgrind: the planted function is rank 1, with its line"] = report("explain (callgrind)", case,
                                                                                    seconds)
         goals[f"explain (callgrind) took <= 3 minutes ({seconds:.0f} s)"] = seconds <= 180
-        profiled = case["baseline"]["total"]
-        if counted:
-            median = statistics.median(counted)
-            print(f"trampolines, instructions of the base side's timed call: {median:,.0f} counted without them "
-                  f"(median of {len(counted)}, range {counted[0]:,}–{counted[-1]:,}), {profiled:,} profiled with "
-                  f"them ({profiled / median - 1:+.3%})")
+        print(f"the base side's profile (trampolines on): {case['baseline']['total']:,} instructions")
     if sampled is not None:
         case, seconds = sampled
         goals["perf: the planted function is rank 1, with its line"] = report("explain --profiler perf", case,
                                                                               seconds)
         goals[f"explain --profiler perf took <= 3 minutes ({seconds:.0f} s)"] = seconds <= 180
 
+    maps_before = set(Path("/tmp").glob("perf-*.map"))
+    with_trampolines = colbench("run", *CASE, "--param", f"rows={args.rows}", "--measure", "instructions",
+                                "--processes", str(args.processes), "--env", f"base={base}",
+                                "--run-name", "python-names-goal-trampolines",
+                                env={**env, "PYTHONPERFSUPPORT": "1"})
+    _remove_own_maps(maps_before, (str(home), str(Path(find_interpreter(args.python).path).parent.parent)))
+    if with_trampolines.returncode in (0, 1) and counted:
+        again = json.loads(colbench("show", "--runs", "--format", "json", env=env).stdout)[0]["run_id"]
+        on = sorted(v for r in results_of(again, home, env) if r["status"] == "ok"
+                    for v in r["samples"].get("instructions") or [] if v)
+        if on:
+            off_median, on_median = statistics.median(counted), statistics.median(on)
+            print(f"trampolines, instructions of the read's timed call: off {off_median:,.0f} (range "
+                  f"{counted[0]:,}–{counted[-1]:,}, n={len(counted)}), on {on_median:,.0f} (range {on[0]:,}–"
+                  f"{on[-1]:,}, n={len(on)}): {on_median / off_median - 1:+.3%}")
     python = base_results[0]["runtime"]["executable"]
+    fib_counts = {(calls, mode): _instructions_of(python, FIB, str(calls), mode)
+                  for calls in (1, 11) for mode in ("off", "on")}
+    if None not in fib_counts.values():
+        per_call = {mode: (fib_counts[(11, mode)] - fib_counts[(1, mode)]) / 10 for mode in ("off", "on")}
+        print(f"trampolines, instructions of one fib(20) call (21,891 Python calls): off {per_call['off']:,.0f}, on "
+              f"{per_call['on']:,.0f} ({per_call['on'] / per_call['off'] - 1:+.1%}, "
+              f"{(per_call['on'] - per_call['off']) / 21891:.1f} a call)")
     data = (base_results[0].get("inputs") or {}).get("data", {}).get("path")
     if data:
         timed = subprocess.run([python, "-c", HARNESS, data, str(args.calls), str(args.blocks)],
