@@ -78,3 +78,47 @@ def test_a_sampled_change_within_two_standard_errors_is_marked(tmp_path: Path):
 def test_no_samples_is_a_clear_error():
     with pytest.raises(ProfileError, match="no samples"):
         parse_samples(["", "   "])
+
+
+# --- Python functions (a 3.12+ worker's trampolines) -------------------------------------------------------------
+
+PYTHON_SAMPLES = """\
+python3.12 4711     500000 cpu-clock:
+\t          1cfe10 _PyObject_Malloc (/v/lib/libpython3.12.so.1.0)
+\t          1159a8 _PyEval_EvalFrameDefault (/v/lib/libpython3.12.so.1.0)
+\t    7f64c40ba7cc [unknown] (/tmp/perf-4711.map)
+
+python3.12 4711     500000 cpu-clock:
+\t          1123df _PyEval_EvalFrameDefault (/v/lib/libpython3.12.so.1.0)
+\t    7f64c40ba7cc py::Planted.checksum:/v/lib/python3.12/site-packages/planted/__init__.py (/tmp/perf-4711.map)
+
+python3.12 4711     500000 cpu-clock:
+\t          2a0c20 arrow::Status::~Status() (/v/pyarrow/libarrow.so.1900)
+\t          1123df _PyEval_EvalFrameDefault (/v/lib/libpython3.12.so.1.0)
+\t    7f64c40ba000 [unknown] (/tmp/perf-4711.map)
+"""
+
+KEPT_MAP = "7f64c40ba7c7 b py::Planted.checksum:/v/lib/python3.12/site-packages/planted/__init__.py\n"
+
+
+def test_python_frames_are_named_by_perf_or_by_the_kept_map_and_take_their_bytecodes_cost(tmp_path: Path):
+    kept = tmp_path / "perf.map"
+    kept.write_text(KEPT_MAP)
+    (tmp_path / "perf.map.lines.json").write_text(
+        '{"py::Planted.checksum:/v/lib/python3.12/site-packages/planted/__init__.py": [7]}')
+    path = tmp_path / "profile.perf.gz"
+    path.write_bytes(gzip.compress(PYTHON_SAMPLES.encode()))
+    view, counts = perf_view(path, "b", perf_map=kept)
+    planted = Frame("py::Planted.checksum (planted/__init__.py)", "python")
+    # named by the kept map (by address) and by perf (by name) alike; the interpreter frames that run its
+    # bytecode are its own cost, a native function it calls stays a frame of its own
+    assert view.folded[(planted,)] == 1_000_000
+    assert view.python_named and view.python_lines == {planted.name: (7,)}
+    assert counts.by_frame[planted] == 2
+    # an address the map does not cover is code without symbols, and the interpreter below it is not folded
+    unknown = Frame("[no symbols] perf-4711.map", "perf-4711.map")
+    assert view.folded[(unknown, Frame("_PyEval_EvalFrameDefault", "libpython3.12.so"),
+                        Frame("arrow::Status::~Status()", "libarrow.so"))] == 500_000
+    # without the kept map, only the frame perf named itself is a Python function
+    bare, _ = perf_view(path, "b")
+    assert bare.folded[(planted,)] == 500_000 and bare.python_lines == {}

@@ -3,6 +3,7 @@ map, and which ELF files have symbols (real files: one compiled here, stripped h
 
 from __future__ import annotations
 
+import json
 import shutil
 import struct
 import subprocess
@@ -21,6 +22,7 @@ from colbench.analysis.profile_symbols import (
     object_symbols,
     python_function,
     short_object,
+    with_lines,
 )
 from colbench.analysis.profile_view import NO_SYMBOLS, fold_interpreter, library_key, view_of
 
@@ -168,6 +170,42 @@ def test_python_function_shows_a_package_path_or_the_file_name():
         "read_table (pyarrow/parquet/core.py)"
     assert python_function("py::main:/home/me/bench.py") == "main (bench.py)"
     assert python_function("py::f") == "f"
+    # the module's path, whatever the environment's folder and Python: one frame on 3.12 and 3.13
+    assert python_function("py::Planted.checksum:/e/1/lib/python3.12/site-packages/planted/__init__.py") == \
+        python_function("py::Planted.checksum:/e/2/lib/python3.13/site-packages/planted/__init__.py") == \
+        "Planted.checksum (planted/__init__.py)"
+    assert python_function("py::JSONDecoder.decode:/opt/py/lib/python3.13/json/decoder.py") == \
+        "JSONDecoder.decode (json/decoder.py)"
+    assert python_function("py::f:/usr/lib/python3/dist-packages/pandas/core/frame.py") == \
+        "f (pandas/core/frame.py)"
+    assert python_function("py::ABCMeta.__new__:<frozen abc>") == "ABCMeta.__new__ (<frozen abc>)"
+
+
+def test_the_worker_s_first_lines_name_lines_beside_the_frames(tmp_path: Path):
+    kept = tmp_path / "perf.map"
+    kept.write_text("7f0000001000 40 py::read_table:/v/lib/python3.12/site-packages/pyarrow/parquet/core.py\n"
+                    "7f0000002000 40 py::<lambda>:/work/bench.py\n7f0000003000 40 py::gone:/work/bench.py\n")
+    (tmp_path / "perf.map.lines.json").write_text(json.dumps({
+        "py::read_table:/v/lib/python3.12/site-packages/pyarrow/parquet/core.py": [1790],
+        "py::<lambda>:/work/bench.py": [12, 40]}))
+    names = PerfMap.read(kept)
+    assert names.python_frame(0x7F0000001004) == ("py::read_table (pyarrow/parquet/core.py)", (1790,))
+    assert names.python_frame(0x7F0000003004) == ("py::gone (bench.py)", ())  # its code object was gone
+    assert names.lines_by_frame() == {"py::read_table (pyarrow/parquet/core.py)": (1790,),
+                                      "py::<lambda> (bench.py)": (12, 40)}
+    # a damaged lines file names no line, and the map still names the functions
+    (tmp_path / "perf.map.lines.json").write_text("{not json")
+    assert PerfMap.read(kept).python_frame(0x7F0000001004) == ("py::read_table (pyarrow/parquet/core.py)", ())
+
+
+def test_lines_are_shown_beside_a_python_function_and_both_sides_where_they_differ():
+    name = "py::read_table (pyarrow/parquet/core.py)"
+    assert with_lines(name, (1790,), (1790,)) == "py::read_table (pyarrow/parquet/core.py:1790)"
+    assert with_lines(name, (1790,), (1802,)) == "py::read_table (pyarrow/parquet/core.py:1790→1802)"
+    assert with_lines(name, (), (1802,)) == "py::read_table (pyarrow/parquet/core.py:1802)"
+    assert with_lines(name, (12, 40)) == "py::read_table (pyarrow/parquet/core.py:12,40)"
+    assert with_lines(name, (), ()) == name
+    assert with_lines("memcpy", (3,), (3,)) == "memcpy"
 
 
 # --- ELF files: symbols, exported only, unknown ----------------------------------------------------------------

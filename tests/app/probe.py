@@ -75,26 +75,34 @@ def build_wheel(directory: Path, version: str, factor: float = 1.0, kind: str = 
         path.write_bytes(b"this is not a zip file\n")
         return path
     body = 'raise RuntimeError("bisectprobe %s is broken on purpose" % __version__)' if kind == "raises" else "pass"
-    info = f"{NAME}-{version}.dist-info"
+    return write_wheel(path, NAME, version,
+                       {f"{NAME}/__init__.py": MODULE.format(version=version, factor=factor, body=body).encode()})
+
+
+def write_wheel(path: Path, name: str, version: str, files: dict[str, bytes]) -> Path:
+    """A pure-Python wheel at `path` holding `files` (archive name → bytes) and the metadata pip and uv need."""
+    info = f"{name}-{version}.dist-info"
     files = {
-        f"{NAME}/__init__.py": MODULE.format(version=version, factor=factor, body=body).encode(),
-        f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {NAME}\nVersion: {version}\n".encode(),
+        **files,
+        f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n".encode(),
         f"{info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: colbench-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
     }
-    record = "".join(f"{name},{_record_hash(data)},{len(data)}\n" for name, data in files.items())
+    record = "".join(f"{member},{_record_hash(data)},{len(data)}\n" for member, data in files.items())
     files[f"{info}/RECORD"] = (record + f"{info}/RECORD,,\n").encode()
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name, data in files.items():
-            archive.writestr(zipfile.ZipInfo(name, STAMP), data)
+        for member, data in files.items():
+            archive.writestr(zipfile.ZipInfo(member, STAMP), data)
     return path
 
 
-def install_benchmark(site: Path) -> Path:
-    """The `probe-work` benchmark as an installed third-party distribution on `site` (put it on PYTHONPATH)."""
+def install_benchmark(site: Path, module: str = "bisectprobe_bench", source: str = BENCH,
+                      entry: str = f"{BENCHMARK} = bisectprobe_bench:ProbeWork") -> Path:
+    """A third-party benchmark (`probe-work` unless told) as an installed distribution on `site` (put it on
+    PYTHONPATH): `source` as `module`, found through its `colbench.benchmarks` entry point `entry`."""
     site.mkdir(parents=True, exist_ok=True)
-    (site / "bisectprobe_bench.py").write_text(BENCH)
-    info = site / "bisectprobe_bench-0.1.0.dist-info"
+    (site / f"{module}.py").write_text(source)
+    info = site / f"{module}-0.1.0.dist-info"
     info.mkdir(exist_ok=True)
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: bisectprobe-bench\nVersion: 0.1.0\n")
-    (info / "entry_points.txt").write_text(f"[colbench.benchmarks]\n{BENCHMARK} = bisectprobe_bench:ProbeWork\n")
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {module.replace('_', '-')}\nVersion: 0.1.0\n")
+    (info / "entry_points.txt").write_text(f"[colbench.benchmarks]\n{entry}\n")
     return site

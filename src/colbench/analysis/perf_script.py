@@ -9,6 +9,13 @@ region, every thread summed; other events (`cycles`) count in their own unit, wh
 Frames are named as callgrind's are (analysis/profile_view.py): the library without its version, addresses
 without a symbol as one `[no symbols] LIB` frame per library, Cython demangled. Kernel frames keep their object
 (`[kernel.kallsyms]`): time in the kernel on the case's behalf (page faults, reads) is part of real time.
+
+Python functions (a 3.12+ worker with CPython's perf trampolines on, workers/python/python_names.py): a stub's
+frame is in `/tmp/perf-PID.map`; perf names it `py::QUALNAME:FILE` when that map is in /tmp as it prints, else
+`[unknown]` with its address, which the map the worker kept beside the profile names. The interpreter frames that
+run a Python function's bytecode are folded into it, as for callgrind. DWARF unwinding stops at the first stub
+(code made at run time has no unwind tables), so a sampled stack ends at its innermost Python function: self
+costs are whole, callers above that function are not in the stack.
 """
 
 from __future__ import annotations
@@ -22,12 +29,13 @@ from pathlib import Path
 
 from colbench.analysis.callgrind import Frame, ProfileError
 from colbench.analysis.profile_stacks import Folded
-from colbench.analysis.profile_symbols import demangle_cython
-from colbench.analysis.profile_view import NO_SYMBOLS, ProfileView, library_key, merge_repeats
+from colbench.analysis.profile_symbols import PYTHON_OBJECT, PYTHON_PREFIX, PerfMap, demangle_cython, python_function
+from colbench.analysis.profile_view import NO_SYMBOLS, ProfileView, fold_stack, library_key, merge_repeats
 
 _FRAME = re.compile(r"^\s+([0-9a-fA-F]+)\s+(.*?)\s+\((.*)\)\s*$")
 _EVENT = re.compile(r"\s([\w.-]+(?::[a-zA-Z]*)?):(?:\s|$)")
 _UNITS = {"cpu-clock": "ns", "task-clock": "ns"}
+_PERF_MAP_OBJECT = re.compile(r"/tmp/perf-\d+\.map$")
 
 
 @dataclass(frozen=True)
@@ -39,17 +47,18 @@ class SampleCounts:
     period: float  # the mean period of one sample (the event's unit)
 
 
-def read_samples(path: Path) -> tuple[Folded, str, SampleCounts]:
+def read_samples(path: Path, perf_map: PerfMap | None = None) -> tuple[Folded, str, SampleCounts]:
     """Folded stacks (root first) → cost, the event's unit, and the sample counts."""
     opener = gzip.open if path.suffix == ".gz" else open
     try:
         with opener(path, "rt", encoding="utf-8", errors="replace") as handle:
-            return parse_samples(handle.read().split("\n"))
+            return parse_samples(handle.read().split("\n"), perf_map)
     except (OSError, EOFError) as exc:
         raise ProfileError(f"{path}: cannot read the perf samples ({exc})") from None
 
 
-def parse_samples(lines: list[str]) -> tuple[Folded, str, SampleCounts]:
+def parse_samples(lines: list[str], perf_map: PerfMap | None = None) -> tuple[Folded, str, SampleCounts]:
+    names = perf_map or PerfMap((), (), ())
     folded: Folded = defaultdict(float)
     counts: dict[Frame, int] = defaultdict(int)
     event, samples, total = "", 0, 0.0
@@ -59,7 +68,7 @@ def parse_samples(lines: list[str]) -> tuple[Folded, str, SampleCounts]:
     def flush() -> None:
         nonlocal samples, total, period, frames
         if period is not None and frames:
-            stack = tuple(reversed(_named(frames)))
+            stack = fold_stack(tuple(reversed(_named(frames, names))))
             folded[merge_repeats(stack)] += period
             counts[stack[-1]] += 1
             samples, total = samples + 1, total + period
@@ -90,18 +99,24 @@ def parse_samples(lines: list[str]) -> tuple[Folded, str, SampleCounts]:
     return dict(folded), unit, SampleCounts(samples, dict(counts), total / samples)
 
 
-def _named(frames: list[tuple[str, str, str]]) -> list[Frame]:
+def _named(frames: list[tuple[str, str, str]], perf_map: PerfMap) -> list[Frame]:
     """Frames named; an inlined frame (perf prints `(inlined)` for its object) takes the object of the frame it
     was inlined into, the next one at the same address."""
     named = []
     for index, (ip, symbol, obj) in enumerate(frames):
         if obj == "inlined":
             obj = next((o for i, _, o in frames[index + 1:] if i == ip and o != "inlined"), "")
-        named.append(_frame(symbol, obj))
+        named.append(_frame(symbol, obj, ip, perf_map))
     return named
 
 
-def _frame(symbol: str, obj: str) -> Frame:
+def _frame(symbol: str, obj: str, ip: str = "0", perf_map: PerfMap | None = None) -> Frame:
+    if symbol.startswith(PYTHON_PREFIX):  # perf read the map itself
+        return Frame(PYTHON_PREFIX + python_function(symbol), PYTHON_OBJECT)
+    if perf_map is not None and _PERF_MAP_OBJECT.search(obj):
+        python = perf_map.python_frame(int(ip, 16))
+        if python is not None:
+            return Frame(python[0], PYTHON_OBJECT)
     library = library_key(obj) if obj and obj != "unknown" else "?"
     if not symbol or symbol == "[unknown]":
         return Frame(f"{NO_SYMBOLS} {library}", library)
@@ -109,16 +124,19 @@ def _frame(symbol: str, obj: str) -> Frame:
     return Frame(cython or symbol, library)
 
 
-def perf_view(path: Path, label: str, calls: int = 1) -> tuple[ProfileView, SampleCounts]:
+def perf_view(path: Path, label: str, calls: int = 1, perf_map: Path | None = None,
+              ) -> tuple[ProfileView, SampleCounts]:
     """The samples of `calls` timed calls as the cost of one call (comparable with callgrind's one-call profiles,
-    and between sides that sampled as many calls)."""
-    folded, unit, counts = read_samples(path)
+    and between sides that sampled as many calls); Python functions named through the kept `perf_map`."""
+    names = PerfMap.read(perf_map)
+    folded, unit, counts = read_samples(path, names)
     calls = max(1, calls)
     folded = {stack: cost / calls for stack, cost in folded.items()}
     counts = SampleCounts(counts.samples, counts.by_frame, counts.period / calls)
     total = sum(folded.values())
-    view = ProfileView(label, round(total), folded, caller_depth=0, python_named=False, stripped=[],
-                       path=str(path), unit=unit)
+    python_named = any(frame.object == PYTHON_OBJECT for stack in folded for frame in stack)
+    view = ProfileView(label, round(total), folded, caller_depth=0, python_named=python_named, stripped=[],
+                       path=str(path), unit=unit, python_lines=names.lines_by_frame() if python_named else {})
     return view, counts
 
 

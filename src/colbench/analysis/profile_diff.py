@@ -37,6 +37,8 @@ class FunctionChange:
     share: float | None
     #: one standard error of the self change where costs are sampled (perf), None where they are counted
     noise: float | None = None
+    #: a Python function's first lines on each side (from its code objects; none known: ())
+    lines: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
 
     @property
     def within_noise(self) -> bool:
@@ -103,7 +105,9 @@ def diff_profiles(baseline: ProfileView, contender: ProfileView, top: int = DEFA
         rows.append(FunctionChange(frame.name, frame.object, self_a.get(frame, 0.0), self_b.get(frame, 0.0),
                                    incl_a.get(frame, 0.0), incl_b.get(frame, 0.0),
                                    delta / total_change if total_change else None,
-                                   noise(frame) if noise is not None else None))
+                                   noise(frame) if noise is not None else None,
+                                   (baseline.python_lines.get(frame.name, ()),
+                                    contender.python_lines.get(frame.name, ()))))
     listed = sum(r.share for r in rows if r.share is not None) if total_change else None
     return ProfileDiff(_summary(baseline), _summary(contender), rows, len(changed), listed, baseline.unit,
                        total_noise)
@@ -130,8 +134,8 @@ def diff_files(baseline: Path, contender: Path, labels: tuple[str, str], *, perf
     from colbench.analysis.perf_script import perf_view, sampling_error, total_sampling_error
 
     if baseline.name.endswith(PERF_SUFFIX):
-        (view_a, counts_a), (view_b, counts_b) = (perf_view(baseline, labels[0], calls),
-                                                  perf_view(contender, labels[1], calls))
+        (view_a, counts_a), (view_b, counts_b) = (perf_view(baseline, labels[0], calls, perf_maps[0]),
+                                                  perf_view(contender, labels[1], calls, perf_maps[1]))
         diff = diff_profiles(view_a, view_b, top, noise=functools.partial(sampling_error, counts_a, counts_b),
                              total_noise=total_sampling_error(counts_a, counts_b))
     else:

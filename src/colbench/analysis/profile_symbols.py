@@ -7,8 +7,9 @@
 - **Python functions** cannot be seen by Valgrind: the interpreter runs them all in `_PyEval_EvalFrameDefault`.
   On Python 3.12+ the profiling worker switches on CPython's perf trampolines (workers/python/callgrind_probe.py): every
   Python function then enters through a small stub of its own, callgrind names the stub by its address, and the
-  perf map CPython wrote (`start size py::name:file` per line) names the address. Python 3.11 has no
-  trampolines: its Python code stays the interpreter's cost.
+  perf map CPython wrote (`start size py::name:file` per line) names the address; the function's first line comes
+  from its code object, looked up by the worker (the map has none). Python 3.11 has no trampolines: its Python
+  code stays the interpreter's cost.
 - **Cython functions** (pyarrow's `lib`, `_parquet`, `_dataset` modules) are native symbols with mangled names,
   `__pyx_pw_7pyarrow_8_dataset_7Scanner_13to_table`, shown as `pyarrow._dataset.Scanner.to_table`.
 """
@@ -16,9 +17,10 @@
 from __future__ import annotations
 
 import bisect
+import json
 import re
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -28,6 +30,8 @@ _INTERPRETER = re.compile(r"(lib)?python(\d+(\.\d+)*)?[a-z]*(\.so.*)?$")
 #: the object of a Python function's frame (named through the perf map)
 PYTHON_OBJECT = "python"
 PYTHON_PREFIX = "py::"
+#: the worker's first lines of the mapped functions, beside the map (workers/python/python_names.LINES_NAME)
+LINES_SUFFIX = ".lines.json"
 
 
 def short_object(path: str) -> str:
@@ -36,6 +40,7 @@ def short_object(path: str) -> str:
     return name if name and name != "???" else "?"
 
 
+@cache
 def is_interpreter(obj: str) -> bool:
     """The CPython interpreter itself (`python3.11`, `libpython3.12.so.1.0`), by its object's file name."""
     return bool(_INTERPRETER.match(short_object(obj)))
@@ -76,11 +81,14 @@ def _cython_parts(text: str, counter: bool) -> list[str] | None:
 
 @dataclass(frozen=True)
 class PerfMap:
-    """CPython's perf map (`/tmp/perf-PID.map`, kept as `perf.map` beside the profile): code ranges → names."""
+    """CPython's perf map (`/tmp/perf-PID.map`, kept as `perf.map` beside the profile): code ranges → names; and the
+    first lines the worker found for them in their code objects (`perf.map.lines.json` beside it)."""
 
     starts: tuple[int, ...]
     ends: tuple[int, ...]
     names: tuple[str, ...]
+    #: map name (`py::QUALNAME:FILENAME`) → the first lines of the code objects that carry it
+    lines: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
     @classmethod
     def read(cls, path: Path | None) -> PerfMap:
@@ -95,7 +103,8 @@ class PerfMap:
                         continue
                     entries.append((start, start + size, fields[2]))
         entries.sort()
-        return cls(tuple(e[0] for e in entries), tuple(e[1] for e in entries), tuple(e[2] for e in entries))
+        return cls(tuple(e[0] for e in entries), tuple(e[1] for e in entries), tuple(e[2] for e in entries),
+                   _read_lines(path.with_name(path.name + LINES_SUFFIX)) if path is not None else {})
 
     def __len__(self) -> int:
         return len(self.starts)
@@ -106,22 +115,71 @@ class PerfMap:
             return self.names[index]
         return None
 
+    def python_frame(self, address: int) -> tuple[str, tuple[int, ...]] | None:
+        """The frame name of the Python function whose stub holds `address`, and its first lines (none known: ())."""
+        entry = self.name_of(address)
+        if entry is None or not entry.startswith(PYTHON_PREFIX):
+            return None
+        return PYTHON_PREFIX + python_function(entry), self.lines.get(entry, ())
+
+
+    def lines_by_frame(self) -> dict[str, tuple[int, ...]]:
+        """Frame name (as `python_frame` names it) → the first lines known for it."""
+        found: dict[str, set[int]] = {}
+        for entry, lines in self.lines.items():
+            if lines:
+                found.setdefault(PYTHON_PREFIX + python_function(entry), set()).update(lines)
+        return {name: tuple(sorted(lines)) for name, lines in found.items()}
+
+
+def _read_lines(path: Path) -> dict[str, tuple[int, ...]]:
+    """The worker's first lines (workers/python/python_names.py); a missing or damaged file names no line."""
+    try:
+        raw = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(raw, dict):
+        return {}
+    return {str(name): tuple(sorted(int(n) for n in found if isinstance(n, int)))
+            for name, found in raw.items() if isinstance(found, list)}
+
+
+_SITE = ("site-packages", "dist-packages")
+_STDLIB = re.compile(r"python\d+\.\d+t?$")
+
 
 def python_function(entry: str) -> str:
-    """`py::read_table:/…/pyarrow/parquet/core.py` → `read_table (pyarrow/parquet/core.py)`."""
+    """`py::read_table:/…/site-packages/pyarrow/parquet/core.py` → `read_table (pyarrow/parquet/core.py)`: the
+    file as its module's path (inside site-packages, or the standard library's folder), else its name; so the same
+    function is the same frame on Python 3.12 and 3.13, and in two environments' folders."""
     body = entry.removeprefix(PYTHON_PREFIX)
     function, _, filename = body.partition(":")
+    return f"{function} ({module_path(filename)})" if filename else function
+
+
+def module_path(filename: str) -> str:
     parts = Path(filename).parts
-    shown = "/".join(parts[-3:]) if "site-packages" in parts else Path(filename).name or filename
-    return f"{function} ({shown})" if filename else function
+    for index in range(len(parts) - 2, -1, -1):
+        if parts[index] in _SITE or (_STDLIB.match(parts[index]) and index and parts[index - 1] == "lib"):
+            return "/".join(parts[index + 1:])
+    return Path(filename).name or filename
+
+
+def with_lines(name: str, baseline: tuple[int, ...], contender: tuple[int, ...] = ()) -> str:
+    """`py::f (m.py)` with its first line, `py::f (m.py:12)`; with each side's where they differ, `:12→14`; several
+    code objects of one name, `:12,40`. Other names, and functions with no line known, come back unchanged."""
+    if not (baseline or contender) or not name.startswith(PYTHON_PREFIX) or not name.endswith(")"):
+        return name
+    a, b = (",".join(map(str, side)) for side in (baseline, contender))
+    return f"{name[:-1]}:{a if a == b or not b else b if not a else f'{a}→{b}'})"
 
 
 def frame_name(name: str, obj: str, perf_map: PerfMap) -> tuple[str, str]:
     """What a frame is called in tables and flame graphs, and the object it is shown with."""
     if is_address(name) and len(perf_map):
-        entry = perf_map.name_of(int(name, 16))
-        if entry is not None and entry.startswith(PYTHON_PREFIX):
-            return PYTHON_PREFIX + python_function(entry), PYTHON_OBJECT
+        python = perf_map.python_frame(int(name, 16))
+        if python is not None:
+            return python[0], PYTHON_OBJECT
     cython = demangle_cython(name)
     if cython is not None:
         return cython, short_object(obj)

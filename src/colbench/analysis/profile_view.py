@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -55,6 +56,8 @@ class ProfileView:
     path: str = ""
     #: what a cost counts: "instructions" (callgrind), "ns" of CPU time (perf's cpu-clock), or an event's name
     unit: str = "instructions"
+    #: a Python function's frame name → its first lines (from its code object, see profile_symbols.PerfMap)
+    python_lines: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
 
 def library_key(obj: str) -> str:
@@ -96,7 +99,8 @@ def view_of(profile: CallgrindProfile, perf_map: PerfMap, label: str, path: str 
         folded = fold_interpreter(folded, {f.object for f in named.values() if is_interpreter(f.object)})
     stripped = [StrippedLibrary(lib, cost, object_symbols(objects.get(lib, lib)))
                 for lib, cost in sorted(unnamed.items(), key=lambda kv: -kv[1])]
-    return ProfileView(label, profile.totals, dict(folded), profile.caller_depth, python_named, stripped, path)
+    return ProfileView(label, profile.totals, dict(folded), profile.caller_depth, python_named, stripped, path,
+                       python_lines=perf_map.lines_by_frame() if python_named else {})
 
 
 def merge_repeats(stack: Stack) -> Stack:
@@ -115,16 +119,21 @@ def fold_interpreter(folded: Folded, interpreter_objects: set[str]) -> Folded:
     frames below native code (a Cython function calling the C API) and above the first Python function stay."""
     out: Folded = defaultdict(float)
     for stack, cost in folded.items():
-        kept: list[Frame] = []
-        under_python = False
-        for frame in stack:
-            if frame.object == PYTHON_OBJECT:
-                under_python = True
-            elif frame.object in interpreter_objects:
-                if under_python:
-                    continue
-            else:
-                under_python = False
-            kept.append(frame)
-        out[tuple(kept)] += cost
+        out[fold_stack(stack, interpreter_objects.__contains__)] += cost
     return dict(out)
+
+
+def fold_stack(stack: Stack, interpreter: Callable[[str], bool] = is_interpreter) -> Stack:
+    """One stack as `fold_interpreter` folds it (`interpreter`: is this object the interpreter's)."""
+    kept: list[Frame] = []
+    under_python = False
+    for frame in stack:
+        if frame.object == PYTHON_OBJECT:
+            under_python = True
+        elif interpreter(frame.object):
+            if under_python:
+                continue
+        else:
+            under_python = False
+        kept.append(frame)
+    return tuple(kept)

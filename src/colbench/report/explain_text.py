@@ -9,6 +9,7 @@ from pathlib import Path
 
 from colbench.analysis.callgrind import Frame
 from colbench.analysis.profile_diff import DiffedFiles, FunctionChange, ProfileDiff
+from colbench.analysis.profile_symbols import with_lines
 from colbench.analysis.profile_view import ProfileView
 from colbench.paths import write_atomic
 from colbench.redact import redact
@@ -44,9 +45,14 @@ def share_text(value: float | None) -> str:
 
 def table_rows(diff: ProfileDiff) -> list[tuple[str, ...]]:
     unit = diff.unit
-    return [(short_function(c.function), c.library, cost_text(c.self_a, unit), cost_text(c.self_b, unit),
+    return [(shown_function(c), c.library, cost_text(c.self_a, unit), cost_text(c.self_b, unit),
              signed_cost(c.delta_self, unit) + (" ~" if c.within_noise else ""), share_text(c.share),
              signed_cost(c.delta_inclusive, unit)) for c in diff.changes]
+
+
+def shown_function(change: FunctionChange) -> str:
+    """A function as tables show it: short, with its first line where it is a Python function with one known."""
+    return with_lines(short_function(change.function), *change.lines)
 
 
 def summary_lines(case: ExplainedCase) -> list[str]:
@@ -96,14 +102,22 @@ def summary_lines(case: ExplainedCase) -> list[str]:
 def symbol_notes(diff: ProfileDiff) -> list[str]:
     """Python functions and stripped libraries, said plainly."""
     notes = []
-    if diff.unit != "instructions":
-        notes.append("Python functions are not named: perf sees the interpreter's C functions "
-                     "(_PyEval_EvalFrameDefault and what it calls); Python 3.12+ can name them (`-X perf`), "
-                     "not yet used here")
-    elif not (diff.baseline.python_named or diff.contender.python_named):
-        notes.append("Python functions are not named: on Python 3.11 their cost is the interpreter's own C "
-                     "functions (callgrind charges the bytecode loop to the interpreter frame where counting began, "
-                     "e.g. _PyObject_MakeTpCall); Python 3.12+ workers name them through CPython's perf map")
+    named = [side.label for side in (diff.baseline, diff.contender) if side.python_named]
+    unnamed = [side.label for side in (diff.baseline, diff.contender) if not side.python_named]
+    if named:
+        notes.append(f"Python functions ({', '.join(named)}) are named through CPython's perf trampolines and the "
+                     "perf map their worker kept, with their first lines from their code objects"
+                     + ("; a sampled stack ends at its innermost Python function (perf cannot unwind through the "
+                        "trampolines)" if diff.unit != "instructions" else ""))
+    if unnamed and diff.unit != "instructions":
+        notes.append(f"Python functions are not named on {', '.join(unnamed)}: before Python 3.12 perf sees the "
+                     "interpreter's C functions (_PyEval_EvalFrameDefault and what it calls); 3.12+ workers name "
+                     "them through CPython's perf trampolines")
+    elif unnamed:
+        notes.append(f"Python functions are not named on {', '.join(unnamed)}: before Python 3.12 their cost is the "
+                     "interpreter's own C functions (callgrind charges the bytecode loop to the interpreter frame "
+                     "where counting began, e.g. _PyObject_MakeTpCall); 3.12+ workers name them through CPython's "
+                     "perf trampolines")
     stripped: dict[str, tuple[float, str]] = defaultdict(lambda: (0.0, ""))
     for side in (diff.baseline, diff.contender):
         for lib in side.stripped:
@@ -120,13 +134,17 @@ def symbol_notes(diff: ProfileDiff) -> list[str]:
 
 
 def change_document(change: FunctionChange) -> FunctionDocument:
-    return {"function": change.function, "short": short_function(change.function), "library": change.library,
-            "self": {"baseline": round(change.self_a), "contender": round(change.self_b),
-                     "change": round(change.delta_self)},
-            "inclusive": {"baseline": round(change.inclusive_a), "contender": round(change.inclusive_b),
-                          "change": round(change.delta_inclusive)},
-            "share": change.share, "noise": None if change.noise is None else round(change.noise),
-            "within_noise": change.within_noise}
+    document: FunctionDocument = {
+        "function": change.function, "short": shown_function(change), "library": change.library,
+        "self": {"baseline": round(change.self_a), "contender": round(change.self_b),
+                 "change": round(change.delta_self)},
+        "inclusive": {"baseline": round(change.inclusive_a), "contender": round(change.inclusive_b),
+                      "change": round(change.delta_inclusive)},
+        "share": change.share, "noise": None if change.noise is None else round(change.noise),
+        "within_noise": change.within_noise}
+    if any(change.lines):
+        document["lines"] = {"baseline": list(change.lines[0]), "contender": list(change.lines[1])}
+    return document
 
 
 def case_document(case: ExplainedCase) -> CaseDocument:

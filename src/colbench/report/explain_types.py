@@ -89,6 +89,8 @@ class FunctionDocument(TypedDict):
     share: float | None
     noise: int | None
     within_noise: bool
+    #: a Python function's first lines on each side (from its code objects, looked up by the profiled worker)
+    lines: NotRequired[dict[str, list[int]]]
 
 
 class ProfileDocument(TypedDict):

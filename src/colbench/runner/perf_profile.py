@@ -12,6 +12,10 @@ enables them around the timed call through perf's control FIFOs (workers/python/
 - Kept: the `perf script` text (one sample per paragraph, leaf first), gzipped, read by analysis/perf_script.py;
   `perf.data` is removed (it holds raw stack copies and is only readable beside the same binaries).
 - Sampling has noise, unlike callgrind: the listing marks changes within two standard errors of the sample counts.
+- Python functions (3.12+): the worker switches CPython's perf trampolines on around the timed calls and moves their
+  map into the profile's folder as `perf.map` (workers/python/python_names.py), so /tmp keeps nothing of it. perf
+  script then prints those frames as `[unknown]` in `/tmp/perf-PID.map` with their address, and the reader names
+  them from the kept map (analysis/perf_script.py), as callgrind's addresses are named.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from colbench.paths import atomic_path, create_new, owned_dir, remove
 from colbench.runner.isolate import WorkerLaunch, run_worker
 from colbench.runner.profile import ProfileRun, failure_text
 from colbench.workers.python.perf_control import CTL_VAR
+from colbench.workers.python.python_names import FOLDER_VAR, PERF_MAP_NAME
 
 #: samples per second of CPU time (a prime, so the timer does not beat with periodic work)
 FREQUENCY_HZ = 2999
@@ -58,7 +63,8 @@ def sampled_iterations(call_s: float | None) -> int:
 def perf_profile_case(spec: CaseSpec, launch: WorkerLaunch, perf: str, folder: Path,
                       iterations: int = 1) -> ProfileRun:
     """Run the case (its warm-ups, then `iterations` timed calls) under `perf record` in a fresh worker and keep
-    the samples as `folder/profile.perf.gz`; a failed execution leaves the folder empty and says why."""
+    the samples as `folder/profile.perf.gz` (and `folder/perf.map` when the worker could name Python functions); a
+    failed execution leaves the folder empty and says why."""
     owned_dir(folder, "profile directory")
     for stale in folder.iterdir():
         remove(stale, within=folder)
@@ -69,18 +75,19 @@ def perf_profile_case(spec: CaseSpec, launch: WorkerLaunch, perf: str, folder: P
         os.mkfifo(ack, 0o600)
         sampled = dataclasses.replace(
             launch, command=[*perf_command(perf, data, ctl, ack), *launch.command],
-            env={**launch.env, CTL_VAR: f"{ctl}:{ack}"}, timeout_s=launch.timeout_s * TIMEOUT_FACTOR,
+            env={**launch.env, CTL_VAR: f"{ctl}:{ack}", FOLDER_VAR: str(folder)},
+            timeout_s=launch.timeout_s * TIMEOUT_FACTOR,
             memory_limit_bytes=None)  # perf's own buffers are not the case's memory
         outcome = run_worker(dataclasses.replace(spec, iterations=iterations), sampled)
         report = outcome.report
         failed = failure_text(report)
-        if failed:
-            return ProfileRun(time.monotonic() - started, error=failed)
-        kept = folder / PERF_PROFILE_NAME
-        error = _script(perf, data, kept)
+        error = failed or _script(perf, data, folder / PERF_PROFILE_NAME)
     if error:
+        for stale in folder.iterdir():
+            remove(stale, within=folder)
         return ProfileRun(time.monotonic() - started, error=error)
-    return ProfileRun(time.monotonic() - started, kept,
+    perf_map = folder / PERF_MAP_NAME
+    return ProfileRun(time.monotonic() - started, folder / PERF_PROFILE_NAME, perf_map if perf_map.exists() else None,
                       warnings=[*report.warnings,
                                 f"perf sampled {iterations} timed call(s) at {FREQUENCY_HZ} Hz of CPU time"])
 

@@ -30,7 +30,8 @@ from colbench.model.records import CaseSpec, ErrorInfo, WorkerReport
 from colbench.paths import atomic_path, create_new, owned_dir, remove
 from colbench.runner.instructions import Toolchain, counting_launch
 from colbench.runner.isolate import WorkerLaunch, run_worker
-from colbench.workers.python.callgrind_probe import DUMP_DIR_VAR, KEEP_VAR, METRIC, PERF_MAP_NAME
+from colbench.workers.python.callgrind_probe import DUMP_DIR_VAR, KEEP_VAR, METRIC
+from colbench.workers.python.python_names import PERF_MAP_NAME
 
 #: callers kept in each function's name (callgrind --separate-callers)
 CALLER_DEPTH = 20
@@ -78,8 +79,9 @@ def profile_spec(spec: CaseSpec) -> CaseSpec:
 def profile_case(spec: CaseSpec, launch: WorkerLaunch, toolchain: Toolchain, folder: Path,
                  options: Sequence[str] = PROFILE_OPTIONS) -> ProfileRun:
     """Run the case once under callgrind in a fresh worker and keep its profile as `folder/profile.callgrind.gz`
-    (and `folder/perf.map` when the worker could name Python functions). `folder` is made (an owned path) and
-    holds nothing else afterwards; a failed execution leaves it empty and says why."""
+    (and `folder/perf.map` with `perf.map.lines.json` when the worker could name Python functions: Python 3.12+,
+    workers/python/python_names.py). `folder` is made (an owned path) and holds nothing else afterwards; a failed
+    execution leaves it empty and says why."""
     owned_dir(folder, "profile directory")
     for stale in folder.iterdir():  # an earlier profile of the same case and side is replaced, not mixed in
         remove(stale, within=folder)

@@ -16,10 +16,10 @@ library once, and names it and the dump directory in the environment. Here the w
 For a profile (`colbench explain`, `run --profile`: runner/profile.py) the orchestrator also names a folder in
 `KEEP_VAR`: each dump is then moved there (`iteration-N.callgrind`) instead of deleted — the same file, whose
 `fn=`/`calls=` records are the timed call's cost per function and per call edge. On Python 3.12+ the worker
-then also switches CPython's perf trampolines on (`sys.activate_stack_trampoline("perf")`) before instrumenting:
-each Python function runs through a small stub of its own, which callgrind shows as a code address, and
-`/tmp/perf-PID.map` (written by CPython, a path it fixes) names those addresses; the map is moved next to the
-dumps. Python 3.11 has no trampolines: its Python frames all show as the interpreter's `_PyEval_EvalFrameDefault`.
+then also switches CPython's perf trampolines on before instrumenting (workers/python/python_names.py): each Python
+function runs through a small stub of its own, which callgrind shows as a code address, and the perf map CPython
+writes names those addresses; the map (and the functions' first lines) is moved next to the dumps. Python 3.11 has
+no trampolines: its Python frames all show as the interpreter's functions.
 
 Only the standard library is imported: this module is on the worker's path.
 """
@@ -29,10 +29,11 @@ from __future__ import annotations
 import ctypes
 import gc
 import os
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from colbench.workers.python.python_names import PythonNames
 
 if TYPE_CHECKING:
     from colbench.model.worker_records import CaseSpec
@@ -42,7 +43,6 @@ LIB_VAR = "COLBENCH_CALLGRIND_LIB"
 DUMP_DIR_VAR = "COLBENCH_CALLGRIND_DIR"
 #: set for a profile: the folder the dumps (and CPython's perf map) are moved to instead of deleted
 KEEP_VAR = "COLBENCH_CALLGRIND_KEEP"
-PERF_MAP_NAME = "perf.map"
 METRIC = "instructions"
 
 
@@ -66,12 +66,11 @@ class CallgrindProbe:
         keep = os.environ.get(KEEP_VAR)
         self._keep = Path(keep) if keep else None
         self._kept = 0
-        self._trampolines = False
+        self._names = PythonNames(self._keep)
 
     def start(self) -> None:
         """Instrument from here on (after setup). Instrumentation is global: every thread is counted."""
-        if self._keep is not None:
-            self._trampolines = _start_trampolines()
+        self._names.start()
         self._lib.colbench_start()
         self._on = True
 
@@ -79,9 +78,7 @@ class CallgrindProbe:
         if self._on:
             self._lib.colbench_stop()
             self._on = False
-        if self._trampolines:
-            self._trampolines = False
-            _keep_perf_map(self._keep)
+        self._names.keep()
 
     def count(self, call: Callable[[], Any]) -> tuple[int, Any]:
         """Instructions executed by `call()` (all threads), and what it returned."""
@@ -106,39 +103,6 @@ class CallgrindProbe:
             if line.startswith("totals:"):
                 return int(line.split()[1])
         raise ProbeUnavailable(f"callgrind dump {dumps[0].name} has no totals line")
-
-
-def _perf_map_path() -> Path:
-    return Path(f"/tmp/perf-{os.getpid()}.map")  # CPython's fixed path (Python/perf_trampoline.c)
-
-
-def _start_trampolines() -> bool:
-    """CPython 3.12+'s perf trampolines on, when the map they write is this process's own (not a leftover of an
-    earlier process with the same pid, which would name the wrong functions)."""
-    activate = getattr(sys, "activate_stack_trampoline", None)
-    if activate is None or _perf_map_path().exists():
-        return False
-    try:
-        activate("perf")
-    except (ValueError, OSError):  # a build without trampoline support
-        return False
-    return True
-
-
-def _keep_perf_map(folder: Path | None) -> None:
-    """Move the map CPython wrote for this process into the profile's folder. The file is this worker's own (made
-    by its interpreter a moment ago, see `_start_trampolines`), so removing it from /tmp cleans up after itself."""
-    sys.deactivate_stack_trampoline()  # type: ignore[attr-defined]
-    source = _perf_map_path()
-    if folder is None or not source.exists():
-        return
-    try:
-        os.replace(source, folder / PERF_MAP_NAME)
-    except OSError:  # another file system: copy, then remove our own file
-        import shutil
-
-        shutil.copyfile(source, folder / PERF_MAP_NAME)
-        source.unlink()
 
 
 def open_probe(spec: CaseSpec) -> CallgrindProbe | None:

@@ -4,7 +4,9 @@ For `colbench explain --profiler perf` the orchestrator starts the worker as the
 `perf record --control=fifo:CTL,ACK --delay=-1 …` (runner/perf_profile.py): events start disabled, and perf
 enables or disables them when a process writes `enable` / `disable` to the CTL FIFO, answering `ack` on ACK
 (perf-record(1), "--control"). The worker enables right before the timed call and disables right after it, so
-imports, data generation, setup and warm-ups are not sampled. `CTL_VAR` names the two FIFOs.
+imports, data generation, setup and warm-ups are not sampled. `CTL_VAR` names the two FIFOs. On Python 3.12+ the
+first enable also switches CPython's perf trampolines on, and the last disable moves their map into the folder
+`python_names.FOLDER_VAR` names (workers/python/python_names.py): perf's samples then name Python functions.
 
 Only the standard library is imported: this module is on the worker's path.
 """
@@ -12,6 +14,9 @@ Only the standard library is imported: this module is on the worker's path.
 from __future__ import annotations
 
 import os
+from pathlib import Path
+
+from colbench.workers.python.python_names import FOLDER_VAR, PythonNames
 
 CTL_VAR = "COLBENCH_PERF_CTL"
 ACK_TIMEOUT_S = 10.0
@@ -27,6 +32,8 @@ class PerfControl:
         self._ctl = os.open(ctl, os.O_WRONLY | os.O_CLOEXEC)
         self._ack = os.open(ack, os.O_RDONLY | os.O_CLOEXEC)
         self.enabled = False
+        folder = os.environ.get(FOLDER_VAR)
+        self._names = PythonNames(Path(folder) if folder else None)
 
     def _send(self, command: bytes) -> None:
         import select
@@ -37,13 +44,17 @@ class PerfControl:
             raise PerfControlError(f"perf did not acknowledge {command.decode()!r} on its control FIFO")
 
     def enable(self) -> None:
+        self._names.start()
         self._send(b"enable")
         self.enabled = True
 
     def disable(self) -> None:
-        if self.enabled:
-            self.enabled = False
-            self._send(b"disable")
+        try:
+            if self.enabled:
+                self.enabled = False
+                self._send(b"disable")
+        finally:  # the map leaves /tmp even when perf went away
+            self._names.keep()
 
 
 def open_control() -> PerfControl | None:
