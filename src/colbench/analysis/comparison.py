@@ -278,6 +278,23 @@ def compare_sides(baseline: Side, contender: Side, settings: CompareSettings = C
             replayed_metric, replayed = found
             notes.append(f"{replayed_metric} verdicts as the run's --until-decided looks reached them (each case at "
                          "the alpha of its last look); other metrics compared as their own family")
+    cases = _all_case_inputs(baseline, contender, settings, history, replayed_metric, notes)
+    if not cases and not replayed:
+        raise ComparisonError("no case ran successfully on both sides: nothing to compare")
+    others = compare_suite(cases, threshold=settings.threshold, alpha=settings.alpha, method=settings.method,
+                           floor=settings.floor) if cases else []
+    case_of = _cases_compared([*replayed, *others], baseline, contender)
+    pythons = [interpreters(side.results) for side in (baseline, contender)]
+    if all(pythons):
+        notes.append(_pythons_note(baseline, contender, pythons))
+    return Comparison(baseline.label, contender.label, [*replayed, *others], list(dict.fromkeys(notes)), case_of,
+                      settings, bool(replayed), *pythons)
+
+
+def _all_case_inputs(baseline: Side, contender: Side, settings: CompareSettings, history: Sequence[ResultSummary],
+                     replayed_metric: str | None, notes: list[str]) -> dict[str, CaseInput]:
+    """The inputs of every case on every metric of `settings` but the replayed one, keyed by label and metric;
+    their notes added to `notes`."""
     excluded = {baseline.run_id, contender.run_id}
     cases: dict[str, CaseInput] = {}
     for metric_name in settings.metrics:
@@ -289,26 +306,27 @@ def compare_sides(baseline: Side, contender: Side, settings: CompareSettings = C
         notes.extend(metric_notes)
         for label, case in inputs.items():
             cases[key_of(label, metric_name)] = case
-    if not cases and not replayed:
-        raise ComparisonError("no case ran successfully on both sides: nothing to compare")
-    others = compare_suite(cases, threshold=settings.threshold, alpha=settings.alpha, method=settings.method,
-                           floor=settings.floor) if cases else []
+    return cases
+
+
+def _cases_compared(comparisons: list[CaseComparison], baseline: Side, contender: Side) -> dict[str, tuple[str, str]]:
+    """Each comparison's key → (case id, benchmark)."""
     labels = short_labels([*baseline.results, *contender.results])
     by_label = {label: case_id for case_id, label in labels.items()}
     benchmarks = {r.case_id: r.benchmark for r in [*baseline.results, *contender.results]}
     case_of = {}
-    for comparison in [*replayed, *others]:
+    for comparison in comparisons:
         label = str(comparison.key).removesuffix(METRIC_SUFFIX.format(comparison.metric))
         if label in by_label:
             case_of[str(comparison.key)] = (by_label[label], benchmarks[by_label[label]])
-    pythons = [interpreters(side.results) for side in (baseline, contender)]
-    if all(pythons):
-        same = "both" if pythons[0] == pythons[1] else ""
-        notes.append(f"{same} on Python {pythons[0]}" if same else
-                     f"{baseline.label} ran on Python {pythons[0]}, {contender.label} on Python {pythons[1]}: the "
-                     "ratios include what the interpreter changed")
-    return Comparison(baseline.label, contender.label, [*replayed, *others], list(dict.fromkeys(notes)), case_of,
-                      settings, bool(replayed), *pythons)
+    return case_of
+
+
+def _pythons_note(baseline: Side, contender: Side, pythons: list[str]) -> str:
+    same = "both" if pythons[0] == pythons[1] else ""
+    return (f"{same} on Python {pythons[0]}" if same else
+            f"{baseline.label} ran on Python {pythons[0]}, {contender.label} on Python {pythons[1]}: the "
+            "ratios include what the interpreter changed")
 
 
 def interpreters(results: Iterable[Result]) -> str:
