@@ -36,15 +36,12 @@ from starlette.routing import Route
 from colbench.model.metrics import SERIES_METRICS
 from colbench.model.records import Result, Run
 from colbench.render.figures import Plot
-from colbench.report.html import (
-    HistoryView,
-    build_run_view,
-    case_history,
-    render,
-    run_compare,
-)
+from colbench.report.compare_page import run_compare
+from colbench.report.history_page import HistoryView, case_history
 from colbench.report.overview import RECENT_RUNS, Overview, build_overview
 from colbench.report.plots_history import history_figure
+from colbench.report.run_page import build_run_view
+from colbench.report.templating import render
 from colbench.report.watch_view import timelines
 from colbench.store import open_store
 from colbench.store.base import ResultQuery, Store

@@ -17,9 +17,11 @@ from colbench.analysis.aggregate import summarize_cases
 from colbench.model.records import Result, Run
 from colbench.render.figures import Plot
 from colbench.render.fmt import measured_metrics, params_label, varying_params
-from colbench.report.html import HistoryView, history_link, metric_title, run_compare
+from colbench.report.compare_page import run_compare
+from colbench.report.history_page import HistoryView, history_link
 from colbench.report.plots_compare import CompareRow, verdict_counts
 from colbench.report.plots_history import MIN_RUNS, HistorySeries, history_figure, series_from_results
+from colbench.report.templating import metric_title
 from colbench.store.base import ResultQuery, Store
 
 RECENT_RUNS = 30  # the front page looks at the benchmarks of this many newest runs
