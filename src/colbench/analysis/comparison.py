@@ -156,12 +156,7 @@ def case_inputs(baseline: Side, contender: Side, metric_name: str = "time", *, a
     compared. `priors`: case id → the noise earlier runs lend (metrics of stable noise)."""
     _check_machines(baseline, contender, allow_cross_machine)
     paired = baseline.run_id == contender.run_id
-    sides: list[dict[str, list[Result]]] = []
-    for side in (baseline, contender):
-        grouped: dict[str, list[Result]] = defaultdict(list)
-        for r in side.results:
-            grouped[r.case_id].append(r)
-        sides.append(grouped)
+    sides = [_by_case(baseline.results), _by_case(contender.results)]
     notes: list[str] = []
     cases: dict[str, CaseInput] = {}
     labels = short_labels([*baseline.results, *contender.results])
@@ -174,21 +169,35 @@ def case_inputs(baseline: Side, contender: Side, metric_name: str = "time", *, a
             if metric_name == "time" and not (ok[0] and ok[1]):  # not for an instructions-only case
                 notes.append(f"{label}: no successful results on one side")
             continue
-        case = CaseInput(
-            baseline=[v for _, v in base], contender=[v for _, v in cont], metric=metric_name,
-            baseline_blocks=[int(r.block or 0) for r, _ in base] if paired else None,
-            contender_blocks=[int(r.block or 0) for r, _ in cont] if paired else None,
-            basis="wall" if metric_name == "time" else "value",
-            prior=(priors or {}).get(case_id),
-        )
-        if metric_name == "time":
-            chosen = basis if paired or basis != "auto" else "wall"  # the rule needs blocks
-            case = _time_input(case, [r for r, _ in base], [r for r, _ in cont], chosen)
-        cases[label] = case
+        cases[label] = _case_input(base, cont, metric_name, paired=paired, basis=basis,
+                                   prior=(priors or {}).get(case_id))
     only = set(sides[0]) ^ set(sides[1])
     if only:
         notes.append(f"{plural(len(only), 'case')} ran on one side only")
     return cases, notes
+
+
+def _by_case(results: Iterable[Result]) -> dict[str, list[Result]]:
+    grouped: dict[str, list[Result]] = defaultdict(list)
+    for r in results:
+        grouped[r.case_id].append(r)
+    return grouped
+
+
+def _case_input(base: list[tuple[Result, list[float]]], cont: list[tuple[Result, list[float]]], metric_name: str, *,
+                paired: bool, basis: str, prior: NoisePrior | None) -> CaseInput:
+    """One case's values on both sides (with their blocks when paired); time on the basis chosen for it."""
+    case = CaseInput(
+        baseline=[v for _, v in base], contender=[v for _, v in cont], metric=metric_name,
+        baseline_blocks=[int(r.block or 0) for r, _ in base] if paired else None,
+        contender_blocks=[int(r.block or 0) for r, _ in cont] if paired else None,
+        basis="wall" if metric_name == "time" else "value",
+        prior=prior,
+    )
+    if metric_name == "time":
+        chosen = basis if paired or basis != "auto" else "wall"  # the rule needs blocks
+        case = _time_input(case, [r for r, _ in base], [r for r, _ in cont], chosen)
+    return case
 
 
 def noise_priors(history: Iterable[ResultSummary], metric_name: str,
