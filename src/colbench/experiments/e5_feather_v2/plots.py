@@ -73,9 +73,7 @@ def _grouped(ax: Axes, keys: Sequence[tuple[str, str]], series: Sequence[tuple[s
 
 @styled
 def e5_formats(summaries: Sequence[CaseSummary], run: Run) -> Figure | None:
-    reads = [s for s in ok_rows(summaries, "file-read") if s.params.get("engine") == "pyarrow"
-             and not s.params.get("memory_map")]
-    writes = [s for s in ok_rows(summaries, "file-write") if s.params.get("engine") == "pyarrow"]
+    reads, writes = _pyarrow_cases(summaries)
     if not reads and not writes:
         return None
     sources = ordered([param_text(s, "source") for s in reads + writes], SOURCE_ORDER)
@@ -90,14 +88,7 @@ def e5_formats(summaries: Sequence[CaseSummary], run: Run) -> Figure | None:
         src_writes = most_threads([s for s in writes if s.params["source"] == source])
         threads_note |= {thread_count(s) for s in src_reads + src_writes}
         for c, panel in enumerate(panels):
-            ax = axes[r][c]
-            if panel == "read":
-                _read_panel(ax, keys, src_reads, scale, unit)
-            elif panel == "write":
-                _write_panel(ax, keys, src_writes, scale, unit)
-            else:
-                _size_panel(ax, keys, source, src_writes, src_reads)
-            ax.set_title(f"{source}: {panel if panel != 'size' else 'file size'}", loc="left")
+            _panel(axes[r][c], panel, keys, source, src_reads, src_writes, scale, unit)
     _legend(fig, axes[0])
     threads = ", ".join(map(str, sorted(threads_note)))
     threads_word = "thread" if threads_note == {1} else "threads"
@@ -105,6 +96,25 @@ def e5_formats(summaries: Sequence[CaseSummary], run: Run) -> Figure | None:
           f"{threads} {threads_word}; " + fixed_params_note(reads + writes, [
               "source", "format", "codec", "output", "input", "threads", "engine", "memory_map"]))
     return fig
+
+
+def _pyarrow_cases(summaries: Sequence[CaseSummary]) -> tuple[list[CaseSummary], list[CaseSummary]]:
+    """The measured reads (not memory-mapped) and writes of pyarrow."""
+    reads = [s for s in ok_rows(summaries, "file-read") if s.params.get("engine") == "pyarrow"
+             and not s.params.get("memory_map")]
+    writes = [s for s in ok_rows(summaries, "file-write") if s.params.get("engine") == "pyarrow"]
+    return reads, writes
+
+
+def _panel(ax: Axes, panel: str, keys: list[tuple[str, str]], source: str, src_reads: list[CaseSummary],
+           src_writes: list[CaseSummary], scale: float, unit: str) -> None:
+    if panel == "read":
+        _read_panel(ax, keys, src_reads, scale, unit)
+    elif panel == "write":
+        _write_panel(ax, keys, src_writes, scale, unit)
+    else:
+        _size_panel(ax, keys, source, src_writes, src_reads)
+    ax.set_title(f"{source}: {panel if panel != 'size' else 'file size'}", loc="left")
 
 
 def _read_panel(ax: Axes, keys: list[tuple[str, str]], src_reads: list[CaseSummary], scale: float,
