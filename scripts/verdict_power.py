@@ -166,26 +166,7 @@ def _prior(results: list[Result], group: set[int], metric_name: str):
 def real(args: argparse.Namespace) -> None:
     table: dict[tuple[str, str, str, int], Counter] = defaultdict(Counter)
     for run, results in _runs(args.home.resolve()):
-        match = NAME.match(run.name or "")
-        assert match
-        case, metric_name, effect = match["case"], match["metric"], match["effect"]
-        blocks_run = sorted({r.block for r in results if r.block is not None})
-        for n in SIZES:
-            for start in range(0, len(blocks_run) - n + 1, n):
-                group = set(blocks_run[start:start + n])
-                sides = [Side(env, run.run_id, env, [r for r in results if r.env_name == env and r.block in group])
-                         for env in ("A", "B")]
-                settings = CompareSettings(metrics=(metric_name,))
-                try:
-                    if args.prior and metric(metric_name).stable_noise:
-                        comparison = _with_prior(sides, results, group, settings)
-                    else:
-                        comparison = compare_sides(*sides, settings)
-                except ValueError:
-                    table[(case, metric_name, effect, n)]["no result"] += 1
-                    continue
-                for c in comparison.cases:
-                    table[(case, metric_name, effect, n)][str(c.verdict)] += 1
+        _count_verdicts(run, results, args.prior, table)
     print(f"real comparisons (disjoint groups of n blocks of each run; alpha 0.01, one case each"
           f"{'; spread of the other blocks lent' if args.prior else ''})")
     print(f"{'case':<16} {'metric':<12} {'effect':>6} {'n':>2} {'cmp':>4} {'regr':>5} {'impr':>5} {'same':>5} "
@@ -198,6 +179,35 @@ def real(args: argparse.Namespace) -> None:
         print(f"{case:<16} {metric_name:<12} {effect:>6} {n:>2} {total:>4} {counts['regression']:>5} "
               f"{counts['improvement']:>5} {counts['no change']:>5} {counts['inconclusive']:>5}  "
               f"{what} {hits / total:.1%} [{low:.1%}, {high:.1%}]")
+    _print_false_alarms(table)
+
+
+def _count_verdicts(run: Run, results: list[Result], prior: bool,
+                    table: dict[tuple[str, str, str, int], Counter]) -> None:
+    """The verdicts of one run's disjoint groups of n blocks (each size of SIZES), counted into `table`."""
+    match = NAME.match(run.name or "")
+    assert match
+    case, metric_name, effect = match["case"], match["metric"], match["effect"]
+    blocks_run = sorted({r.block for r in results if r.block is not None})
+    for n in SIZES:
+        for start in range(0, len(blocks_run) - n + 1, n):
+            group = set(blocks_run[start:start + n])
+            sides = [Side(env, run.run_id, env, [r for r in results if r.env_name == env and r.block in group])
+                     for env in ("A", "B")]
+            settings = CompareSettings(metrics=(metric_name,))
+            try:
+                if prior and metric(metric_name).stable_noise:
+                    comparison = _with_prior(sides, results, group, settings)
+                else:
+                    comparison = compare_sides(*sides, settings)
+            except ValueError:
+                table[(case, metric_name, effect, n)]["no result"] += 1
+                continue
+            for c in comparison.cases:
+                table[(case, metric_name, effect, n)][str(c.verdict)] += 1
+
+
+def _print_false_alarms(table: dict[tuple[str, str, str, int], Counter]) -> None:
     totals = Counter()
     for (_, metric_name, effect, _), counts in table.items():
         if effect == "aa":

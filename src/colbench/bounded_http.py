@@ -276,8 +276,8 @@ def request(url: str, *, method: str = "GET", data: bytes | None = None, headers
     scheme = urlsplit(url).scheme
     if scheme not in ("http", "https"):
         raise NetError("bad-url", f"{url}: colbench fetches http:// and https:// URLs only")
-    watch = _Watch(seconds)
-    got, total = 0, None
+    call = _Call(url, method, max_bytes, content_types, open_sink, progress, seconds_per_byte, _Watch(seconds))
+    watch = call.watch
     try:
         req = urllib.request.Request(url, data=data, method=method, headers=dict(headers or {}))
         try:
@@ -285,54 +285,88 @@ def request(url: str, *, method: str = "GET", data: bytes | None = None, headers
         except urllib.error.HTTPError as exc:
             response = exc  # an error status: an answer too, read (bounded) below
         with contextlib.closing(response):
-            status = int(getattr(response, "status", None) or getattr(response, "code", None) or 0)
-            answer_headers: Message = response.headers
-            final_url = response.geturl() if hasattr(response, "geturl") else url
-            length = answer_headers.get("Content-Length")
-            total = int(length) if length and length.strip().isdigit() else None
-            if total is not None and total > max_bytes:
-                raise NetError("too-large", f"{host_of(url)} announced {_sizes(total)} for {url}, more than the "
-                                            f"{_sizes(max_bytes)} colbench takes from it")
-            ctype = (answer_headers.get("Content-Type") or "").lower()
-            empty = status == 204 or total == 0  # nothing to read: no content type to check
-            if 200 <= status < 300 and content_types and not empty and not any(kind in ctype for kind in content_types):
-                raise NetError("content-type", f"{url} answered {ctype.split(';')[0] or 'without a content type'} "
-                                               f"where {' or '.join(content_types)} was expected: is it the right "
-                                               "server (and path)?")
-            if total is not None and seconds_per_byte > 0:
-                watch.extend(total * seconds_per_byte)
-            chunks: list[bytes] = []
-            sink = open_sink(status, answer_headers) if open_sink is not None else None
-            while True:
-                block = response.read1(_BLOCK) if hasattr(response, "read1") else response.read(_BLOCK)
-                if not block:
-                    break
-                got += len(block)
-                if got > max_bytes:
-                    raise NetError("too-large", f"{host_of(url)} sent more than {_sizes(max_bytes)} for {url}, the "
-                                                "most colbench takes from it: stopped reading")
-                if sink is not None:
-                    sink.write(block)
-                else:
-                    chunks.append(block)
-                if progress is not None:
-                    progress(len(block))
-            if watch.expired:
-                raise _timed_out(url, watch, got, total)
-            if total is not None and got < total and method != "HEAD":
-                raise NetError("reset", f"{host_of(url)} cut the connection off after {_sizes(got)} of "
-                                        f"{_sizes(total)} of {url}")
-            return Answer(final_url, status, answer_headers, b"".join(chunks))
+            return _read_answer(call, response)
     except NetError:
         if watch.expired:
-            raise _timed_out(url, watch, got, total) from None
+            raise _timed_out(url, watch, call.got, call.total) from None
         raise
     except (OSError, http.client.HTTPException, ValueError) as exc:
         if isinstance(exc, ValueError) and not isinstance(exc, OSError) and not watch.expired:
             raise NetError("bad-url", f"{url}: {clip(str(exc), 120)}") from None  # http.client.InvalidURL …
-        raise _failure(url, exc, watch, got, total) from None
+        raise _failure(url, exc, watch, call.got, call.total) from None
     finally:
         watch.close()
+
+
+@dataclass
+class _Call:
+    """One request's bounds and where its body goes, and how much of the body has come (for the error messages)."""
+
+    url: str
+    method: str
+    max_bytes: int
+    content_types: tuple[str, ...]
+    open_sink: Callable[[int, Message], IO[bytes] | None] | None
+    progress: Callable[[int], None] | None
+    seconds_per_byte: float
+    watch: _Watch
+    got: int = 0
+    total: int | None = None
+
+
+def _read_answer(call: _Call, response: Any) -> Answer:
+    """The answer's status and headers checked against the call's bounds, then its body read whole."""
+    url = call.url
+    status = int(getattr(response, "status", None) or getattr(response, "code", None) or 0)
+    answer_headers: Message = response.headers
+    final_url = response.geturl() if hasattr(response, "geturl") else url
+    length = answer_headers.get("Content-Length")
+    call.total = total = int(length) if length and length.strip().isdigit() else None
+    if total is not None and total > call.max_bytes:
+        raise NetError("too-large", f"{host_of(url)} announced {_sizes(total)} for {url}, more than the "
+                                    f"{_sizes(call.max_bytes)} colbench takes from it")
+    _check_content_type(call, status, answer_headers)
+    if total is not None and call.seconds_per_byte > 0:
+        call.watch.extend(total * call.seconds_per_byte)
+    sink = call.open_sink(status, answer_headers) if call.open_sink is not None else None
+    body = _read_body(call, response, sink)
+    if call.watch.expired:
+        raise _timed_out(url, call.watch, call.got, total)
+    if total is not None and call.got < total and call.method != "HEAD":
+        raise NetError("reset", f"{host_of(url)} cut the connection off after {_sizes(call.got)} of "
+                                f"{_sizes(total)} of {url}")
+    return Answer(final_url, status, answer_headers, body)
+
+
+def _check_content_type(call: _Call, status: int, answer_headers: Message) -> None:
+    """A successful answer with a body must be of one of the content types the caller expects."""
+    ctype = (answer_headers.get("Content-Type") or "").lower()
+    empty = status == 204 or call.total == 0  # nothing to read: no content type to check
+    if 200 <= status < 300 and call.content_types and not empty \
+            and not any(kind in ctype for kind in call.content_types):
+        raise NetError("content-type", f"{call.url} answered {ctype.split(';')[0] or 'without a content type'} "
+                                       f"where {' or '.join(call.content_types)} was expected: is it the right "
+                                       "server (and path)?")
+
+
+def _read_body(call: _Call, response: Any, sink: IO[bytes] | None) -> bytes:
+    """The body, block by block, into `sink` (then b"") or kept; more than the call's most bytes is a NetError."""
+    chunks: list[bytes] = []
+    while True:
+        block = response.read1(_BLOCK) if hasattr(response, "read1") else response.read(_BLOCK)
+        if not block:
+            break
+        call.got += len(block)
+        if call.got > call.max_bytes:
+            raise NetError("too-large", f"{host_of(call.url)} sent more than {_sizes(call.max_bytes)} for "
+                                        f"{call.url}, the most colbench takes from it: stopped reading")
+        if sink is not None:
+            sink.write(block)
+        else:
+            chunks.append(block)
+        if call.progress is not None:
+            call.progress(len(block))
+    return b"".join(chunks)
 
 
 def status_problem(answer: Answer, what: str) -> NetError:

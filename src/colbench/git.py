@@ -70,24 +70,7 @@ def check_source(value: str, option: str = "--git") -> str:
     if not value or value.startswith("-"):
         raise GitSourceError(f"{option} {shown!r}: a repository is a URL or a directory, not an option")
     if is_url(value):
-        url = value.removeprefix("git+")
-        if any(c.isspace() or unicodedata.category(c)[0] == "C" for c in url):
-            raise GitSourceError(f"{option} {shown!r}: a URL without spaces or control characters")
-        try:
-            parts = urlsplit(url) if "://" in url else None
-            if parts is not None:
-                parts.port  # noqa: B018 - a port that is not a number raises here, not in git
-        except ValueError as exc:
-            raise GitSourceError(f"{option} {shown!r}: not a URL ({exc})") from None
-        if parts is not None:
-            if parts.scheme.lower() not in URL_SCHEMES:
-                raise GitSourceError(f"{option} {shown!r}: colbench clones {', '.join(URL_SCHEMES)} URLs only")
-            if parts.scheme.lower() != "file" and not parts.hostname:
-                raise GitSourceError(f"{option} {shown!r}: the URL names no host")
-            if parts.scheme.lower() == "file" and not parts.path:
-                raise GitSourceError(f"{option} {shown!r}: the file:// URL names no path")
-        elif not _SCP_LIKE.fullmatch(url):
-            raise GitSourceError(f"{option} {shown!r}: not a URL git can clone (https://host/repo, user@host:repo)")
+        _check_url(value.removeprefix("git+"), f"{option} {shown!r}")
         return value
     try:
         is_dir = expand_user(value, option).is_dir()
@@ -97,6 +80,29 @@ def check_source(value: str, option: str = "--git") -> str:
         raise GitSourceError(f"{option} {shown!r}: neither a URL (https://…, ssh://…, user@host:repo) nor an "
                              "existing directory")
     return value
+
+
+def _check_url(url: str, given: str) -> None:
+    """A URL git may clone (`given` names the option and its value in the error)."""
+    if any(c.isspace() or unicodedata.category(c)[0] == "C" for c in url):
+        raise GitSourceError(f"{given}: a URL without spaces or control characters")
+    try:
+        parts = urlsplit(url) if "://" in url else None
+        if parts is not None:
+            parts.port  # noqa: B018 - a port that is not a number raises here, not in git
+    except ValueError as exc:
+        raise GitSourceError(f"{given}: not a URL ({exc})") from None
+    if parts is None:
+        if not _SCP_LIKE.fullmatch(url):
+            raise GitSourceError(f"{given}: not a URL git can clone (https://host/repo, user@host:repo)")
+        return
+    scheme = parts.scheme.lower()
+    if scheme not in URL_SCHEMES:
+        raise GitSourceError(f"{given}: colbench clones {', '.join(URL_SCHEMES)} URLs only")
+    if scheme != "file" and not parts.hostname:
+        raise GitSourceError(f"{given}: the URL names no host")
+    if scheme == "file" and not parts.path:
+        raise GitSourceError(f"{given}: the file:// URL names no path")
 
 
 def is_url(source: str) -> bool:

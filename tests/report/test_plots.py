@@ -11,7 +11,7 @@ from matplotlib.lines import Line2D
 
 from colbench.experiments.e3_ipc_bandwidth.bandwidth import MachineBandwidth
 from colbench.experiments.e3_ipc_bandwidth.table import gbps_verdict
-from colbench.report.html import env_compares
+from colbench.report.compare_page import env_compares
 from colbench.report.plots import make_plots
 from colbench.report.plots_history import find_change_points
 from tests.conftest import colbench

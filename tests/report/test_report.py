@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from colbench.report.html import ErrorView, environment, write_report
+from colbench.report.html import write_report
+from colbench.report.templating import environment
+from colbench.report.terminal import ErrorView
 from tests.report.conftest import report_cli
 from tests.report.helpers import assert_png, assert_svg, derived_history, store_of
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from colbench.report.html import run_status
+from colbench.report.run_page import run_status
 from tests.records import make_run
 
 

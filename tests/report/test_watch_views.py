@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import urllib.request
 
-from colbench.report.html import render_markdown
+from colbench.report.markdown import render_markdown
 from colbench.report.watch_view import timelines
 from colbench.store import open_store
 from colbench.store.base import WatchQuery

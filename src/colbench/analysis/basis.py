@@ -59,11 +59,16 @@ def iteration_values(result: Result, basis: str) -> list[float] | None:
         return known if len(known) == len(wall) else None
     if basis != "cpu":
         raise ValueError(f"unknown time basis {basis!r} (wall, cpu)")
-    user, system = samples.get("cpu_user_s"), samples.get("cpu_sys_s")
-    if not user or not system or len(user) != len(system) or len(user) != len(wall):
+    return _cpu_values(samples.get("cpu_user_s"), samples.get("cpu_sys_s"), len(wall))
+
+
+def _cpu_values(user: Sequence[float | None] | None, system: Sequence[float | None] | None,
+                iterations: int) -> list[float] | None:
+    """user + sys of every iteration; None when an iteration lacks either, or spent none."""
+    if not user or not system or len(user) != len(system) or len(user) != iterations:
         return None
     values = [float(u) + float(s) for u, s in zip(user, system, strict=True) if u is not None and s is not None]
-    if len(values) != len(wall) or not all(v > 0 for v in values):
+    if len(values) != iterations or not all(v > 0 for v in values):
         return None
     return values
 

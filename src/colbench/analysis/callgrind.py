@@ -115,104 +115,127 @@ def parse_callgrind(path: Path) -> CallgrindProfile:
 
 def parse_lines(lines: Iterable[str], source: str = "profile") -> CallgrindProfile:
     """Parse a callgrind dump's lines (see the module docstring for what is kept)."""
-    objects, files, functions = _Names("object"), _Names("file"), _Names("function")
-    events: list[str] = []
-    positions = 1
-    totals: int | None = None
-    summary: int | None = None
-    command = ""
-    by_key: dict[tuple[str, str], int] = {}   # (fn name as written, object) → context index
-    contexts: list[Context] = []
-    calls: dict[tuple[int, int], int] = {}
-    counts: dict[tuple[int, int], int] = {}
-    depth = 0
-    current_ob = ""
-    current_fn: int | None = None
-    call_ob: str | None = None
-    call_fn: str | None = None
-    pending_call: int | None = None  # the count of a `calls=` line whose cost line comes next
-    seen_header = False
-
-    def context(name: str, obj: str) -> int:
-        nonlocal depth
-        key = (name, obj)
-        index = by_key.get(key)
-        if index is None:
-            chain = split_chain(name)
-            depth = max(depth, len(chain) - 1)
-            # callers' objects are unknown from the name alone: resolved by profile_stacks from their own entries
-            frames = (Frame(chain[0], obj), *(Frame(n, "") for n in chain[1:]))
-            index = by_key[key] = len(contexts)
-            contexts.append(Context(frames))
-        return index
-
+    parser = _Parser(source)
     for line_no, raw in enumerate(lines, 1):
         line = raw.rstrip("\n")
         if not line or line.startswith("#"):
             continue
         first = line[0]
         if first.isdigit() or first in "+-*":
-            if current_fn is None and pending_call is None:
-                if not seen_header:
-                    raise ProfileError(f"{source}: not a callgrind profile (line {line_no} is a cost line before any "
-                                       "header)")
-                continue
-            fields = line.split()
-            cost = _cost(fields, positions, line_no)
-            if pending_call is not None:
-                if current_fn is None or call_fn is None:
-                    raise ProfileError(f"line {line_no}: a call outside any function")
-                callee = context(call_fn, call_ob if call_ob is not None else current_ob)
-                edge = (current_fn, callee)
-                calls[edge] = calls.get(edge, 0) + cost
-                counts[edge] = counts.get(edge, 0) + pending_call
-                pending_call, call_ob, call_fn = None, None, None
-            elif current_fn is not None:
-                contexts[current_fn].self_cost += cost
+            parser.cost_line(line, line_no)
             continue
         key, sep, value = line.partition("=")
-        if sep and key in ("ob", "fl", "fi", "fe", "fn", "cob", "cfi", "cfl", "cfn", "calls", "jump", "jcnd",
-                           "jfi", "jfl"):
-            seen_header = True
-            if key == "ob":
-                current_ob = objects.read(value, line_no)
-            elif key in ("fl", "fi", "fe", "cfi", "cfl"):
-                files.read(value, line_no)  # kept in the table for later references; not part of a frame
-            elif key == "fn":
-                current_fn = context(functions.read(value, line_no), current_ob)
-            elif key == "cob":
-                call_ob = objects.read(value, line_no)
-            elif key == "cfn":
-                call_fn = functions.read(value, line_no)
-            elif key == "calls":
-                try:
-                    pending_call = int(value.split()[0])
-                except (ValueError, IndexError):
-                    raise ProfileError(f"line {line_no}: cannot read {line!r}") from None
-            continue
+        if sep and key in _NAME_KEYS:
+            parser.name_line(key, value, line, line_no)
+        else:
+            parser.header_line(line, line_no)
+    return parser.profile()
+
+
+#: the `key=value` lines that name an object, file or function or announce a call (or a jump, which is skipped)
+_NAME_KEYS = frozenset(("ob", "fl", "fi", "fe", "fn", "cob", "cfi", "cfl", "cfn", "calls", "jump", "jcnd", "jfi",
+                        "jfl"))
+
+
+class _Parser:
+    """The state of parse_lines between lines: the name tables, the current function and the call announced."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.objects, self.files, self.functions = _Names("object"), _Names("file"), _Names("function")
+        self.events: list[str] = []
+        self.positions = 1
+        self.totals: int | None = None
+        self.summary: int | None = None
+        self.command = ""
+        self.by_key: dict[tuple[str, str], int] = {}   # (fn name as written, object) → context index
+        self.contexts: list[Context] = []
+        self.calls: dict[tuple[int, int], int] = {}
+        self.counts: dict[tuple[int, int], int] = {}
+        self.depth = 0
+        self.current_ob = ""
+        self.current_fn: int | None = None
+        self.call_ob: str | None = None
+        self.call_fn: str | None = None
+        self.pending_call: int | None = None  # the count of a `calls=` line whose cost line comes next
+        self.seen_header = False
+
+    def context(self, name: str, obj: str) -> int:
+        key = (name, obj)
+        index = self.by_key.get(key)
+        if index is None:
+            chain = split_chain(name)
+            self.depth = max(self.depth, len(chain) - 1)
+            # callers' objects are unknown from the name alone: resolved by profile_stacks from their own entries
+            frames = (Frame(chain[0], obj), *(Frame(n, "") for n in chain[1:]))
+            index = self.by_key[key] = len(self.contexts)
+            self.contexts.append(Context(frames))
+        return index
+
+    def cost_line(self, line: str, line_no: int) -> None:
+        """A cost: the current function's self cost, or the inclusive cost of the call announced just before."""
+        if self.current_fn is None and self.pending_call is None:
+            if not self.seen_header:
+                raise ProfileError(f"{self.source}: not a callgrind profile (line {line_no} is a cost line before "
+                                   "any header)")
+            return
+        cost = _cost(line.split(), self.positions, line_no)
+        if self.pending_call is not None:
+            if self.current_fn is None or self.call_fn is None:
+                raise ProfileError(f"line {line_no}: a call outside any function")
+            callee = self.context(self.call_fn, self.call_ob if self.call_ob is not None else self.current_ob)
+            edge = (self.current_fn, callee)
+            self.calls[edge] = self.calls.get(edge, 0) + cost
+            self.counts[edge] = self.counts.get(edge, 0) + self.pending_call
+            self.pending_call, self.call_ob, self.call_fn = None, None, None
+        elif self.current_fn is not None:
+            self.contexts[self.current_fn].self_cost += cost
+
+    def name_line(self, key: str, value: str, line: str, line_no: int) -> None:
+        self.seen_header = True
+        if key == "ob":
+            self.current_ob = self.objects.read(value, line_no)
+        elif key in ("fl", "fi", "fe", "cfi", "cfl"):
+            self.files.read(value, line_no)  # kept in the table for later references; not part of a frame
+        elif key == "fn":
+            self.current_fn = self.context(self.functions.read(value, line_no), self.current_ob)
+        elif key == "cob":
+            self.call_ob = self.objects.read(value, line_no)
+        elif key == "cfn":
+            self.call_fn = self.functions.read(value, line_no)
+        elif key == "calls":
+            try:
+                self.pending_call = int(value.split()[0])
+            except (ValueError, IndexError):
+                raise ProfileError(f"line {line_no}: cannot read {line!r}") from None
+
+    def header_line(self, line: str, line_no: int) -> None:
         header, sep, value = line.partition(":")
         if not sep:
-            raise ProfileError(f"{source} line {line_no}: cannot read {line[:80]!r}")
-        seen_header = True
+            raise ProfileError(f"{self.source} line {line_no}: cannot read {line[:80]!r}")
+        self.seen_header = True
         value = value.strip()
         if header == "events":
-            events = value.split()
+            self.events = value.split()
         elif header == "positions":
-            positions = len(value.split()) or 1
+            self.positions = len(value.split()) or 1
         elif header == "totals":
-            totals = int(value.split()[0])
+            self.totals = int(value.split()[0])
         elif header == "summary":
-            summary = int(value.split()[0])
+            self.summary = int(value.split()[0])
         elif header == "cmd":
-            command = value
-    if not events:
-        raise ProfileError(f"{source}: not a callgrind profile (no `events:` line)")
-    total = totals if totals is not None else summary
-    profile = CallgrindProfile(events=events, totals=total if total is not None else 0, command=command,
-                               caller_depth=depth, contexts=contexts, calls=calls, counts=counts)
-    if total is None:
-        profile.totals = profile.self_total
-    return profile
+            self.command = value
+
+    def profile(self) -> CallgrindProfile:
+        if not self.events:
+            raise ProfileError(f"{self.source}: not a callgrind profile (no `events:` line)")
+        total = self.totals if self.totals is not None else self.summary
+        profile = CallgrindProfile(events=self.events, totals=total if total is not None else 0,
+                                   command=self.command, caller_depth=self.depth, contexts=self.contexts,
+                                   calls=self.calls, counts=self.counts)
+        if total is None:
+            profile.totals = profile.self_total
+        return profile
 
 
 def _cost(fields: list[str], positions: int, line_no: int) -> int:

@@ -173,6 +173,18 @@ def place(measurements: Sequence[Measurement], order: Sequence[Hashable], *, met
         if reference is None or reference not in runs_of_node:
             reference = max(runs_of_node, key=lambda n: (len(runs_of_node[n]), position.get(n, -1)))
         return Placement(reference, _raw(measurements, reference, calibration, metric), calibration)
+    graph = _link_graph(by_run, runs_of_node, position, metric)
+    if reference is None or reference not in runs_of_node:
+        # in the largest set of points chained together: the one measured in the most runs, the latest on a tie
+        size = {node: len(_component(graph, node)) for node in runs_of_node}
+        reference = max(runs_of_node, key=lambda n: (size[n], len(runs_of_node[n]), position.get(n, -1)))
+    return Placement(reference, _chains(graph, reference, runs_of_node), calibration)
+
+
+def _link_graph(by_run: Mapping[str, list[Measurement]], runs_of_node: Mapping[Hashable, set[str]],
+                position: Mapping[Hashable, int], metric: str) -> dict[Hashable, list[tuple[Hashable, _Link]]]:
+    """Each node's links to the nodes measured beside it: within every run, from the run's anchor (the node
+    measured in the most runs) to each other node, parallel links of several runs combined; both directions."""
     links: dict[tuple[Hashable, Hashable], list[_Link]] = defaultdict(list)
     for members in by_run.values():
         nodes = {m.node for m in members}
@@ -190,11 +202,7 @@ def place(measurements: Sequence[Measurement], order: Sequence[Hashable], *, met
         link = _combined(parallel)
         graph[a].append((b, link))
         graph[b].append((a, _Link(-link.log_ratio, link.half_width, link.runs)))
-    if reference is None or reference not in runs_of_node:
-        # in the largest set of points chained together: the one measured in the most runs, the latest on a tie
-        size = {node: len(_component(graph, node)) for node in runs_of_node}
-        reference = max(runs_of_node, key=lambda n: (size[n], len(runs_of_node[n]), position.get(n, -1)))
-    return Placement(reference, _chains(graph, reference, runs_of_node), calibration)
+    return graph
 
 
 def _component(graph: Mapping[Hashable, list[tuple[Hashable, _Link]]], start: Hashable) -> set[Hashable]:

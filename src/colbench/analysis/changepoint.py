@@ -118,6 +118,26 @@ def detect_change_points(
     is dropped), it does not change the segmentation.
     """
     x = np.asarray(values, dtype=float)
+    _check_arguments(x, min_size, max_pvalue, permutations, exponent)
+    rng = np.random.default_rng(seed)
+    bounds = [0, x.size]
+    p_values: dict[int, float] = {}
+    scores: dict[int, float] = {}
+    while max_change_points is None or len(p_values) < max_change_points:
+        tau, q = _best_over_segments(x, bounds, min_size, exponent)
+        if tau < 0:
+            break
+        p = _permutation_p_value(x, bounds, q, rng, permutations=permutations, max_pvalue=max_pvalue,
+                                 min_size=min_size, exponent=exponent)
+        if p > max_pvalue:
+            break
+        p_values[tau] = p
+        scores[tau] = q
+        bounds = sorted([*bounds, tau])
+    return _change_points(x, bounds, p_values, scores, min_magnitude)
+
+
+def _check_arguments(x: np.ndarray, min_size: int, max_pvalue: float, permutations: int, exponent: float) -> None:
     if x.ndim != 1:
         raise ValueError("values must be one-dimensional")
     if not np.all(np.isfinite(x)):
@@ -128,32 +148,29 @@ def detect_change_points(
         raise ValueError("exponent must be in (0, 2)")
     if 1 / (permutations + 1) > max_pvalue:
         raise ValueError(f"{permutations} permutations can never give p <= {max_pvalue}")
-    rng = np.random.default_rng(seed)
-    bounds = [0, x.size]
-    p_values: dict[int, float] = {}
-    scores: dict[int, float] = {}
+
+
+def _permutation_p_value(x: np.ndarray, bounds: list[int], q: float, rng: np.random.Generator, *, permutations: int,
+                         max_pvalue: float, min_size: int, exponent: float) -> float:
+    """How often shuffling within the segments splits as well as `q` (a permutation test's p)."""
     # Stop the permutation loop early once the split cannot reach max_pvalue any more.
     give_up = math.floor(max_pvalue * (permutations + 1))
-    while max_change_points is None or len(p_values) < max_change_points:
-        tau, q = _best_over_segments(x, bounds, min_size, exponent)
-        if tau < 0:
-            break
-        exceed = 0
-        for _ in range(permutations):
-            shuffled = x.copy()
-            for start, end in zip(bounds[:-1], bounds[1:], strict=True):
-                shuffled[start:end] = rng.permutation(shuffled[start:end])
-            _, q_perm = _best_over_segments(shuffled, bounds, min_size, exponent)
-            if q_perm >= q:
-                exceed += 1
-                if exceed >= give_up:
-                    break
-        p = (exceed + 1) / (permutations + 1)
-        if p > max_pvalue:
-            break
-        p_values[tau] = p
-        scores[tau] = q
-        bounds = sorted([*bounds, tau])
+    exceed = 0
+    for _ in range(permutations):
+        shuffled = x.copy()
+        for start, end in zip(bounds[:-1], bounds[1:], strict=True):
+            shuffled[start:end] = rng.permutation(shuffled[start:end])
+        _, q_perm = _best_over_segments(shuffled, bounds, min_size, exponent)
+        if q_perm >= q:
+            exceed += 1
+            if exceed >= give_up:
+                break
+    return (exceed + 1) / (permutations + 1)
+
+
+def _change_points(x: np.ndarray, bounds: list[int], p_values: dict[int, float], scores: dict[int, float],
+                   min_magnitude: float) -> list[ChangePoint]:
+    """The segmentation's inner bounds as change points, those below `min_magnitude` left out."""
     out = []
     for i in range(1, len(bounds) - 1):
         start, tau, end = bounds[i - 1], bounds[i], bounds[i + 1]

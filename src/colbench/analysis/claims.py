@@ -106,13 +106,36 @@ def _threads(condition: tuple[tuple[str, str], ...]) -> int:
     return int(value) if value.isdigit() else 0
 
 
+_Grouped = dict[tuple[tuple[str, str], ...], tuple[list[Result], list[Result]]]
+
+
 def _sides(claim: Claim, results: Sequence[Result], runs: Mapping[str, Run]) -> list[_Sides] | str:
     """The measured sides of a claim, one per shared condition at the most threads; or why there are none."""
+    by_condition = _by_condition(claim, results)
+    if isinstance(by_condition, str):
+        return by_condition
+    shared = {c: sides for c, sides in by_condition.items() if sides[0] and sides[1]}
+    if not shared:
+        return "the two sides were measured, but never under the same conditions (rows, threads, …)"
+    most = max(_threads(c) for c in shared)
+    found = []
+    for condition, (fast_results, slow_results) in sorted(shared.items()):
+        if _threads(condition) != most:
+            continue
+        sides = _condition_sides(claim, condition, fast_results, slow_results, runs)
+        if sides is not None:
+            found.append(sides)
+    return found or f"no values of {claim.faster.metric} on one side"
+
+
+def _by_condition(claim: Claim, results: Sequence[Result]) -> _Grouped | str:
+    """Each side's successful results by the condition they share (the params the claim does not name); a
+    calibrated slower side is its faster side's results. Or why a side has none."""
     named = set(claim.faster.params) | set(claim.slower.params) | set(claim.ignore)
     faster = _ok(results, claim.faster)
     if not faster:
         return f"no successful results for the faster side ({claim.faster.benchmark} {claim.faster.params})"
-    by_condition: dict[tuple[tuple[str, str], ...], tuple[list[Result], list[Result]]] = defaultdict(lambda: ([], []))
+    by_condition: _Grouped = defaultdict(lambda: ([], []))
     for r in faster:
         by_condition[_condition(r.params, named)][0].append(r)
     if claim.slower.calibration:
@@ -124,30 +147,35 @@ def _sides(claim: Claim, results: Sequence[Result], runs: Mapping[str, Run]) -> 
             return f"no successful results for the slower side ({claim.slower.benchmark} {claim.slower.params})"
         for r in slower:
             by_condition[_condition(r.params, named)][1].append(r)
-    shared = {c: sides for c, sides in by_condition.items() if sides[0] and sides[1]}
-    if not shared:
-        return "the two sides were measured, but never under the same conditions (rows, threads, …)"
-    most = max(_threads(c) for c in shared)
-    found = []
-    for condition, (fast_results, slow_results) in sorted(shared.items()):
-        if _threads(condition) != most:
-            continue
-        fast = [v for r in fast_results if (v := _values(r, claim.faster.metric))]
-        if claim.slower.calibration:
-            threads = dict(condition).get("threads", claim.faster.params.get("threads"))
-            constant = _calibration(runs.get(fast_results[0].run_id), claim.slower.calibration, threads)
-            slow = [[constant]] * max(2, len(fast)) if constant else []
-        else:
-            slow = [v for r in slow_results if (v := _values(r, claim.slower.metric))]
-        versions: dict[str, str] = {}
-        for r in fast_results + ([] if claim.slower.calibration else slow_results):
-            engine = r.engine or ""
-            for name, version in r.versions.items():
-                if name in (engine, "pyarrow", "pandas", "polars", "duckdb", "data.table", "vroom", "readr", "arrow"):
-                    versions[name] = version
-        if fast and slow:
-            found.append(_Sides(claim, dict(condition), fast, slow, versions))
-    return found or f"no values of {claim.faster.metric} on one side"
+    return by_condition
+
+
+def _condition_sides(claim: Claim, condition: tuple[tuple[str, str], ...], fast_results: list[Result],
+                     slow_results: list[Result], runs: Mapping[str, Run]) -> _Sides | None:
+    """The two sides' values under one condition (the slower one a machine constant when calibrated), or None
+    when a side has none."""
+    fast = [v for r in fast_results if (v := _values(r, claim.faster.metric))]
+    if claim.slower.calibration:
+        threads = dict(condition).get("threads", claim.faster.params.get("threads"))
+        constant = _calibration(runs.get(fast_results[0].run_id), claim.slower.calibration, threads)
+        slow = [[constant]] * max(2, len(fast)) if constant else []
+    else:
+        slow = [v for r in slow_results if (v := _values(r, claim.slower.metric))]
+    versions = _versions(fast_results + ([] if claim.slower.calibration else slow_results))
+    if fast and slow:
+        return _Sides(claim, dict(condition), fast, slow, versions)
+    return None
+
+
+def _versions(results: list[Result]) -> dict[str, str]:
+    """The versions of the libraries a claim is about, as these results loaded them."""
+    versions: dict[str, str] = {}
+    for r in results:
+        engine = r.engine or ""
+        for name, version in r.versions.items():
+            if name in (engine, "pyarrow", "pandas", "polars", "duckdb", "data.table", "vroom", "readr", "arrow"):
+                versions[name] = version
+    return versions
 
 
 # ------------------------------------------------------------------------------------------------ verdicts

@@ -547,88 +547,112 @@ def compare_suite(
     else its metric's default in `model/metrics.py`). `floor` (< threshold): a regression's interval must exclude
     1 + floor. Results come back in the order of `cases`.
     """
+    _check_settings(alpha, threshold, floor)
+    m = max(len(cases), family_size or 0)
+    prepared = [_prepare(key, _as_case(value), paired, alpha / max(m, 1)) for key, value in cases.items()]
+    if not prepared:
+        return []
+    _wall_alone_where_too_few(prepared, alpha / m)
+    raw_p = [p.p_value for p in prepared]
+    p_adj = adjust_pvalues(raw_p, method, family_size=m)
+    levels = _interval_levels(p_adj, alpha, method, m)
+    settings = _Settings(threshold, alpha, method, floor)
+    return [_compare_case(prep, p, pa, level, settings)
+            for prep, p, pa, level in zip(prepared, raw_p, p_adj, levels, strict=True)]
+
+
+def _check_settings(alpha: float, threshold: float | None, floor: float) -> None:
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
     if threshold is not None and not threshold > 0:
         raise ValueError(f"threshold must be > 0, got {threshold}")
     if floor < 0 or (threshold is not None and floor >= threshold):
         raise ValueError(f"floor must be in [0, threshold), got {floor}")
-    m = max(len(cases), family_size or 0)
-    prepared = [_prepare(key, _as_case(value), paired, alpha / max(m, 1)) for key, value in cases.items()]
-    if not prepared:
-        return []
-    # A CPU-time view with its wall-time check splits each case's error level in two. Where the samples reach
-    # the family's smallest level (alpha / m) but not half of it, the split would turn a decidable case into
-    # "too few samples": compare wall time alone then. The choice depends on n, m and alpha only, never on the
-    # data, so the test stays exact.
+
+
+def _wall_alone_where_too_few(prepared: list[_Prepared], smallest_level: float) -> None:
+    """A CPU-time view with its wall-time check splits each case's error level in two. Where the samples reach
+    the family's smallest level (alpha / m) but not half of it, the split would turn a decidable case into
+    "too few samples": compare wall time alone then. The choice depends on n, m and alpha only, never on the
+    data, so the test stays exact."""
     for index, prep in enumerate(prepared):
         check = prep.check
-        if check is not None and check.analysis is not None and not check.reaches(alpha / m / 2) \
-                and check.reaches(alpha / m):
+        if check is not None and check.analysis is not None and not check.reaches(smallest_level / 2) \
+                and check.reaches(smallest_level):
             prepared[index] = replace(check, wall_alone=True)
-    raw_p = [p.p_value for p in prepared]
-    p_adj = adjust_pvalues(raw_p, method, family_size=m)
-    levels = _interval_levels(p_adj, alpha, method, m)
-    out = []
-    for prep, p, pa, level in zip(prepared, raw_p, p_adj, levels, strict=True):
-        case_threshold = prep.case.threshold or threshold or _metric_threshold(prep.case.metric)
-        if floor >= case_threshold:
-            raise ValueError(f"floor {floor} must be below the threshold {case_threshold} of {prep.key}")
-        if prep.check is not None:
-            level /= 2  # Bonferroni over the two views of the case
-        verdict, reason, lo, hi = _verdict(prep, level, pa, case_threshold, alpha, floor)
-        sigma, mde_80, mde_95 = _noise_and_mde(prep, level, case_threshold, floor)
-        basis = prep.case.basis
-        if prep.check is not None:
-            checked = _verdict(prep.check, level, pa, case_threshold, alpha, floor)
-            if checked[0] == Verdict.REGRESSION and verdict != Verdict.REGRESSION:
-                cpu_verdict = verdict
-                prep = prep.check  # report the view that found the regression
-                verdict, reason, lo, hi = checked
-                reason = f"{reason} (wall-time check; CPU time: {cpu_verdict})"
-                basis = prep.case.basis
-                sigma, mde_80, mde_95 = _noise_and_mde(prep, level, case_threshold, floor)
-            else:
-                reason = f"{reason}; wall-time check: {checked[0]}"
-        if prep.wall_alone:
-            reason = f"{reason} (wall time alone: {prep.n_blocks or prep.locs_b.size} samples cannot split the " \
-                     "error level with a CPU-time view)"
-        estimate = prep.analysis.estimate if prep.analysis is not None else math.nan
-        if prep.analysis is None and prep.locs_b.size and prep.locs_c.size:
-            estimate = math.log(np.median(prep.locs_c) / np.median(prep.locs_b))
-        out.append(
-            CaseComparison(
-                key=prep.key,
-                metric=prep.case.metric,
-                direction=prep.case.resolved_direction,
-                verdict=verdict,
-                reason=reason,
-                ratio=math.exp(estimate) if math.isfinite(estimate) else math.nan,
-                ci_low=math.exp(lo),
-                ci_high=math.exp(hi),
-                ci_level=1.0 - level,
-                p_value=p,
-                p_adjusted=pa,
-                paired=prep.paired,
-                n_baseline=int(prep.locs_b.size),
-                n_contender=int(prep.locs_c.size),
-                n_blocks=prep.n_blocks,
-                baseline_median=float(np.median(prep.locs_b)) if prep.locs_b.size else math.nan,
-                contender_median=float(np.median(prep.locs_c)) if prep.locs_c.size else math.nan,
-                baseline_cv=_between_cv(prep.locs_b),
-                contender_cv=_between_cv(prep.locs_c),
-                threshold=case_threshold,
-                alpha=alpha,
-                method=method,
-                floor=floor,
-                basis=basis,
-                sigma_log=sigma,
-                mde_80=mde_80,
-                mde_95=mde_95,
-                **_test_fields(prep.analysis, prep.case.prior),
-            )
-        )
-    return out
+
+
+@dataclass(frozen=True)
+class _Settings:
+    """compare_suite's settings that every case's verdict reads."""
+
+    threshold: float | None
+    alpha: float
+    method: Method
+    floor: float
+
+
+def _compare_case(prep: _Prepared, p: float, pa: float, level: float, settings: _Settings) -> CaseComparison:
+    """One case's comparison at its interval level (halved when a wall-time check goes with a CPU-time view)."""
+    alpha, floor = settings.alpha, settings.floor
+    case_threshold = prep.case.threshold or settings.threshold or _metric_threshold(prep.case.metric)
+    if floor >= case_threshold:
+        raise ValueError(f"floor {floor} must be below the threshold {case_threshold} of {prep.key}")
+    if prep.check is not None:
+        level /= 2  # Bonferroni over the two views of the case
+    verdict, reason, lo, hi = _verdict(prep, level, pa, case_threshold, alpha, floor)
+    if prep.check is not None:
+        checked = _verdict(prep.check, level, pa, case_threshold, alpha, floor)
+        if checked[0] == Verdict.REGRESSION and verdict != Verdict.REGRESSION:
+            cpu_verdict = verdict
+            prep = prep.check  # report the view that found the regression
+            verdict, reason, lo, hi = checked
+            reason = f"{reason} (wall-time check; CPU time: {cpu_verdict})"
+        else:
+            reason = f"{reason}; wall-time check: {checked[0]}"
+    sigma, mde_80, mde_95 = _noise_and_mde(prep, level, case_threshold, floor)
+    if prep.wall_alone:
+        reason = f"{reason} (wall time alone: {prep.n_blocks or prep.locs_b.size} samples cannot split the " \
+                 "error level with a CPU-time view)"
+    estimate = _log_estimate(prep)
+    return CaseComparison(
+        key=prep.key,
+        metric=prep.case.metric,
+        direction=prep.case.resolved_direction,
+        verdict=verdict,
+        reason=reason,
+        ratio=math.exp(estimate) if math.isfinite(estimate) else math.nan,
+        ci_low=math.exp(lo),
+        ci_high=math.exp(hi),
+        ci_level=1.0 - level,
+        p_value=p,
+        p_adjusted=pa,
+        paired=prep.paired,
+        n_baseline=int(prep.locs_b.size),
+        n_contender=int(prep.locs_c.size),
+        n_blocks=prep.n_blocks,
+        baseline_median=float(np.median(prep.locs_b)) if prep.locs_b.size else math.nan,
+        contender_median=float(np.median(prep.locs_c)) if prep.locs_c.size else math.nan,
+        baseline_cv=_between_cv(prep.locs_b),
+        contender_cv=_between_cv(prep.locs_c),
+        threshold=case_threshold,
+        alpha=alpha,
+        method=settings.method,
+        floor=floor,
+        basis=prep.case.basis,
+        sigma_log=sigma,
+        mde_80=mde_80,
+        mde_95=mde_95,
+        **_test_fields(prep.analysis, prep.case.prior),
+    )
+
+
+def _log_estimate(prep: _Prepared) -> float:
+    """The shift's estimate on the log scale; without a test, the log ratio of the medians."""
+    estimate = prep.analysis.estimate if prep.analysis is not None else math.nan
+    if prep.analysis is None and prep.locs_b.size and prep.locs_c.size:
+        estimate = math.log(np.median(prep.locs_c) / np.median(prep.locs_b))
+    return estimate
 
 
 def _metric_threshold(name: str) -> float:

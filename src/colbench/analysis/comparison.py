@@ -156,12 +156,7 @@ def case_inputs(baseline: Side, contender: Side, metric_name: str = "time", *, a
     compared. `priors`: case id → the noise earlier runs lend (metrics of stable noise)."""
     _check_machines(baseline, contender, allow_cross_machine)
     paired = baseline.run_id == contender.run_id
-    sides: list[dict[str, list[Result]]] = []
-    for side in (baseline, contender):
-        grouped: dict[str, list[Result]] = defaultdict(list)
-        for r in side.results:
-            grouped[r.case_id].append(r)
-        sides.append(grouped)
+    sides = [_by_case(baseline.results), _by_case(contender.results)]
     notes: list[str] = []
     cases: dict[str, CaseInput] = {}
     labels = short_labels([*baseline.results, *contender.results])
@@ -174,21 +169,35 @@ def case_inputs(baseline: Side, contender: Side, metric_name: str = "time", *, a
             if metric_name == "time" and not (ok[0] and ok[1]):  # not for an instructions-only case
                 notes.append(f"{label}: no successful results on one side")
             continue
-        case = CaseInput(
-            baseline=[v for _, v in base], contender=[v for _, v in cont], metric=metric_name,
-            baseline_blocks=[int(r.block or 0) for r, _ in base] if paired else None,
-            contender_blocks=[int(r.block or 0) for r, _ in cont] if paired else None,
-            basis="wall" if metric_name == "time" else "value",
-            prior=(priors or {}).get(case_id),
-        )
-        if metric_name == "time":
-            chosen = basis if paired or basis != "auto" else "wall"  # the rule needs blocks
-            case = _time_input(case, [r for r, _ in base], [r for r, _ in cont], chosen)
-        cases[label] = case
+        cases[label] = _case_input(base, cont, metric_name, paired=paired, basis=basis,
+                                   prior=(priors or {}).get(case_id))
     only = set(sides[0]) ^ set(sides[1])
     if only:
         notes.append(f"{plural(len(only), 'case')} ran on one side only")
     return cases, notes
+
+
+def _by_case(results: Iterable[Result]) -> dict[str, list[Result]]:
+    grouped: dict[str, list[Result]] = defaultdict(list)
+    for r in results:
+        grouped[r.case_id].append(r)
+    return grouped
+
+
+def _case_input(base: list[tuple[Result, list[float]]], cont: list[tuple[Result, list[float]]], metric_name: str, *,
+                paired: bool, basis: str, prior: NoisePrior | None) -> CaseInput:
+    """One case's values on both sides (with their blocks when paired); time on the basis chosen for it."""
+    case = CaseInput(
+        baseline=[v for _, v in base], contender=[v for _, v in cont], metric=metric_name,
+        baseline_blocks=[int(r.block or 0) for r, _ in base] if paired else None,
+        contender_blocks=[int(r.block or 0) for r, _ in cont] if paired else None,
+        basis="wall" if metric_name == "time" else "value",
+        prior=prior,
+    )
+    if metric_name == "time":
+        chosen = basis if paired or basis != "auto" else "wall"  # the rule needs blocks
+        case = _time_input(case, [r for r, _ in base], [r for r, _ in cont], chosen)
+    return case
 
 
 def noise_priors(history: Iterable[ResultSummary], metric_name: str,
@@ -278,6 +287,23 @@ def compare_sides(baseline: Side, contender: Side, settings: CompareSettings = C
             replayed_metric, replayed = found
             notes.append(f"{replayed_metric} verdicts as the run's --until-decided looks reached them (each case at "
                          "the alpha of its last look); other metrics compared as their own family")
+    cases = _all_case_inputs(baseline, contender, settings, history, replayed_metric, notes)
+    if not cases and not replayed:
+        raise ComparisonError("no case ran successfully on both sides: nothing to compare")
+    others = compare_suite(cases, threshold=settings.threshold, alpha=settings.alpha, method=settings.method,
+                           floor=settings.floor) if cases else []
+    case_of = _cases_compared([*replayed, *others], baseline, contender)
+    pythons = [interpreters(side.results) for side in (baseline, contender)]
+    if all(pythons):
+        notes.append(_pythons_note(baseline, contender, pythons))
+    return Comparison(baseline.label, contender.label, [*replayed, *others], list(dict.fromkeys(notes)), case_of,
+                      settings, bool(replayed), *pythons)
+
+
+def _all_case_inputs(baseline: Side, contender: Side, settings: CompareSettings, history: Sequence[ResultSummary],
+                     replayed_metric: str | None, notes: list[str]) -> dict[str, CaseInput]:
+    """The inputs of every case on every metric of `settings` but the replayed one, keyed by label and metric;
+    their notes added to `notes`."""
     excluded = {baseline.run_id, contender.run_id}
     cases: dict[str, CaseInput] = {}
     for metric_name in settings.metrics:
@@ -289,26 +315,27 @@ def compare_sides(baseline: Side, contender: Side, settings: CompareSettings = C
         notes.extend(metric_notes)
         for label, case in inputs.items():
             cases[key_of(label, metric_name)] = case
-    if not cases and not replayed:
-        raise ComparisonError("no case ran successfully on both sides: nothing to compare")
-    others = compare_suite(cases, threshold=settings.threshold, alpha=settings.alpha, method=settings.method,
-                           floor=settings.floor) if cases else []
+    return cases
+
+
+def _cases_compared(comparisons: list[CaseComparison], baseline: Side, contender: Side) -> dict[str, tuple[str, str]]:
+    """Each comparison's key → (case id, benchmark)."""
     labels = short_labels([*baseline.results, *contender.results])
     by_label = {label: case_id for case_id, label in labels.items()}
     benchmarks = {r.case_id: r.benchmark for r in [*baseline.results, *contender.results]}
     case_of = {}
-    for comparison in [*replayed, *others]:
+    for comparison in comparisons:
         label = str(comparison.key).removesuffix(METRIC_SUFFIX.format(comparison.metric))
         if label in by_label:
             case_of[str(comparison.key)] = (by_label[label], benchmarks[by_label[label]])
-    pythons = [interpreters(side.results) for side in (baseline, contender)]
-    if all(pythons):
-        same = "both" if pythons[0] == pythons[1] else ""
-        notes.append(f"{same} on Python {pythons[0]}" if same else
-                     f"{baseline.label} ran on Python {pythons[0]}, {contender.label} on Python {pythons[1]}: the "
-                     "ratios include what the interpreter changed")
-    return Comparison(baseline.label, contender.label, [*replayed, *others], list(dict.fromkeys(notes)), case_of,
-                      settings, bool(replayed), *pythons)
+    return case_of
+
+
+def _pythons_note(baseline: Side, contender: Side, pythons: list[str]) -> str:
+    same = "both" if pythons[0] == pythons[1] else ""
+    return (f"{same} on Python {pythons[0]}" if same else
+            f"{baseline.label} ran on Python {pythons[0]}, {contender.label} on Python {pythons[1]}: the "
+            "ratios include what the interpreter changed")
 
 
 def interpreters(results: Iterable[Result]) -> str:

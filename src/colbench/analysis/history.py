@@ -140,48 +140,59 @@ def case_histories(results: list[ResultSummary], machine_id: str, filters: dict[
     through a point both measured (`_identity`: an environment of the same spec, interpreter and versions, and for
     the checkout's own code the same commit), or by raw medians where the calibration trusts them. `env_specs`:
     (run, environment) → the spec the run recorded for it."""
-    series = series_of(metric)
-    definition = metric_of(metric)
+    series_of(metric)  # an unknown metric, or one without a series, fails here
     results = [r for r in results if all(str(r.params.get(k)) == v for k, v in filters.items())]
     by_case: dict[str, list[ResultSummary]] = defaultdict(list)
     for r in results:
         by_case[r.case_id].append(r)
     histories = []
     for case_id, members in by_case.items():
-        runs: dict[tuple[str, str], list[ResultSummary]] = defaultdict(list)
-        for r in members:
-            runs[(r.run_id, r.env_name)].append(r)
-        specs = env_specs or {}
-        measurements = {key: _measurement(_identity(group[0], specs.get(key)), group, series)
-                        for key, group in runs.items()}
-        measurements = {k: m for k, m in measurements.items() if m.values}
-        if not measurements:
-            continue
-        ordered = sorted(measurements, key=lambda k: (measurements[k].when, k))
-        placement = place(list(measurements.values()), [measurements[k].node for k in ordered], metric=metric,
-                          stable_noise=definition.stable_noise, threshold=definition.threshold)
-        for env_name in sorted({k[1] for k in ordered}):
-            keys = [k for k in ordered if k[1] == env_name]
-            points = []
-            for key in keys:
-                m, first = measurements[key], min(runs[key], key=lambda r: r.timestamp)
-                placed = placement.nodes.get(m.node)
-                points.append(Point(when=m.when, run_id=key[0], env_name=env_name, label=_point_label(first),
-                                    median=m.median, cv=_spread(m.values), processes=len(m.values),
-                                    interpreter=first.versions.get("python", ""),
-                                    ratio=placed.ratio if placed else None, low=placed.low if placed else None,
-                                    high=placed.high if placed else None, via=placed.via if placed else ""))
-            any_result = runs[keys[0]][0]
-            label = case_label(any_result.benchmark, any_result.params) + \
-                (f" [{env_name}]" if env_name != "default" else "")
-            reference = measurements_of(measurements, placement.reference)
-            history = History(case_id=case_id, label=label, machine_id=machine_id,
-                              machine_name=any_result.machine_name or machine_id, points=points, metric=metric,
-                              env_name=env_name,
-                              reference=f"{reference[1]} {_point_label(runs[reference][0])}" if reference else "",
-                              reference_median=measurements[reference].median if reference else None)
-            histories.append(_finish(history, placement, min_size, seed, "runs"))
+        histories += _case_histories(case_id, members, machine_id, metric, env_specs or {}, min_size, seed)
     return sorted(histories, key=lambda h: h.label)
+
+
+def _case_histories(case_id: str, members: list[ResultSummary], machine_id: str, metric: str,
+                    specs: Mapping[tuple[str, str], str], min_size: int, seed: int) -> list[History]:
+    """One case's histories, one per environment, its runs placed together."""
+    series = series_of(metric)
+    definition = metric_of(metric)
+    runs: dict[tuple[str, str], list[ResultSummary]] = defaultdict(list)
+    for r in members:
+        runs[(r.run_id, r.env_name)].append(r)
+    measurements = {key: _measurement(_identity(group[0], specs.get(key)), group, series)
+                    for key, group in runs.items()}
+    measurements = {k: m for k, m in measurements.items() if m.values}
+    if not measurements:
+        return []
+    ordered = sorted(measurements, key=lambda k: (measurements[k].when, k))
+    placement = place(list(measurements.values()), [measurements[k].node for k in ordered], metric=metric,
+                      stable_noise=definition.stable_noise, threshold=definition.threshold)
+    histories = []
+    for env_name in sorted({k[1] for k in ordered}):
+        keys = [k for k in ordered if k[1] == env_name]
+        points = [_time_point(key, measurements[key], runs[key], placement) for key in keys]
+        any_result = runs[keys[0]][0]
+        label = case_label(any_result.benchmark, any_result.params) + \
+            (f" [{env_name}]" if env_name != "default" else "")
+        reference = measurements_of(measurements, placement.reference)
+        history = History(case_id=case_id, label=label, machine_id=machine_id,
+                          machine_name=any_result.machine_name or machine_id, points=points, metric=metric,
+                          env_name=env_name,
+                          reference=f"{reference[1]} {_point_label(runs[reference][0])}" if reference else "",
+                          reference_median=measurements[reference].median if reference else None)
+        histories.append(_finish(history, placement, min_size, seed, "runs"))
+    return histories
+
+
+def _time_point(key: tuple[str, str], m: Measurement, group: list[ResultSummary], placement: Placement) -> Point:
+    """A run's point (one environment of it) in a time history, at its place on the scale if it has one."""
+    first = min(group, key=lambda r: r.timestamp)
+    placed = placement.nodes.get(m.node)
+    return Point(when=m.when, run_id=key[0], env_name=key[1], label=_point_label(first),
+                 median=m.median, cv=_spread(m.values), processes=len(m.values),
+                 interpreter=first.versions.get("python", ""),
+                 ratio=placed.ratio if placed else None, low=placed.low if placed else None,
+                 high=placed.high if placed else None, via=placed.via if placed else "")
 
 
 def measurements_of(measurements: dict[tuple[str, str], Measurement], node: Hashable) -> tuple[str, str] | None:
@@ -222,8 +233,7 @@ def version_histories(results: list[ResultSummary], machine_id: str, filters: di
     the ratios a sweep over `--versions` measured side by side, a bisect's steps chained to them through a version
     both measured, raw medians only where the calibration trusts them. Where the interpreter changes from one point
     to the next, the history says so (`python_changes`): a Python change is not a library change."""
-    series = series_of(metric)
-    definition = metric_of(metric)
+    series = series_of(metric)  # an unknown metric, or one without a series, fails here
     name = package_key(package)
     results = [r for r in results if all(str(r.params.get(k)) == v for k, v in filters.items())]
     by_case: dict[str, dict[tuple[str, str], list[ResultSummary]]] = defaultdict(lambda: defaultdict(list))
@@ -231,38 +241,50 @@ def version_histories(results: list[ResultSummary], machine_id: str, filters: di
         version = r.versions.get(name) or r.versions.get(package)
         if version and r.medians.get(series) is not None:
             by_case[r.case_id][(r.run_id, r.env_name)].append(r)
-    histories = []
-    for case_id, runs in by_case.items():
-        nodes = {run: _version_node(group[0], name, package) for run, group in runs.items()}
-        measurements = [_measurement(nodes[run], group, series) for run, group in runs.items()]
-        pythons_of: dict[str, set[str]] = defaultdict(set)
-        for version, python in nodes.values():
-            pythons_of[version].add(".".join(python.split(".")[:2]))
-        order = sorted(set(nodes.values()), key=lambda n: (version_order(n[0]), n[1]))
-        placement = place(measurements, order, metric=metric, stable_noise=definition.stable_noise,
-                          threshold=definition.threshold)
-        points = []
-        for at in order:
-            version, python = at
-            members = [m for m in measurements if m.node == at]
-            values = [v for m in members for v in m.values]
-            newest = max(members, key=lambda m: m.when)
-            placed = placement.nodes[at]
-            minor = ".".join(python.split(".")[:2])
-            label = version if len(pythons_of[version]) == 1 else f"{version} (Python {minor})"
-            points.append(Point(when=min(m.when for m in members), run_id=newest.run_id, env_name=newest.env_name,
-                                label=label, median=float(np.median(values)), cv=_spread(values),
-                                processes=len(values), interpreter=python, ratio=placed.ratio, low=placed.low,
-                                high=placed.high, via=placed.via, runs=len(members)))
-        any_result = next(iter(runs.values()))[0]
-        reference = next((p for p, at in zip(points, order, strict=True) if at == placement.reference), None)
-        history = History(case_id=case_id, label=case_label(any_result.benchmark, any_result.params),
-                          machine_id=machine_id, machine_name=any_result.machine_name or machine_id, points=points,
-                          metric=metric, by="version", package=package,
-                          reference=reference.label if reference else "",
-                          reference_median=reference.median if reference else None)
-        histories.append(_finish(history, placement, min_size, seed, "versions"))
+    histories = [_version_history(case_id, runs, machine_id, package, metric, min_size, seed)
+                 for case_id, runs in by_case.items()]
     return sorted(histories, key=lambda h: h.label)
+
+
+def _version_history(case_id: str, runs: Mapping[tuple[str, str], list[ResultSummary]], machine_id: str,
+                     package: str, metric: str, min_size: int, seed: int) -> History:
+    """One case's history over the versions of `package`, a point per version (and interpreter)."""
+    series = series_of(metric)
+    definition = metric_of(metric)
+    name = package_key(package)
+    nodes = {run: _version_node(group[0], name, package) for run, group in runs.items()}
+    measurements = [_measurement(nodes[run], group, series) for run, group in runs.items()]
+    pythons_of: dict[str, set[str]] = defaultdict(set)
+    for version, python in nodes.values():
+        pythons_of[version].add(".".join(python.split(".")[:2]))
+    order = sorted(set(nodes.values()), key=lambda n: (version_order(n[0]), n[1]))
+    placement = place(measurements, order, metric=metric, stable_noise=definition.stable_noise,
+                      threshold=definition.threshold)
+    points = [_version_point(at, [m for m in measurements if m.node == at], placement, len(pythons_of[at[0]]))
+              for at in order]
+    any_result = next(iter(runs.values()))[0]
+    reference = next((p for p, at in zip(points, order, strict=True) if at == placement.reference), None)
+    history = History(case_id=case_id, label=case_label(any_result.benchmark, any_result.params),
+                      machine_id=machine_id, machine_name=any_result.machine_name or machine_id, points=points,
+                      metric=metric, by="version", package=package,
+                      reference=reference.label if reference else "",
+                      reference_median=reference.median if reference else None)
+    return _finish(history, placement, min_size, seed, "versions")
+
+
+def _version_point(at: tuple[str, str], members: list[Measurement], placement: Placement, pythons: int) -> Point:
+    """A version's point (on one interpreter), its runs' values pooled; named with the Python when the version ran
+    on `pythons` > 1 of them."""
+    version, python = at
+    values = [v for m in members for v in m.values]
+    newest = max(members, key=lambda m: m.when)
+    placed = placement.nodes[at]
+    minor = ".".join(python.split(".")[:2])
+    label = version if pythons == 1 else f"{version} (Python {minor})"
+    return Point(when=min(m.when for m in members), run_id=newest.run_id, env_name=newest.env_name,
+                 label=label, median=float(np.median(values)), cv=_spread(values),
+                 processes=len(values), interpreter=python, ratio=placed.ratio, low=placed.low,
+                 high=placed.high, via=placed.via, runs=len(members))
 
 
 def _version_node(result: ResultSummary, name: str, package: str) -> tuple[str, str]:

@@ -40,50 +40,57 @@ class _Edge:
 
 def folded_stacks(profile: CallgrindProfile) -> Folded:
     """Root-first stacks → self cost (instructions; a float where a context's cost was split over callers)."""
-    incoming: dict[int, list[_Edge]] = defaultdict(list)
-    back = _back_edges(profile)
-    for (caller, callee), cost in profile.calls.items():
-        if cost > 0 and caller != callee and (caller, callee) not in back:
-            incoming[callee].append(_Edge(caller, cost))
-    complete_below = profile.caller_depth + 1 if profile.caller_depth else 1
-    memo: dict[int, list[tuple[Stack, float]]] = {}
-    objects = _objects_by_name(profile)
-
-    def expand(index: int, depth: int) -> list[tuple[Stack, float]]:
-        cached = memo.get(index)
-        if cached is not None:
-            return cached
-        context = profile.contexts[index]
-        own = context.frames[0]
-        callers = incoming.get(index, [])
-        if not callers or depth > MAX_DEPTH:
-            # a root: the chain callgrind named, completed with the objects its callers have elsewhere
-            result = [(tuple(Frame(f.name, f.object or objects(f.name)) for f in reversed(context.frames)), 1.0)]
-        elif len(context.frames) < complete_below and len(callers) == 1:
-            result = [(stack + (own,), share) for stack, share in expand(callers[0].caller, depth + 1)]
-        else:
-            total = sum(e.cost for e in callers)
-            shares: dict[Stack, float] = defaultdict(float)
-            for edge in callers:
-                for stack, share in expand(edge.caller, depth + 1):
-                    shares[stack + (own,)] += share * edge.cost / total
-            result = _keep_large(shares, own)
-        # reused from every caller, which keeps the walk linear in the contexts: exact, as the calls left after
-        # `_back_edges` form no cycle
-        memo[index] = result
-        return result
-
+    stacks = _Stacks(profile)
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 4 * MAX_DEPTH + 100))
     try:
         folded: Folded = defaultdict(float)
         for index, context in enumerate(profile.contexts):
             if context.self_cost:
-                for stack, share in expand(index, 0):
+                for stack, share in stacks.expand(index, 0):
                     folded[stack] += context.self_cost * share
     finally:
         sys.setrecursionlimit(limit)
     return dict(folded)
+
+
+class _Stacks:
+    """The root-first stacks of each context with the share of its cost each takes, walked up the callers."""
+
+    def __init__(self, profile: CallgrindProfile) -> None:
+        self.profile = profile
+        self.incoming: dict[int, list[_Edge]] = defaultdict(list)
+        back = _back_edges(profile)
+        for (caller, callee), cost in profile.calls.items():
+            if cost > 0 and caller != callee and (caller, callee) not in back:
+                self.incoming[callee].append(_Edge(caller, cost))
+        self.complete_below = profile.caller_depth + 1 if profile.caller_depth else 1
+        self.memo: dict[int, list[tuple[Stack, float]]] = {}
+        self.objects = _objects_by_name(profile)
+
+    def expand(self, index: int, depth: int) -> list[tuple[Stack, float]]:
+        cached = self.memo.get(index)
+        if cached is not None:
+            return cached
+        context = self.profile.contexts[index]
+        own = context.frames[0]
+        callers = self.incoming.get(index, [])
+        if not callers or depth > MAX_DEPTH:
+            # a root: the chain callgrind named, completed with the objects its callers have elsewhere
+            result = [(tuple(Frame(f.name, f.object or self.objects(f.name)) for f in reversed(context.frames)), 1.0)]
+        elif len(context.frames) < self.complete_below and len(callers) == 1:
+            result = [(stack + (own,), share) for stack, share in self.expand(callers[0].caller, depth + 1)]
+        else:
+            total = sum(e.cost for e in callers)
+            shares: dict[Stack, float] = defaultdict(float)
+            for edge in callers:
+                for stack, share in self.expand(edge.caller, depth + 1):
+                    shares[stack + (own,)] += share * edge.cost / total
+            result = _keep_large(shares, own)
+        # reused from every caller, which keeps the walk linear in the contexts: exact, as the calls left after
+        # `_back_edges` form no cycle
+        self.memo[index] = result
+        return result
 
 
 def _back_edges(profile: CallgrindProfile) -> set[tuple[int, int]]:

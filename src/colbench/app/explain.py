@@ -18,7 +18,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -185,8 +185,12 @@ def choose_cases(baseline: Side, contender: Side, wanted: Sequence[str]) -> list
     if not common:
         raise UsageError(f"{baseline.label} and {contender.label} have no case with a successful result on both "
                          "sides: `colbench show` lists each run's cases")
-    if not wanted:
-        return [(cid, labels[cid]) for cid in common]
+    picked = _named(wanted, common, labels) if wanted else common
+    return [(cid, labels[cid]) for cid in picked]
+
+
+def _named(wanted: Sequence[str], common: list[str], labels: Mapping[str, str]) -> list[str]:
+    """The case ids `wanted` names (each a case id prefix, a label or a benchmark), in the order named."""
     picked: list[str] = []
     for text in wanted:
         matches = [cid for cid in common if cid.startswith(text) or labels[cid] == text
@@ -196,7 +200,7 @@ def choose_cases(baseline: Side, contender: Side, wanted: Sequence[str]) -> list
             raise UsageError(f"--case {text!r}: no case of both sides is called that (give a case id prefix, a "
                              f"label or a benchmark; they have: {shown}{' …' if len(common) > 5 else ''})")
         picked += [m for m in matches if m not in picked]
-    return [(cid, labels[cid]) for cid in picked]
+    return picked
 
 
 def _first_ok(side: Side, case_id: str) -> Result:

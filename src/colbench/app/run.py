@@ -25,11 +25,12 @@ from colbench.runner import observer as runner_observer
 
 if TYPE_CHECKING:
     from colbench.analysis.sequential import LookPlan
+    from colbench.data.cache import PlannedFile
     from colbench.model.metrics import Metric
     from colbench.model.records import Run
-    from colbench.runner.estimate import Estimate
+    from colbench.runner.estimate import Costs, Estimate
     from colbench.runner.execute import EnvChoice, RunConfig
-    from colbench.runner.plan import Plan
+    from colbench.runner.plan import Plan, PlannedCase
     from colbench.runner.session import Look, SessionResult
     from colbench.store.base import Store
 
@@ -391,23 +392,9 @@ def estimate(request: RunRequest, observer: RunObserver | None = None, *, resolv
     runs, nothing is written. The `envs` are checked as far as they can be without building them, and
     (`resolve_pins`) every pin they name is resolved, as the real run would, without installing: one that cannot
     exist is an EnvError."""
-    import json
-
-    from colbench.data.cache import plan_prepare
-    from colbench.machine.facts import machine_info
     from colbench.paths import data_dir
     from colbench.runner import env_options
-    from colbench.runner.estimate import (
-        Costs,
-        build_rates,
-        builds_here,
-        estimate_plan,
-        history_costs,
-        load_factor,
-        local_manifests,
-    )
-    from colbench.runner.plan import PlannedCase
-    from colbench.store.base import StoreError
+    from colbench.runner.estimate import build_rates, estimate_plan, load_factor, local_manifests
 
     prepared = _prepare(request, observer or RunObserver(), dry_run=True)
     env_options.check_envs(list(request.envs), resolve=resolve_pins)
@@ -415,60 +402,91 @@ def estimate(request: RunRequest, observer: RunObserver | None = None, *, resolv
     config, plan = prepared.config, prepared.plan
     sides = max(1, len(request.envs), len(sweep.named) if sweep else 0)
     until = request.stops_once_decided
+    first_look = sides > 1 and until  # the first of several looks: the run stops once decided
     if sides > 1 and config.processes is None:
         config.processes = decider_of(config).first_look if until else decider_of(config).fixed_blocks
     iterations, warmup, processes = config.resolved(plan)
-    try:
-        history = history_costs(store_at(request.store, create=False), plan, machine_info()["machine_id"])
-    except StoreError:
-        history = Costs()
-        history.env_build_s, history.java_build_s = builds_here()
+    history = _measured_costs(request, plan)
 
     def processes_of(case: PlannedCase) -> int:  # suite entries may ask more for some cases (those a claim decides on)
         return config.processes_of(case, processes)
 
     # a run that stops once decided usually takes more than its first look: the estimate is for the blocks a real
     # change typically needs here (the metric's expected_blocks), the first look and the budget said beside it
-    expected = max(processes, decider_of(config).expected_blocks) if sides > 1 and until else None
+    expected = max(processes, decider_of(config).expected_blocks) if first_look else None
 
     def expected_of(case: PlannedCase) -> int:
         return expected if expected is not None and request.processes is None else processes_of(case)
 
-    requests = list({json.dumps(r.to_json(), sort_keys=True): r for c in plan.cases for r in c.inputs.values()}
-                    .values())
-    data_error = None
-    try:
-        files = plan_prepare(requests).files if requests else []
-    except Exception as exc:  # an estimate is advice: a data set that cannot be planned is said, not fatal
-        files = []
-        data_error = str(exc)
-    missing = [f for f in files if not f.present]
+    missing, data_error = _missing_data_files(plan)
     downloads = [f for f in missing if f.format == "download"]
-    env_builds, jars = env_options.planned_builds(list(request.envs))
-    if sweep is not None:
-        from colbench.runner.sweep import planned_builds as sweep_builds
-
-        env_builds = sweep_builds(sweep, request.with_requirements)
-    worker_builds = len(jars) or _default_java_build(plan)
-    try:
-        load = os.getloadavg()[0]
-    except OSError:
-        load = None
+    env_builds, worker_builds = _builds(request, sweep, plan)
+    load = _load_average()
     est = estimate_plan(plan, iterations, warmup, expected_of, history, envs=sides,
                         new_data=[(f.format, f.size_bytes) for f in missing if f.format != "download"],
                         build_rates_here=build_rates(local_manifests(data_dir())), measure=config.measure,
                         env_builds=env_builds, worker_builds=worker_builds,
                         load_factor=load_factor(load) if load is not None else 1.0)
     budget = request.budget_s
-    if sides > 1 and until and budget is None:
+    if first_look and budget is None:
         budget = default_budget(config, est, sides)
     return RunEstimate(plan=plan, estimate=est, iterations=iterations, warmup=warmup,
                        processes=tuple(sorted({processes_of(c) for c in plan.cases})),
                        data_files_to_build=len(missing) - len(downloads), downloads=tuple(f.label for f in downloads),
                        data_error=data_error, counts_instructions="instructions" in config.measure, envs=sides,
-                       first_look=sides > 1 and until, budget_s=budget if sides > 1 and until else None,
+                       first_look=first_look, budget_s=budget if first_look else None,
                        load_average=load, measure=tuple(config.measure),
                        expected_blocks=expected if request.processes is None else None)
+
+
+def _measured_costs(request: RunRequest, plan: Plan) -> Costs:
+    """What the plan's cases (or this machine's similar ones) cost when they ran here; without a store, only the
+    builds this machine made."""
+    from colbench.machine.facts import machine_info
+    from colbench.runner.estimate import Costs, builds_here, history_costs
+    from colbench.store.base import StoreError
+
+    try:
+        return history_costs(store_at(request.store, create=False), plan, machine_info()["machine_id"])
+    except StoreError:
+        history = Costs()
+        history.env_build_s, history.java_build_s = builds_here()
+        return history
+
+
+def _missing_data_files(plan: Plan) -> tuple[list[PlannedFile], str | None]:
+    """The files the plan's inputs need that are not there yet (to make or download), or why they cannot be
+    planned."""
+    import json
+
+    from colbench.data.cache import plan_prepare
+
+    requests = list({json.dumps(r.to_json(), sort_keys=True): r for c in plan.cases for r in c.inputs.values()}
+                    .values())
+    try:
+        files = plan_prepare(requests).files if requests else []
+    except Exception as exc:  # an estimate is advice: a data set that cannot be planned is said, not fatal
+        return [], str(exc)
+    return [f for f in files if not f.present], None
+
+
+def _builds(request: RunRequest, sweep: Any, plan: Plan) -> tuple[list[bool], int]:
+    """The environments the run builds first (its --env ones, or a sweep's releases), and the Java workers."""
+    from colbench.runner import env_options
+
+    env_builds, jars = env_options.planned_builds(list(request.envs))
+    if sweep is not None:
+        from colbench.runner.sweep import planned_builds as sweep_builds
+
+        env_builds = sweep_builds(sweep, request.with_requirements)
+    return env_builds, len(jars) or _default_java_build(plan)
+
+
+def _load_average() -> float | None:
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return None
 
 
 def _default_java_build(plan: Plan) -> int:

@@ -19,7 +19,7 @@ def claims(
     """Evaluate the reference posts' claims over stored runs: holds / does not hold / inconclusive."""
     from colbench.app.claims import evaluate
     from colbench.report.claims import claims_json, claims_table, counts_line
-    from colbench.report.html import markdown_table, table_view
+    from colbench.report.tables import markdown_table, table_view
 
     if fmt not in ("table", "markdown", "json"):
         raise UsageError(f"--format {fmt!r}: choose table, markdown or json")

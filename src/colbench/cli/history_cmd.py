@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
@@ -14,6 +15,9 @@ from colbench.cli.common import StoreOption, UsageError, _store, console, friend
 from colbench.render.fmt import fmt_instructions
 from colbench.render.tables import plain
 from colbench.words import plural
+
+if TYPE_CHECKING:  # the record app/history.py returns, for annotations only
+    from colbench.app.history import History
 
 
 def history(
@@ -58,46 +62,57 @@ def history(
 def _print_tables(found: HistoryOutcome, metric: str, package: str | None) -> None:
     show = (lambda v: f"{v * 1e3:.3f} ms") if metric == "time" else (lambda v: fmt_instructions(v) + " instr")
     for h in found.histories:
-        over = f" over {package} versions" if package else ""
-        case = h.label.removesuffix(f" [{h.env_name}]")
-        env = f", environment {h.env_name}," if h.env_name != "default" else ""
-        # plain: labels, machine and environment names come from the store ("[old]" is not Rich markup)
-        table = Table(title=plain(f"{case}{env}{over} on {h.machine_name} ({h.machine_id}): "
-                                  f"{plural(len(h.points), 'version' if package else 'point')}"))
-        first = ("first measured", f"{package} version") if package else ("when", "commit / version")
-        level = h.reference_median
-        for column in (*first, "python", f"ratio to {h.reference} (99% interval)", f"at {h.reference}'s level",
-                       "raw median", "processes", "change"):
-            table.add_column(column)
-        changes = {cp.index: cp for cp in h.change_points}
-        pythons = set(h.python_changes)
-        for i, point in enumerate(h.points):
-            cp = changes.get(i)
-            mark = f"[bold]{cp.magnitude:+.1%}[/bold] (p={cp.p_value:.3f})" if cp else ""
-            python = ".".join(point.interpreter.split(".")[:2])
-            python = f"[bold]→ {python}[/bold]" if i in pythons else python
-            if point.ratio is not None and point.low is not None and point.high is not None:
-                ratio = f"{point.ratio:.3f} [{point.low:.3f}, {point.high:.3f}]"
-                scaled = show(point.ratio * level) if level else "-"
-            else:
-                ratio, scaled = "incomparable", "-"
-            table.add_row(point.when[:19], plain(point.label), python, ratio, scaled,
-                          f"{show(point.median)} ±{point.cv:.0%}" if point.cv == point.cv else show(point.median),
-                          f"{point.processes} ({point.runs} run{'s' if point.runs != 1 else ''})", mark)
-        console.print(table)
-        for note in (h.calibration, h.note):
-            if note:
-                console.print(plain(note), highlight=False, soft_wrap=True)
-        for i in h.python_changes:
-            console.print(f"Python changes at {plain(h.points[i].label)}: {h.points[i - 1].interpreter} → "
-                          f"{h.points[i].interpreter} (a step there may be Python's, not {package or 'the code'}'s)",
-                          highlight=False)
-        if not h.change_points:
-            console.print("no change point")
-        for cp in h.change_points:
-            console.print(f"change point at {plain(h.points[cp.index].label)} ({h.points[cp.index].when[:10]}): "
-                          f"{cp.magnitude:+.1%} in the ratio to {h.reference}, {cp.before_median:.3f} → "
-                          f"{cp.after_median:.3f}, p={cp.p_value:.3f}", highlight=False)
+        console.print(_history_table(h, show, package))
+        _print_notes(h, package)
+
+
+def _history_table(h: History, show: Callable[[float], str], package: str | None) -> Table:
+    """A history's points: when (or which version), Python, the ratio to the reference and at its level, the raw
+    median, the processes, and the change points."""
+    over = f" over {package} versions" if package else ""
+    case = h.label.removesuffix(f" [{h.env_name}]")
+    env = f", environment {h.env_name}," if h.env_name != "default" else ""
+    # plain: labels, machine and environment names come from the store ("[old]" is not Rich markup)
+    table = Table(title=plain(f"{case}{env}{over} on {h.machine_name} ({h.machine_id}): "
+                              f"{plural(len(h.points), 'version' if package else 'point')}"))
+    first = ("first measured", f"{package} version") if package else ("when", "commit / version")
+    level = h.reference_median
+    for column in (*first, "python", f"ratio to {h.reference} (99% interval)", f"at {h.reference}'s level",
+                   "raw median", "processes", "change"):
+        table.add_column(column)
+    changes = {cp.index: cp for cp in h.change_points}
+    pythons = set(h.python_changes)
+    for i, point in enumerate(h.points):
+        cp = changes.get(i)
+        mark = f"[bold]{cp.magnitude:+.1%}[/bold] (p={cp.p_value:.3f})" if cp else ""
+        python = ".".join(point.interpreter.split(".")[:2])
+        python = f"[bold]→ {python}[/bold]" if i in pythons else python
+        if point.ratio is not None and point.low is not None and point.high is not None:
+            ratio = f"{point.ratio:.3f} [{point.low:.3f}, {point.high:.3f}]"
+            scaled = show(point.ratio * level) if level else "-"
+        else:
+            ratio, scaled = "incomparable", "-"
+        table.add_row(point.when[:19], plain(point.label), python, ratio, scaled,
+                      f"{show(point.median)} ±{point.cv:.0%}" if point.cv == point.cv else show(point.median),
+                      f"{point.processes} ({point.runs} run{'s' if point.runs != 1 else ''})", mark)
+    return table
+
+
+def _print_notes(h: History, package: str | None) -> None:
+    """Under a history's table: its notes, where Python changes, and its change points."""
+    for note in (h.calibration, h.note):
+        if note:
+            console.print(plain(note), highlight=False, soft_wrap=True)
+    for i in h.python_changes:
+        console.print(f"Python changes at {plain(h.points[i].label)}: {h.points[i - 1].interpreter} → "
+                      f"{h.points[i].interpreter} (a step there may be Python's, not {package or 'the code'}'s)",
+                      highlight=False)
+    if not h.change_points:
+        console.print("no change point")
+    for cp in h.change_points:
+        console.print(f"change point at {plain(h.points[cp.index].label)} ({h.points[cp.index].when[:10]}): "
+                      f"{cp.magnitude:+.1%} in the ratio to {h.reference}, {cp.before_median:.3f} → "
+                      f"{cp.after_median:.3f}, p={cp.p_value:.3f}", highlight=False)
 
 
 def _print_watched(found: HistoryOutcome, package: str) -> None:

@@ -51,7 +51,8 @@ def _report(run_ids: list[str] | None, output: Path, fmt: str, compare: str | No
             store: str | None, metrics: list[str] | None = None) -> None:
     from colbench.cli.common import UsageError, _store, console
     from colbench.model.metrics import SERIES_METRICS
-    from colbench.report.html import render_markdown, write_report
+    from colbench.report.html import write_report
+    from colbench.report.markdown import render_markdown
     from colbench.store.base import resolve_run_id
 
     if fmt not in ("html", "markdown"):
@@ -68,7 +69,8 @@ def _report(run_ids: list[str] | None, output: Path, fmt: str, compare: str | No
     ids = list(dict.fromkeys(resolve_run_id(db, ref) for ref in (run_ids or ["latest"])))
     baseline = resolve_run_id(db, compare) if compare else None
     if str(output) == "-":
-        from colbench.report.html import build_run_view, cross_run_compares
+        from colbench.report.compare_page import cross_run_compares
+        from colbench.report.run_page import build_run_view
 
         views = [build_run_view(db, run_id, plots=False, history=history, metrics=metrics) for run_id in ids]
         sys.stdout.write(render_markdown(views, cross_run_compares(db, ids, baseline, with_plot=False,

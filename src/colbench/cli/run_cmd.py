@@ -179,12 +179,28 @@ def _print_plan(planned: RunEstimate) -> None:
 def plan_lines(planned: RunEstimate) -> list[str]:
     """The estimate in words: the total, then what it is made of (every process of every environment, what is built
     first, the machine's load) and what it leaves out."""
-    plan, est = planned.plan, planned.estimate
+    est = planned.estimate
     total = fmt_duration(est.seconds)
     lines = [f"estimated time: {'at least ' if est.unknown_cases else ''}{total}"
              + (f" for {planned.expected_blocks} blocks a case, what a real change typically takes to decide here"
                 if planned.expected_blocks else "")
              + " (from measured costs: README, 'How long a suite takes', says how close they come)"]
+    lines.append("made of: " + "; ".join(_estimate_parts(planned)))
+    sources = ", ".join(f"{n} from {source}" for source, n in sorted(est.sources().items()))
+    lines.append(f"cases: {sources}")
+    if planned.counts_instructions:
+        counting = ", ".join(f"{n} from {source}" for source, n in sorted(est.counting_sources().items()))
+        lines.append(f"counting processes: {counting or 'no estimate (no measured case, no factor)'}")
+    if planned.first_look and planned.budget_s:
+        lines.append(f"the first look takes {planned.processes[0]} blocks a case; cases still undecided get more, "
+                     f"within a budget of {fmt_duration(planned.budget_s)} for the whole run (--budget; "
+                     "--no-until-decided for one look)")
+    return lines + _estimate_caveats(planned)
+
+
+def _estimate_parts(planned: RunEstimate) -> list[str]:
+    """What the estimated time is made of: the worker processes, what is built first, the command itself."""
+    est = planned.estimate
     kind = "counting (Valgrind) " if planned.counts_instructions and "wall" not in (planned.measure or ()) else ""
     parts = [f"{plural(est.processes, kind + 'worker process')} {fmt_duration(est.process_seconds)}"]
     if est.envs_fresh or est.envs_cached:
@@ -196,23 +212,20 @@ def plan_lines(planned: RunEstimate) -> list[str]:
         parts.append(f"data to build first {fmt_duration(est.data_seconds)} "
                      f"({plural(planned.data_files_to_build, 'file')}, {fmt_bytes(est.data_bytes)})")
     parts.append(f"the command's own start and tables {fmt_duration(est.run_seconds)}")
-    lines.append("made of: " + "; ".join(parts))
-    sources = ", ".join(f"{n} from {source}" for source, n in sorted(est.sources().items()))
-    lines.append(f"cases: {sources}")
-    if planned.counts_instructions:
-        counting = ", ".join(f"{n} from {source}" for source, n in sorted(est.counting_sources().items()))
-        lines.append(f"counting processes: {counting or 'no estimate (no measured case, no factor)'}")
-    if planned.first_look and planned.budget_s:
-        lines.append(f"the first look takes {planned.processes[0]} blocks a case; cases still undecided get more, "
-                     f"within a budget of {fmt_duration(planned.budget_s)} for the whole run (--budget; "
-                     "--no-until-decided for one look)")
+    return parts
+
+
+def _estimate_caveats(planned: RunEstimate) -> list[str]:
+    """What stretches the estimate (a busy machine) and what it leaves out (downloads, cases without one)."""
+    est = planned.estimate
+    lines = []
     if est.load_factor > 1.0 and planned.load_average is not None:
         lines.append(f"the machine is busy (load {planned.load_average:.1f} on {_cpus()} CPUs): processes are "
                      f"counted {est.load_factor:.1f}x as long as on an idle machine")
     if planned.downloads:
         lines.append(f"downloads not in the estimate: {', '.join(planned.downloads)}")
     if est.unknown_cases:
-        lines.append(f"{est.unknown_cases} of {plural(len(plan.cases), 'case')} "
+        lines.append(f"{est.unknown_cases} of {plural(len(planned.plan.cases), 'case')} "
                      f"{'has' if est.unknown_cases == 1 else 'have'} no estimate (no history, no model of their "
                      "benchmark): the total leaves their run time out")
     return lines

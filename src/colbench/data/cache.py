@@ -199,41 +199,11 @@ def resolve(request: DataRequest, root: Path | None = None) -> FilePlan:
     fmt, codec = formats.normalize(request.format, request.codec)
     opts = dict(request.options or {})
     fmt_opts = formats.format_options(fmt, {k: opts.pop(k) for k in formats.FORMAT_OPTIONS if k in opts})
-    variant = opts.pop("variant", None)
-    if variant in (None, "plain"):
-        variant = None
-    elif source is None or variant not in source.variants:
-        allowed = ", ".join(source.variants) if source and source.variants else "none"
-        raise DataError(f"{name} has no variant {variant!r} (variants: {allowed})")
-
+    variant = _variant(name, opts.pop("variant", None), source)
     real = request.rows is None and source is not None
-    rows = request.rows
-    if rows is None and not real:  # synthetic-only sets: the experiment's own size
-        rows = gen.full_rows if gen is not None else None
-        if rows is None:
-            raise DataError(f"{name} is synthetic only: pass rows=N (--rows N)")
-    if rows is not None and rows < 0:
-        raise DataError(f"rows must be >= 0, got {rows}")
-    if real:
-        if opts:
-            raise DataError(f"options {', '.join(sorted(opts))} only apply to synthetic data (pass rows=N)")
-        gen_options: GenOptions = {}
-        assert source is not None
-        lineage: Lineage = {"kind": "real", "source": name, "checksum": source.checksum,
-                                   "origin": source.origin}
-    else:
-        if gen is None:
-            raise DataError(f"{name} has no synthetic twin: drop rows to use the real file "
-                            f"(`colbench data get {name}`)")
-        gen_options = gen.options(opts)
-        lineage = {"kind": "synthetic", "generator": gen.name, "version": gen.version, "rows": rows,
-                   "seed": request.seed, "options": gen_options}
-    if variant:
-        lineage["variant"] = {"name": variant, "version": variants.VERSION}
-    if fmt == "csv" and codec == "gzip":
-        lineage["gzip"] = {"level": fmt_opts.get("compression_level") or formats.GZIP_LEVEL}
-    elif fmt != "csv":
-        lineage["format"] = {"format": fmt, "codec": codec, "options": fmt_opts, "converter": CONVERTER_VERSION}
+    rows = _rows(request, real, gen)
+    gen_options, lineage = _origin(request, rows, opts, source if real else None, gen)
+    _add_conversions(lineage, variant, fmt, codec, fmt_opts)
     slug = _slug(rows, request.seed, gen, gen_options, variant)
     path = root / "cache" / name / slug / formats.file_name(fmt, codec, fmt_opts)
     if fmt == "csv" and gen is not None and rows is not None and not gen.supports_csv(gen_options):
@@ -242,6 +212,55 @@ def resolve(request: DataRequest, root: Path | None = None) -> FilePlan:
     return FilePlan(request=request, dataset=name, format=fmt, codec=codec, rows=rows, seed=request.seed,
                 variant=variant, gen_options=gen_options, fmt_options=fmt_opts, path=path, lineage=lineage,
                 source=source, generator=gen)
+
+
+def _variant(name: str, variant: OptionValue | None, source: Source | None) -> str | None:
+    """The variant asked for (None for the plain file), if the real data set has it."""
+    if variant in (None, "plain"):
+        return None
+    if source is None or variant not in source.variants:
+        allowed = ", ".join(source.variants) if source and source.variants else "none"
+        raise DataError(f"{name} has no variant {variant!r} (variants: {allowed})")
+    return str(variant)
+
+
+def _rows(request: DataRequest, real: bool, gen: Generator | None) -> int | None:
+    """The rows asked for: None for a real file, a synthetic-only set's own size when not given."""
+    rows = request.rows
+    if rows is None and not real:  # synthetic-only sets: the experiment's own size
+        rows = gen.full_rows if gen is not None else None
+        if rows is None:
+            raise DataError(f"{request.dataset} is synthetic only: pass rows=N (--rows N)")
+    if rows is not None and rows < 0:
+        raise DataError(f"rows must be >= 0, got {rows}")
+    return rows
+
+
+def _origin(request: DataRequest, rows: int | None, opts: dict[str, OptionValue], real: Source | None,
+            gen: Generator | None) -> tuple[GenOptions, Lineage]:
+    """The generator's options and where the file comes from: the `real` source's file, or the generator."""
+    name = request.dataset
+    if real is not None:
+        if opts:
+            raise DataError(f"options {', '.join(sorted(opts))} only apply to synthetic data (pass rows=N)")
+        return {}, {"kind": "real", "source": name, "checksum": real.checksum, "origin": real.origin}
+    if gen is None:
+        raise DataError(f"{name} has no synthetic twin: drop rows to use the real file "
+                        f"(`colbench data get {name}`)")
+    gen_options = gen.options(opts)
+    return gen_options, {"kind": "synthetic", "generator": gen.name, "version": gen.version, "rows": rows,
+                         "seed": request.seed, "options": gen_options}
+
+
+def _add_conversions(lineage: Lineage, variant: str | None, fmt: str, codec: str | None,
+                     fmt_opts: FormatOptions) -> None:
+    """What the file went through after its origin: a variant's change, gzip, a conversion to another format."""
+    if variant:
+        lineage["variant"] = {"name": variant, "version": variants.VERSION}
+    if fmt == "csv" and codec == "gzip":
+        lineage["gzip"] = {"level": fmt_opts.get("compression_level") or formats.GZIP_LEVEL}
+    elif fmt != "csv":
+        lineage["format"] = {"format": fmt, "codec": codec, "options": fmt_opts, "converter": CONVERTER_VERSION}
 
 
 # --- materialise ----------------------------------------------------------------------------------------
@@ -531,20 +550,9 @@ def _estimate(plan: FilePlan, memo: dict[Path, PlannedFile]) -> list[PlannedFile
 
 
 def _predict(plan: FilePlan) -> tuple[int, bool]:
+    """The size of a missing file and whether it is exact."""
     if not plan.synthetic:
-        src = plan.source
-        assert src is not None
-        if plan.format == "csv" and plan.codec is None and not plan.variant and src.size:
-            return src.size, False
-        if plan.format == "csv" and plan.codec == "gzip" and not plan.variant and src.compressed_size:
-            return src.compressed_size, False
-        # months without a published row count are taken to be like January (≈ 11 M rows each)
-        rows = src.rows or (all_sources()["nyctaxi_2016-01"].rows if src.twin else None)
-        if src.twin and rows:
-            twin = DataRequest(plan.dataset, plan.format, plan.codec, rows, 0,
-                               {**plan.fmt_options, **({"variant": plan.variant} if plan.variant else {})})
-            return _predict(resolve(twin, plan.path_root))[0], False
-        return src.size or (src.compressed_size or 0) * 5, False
+        return _predict_real(plan), False
     gen = plan.generator
     assert gen is not None and plan.rows is not None
     if plan.format == "csv" and plan.codec is None and not plan.variant:
@@ -553,6 +561,23 @@ def _predict(plan: FilePlan) -> tuple[int, bool]:
             return exact, True
     per_row = _bytes_per_row(plan)
     return int(per_row * plan.rows), False
+
+
+def _predict_real(plan: FilePlan) -> int:
+    """A real file's size: the registry's published one, else its synthetic twin's at the same rows."""
+    src = plan.source
+    assert src is not None
+    if plan.format == "csv" and plan.codec is None and not plan.variant and src.size:
+        return src.size
+    if plan.format == "csv" and plan.codec == "gzip" and not plan.variant and src.compressed_size:
+        return src.compressed_size
+    # months without a published row count are taken to be like January (≈ 11 M rows each)
+    rows = src.rows or (all_sources()["nyctaxi_2016-01"].rows if src.twin else None)
+    if src.twin and rows:
+        twin = DataRequest(plan.dataset, plan.format, plan.codec, rows, 0,
+                           {**plan.fmt_options, **({"variant": plan.variant} if plan.variant else {})})
+        return _predict(resolve(twin, plan.path_root))[0]
+    return src.size or (src.compressed_size or 0) * 5
 
 
 def _calibration_key(plan: FilePlan) -> str:

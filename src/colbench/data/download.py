@@ -114,15 +114,21 @@ def download(url: str, dest: Path, *, checksum: str | None = None, retries: int 
         if not answer.ok:
             raise DataError(f"download of {url} failed: {status_problem(answer, host_of(url)).detail}")
         break
-    if checksum:
-        ok, actual = matches(part, checksum)
-        if not ok:
-            remove(part, within=dest.parent, root=root)  # our partial download
-            raise DataError(f"checksum mismatch for {dest.name}: expected {checksum}, got {actual}; "
-                            "the file was deleted, run the same command again to download it afresh")
-    else:
-        actual = "sha256:" + file_digest(part)
+    actual = _checked(part, dest, checksum, root)
     move(part, dest, "download", root)
+    return actual
+
+
+def _checked(part: Path, dest: Path, checksum: str | None, root: Path) -> str:
+    """The downloaded file's checksum (`algo:hex`), which must match `checksum` when one is given; a file that does
+    not is deleted."""
+    if not checksum:
+        return "sha256:" + file_digest(part)
+    ok, actual = matches(part, checksum)
+    if not ok:
+        remove(part, within=dest.parent, root=root)  # our partial download
+        raise DataError(f"checksum mismatch for {dest.name}: expected {checksum}, got {actual}; "
+                        "the file was deleted, run the same command again to download it afresh")
     return actual
 
 

@@ -141,7 +141,6 @@ def write_batches(fmt: str, codec: str | None, options: FormatOptions, schema: p
     streamed through the IPC file writer, which makes the same file up to buffer padding.
     """
     level = options.get("compression_level")
-    rows = 0
     if isinstance(batches, pa.Table) and fmt in ("feather", "feather_v1"):
         table = batches.combine_chunks() if fmt == "feather_v1" else batches
         if fmt == "feather_v1":
@@ -150,40 +149,54 @@ def write_batches(fmt: str, codec: str | None, options: FormatOptions, schema: p
             feather.write_feather(table, dest, compression=codec, compression_level=level,
                                   chunksize=options.get("chunk_size") or FEATHER_CHUNK, version=2)
         return Written(rows=table.num_rows, columns=table.num_columns, schema=table.schema)
-    if isinstance(batches, pa.Table):
-        batches = batches.to_batches()
-
-    def counted(it: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        nonlocal rows
-        for b in it:
-            rows += b.num_rows
-            yield b
-
+    counted = _Counted(batches.to_batches() if isinstance(batches, pa.Table) else batches)
     if fmt == "parquet":
-        group = options.get("row_group_size")
-        with pq.ParquetWriter(dest, schema, compression="none" if codec == "uncompressed" else codec,
-                              compression_level=level) as writer:
-            if group == 0:  # one row group: the whole table at once
-                table = pa.Table.from_batches(list(counted(batches)), schema=schema)
-                writer.write_table(table, row_group_size=max(table.num_rows, 1))
-            else:
-                size = group or 1024 * 1024  # pyarrow's default maximum row group length
-                for b in rechunk(counted(batches), size):
-                    writer.write_batch(b, row_group_size=size)
+        _write_parquet(counted, schema, codec, level, options.get("row_group_size"), dest)
     elif fmt == "feather_v1":
-        table = pa.Table.from_batches(list(counted(batches)), schema=schema).combine_chunks()
+        table = pa.Table.from_batches(list(counted), schema=schema).combine_chunks()
         _write_feather_v1(table, dest)
     elif fmt in ("feather", "ipc_file", "ipc_stream"):
-        compression = None if codec == "uncompressed" else (pa.Codec(codec, level) if level else codec)
-        opts = ipc.IpcWriteOptions(compression=compression)
-        chunk = options.get("chunk_size") or FEATHER_CHUNK
-        make = ipc.new_stream if fmt == "ipc_stream" else ipc.new_file
-        with pa.OSFile(str(dest), "wb") as sink, make(sink, schema, options=opts) as writer:
-            for b in rechunk(counted(batches), chunk):
-                writer.write_batch(b)
+        _write_ipc(counted, fmt, schema, codec, level, options.get("chunk_size") or FEATHER_CHUNK, dest)
     else:
         raise DataError(f"{fmt} is not a binary format")
-    return Written(rows=rows, columns=len(schema), schema=schema)
+    return Written(rows=counted.rows, columns=len(schema), schema=schema)
+
+
+class _Counted:
+    """Batches passed through once, their rows counted on the way."""
+
+    def __init__(self, batches: Iterable[pa.RecordBatch]) -> None:
+        self.batches = batches
+        self.rows = 0
+
+    def __iter__(self) -> Iterator[pa.RecordBatch]:
+        for b in self.batches:
+            self.rows += b.num_rows
+            yield b
+
+
+def _write_parquet(batches: Iterable[pa.RecordBatch], schema: pa.Schema, codec: str | None, level: int | None,
+                   group: int | None, dest: Path) -> None:
+    with pq.ParquetWriter(dest, schema, compression="none" if codec == "uncompressed" else codec,
+                          compression_level=level) as writer:
+        if group == 0:  # one row group: the whole table at once
+            table = pa.Table.from_batches(list(batches), schema=schema)
+            writer.write_table(table, row_group_size=max(table.num_rows, 1))
+        else:
+            size = group or 1024 * 1024  # pyarrow's default maximum row group length
+            for b in rechunk(batches, size):
+                writer.write_batch(b, row_group_size=size)
+
+
+def _write_ipc(batches: Iterable[pa.RecordBatch], fmt: str, schema: pa.Schema, codec: str | None, level: int | None,
+               chunk: int, dest: Path) -> None:
+    """Feather V2, an Arrow IPC file or stream, `chunk` rows a batch."""
+    compression = None if codec == "uncompressed" else (pa.Codec(codec, level) if level else codec)
+    opts = ipc.IpcWriteOptions(compression=compression)
+    make = ipc.new_stream if fmt == "ipc_stream" else ipc.new_file
+    with pa.OSFile(str(dest), "wb") as sink, make(sink, schema, options=opts) as writer:
+        for b in rechunk(batches, chunk):
+            writer.write_batch(b)
 
 
 def _write_feather_v1(table: pa.Table, dest: Path) -> None:

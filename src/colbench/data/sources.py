@@ -207,15 +207,7 @@ def register_source(name: str, location: str, checksum: str | None = None, *, de
     is_url = "://" in location
     path = None
     if not is_url:
-        try:
-            p = expand_user(location, "source").resolve()
-        except UnsafePath as exc:
-            raise DataError(str(exc)) from None
-        if not p.is_file():
-            raise DataError(f"{location} is not a file; give an existing path or a URL")
-        path = str(p)
-        if checksum is None:
-            checksum = "sha256:" + file_digest(p)
+        path, checksum = _local_file(location, checksum)
     if checksum is not None:
         algo, digest = parse_checksum(checksum)
         checksum = f"{algo}:{digest}"
@@ -234,6 +226,17 @@ def register_source(name: str, location: str, checksum: str | None = None, *, de
     users[name] = source
     _save(users)
     return source
+
+
+def _local_file(location: str, checksum: str | None) -> tuple[str, str]:
+    """A local source's resolved path, and its checksum (the file's sha256 when none is given)."""
+    try:
+        p = expand_user(location, "source").resolve()
+    except UnsafePath as exc:
+        raise DataError(str(exc)) from None
+    if not p.is_file():
+        raise DataError(f"{location} is not a file; give an existing path or a URL")
+    return str(p), checksum if checksum is not None else "sha256:" + file_digest(p)
 
 
 def unregister_source(name: str) -> None:

@@ -72,48 +72,62 @@ def _lines(path: Path) -> Iterator[str]:
 
 def read_heaptrack(path: Path) -> HeapPeak:
     """The timed call's peak from heaptrack's file; DamagedProfile when it cannot be read."""
-    strings: list[str] = [""]
-    ips: list[RawFrame] = [("", "", 0)]
-    traces: list[tuple[int, int]] = [(0, 0)]
-    infos: list[tuple[int, int]] = []
-    events: list[int] = []  # +info+1 for an allocation, -(info+1) for a free
-    inside = ended = False
-    started = False
+    reader = _Reader()
     try:
         for line in _lines(path):
-            tag = line[:1]
-            if tag == "s":
-                _, _, text = line.rstrip("\n").partition(" ")
-                strings.append(text.partition(" ")[2])
-            elif tag == "i":
-                parts = line.split()
-                module = strings[int(parts[2], 16)] if len(parts) > 2 else ""
-                function = strings[int(parts[3], 16)] if len(parts) > 3 else ""
-                ips.append((function, module, int(parts[1], 16)))
-            elif tag == "t":
-                _, ip, parent = line.split()
-                traces.append((int(ip, 16), int(parent, 16)))
-            elif tag == "a":
-                _, hex_size, trace = line.split()
-                infos.append((int(hex_size, 16), int(trace, 16)))
-            elif tag == "+" or tag == "-":
-                info = int(line[2:], 16)
-                bytes_ = infos[info][0]
-                if bytes_ == MARK_START_BYTES:
-                    inside, started = True, True
-                elif bytes_ == MARK_END_BYTES:
-                    inside, ended = False, True
-                elif inside:
-                    events.append(info + 1 if tag == "+" else -(info + 1))
+            reader.read(line)
     except (ValueError, IndexError) as exc:
         raise DamagedProfile(f"{path.name} is not heaptrack's data ({type(exc).__name__}: {exc})") from None
-    if not started:
-        if len(strings) == 1:
+    if not reader.started:
+        if len(reader.strings) == 1:
             raise DamagedProfile(f"{path.name} holds no heaptrack data")
         raise DamagedProfile(f"{path.name} has no timed call in it (the worker's window markers are missing)")
-    if not ended:
+    if not reader.ended:
         raise DamagedProfile(f"{path.name} ends inside the timed call (the worker did not finish it)")
-    return _peak(events, infos, traces, ips)
+    return _peak(reader.events, reader.infos, reader.traces, reader.ips)
+
+
+class _Reader:
+    """heaptrack's lines as read so far: its strings, instruction pointers, traces, allocation infos, and the
+    allocations and frees between the worker's window markers."""
+
+    def __init__(self) -> None:
+        self.strings: list[str] = [""]
+        self.ips: list[RawFrame] = [("", "", 0)]
+        self.traces: list[tuple[int, int]] = [(0, 0)]
+        self.infos: list[tuple[int, int]] = []
+        self.events: list[int] = []  # +info+1 for an allocation, -(info+1) for a free
+        self.inside = self.ended = False
+        self.started = False
+
+    def read(self, line: str) -> None:
+        tag = line[:1]
+        if tag == "s":
+            _, _, text = line.rstrip("\n").partition(" ")
+            self.strings.append(text.partition(" ")[2])
+        elif tag == "i":
+            parts = line.split()
+            module = self.strings[int(parts[2], 16)] if len(parts) > 2 else ""
+            function = self.strings[int(parts[3], 16)] if len(parts) > 3 else ""
+            self.ips.append((function, module, int(parts[1], 16)))
+        elif tag == "t":
+            _, ip, parent = line.split()
+            self.traces.append((int(ip, 16), int(parent, 16)))
+        elif tag == "a":
+            _, hex_size, trace = line.split()
+            self.infos.append((int(hex_size, 16), int(trace, 16)))
+        elif tag == "+" or tag == "-":
+            self.event(tag, int(line[2:], 16))
+
+    def event(self, tag: str, info: int) -> None:
+        """An allocation (+) or a free (-): a window marker, or an event kept while inside the window."""
+        bytes_ = self.infos[info][0]
+        if bytes_ == MARK_START_BYTES:
+            self.inside, self.started = True, True
+        elif bytes_ == MARK_END_BYTES:
+            self.inside, self.ended = False, True
+        elif self.inside:
+            self.events.append(info + 1 if tag == "+" else -(info + 1))
 
 
 def _peak(events: list[int], infos: list[tuple[int, int]], traces: list[tuple[int, int]],
@@ -134,8 +148,19 @@ def _peak(events: list[int], infos: list[tuple[int, int]], traces: list[tuple[in
         elif live[info] > 0:  # else: allocated before the window, not the call's
             live[info] -= 1
             current -= size
+    by_trace = _live_by_trace(events[:peak_index + 1], infos)
+    stacks: dict[RawStack, int] = {}
+    cache: dict[int, RawStack] = {0: ()}
+    for trace, size in by_trace.items():
+        stack = _stack(trace, traces, ips, cache)
+        stacks[stack] = stacks.get(stack, 0) + size
+    return HeapPeak(stacks, peak, churn, count, (peak_index + 1) / len(events) if events else 0.0)
+
+
+def _live_by_trace(events: list[int], infos: list[tuple[int, int]]) -> Counter[int]:
+    """The bytes still allocated after `events`, per trace (frees of what was allocated before them ignored)."""
     at_peak: Counter[int] = Counter()
-    for event in events[:peak_index + 1]:
+    for event in events:
         info = abs(event) - 1
         if event > 0:
             at_peak[info] += 1
@@ -146,12 +171,7 @@ def _peak(events: list[int], infos: list[tuple[int, int]], traces: list[tuple[in
         if n > 0:
             size, trace = infos[info]
             by_trace[trace] += size * n
-    stacks: dict[RawStack, int] = {}
-    cache: dict[int, RawStack] = {0: ()}
-    for trace, size in by_trace.items():
-        stack = _stack(trace, traces, ips, cache)
-        stacks[stack] = stacks.get(stack, 0) + size
-    return HeapPeak(stacks, peak, churn, count, (peak_index + 1) / len(events) if events else 0.0)
+    return by_trace
 
 
 def _stack(trace: int, traces: list[tuple[int, int]], ips: list[RawFrame], cache: dict[int, RawStack]) -> RawStack:

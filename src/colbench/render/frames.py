@@ -19,10 +19,19 @@ def short_function(name: str, template_depth: int = 1) -> str:
     text = name.split(" [clone", 1)[0]
     for old, new in _KEEP.items():
         text = text.replace(old, new)
+    short = _elide_deep_templates(_drop_parameter_lists(text), template_depth).strip().removesuffix(" const")
+    short = _drop_return_type(short)
+    for new, old in _RESTORE.items():
+        short = short.replace(new, old)
+    return short if short and not short.startswith("<") else name
+
+
+def _drop_parameter_lists(text: str) -> str:
+    """Without what is in parentheses outside template arguments (not a function type inside them: `<void ()>`)."""
     out: list[str] = []
     angle = paren = 0
     for char in text:
-        if not angle or paren:  # a parameter list (not a function type inside template arguments: `<void ()>`)
+        if not angle or paren:
             if char == "(":
                 paren += 1
                 continue
@@ -31,6 +40,19 @@ def short_function(name: str, template_depth: int = 1) -> str:
                 continue
             if paren:
                 continue
+        if char == "<":
+            angle += 1
+        elif char == ">":
+            angle = max(0, angle - 1)
+        out.append(char)
+    return "".join(out)
+
+
+def _elide_deep_templates(text: str, template_depth: int) -> str:
+    """Template arguments nested deeper than `template_depth` shown as `<…>`."""
+    out: list[str] = []
+    angle = 0
+    for char in text:
         if char == "<":
             angle += 1
             if angle == template_depth + 1:
@@ -46,11 +68,14 @@ def short_function(name: str, template_depth: int = 1) -> str:
         elif angle > template_depth:
             continue
         out.append(char)
-    short = "".join(out).strip().removesuffix(" const")
+    return "".join(out)
+
+
+def _drop_return_type(short: str) -> str:
+    """What follows the last space outside any template: a return type is separated from the name by one."""
     operator = short.find("operator ")  # `operator new`, `operator bool`: their spaces are part of the name
     if operator >= 0:
         short = short[:operator] + short[operator:].replace(" ", "\x08")
-    # a return type is separated from the name by a space outside any template: keep what follows the last one
     depth, cut = 0, -1
     for index, char in enumerate(short):
         if char == "<":
@@ -59,10 +84,7 @@ def short_function(name: str, template_depth: int = 1) -> str:
             depth -= 1
         elif char == " " and depth == 0:
             cut = index
-    short = (short[cut + 1:] if cut >= 0 else short).replace("\x08", " ")
-    for new, old in _RESTORE.items():
-        short = short.replace(new, old)
-    return short if short and not short.startswith("<") else name
+    return (short[cut + 1:] if cut >= 0 else short).replace("\x08", " ")
 
 
 def frame_label(name: str, library: str) -> str:

@@ -36,15 +36,12 @@ from starlette.routing import Route
 from colbench.model.metrics import SERIES_METRICS
 from colbench.model.records import Result, Run
 from colbench.render.figures import Plot
-from colbench.report.html import (
-    HistoryView,
-    build_run_view,
-    case_history,
-    render,
-    run_compare,
-)
+from colbench.report.compare_page import run_compare
+from colbench.report.history_page import HistoryView, case_history
 from colbench.report.overview import RECENT_RUNS, Overview, build_overview
 from colbench.report.plots_history import history_figure
+from colbench.report.run_page import build_run_view
+from colbench.report.templating import render
 from colbench.report.watch_view import timelines
 from colbench.store import open_store
 from colbench.store.base import ResultQuery, Store
@@ -74,11 +71,8 @@ def create_app(store: Store | str) -> Starlette:
     """The dashboard over a store (or a store URL; the store must exist)."""
     db = open_store(store, create=False) if isinstance(store, str) else store
     threading.Thread(target=_warm_up, name="colbench-warm-up", daemon=True).start()
+    pages = _Pages(db)
     lock = threading.Lock()  # one request at a time renders: matplotlib text caches are not thread-safe
-
-    def page(template: str, status: int = 200, **context: Any) -> HTMLResponse:
-        html = render(template, csp=CSP, store_url=db.url, **context)
-        return HTMLResponse(html, status_code=status, headers=HEADERS)
 
     def locked(handler: Callable[[Request], Response]) -> Callable[[Request], Response]:
         def wrapper(request: Request) -> Response:
@@ -86,47 +80,62 @@ def create_app(store: Store | str) -> Starlette:
                 return handler(request)
         return wrapper
 
-    overviews: dict[tuple[tuple[str, str, str], ...], Overview] = {}  # the front page's views, per store state
+    routes = [
+        Route("/", locked(pages.runs_index)),
+        Route("/runs/{run_id}", locked(pages.run_page)),
+        Route("/compare", locked(pages.compare_page)),
+        Route("/history", locked(pages.history_page)),
+        Route("/watch", locked(pages.watch_page)),
+    ]
+    return Starlette(routes=routes, exception_handlers={HTTPException: pages.error_page})
 
-    def runs_index(request: Request) -> Response:
-        runs = [run.redacted() for run in db.list_runs()]  # records stored before redaction may hold secrets
+
+class _Pages:
+    """The dashboard's pages over one store (and the front page's views, kept per store state)."""
+
+    def __init__(self, db: Store) -> None:
+        self.db = db
+        self.overviews: dict[tuple[tuple[str, str, str], ...], Overview] = {}
+
+    def page(self, template: str, status: int = 200, **context: Any) -> HTMLResponse:
+        html = render(template, csp=CSP, store_url=self.db.url, **context)
+        return HTMLResponse(html, status_code=status, headers=HEADERS)
+
+    def runs(self) -> list[Run]:
+        return [run.redacted() for run in self.db.list_runs()]  # records stored before redaction may hold secrets
+
+    def runs_index(self, request: Request) -> Response:
+        runs = self.runs()
         state = tuple((r.run_id, str(r.status), str(r.finished_at)) for r in runs[:RECENT_RUNS])
-        if state not in overviews:  # a new run, or one that finished: what changed is worth working out again
-            overviews.clear()
-            overviews[state] = build_overview(db, runs)
-        return page("dash_runs.html", runs=runs, choices=_run_choices(runs), overview=overviews[state])
+        if state not in self.overviews:  # a new run, or one that finished: what changed is worth working out again
+            self.overviews.clear()
+            self.overviews[state] = build_overview(self.db, runs)
+        return self.page("dash_runs.html", runs=runs, choices=_run_choices(runs), overview=self.overviews[state])
 
-    def run_page(request: Request) -> Response:
-        runs = [run.redacted() for run in db.list_runs()]  # records stored before redaction may hold secrets
+    def run_page(self, request: Request) -> Response:
+        runs = self.runs()
         run_id = _known_run(request.path_params["run_id"], runs)
-        view = build_run_view(db, run_id, history=False, dashboard=True)
-        return page("dash_run.html", view=view, choices=_run_choices(runs))
+        view = build_run_view(self.db, run_id, history=False, dashboard=True)
+        return self.page("dash_run.html", view=view, choices=_run_choices(runs))
 
-    def compare_page(request: Request) -> Response:
-        runs = [run.redacted() for run in db.list_runs()]  # records stored before redaction may hold secrets
+    def compare_page(self, request: Request) -> Response:
+        runs = self.runs()
         query = request.query_params
         choices = _run_choices(runs)
         if not query.get("baseline"):
-            return page("dash_compare.html", view=None, choices=choices, picked={}, envs={}, metrics=COMPARE_METRICS)
+            return self.page("dash_compare.html", view=None, choices=choices, picked={}, envs={},
+                             metrics=COMPARE_METRICS)
         metric = _known_metric(query.get("metric"), COMPARE_METRICS)
-        baseline = _known_run(query["baseline"], runs)
-        contender = _known_run(query.get("contender") or baseline, runs)
         envs = {r.run_id: [e.get("name", "default") for e in r.envs] for r in runs}
-        baseline_env = _known_env(query.get("baseline_env"), envs[baseline])
-        contender_env = _known_env(query.get("contender_env"), envs[contender])
-        if baseline == contender and baseline_env == contender_env:
-            if baseline_env is None and len(envs[baseline]) > 1:
-                baseline_env, contender_env = envs[baseline][0], envs[baseline][1]
-            else:
-                raise HTTPException(400, "pick two different runs, or two environments of one run")
-        view = run_compare(db, baseline, contender, baseline_env, contender_env, metric=metric)
+        baseline, contender, baseline_env, contender_env = _compared_sides(query, runs, envs)
+        view = run_compare(self.db, baseline, contender, baseline_env, contender_env, metric=metric)
         picked = {"baseline": baseline, "contender": contender, "baseline_env": baseline_env or "",
                   "contender_env": contender_env or "", "metric": metric}
-        return page("dash_compare.html", view=view, choices=choices, picked=picked, envs=envs,
-                    metrics=COMPARE_METRICS)
+        return self.page("dash_compare.html", view=view, choices=choices, picked=picked, envs=envs,
+                         metrics=COMPARE_METRICS)
 
-    def history_page(request: Request) -> Response:
-        runs = [run.redacted() for run in db.list_runs()]  # records stored before redaction may hold secrets
+    def history_page(self, request: Request) -> Response:
+        runs = self.runs()
         query = request.query_params
         machines = {r.machine_id: (r.machine or {}).get("name", r.machine_id) for r in runs}
         machine = query.get("machine") or None
@@ -139,15 +148,23 @@ def create_app(store: Store | str) -> Starlette:
                                  case=case or "", metric=metric, metrics=METRICS)
         if benchmark is None:
             recent = tuple(r.run_id for r in runs[:RECENT_RUNS])
-            benchmarks = sorted({r.benchmark for r in db.results(ResultQuery(run_ids=recent))}) if recent else []
-            return page("dash_history.html", benchmarks=benchmarks, cases=None, series=None, **context)
+            benchmarks = sorted({r.benchmark for r in self.db.results(ResultQuery(run_ids=recent))}) if recent else []
+            return self.page("dash_history.html", benchmarks=benchmarks, cases=None, series=None, **context)
         if case is None:
-            cases = _case_index(db.results(ResultQuery(benchmark=benchmark, machine_id=machine, status="ok")))
-            if not cases:
-                raise HTTPException(404, f"no results of benchmark {benchmark!r}"
-                                    + (f" on machine {machine}" if machine else ""))
-            return page("dash_history.html", benchmarks=None, cases=cases, series=None, **context)
-        found = case_history(db, benchmark, case, machine, metric=metric)
+            cases = self.cases(benchmark, machine)
+            return self.page("dash_history.html", benchmarks=None, cases=cases, series=None, **context)
+        views = self.case_series(benchmark, case, machine, metric)
+        return self.page("dash_history.html", benchmarks=None, cases=None, series=views, **context)
+
+    def cases(self, benchmark: str, machine: str | None) -> list[CaseRow]:
+        cases = _case_index(self.db.results(ResultQuery(benchmark=benchmark, machine_id=machine, status="ok")))
+        if not cases:
+            raise HTTPException(404, f"no results of benchmark {benchmark!r}"
+                                + (f" on machine {machine}" if machine else ""))
+        return cases
+
+    def case_series(self, benchmark: str, case: str, machine: str | None, metric: str) -> list[HistoryView]:
+        found = case_history(self.db, benchmark, case, machine, metric=metric)
         if not found:
             raise HTTPException(404, f"no results of case {case} of {benchmark!r}"
                                 + (f" on machine {machine}" if machine else "")
@@ -157,24 +174,31 @@ def create_app(store: Store | str) -> Starlette:
             figure = history_figure(series)
             views.append(HistoryView(series, Plot(f"history-{series.case_id}", series.label, figure)
                                      if figure is not None else None))
-        return page("dash_history.html", benchmarks=None, cases=None, series=views, **context)
+        return views
 
-    def watch_page(request: Request) -> Response:
-        return page("dash_watch.html", watches=timelines(db))
+    def watch_page(self, request: Request) -> Response:
+        return self.page("dash_watch.html", watches=timelines(self.db))
 
-    def error_page(request: Request, exc: Exception) -> Response:
+    def error_page(self, request: Request, exc: Exception) -> Response:
         status = exc.status_code if isinstance(exc, HTTPException) else 500
         detail = exc.detail if isinstance(exc, HTTPException) else "internal error"
-        return page("dash_error.html", status=status, code=status, message=detail)
+        return self.page("dash_error.html", status=status, code=status, message=detail)
 
-    routes = [
-        Route("/", locked(runs_index)),
-        Route("/runs/{run_id}", locked(run_page)),
-        Route("/compare", locked(compare_page)),
-        Route("/history", locked(history_page)),
-        Route("/watch", locked(watch_page)),
-    ]
-    return Starlette(routes=routes, exception_handlers={HTTPException: error_page})
+
+def _compared_sides(query: Any, runs: list[Run], envs: dict[str, list[str]]
+                    ) -> tuple[str, str, str | None, str | None]:
+    """The compare form's baseline and contender (runs and environments), checked; one run alone means its first
+    two environments."""
+    baseline = _known_run(query["baseline"], runs)
+    contender = _known_run(query.get("contender") or baseline, runs)
+    baseline_env = _known_env(query.get("baseline_env"), envs[baseline])
+    contender_env = _known_env(query.get("contender_env"), envs[contender])
+    if baseline == contender and baseline_env == contender_env:
+        if baseline_env is None and len(envs[baseline]) > 1:
+            baseline_env, contender_env = envs[baseline][0], envs[baseline][1]
+        else:
+            raise HTTPException(400, "pick two different runs, or two environments of one run")
+    return baseline, contender, baseline_env, contender_env
 
 
 def _warm_up() -> None:

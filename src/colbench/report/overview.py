@@ -9,7 +9,7 @@ per case with its change points (the cases that changed first).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
@@ -17,9 +17,11 @@ from colbench.analysis.aggregate import summarize_cases
 from colbench.model.records import Result, Run
 from colbench.render.figures import Plot
 from colbench.render.fmt import measured_metrics, params_label, varying_params
-from colbench.report.html import HistoryView, history_link, metric_title, run_compare
+from colbench.report.compare_page import run_compare
+from colbench.report.history_page import HistoryView, history_link
 from colbench.report.plots_compare import CompareRow, verdict_counts
 from colbench.report.plots_history import MIN_RUNS, HistorySeries, history_figure, series_from_results
+from colbench.report.templating import metric_title
 from colbench.store.base import ResultQuery, Store
 
 RECENT_RUNS = 30  # the front page looks at the benchmarks of this many newest runs
@@ -88,24 +90,14 @@ def latest_verdicts(store: Store, runs: Sequence[Run]) -> list[LatestVerdicts]:
     if runs:
         for result in store.results(ResultQuery(run_ids=tuple(r.run_id for r in runs), status="ok")):
             by_run[result.run_id][result.benchmark].append(result)
-    compared: dict[tuple[str, str, str | None, str | None, str], list[CompareRow]] = {}
+    compared: dict[_Pair, list[CompareRow]] = {}
     found = []
     benchmarks = list(dict.fromkeys(b for run in runs for b in by_run.get(run.run_id, {})))
     for benchmark in benchmarks:
         index, latest = next((i, r) for i, r in enumerate(runs) if by_run[r.run_id].get(benchmark))
         results = by_run[latest.run_id][benchmark]
         metric = _metric_of(results)
-        envs = [e for e in latest.env_names if any(r.env_name == e for r in results)]
-        pairs: list[tuple[str, str, str | None, str | None, str]] = []
-        if len(envs) > 1:
-            pairs = [(latest.run_id, latest.run_id, envs[0], env,
-                      f"environment {env} vs {envs[0]}, {_label(latest)}") for env in envs[1:]]
-        else:
-            cases = {r.case_id for r in results}
-            earlier = next((r for r in runs[index + 1:] if r.machine_id == latest.machine_id
-                            and cases & {x.case_id for x in by_run[r.run_id].get(benchmark, [])}), None)
-            if earlier is not None:
-                pairs = [(earlier.run_id, latest.run_id, None, None, f"{_label(latest)} vs {_label(earlier)}")]
+        pairs = _pairs(benchmark, index, latest, results, runs, by_run)
         if not pairs:
             found.append(LatestVerdicts(benchmark, _label(latest), _when(latest), metric, index,
                                         note="no earlier run of it on this machine among the newest runs"))
@@ -116,14 +108,42 @@ def latest_verdicts(store: Store, runs: Sequence[Run]) -> list[LatestVerdicts]:
                 view = run_compare(store, baseline, contender, baseline_env, contender_env, with_plot=False,
                                    metric=metric, explain=False)
                 compared[key] = view.rows
-            rows = [r for r in compared[key] if r.benchmark == benchmark]
-            changed = [r for r in rows if r.verdict in CHANGED]
-            changed.sort(key=lambda r: (r.verdict != "regression", -abs((r.ratio or 1.0) - 1.0)))
-            found.append(LatestVerdicts(
-                benchmark, what + metric_title(metric), _when(latest), metric, index,
-                verdict_counts(rows), changed[:MAX_LISTED], max(len(changed) - MAX_LISTED, 0),
-                _compare_link(baseline, contender, baseline_env, contender_env, metric)))
+            found.append(_verdicts(benchmark, what, latest, metric, index, compared[key], key))
     return sorted(found, key=lambda v: v.rank)
+
+
+#: (baseline run, contender run, baseline environment, contender environment, and what: a heading or a metric)
+_Pair = tuple[str, str, str | None, str | None, str]
+
+
+def _pairs(benchmark: str, index: int, latest: Run, results: Sequence[Result], runs: Sequence[Run],
+           by_run: Mapping[str, Mapping[str, list[Result]]]) -> list[_Pair]:
+    """What the benchmark's newest run compares: its environments against its first, else the run against the
+    newest earlier run on its machine that shares a case with it (none: nothing to compare)."""
+    envs = [e for e in latest.env_names if any(r.env_name == e for r in results)]
+    if len(envs) > 1:
+        return [(latest.run_id, latest.run_id, envs[0], env,
+                 f"environment {env} vs {envs[0]}, {_label(latest)}") for env in envs[1:]]
+    cases = {r.case_id for r in results}
+    earlier = next((r for r in runs[index + 1:] if r.machine_id == latest.machine_id
+                    and cases & {x.case_id for x in by_run[r.run_id].get(benchmark, [])}), None)
+    if earlier is not None:
+        return [(earlier.run_id, latest.run_id, None, None, f"{_label(latest)} vs {_label(earlier)}")]
+    return []
+
+
+def _verdicts(benchmark: str, what: str, latest: Run, metric: str, index: int, compared: list[CompareRow],
+              key: _Pair) -> LatestVerdicts:
+    """One comparison's verdicts on the benchmark's cases, the changed ones listed (regressions first, biggest
+    change first)."""
+    baseline, contender, baseline_env, contender_env, _ = key
+    rows = [r for r in compared if r.benchmark == benchmark]
+    changed = [r for r in rows if r.verdict in CHANGED]
+    changed.sort(key=lambda r: (r.verdict != "regression", -abs((r.ratio or 1.0) - 1.0)))
+    return LatestVerdicts(
+        benchmark, what + metric_title(metric), _when(latest), metric, index,
+        verdict_counts(rows), changed[:MAX_LISTED], max(len(changed) - MAX_LISTED, 0),
+        _compare_link(baseline, contender, baseline_env, contender_env, metric))
 
 
 def history_charts(store: Store, runs: Sequence[Run], limit: int = MAX_CHARTS) -> list[HistoryView]:

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from colbench.analysis.aggregate import CaseSummary
@@ -63,58 +66,98 @@ def generic_plot(summaries: Sequence[CaseSummary], run: Run, metric: str = "time
     if not ok:
         return None
     counts = metric == "instructions"
-    benchmark = ok[0].benchmark
-    # what tells the cases apart; the rest goes to the subtitle (a lone case: all of it, its bar named by the
-    # benchmark)
-    varying = [name for name in varying_params(ok).get(benchmark, [])
-               if len({repr(s.params.get(name)) for s in ok}) > 1]
-    facet = facet_param(ok, varying)
-    bar_params = [v for v in varying if v != facet]
-    facets = ordered([s.params.get(facet) for s in ok]) if facet else [None]
-    envs = ordered([s.env_name for s in ok], run.env_names)
-
-    def label(summary: CaseSummary) -> str:
-        return params_label(summary, bar_params) if bar_params else benchmark
-
-    labels_per_facet = [ordered([label(s) for s in ok if facet is None or s.params.get(facet) == f]) for f in facets]
-    lines = max(wrap_label(label).count("\n") + 1 for labels in labels_per_facet for label in labels)
-    tallest = max(len(labels) for labels in labels_per_facet) * max(len(envs), lines)
+    layout = _Layout.of(ok, run)
     highs = [(_stats(s, metric) or {}).get("q3") or _median(s, metric) for s in ok]
     scale, unit = count_unit([h or 0.0 for h in highs]) if counts else time_unit(highs)
-    show = fmt_instructions if counts else fmt_time
     log = wide_range([_median(s, metric) for s in ok])
-    fig, axes = new_figure(len(facets), 1, panel_height=0.5 + 0.24 * tallest)
-    height = 0.8 / len(envs)
-    for row, (value, labels) in enumerate(zip(facets, labels_per_facet, strict=True)):
+    fig, axes = new_figure(len(layout.facets), 1, panel_height=0.5 + 0.24 * layout.tallest())
+    for row, (value, labels) in enumerate(zip(layout.facets, layout.labels_per_facet, strict=True)):
         ax = axes[row][0]
-        for e, env in enumerate(envs):
-            members = {label(s): s for s in ok
-                       if s.env_name == env and (facet is None or s.params.get(facet) == value)}
-            ys = [i + (e - (len(envs) - 1) / 2) * height for i in range(len(labels))]
-            widths = [(_median(members.get(label), metric) or 0.0) / scale for label in labels]
-            errors = list(zip(*[error_bar(_stats(members.get(label), metric), scale) for label in labels],
-                              strict=True))
-            bars = ax.barh(ys, widths, height=height * 0.9, color=PALETTE[e % len(PALETTE)],
-                           xerr=errors, error_kw={"elinewidth": 0.8, "capsize": 2, "ecolor": "#333333"},
-                           label=env if len(envs) > 1 else None)
-            ax.bar_label(bars, labels=[(show(_median(members.get(label), metric)) or "") if label in members
-                                       else "" for label in labels], padding=4, fontsize=7)
-        ax.set_yticks(range(len(labels)), [wrap_label(label) for label in labels])
-        ax.invert_yaxis()
-        what = "instructions per iteration" if counts else "wall time per iteration"
-        ax.set_xlabel(f"median {what} ({unit}); bars: interquartile range")
-        if log:
-            ax.set_xscale("log")
-            plain_log(ax.xaxis)
-        ax.margins(x=0.18)
-        if facet is not None:
-            ax.set_title(f"{facet} = {value}", loc="left")
+        _draw_bars(ax, ok, layout, value, labels, metric, scale)
+        _label_panel(ax, layout, value, labels, f"median {_per_iteration(metric)} ({unit}); bars: interquartile range",
+                     log=log)
+    envs = layout.envs
     if len(envs) > 1:
         fig.legend(loc="outside lower center", ncols=min(len(envs), 4), title="environment")
     by = ", by environment" if len(envs) > 1 else ""
-    title(fig, f"{benchmark}: median {'instructions' if counts else 'time'} per case{by}",
-          fixed_params_note(ok, varying))
+    title(fig, f"{layout.benchmark}: median {'instructions' if counts else 'time'} per case{by}",
+          fixed_params_note(ok, layout.varying))
     return fig
+
+
+@dataclass
+class _Layout:
+    """How generic_plot lays the cases out: the param that tells them apart most (a panel per value), the others
+    naming the bars (a lone case's bar is named by the benchmark), an environment a colour."""
+
+    benchmark: str
+    varying: list[str]
+    facet: str | None
+    bar_params: list[str]
+    facets: list[Any]
+    envs: list[str]
+    labels_per_facet: list[list[str]] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, ok: Sequence[CaseSummary], run: Run) -> _Layout:
+        benchmark = ok[0].benchmark
+        # what tells the cases apart; the rest goes to the subtitle (a lone case: all of it, its bar named by the
+        # benchmark)
+        varying = [name for name in varying_params(ok).get(benchmark, [])
+                   if len({repr(s.params.get(name)) for s in ok}) > 1]
+        facet = facet_param(ok, varying)
+        layout = cls(benchmark, varying, facet, [v for v in varying if v != facet],
+                     ordered([s.params.get(facet) for s in ok]) if facet else [None],
+                     ordered([s.env_name for s in ok], run.env_names))
+        layout.labels_per_facet = [ordered([layout.label(s) for s in ok if layout.in_panel(s, f)])
+                                   for f in layout.facets]
+        return layout
+
+    def tallest(self) -> int:
+        """The most bar rows a panel needs: its labels, each as tall as its lines or its environments' bars."""
+        lines = max(wrap_label(label).count("\n") + 1 for labels in self.labels_per_facet for label in labels)
+        return max(len(labels) for labels in self.labels_per_facet) * max(len(self.envs), lines)
+
+    def label(self, summary: CaseSummary) -> str:
+        return params_label(summary, self.bar_params) if self.bar_params else self.benchmark
+
+    def in_panel(self, summary: CaseSummary, value: Any) -> bool:
+        return self.facet is None or summary.params.get(self.facet) == value
+
+
+def _per_iteration(metric: str) -> str:
+    return "instructions per iteration" if metric == "instructions" else "wall time per iteration"
+
+
+def _label_panel(ax: Axes, layout: _Layout, value: Any, labels: list[str], xlabel: str, *, log: bool) -> None:
+    ax.set_yticks(range(len(labels)), [wrap_label(label) for label in labels])
+    ax.invert_yaxis()
+    ax.set_xlabel(xlabel)
+    if log:
+        ax.set_xscale("log")
+        plain_log(ax.xaxis)
+    ax.margins(x=0.18)
+    if layout.facet is not None:
+        ax.set_title(f"{layout.facet} = {value}", loc="left")
+
+
+def _draw_bars(ax: Axes, ok: Sequence[CaseSummary], layout: _Layout, value: Any, labels: list[str], metric: str,
+               scale: float) -> None:
+    """One panel's bars: per case label, a bar per environment with its interquartile range."""
+    envs = layout.envs
+    show = fmt_instructions if metric == "instructions" else fmt_time
+    height = 0.8 / len(envs)
+    for e, env in enumerate(envs):
+        members = {layout.label(s): s for s in ok if s.env_name == env and layout.in_panel(s, value)}
+        ys = [i + (e - (len(envs) - 1) / 2) * height for i in range(len(labels))]
+        widths = [(_median(members.get(label), metric) or 0.0) / scale for label in labels]
+        errors = list(zip(*[error_bar(_stats(members.get(label), metric), scale) for label in labels],
+                          strict=True))
+        bars = ax.barh(ys, widths, height=height * 0.9, color=PALETTE[e % len(PALETTE)],
+                       xerr=errors, error_kw={"elinewidth": 0.8, "capsize": 2, "ecolor": "#333333"},
+                       label=env if len(envs) > 1 else None)
+        ax.bar_label(bars, labels=[(show(_median(members.get(label), metric)) or "") if label in members
+                                   else "" for label in labels], padding=4, fontsize=7)
 
 
 CAPTIONS = {

@@ -15,6 +15,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from colbench.analysis.changepoint import detect_change_points
@@ -187,9 +188,23 @@ def history_figure(series: HistorySeries, compact: bool = False, small: bool = F
     width, height = (3.6, 1.35) if small else (5.2, 1.9) if compact else (8.0, 2.8)
     fig, axes = new_figure(1, 1, width=width, panel_height=height)
     ax = axes[0][0]
-    xs = list(range(len(points)))
     ys = [p.median / scale for p in points]
     shown = [i for i, p in enumerate(points) if p.comparable]
+    _draw_points(ax, points, ys, shown, scale)
+    _draw_python_changes(ax, series)
+    _draw_segment_means(ax, series, ys, shown)
+    # an interval of a few blocks can span decades: the axis follows the points, and a whisker beyond it is cut
+    top = min(max(p.high for p in points), 2.5 * max(p.median for p in points)) / scale
+    _draw_change_points(ax, series)
+    _label_axes(ax, series, top, unit, compact=compact, small=small)
+    if not compact:
+        _title(fig, series)
+    return fig
+
+
+def _draw_points(ax: Axes, points: list[HistoryPoint], ys: list[float], shown: list[int], scale: float) -> None:
+    """The comparable points with their intervals; the incomparable ones hollow, at their raw median."""
+    xs = list(range(len(points)))
     errors = [[(points[i].median - points[i].low) / scale for i in shown],
               [(points[i].high - points[i].median) / scale for i in shown]]
     ax.errorbar([xs[i] for i in shown], [ys[i] for i in shown], yerr=errors, color=PALETTE[0], marker="o",
@@ -199,25 +214,39 @@ def history_figure(series: HistorySeries, compact: bool = False, small: bool = F
         ax.plot([xs[i] for i in apart], [ys[i] for i in apart], linestyle="none", marker="o", markersize=4,
                 markerfacecolor="none", markeredgecolor=LIMIT_COLOR, label="incomparable (raw median)")
         ax.legend(fontsize=6, loc="lower right", frameon=False)
+
+
+def _draw_python_changes(ax: Axes, series: HistorySeries) -> None:
     for index in series.python_changes:
         ax.axvline(index - 0.5, color=LIMIT_COLOR, linestyle=":", linewidth=1.0)
-        python = ".".join(points[index].interpreter.split(".")[:2])
+        python = ".".join(series.points[index].interpreter.split(".")[:2])
         ax.annotate(f"Python {python}", (index - 0.5, 0.02), xycoords=("data", "axes fraction"), xytext=(2, 0),
                     textcoords="offset points", color="#555555", fontsize=6, rotation=90, va="bottom")
-    bounds = [0] + [c.index for c in series.changes] + [len(points)]
+
+
+def _draw_segment_means(ax: Axes, series: HistorySeries, ys: list[float], shown: list[int]) -> None:
+    """The mean of the comparable points between change points: a grey staircase."""
+    bounds = [0] + [c.index for c in series.changes] + [len(series.points)]
     for start, end in zip(bounds[:-1], bounds[1:], strict=True):
         inside = [ys[i] for i in shown if start <= i < end]
         if not inside:
             continue
         level = sum(inside) / len(inside)
         ax.plot([start - 0.4, end - 0.6], [level, level], color=LIMIT_COLOR, linewidth=1, alpha=0.6)
-    # an interval of a few blocks can span decades: the axis follows the points, and a whisker beyond it is cut
-    top = min(max(p.high for p in points), 2.5 * max(p.median for p in points)) / scale
+
+
+def _draw_change_points(ax: Axes, series: HistorySeries) -> None:
     for change in series.changes:
         ax.axvline(change.index - 0.5, color="#c0392b", linestyle="--", linewidth=1.2)
         ax.annotate(f"{change.magnitude:+.1%}", (change.index - 0.5, 0.99), xycoords=("data", "axes fraction"),
                     xytext=(3, 0), textcoords="offset points", color="#c0392b", fontsize=8, fontweight="bold",
                     va="top")
+
+
+def _label_axes(ax: Axes, series: HistorySeries, top: float, unit: str, *, compact: bool, small: bool) -> None:
+    """Dates and versions (every version when the points are versions) under the points, the measure beside."""
+    points = series.points
+    xs = list(range(len(points)))
     step = max(1, math.ceil(len(points) / (3 if small else 5 if compact else 9)))
     by_version = series.by == "version"
     if by_version:  # versions are what tells the points apart: every one is labelled
@@ -229,16 +258,21 @@ def history_figure(series: HistorySeries, compact: bool = False, small: bool = F
         ax.set_xlabel(f"{series.package} version (version order)", fontsize=7)
     ax.set_ylim(bottom=0, top=top * 1.25)
     at = f" at {series.reference}'s level" if series.reference and not small else ""
+    counts = series.metric == "instructions"
     ax.set_ylabel(f"instructions{at} ({unit})" if counts else f"time{at} ({unit})", fontsize=6 if small else 7)
     if small:
         ax.tick_params(labelsize=6)
     ax.margins(x=0.03)
-    if not compact:
-        last = fmt_measured(points[-1].median, "instructions") if counts else fmt_time(points[-1].median)
-        title(fig, f"{series.label} — {series.machine_name}" + (f", {series.env_name}"
-                                                                  if series.env_name != "default" else ""),
-              (f"{plural(len(points), 'version')} of {series.package}" if by_version else plural(len(points), 'run'))
-              + f"; last {last}; "
-              + (plural(len(series.changes), "change point") if series.changes else "no change point")
-              + (f" ({series.method})" if series.method else ""))
-    return fig
+
+
+def _title(fig: Figure, series: HistorySeries) -> None:
+    points = series.points
+    counts = series.metric == "instructions"
+    by_version = series.by == "version"
+    last = fmt_measured(points[-1].median, "instructions") if counts else fmt_time(points[-1].median)
+    title(fig, f"{series.label} — {series.machine_name}" + (f", {series.env_name}"
+                                                              if series.env_name != "default" else ""),
+          (f"{plural(len(points), 'version')} of {series.package}" if by_version else plural(len(points), 'run'))
+          + f"; last {last}; "
+          + (plural(len(series.changes), "change point") if series.changes else "no change point")
+          + (f" ({series.method})" if series.method else ""))

@@ -23,22 +23,30 @@ LARGEST = float(2**50)
 def _numbers(report: WorkerReport) -> Iterator[tuple[str, Any, str]]:
     """(field, value, rule) of every number a worker reports; rule: "time", "count" or "amount"."""
     for where, series in (("samples", report.samples), ("warmup_samples", report.warmup_samples)):
-        for name, values in (series or {}).items():
-            rule = "time" if name.endswith("_s") else ("count" if name == "instructions" else "amount")
-            for i, value in enumerate(values if isinstance(values, list) else [values]):
-                if value is not None:
-                    yield f"{where}.{name}[{i}]", value, rule
+        yield from _sample_numbers(where, series or {})
     for name, value in (report.first_iteration or {}).items():
         yield f"first_iteration.{name}", value, "time" if name.endswith("_s") else "amount"
     blocks: tuple[tuple[str, Mapping[str, object] | None], ...] = (
         ("memory", report.memory), ("output", report.output), ("work", report.work))
     for where, doc in blocks:
-        for name, field_value in (doc or {}).items():
-            if where == "output" and not name.endswith(("_bytes", "rows", "columns", "_s")):
-                continue  # what a case produced (a checksum, a hash) is not a measurement: any value is fine
-            if isinstance(field_value, int | float) and not isinstance(field_value, bool):
-                rule = "count" if name.endswith(("_bytes", "rows", "columns")) or name in ("bytes",) else "amount"
-                yield f"{where}.{name}", field_value, rule
+        yield from _block_numbers(where, doc or {})
+
+
+def _sample_numbers(where: str, series: Mapping[str, Any]) -> Iterator[tuple[str, Any, str]]:
+    for name, values in series.items():
+        rule = "time" if name.endswith("_s") else ("count" if name == "instructions" else "amount")
+        for i, value in enumerate(values if isinstance(values, list) else [values]):
+            if value is not None:
+                yield f"{where}.{name}[{i}]", value, rule
+
+
+def _block_numbers(where: str, doc: Mapping[str, object]) -> Iterator[tuple[str, Any, str]]:
+    for name, field_value in doc.items():
+        if where == "output" and not name.endswith(("_bytes", "rows", "columns", "_s")):
+            continue  # what a case produced (a checksum, a hash) is not a measurement: any value is fine
+        if isinstance(field_value, int | float) and not isinstance(field_value, bool):
+            rule = "count" if name.endswith(("_bytes", "rows", "columns")) or name in ("bytes",) else "amount"
+            yield f"{where}.{name}", field_value, rule
 
 
 def invalid_number(report: WorkerReport, timeout_s: float) -> str | None:

@@ -171,15 +171,7 @@ def fit_costs(results: Iterable[Result]) -> Costs:
         kept.append((result, *parts))
     # a bare process: the quickest starts of the runtime (its interpreter and imports, before any setup)
     startup = {rt: statistics.quantiles(v, n=10)[0] if len(v) >= 10 else min(v) for rt, v in starts.items()}
-    per_row: dict[str, list[tuple[float, float]]] = defaultdict(list)
-    for result, iteration, start in kept:
-        rows = _rows(result.params)
-        if rows is None:
-            continue
-        runtime = (result.runtime or {}).get("name", "python")
-        setup = max(0.0, start - startup.get(runtime, 0.0))
-        for key in model_keys(result.benchmark, result.params):
-            per_row[key].append((iteration / rows, setup / rows))
+    per_row = _per_row(kept, startup)
     counting = _counting(ok)
     plain = {case: statistics.median(spans) for case, spans in _plain_spans(ok).items()}
     factors = [seconds / plain[case] for case, seconds in counting.items() if plain.get(case)]
@@ -189,6 +181,21 @@ def fit_costs(results: Iterable[Result]) -> Costs:
         per_row={key: (statistics.median(v[0] for v in values), statistics.median(v[1] for v in values))
                  for key, values in per_row.items()},
         startup_s=startup, counting=counting, valgrind_factor=statistics.median(factors) if factors else 0.0)
+
+
+def _per_row(kept: Sequence[tuple[Result, float, float]], startup: Mapping[str, float]
+             ) -> dict[str, list[tuple[float, float]]]:
+    """Per model level, each process's (iteration, setup beyond a bare start) seconds per row."""
+    per_row: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    for result, iteration, start in kept:
+        rows = _rows(result.params)
+        if rows is None:
+            continue
+        runtime = (result.runtime or {}).get("name", "python")
+        setup = max(0.0, start - startup.get(runtime, 0.0))
+        for key in model_keys(result.benchmark, result.params):
+            per_row[key].append((iteration / rows, setup / rows))
+    return per_row
 
 
 def _counting(results: Sequence[Result]) -> dict[str, float]:

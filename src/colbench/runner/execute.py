@@ -227,10 +227,7 @@ def execute_run(store: Store, run: Run, plan: Plan, envs: Sequence[EnvChoice], c
     observer = observer or RunObserver()
     sweep_stale_exec_dirs()  # left by a colbench killed with -9 (its workers died with it)
     cache_own_bytecode()  # or, under PYTHONDONTWRITEBYTECODE, every Python worker compiles colbench again
-    stamp = process_stamp()
-    if run.status != "running" or run.process != stamp:  # a resumed run, a session's next look
-        run.status, run.process = "running", stamp
-        store.update_run(run)
+    _mark_running(store, run)
     iterations, warmup, processes = config.resolved(plan)
     toolchain = counting_toolchain(config)
     tracer = memory_tracer(config)
@@ -241,11 +238,7 @@ def execute_run(store: Store, run: Run, plan: Plan, envs: Sequence[EnvChoice], c
     with stop_on_signals() as stop:
         try:
             inputs = prepare_inputs(plan.cases)
-            done = store.completed(run.run_id)
-            planned = schedule(plan.cases, envs, lambda c: config.processes_of(c, processes), config.seed)
-            executions = [e for e in planned
-                          if (e.case.case_id, e.env.name, e.process_index) not in done
-                          and (only_cases is None or only_cases(e.case))]
+            executions = _missing_executions(store, run, plan, envs, config, processes, only_cases)
             observer.start(run, len(dict.fromkeys(e.case.case_id for e in executions)), len(executions))
             for execution in executions:
                 case = execution.case
@@ -288,17 +281,40 @@ def execute_run(store: Store, run: Run, plan: Plan, envs: Sequence[EnvChoice], c
         finally:
             run.finished_at = datetime.now(UTC).isoformat()
             with stop.deferred():
-                try:
-                    store.update_run(run)
-                except (StoreError, OSError) as exc:
-                    if run.status != "interrupted":
-                        raise
-                    log.warning("the run record of %s could not be updated either (%s)", run.run_id, _reason(exc))
+                _store_run_record(store, run)
             observer.finish(run)
     # Every result is durable already (in the store, or in its spool while another process held it): wait for the
     # store to take what waits, or stop with a message that says where the results are.
     store.finish_writes()
     return run
+
+
+def _mark_running(store: Store, run: Run) -> None:
+    """The run record says this process runs it (a resumed run, a session's next look)."""
+    stamp = process_stamp()
+    if run.status != "running" or run.process != stamp:
+        run.status, run.process = "running", stamp
+        store.update_run(run)
+
+
+def _missing_executions(store: Store, run: Run, plan: Plan, envs: Sequence[EnvChoice], config: RunConfig,
+                        processes: int, only_cases: Callable[[PlannedCase], bool] | None) -> list[Execution]:
+    """The plan's executions in their scheduled order, without those the store has (and the cases not wanted)."""
+    done = store.completed(run.run_id)
+    planned = schedule(plan.cases, envs, lambda c: config.processes_of(c, processes), config.seed)
+    return [e for e in planned
+            if (e.case.case_id, e.env.name, e.process_index) not in done
+            and (only_cases is None or only_cases(e.case))]
+
+
+def _store_run_record(store: Store, run: Run) -> None:
+    """Update the run's record as it ends; a store that fails again after an interruption is only logged."""
+    try:
+        store.update_run(run)
+    except (StoreError, OSError) as exc:
+        if run.status != "interrupted":
+            raise
+        log.warning("the run record of %s could not be updated either (%s)", run.run_id, _reason(exc))
 
 
 def _reason(exc: BaseException) -> str:

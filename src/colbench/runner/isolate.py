@@ -205,32 +205,37 @@ def run_worker(case_spec: CaseSpec, launch: WorkerLaunch) -> WorkerOutcome:
             # other work's share of the chosen CPUs just before the start: quiet below machine.cpu_busy.QUIET_BELOW
             process["cpu_busy"] = round(choice.busy, 3)
             process["quiet_cpu"] = bool(choice.quiet)
-        stderr_tail = _tail(stderr_path)
-        exit_code = process["exit_code"]
-        if killed_for == "timeout":
-            report = WorkerReport.failure("timeout", f"no result after {launch.timeout_s:g} s: killed (raise "
-                                          "--timeout if the case is just slow)", stderr_tail=stderr_tail)
-        elif killed_for == "oom":
-            memory = watched["memory_limit"]
-            assert memory is not None  # killed for memory: it was watched
-            report = WorkerReport.failure(
-                "oom", f"memory {memory['peak_tree_rss_bytes'] / 2**20:.0f} MiB passed the limit of "
-                f"{memory['limit_bytes'] / 2**20:.0f} MiB: killed (--memory-limit)", stderr_tail=stderr_tail)
-        elif exit_code < 0:
-            sig = signal_name(-exit_code)
-            hint = " (the kernel's OOM killer uses SIGKILL)" if sig == "SIGKILL" else ""
-            report = WorkerReport.failure("crash", f"worker killed by {sig}{hint}", signal=sig,
-                                          stderr_tail=stderr_tail, traceback=_python_fault(stderr_tail))
-        else:
-            report = _read_result(result_path, exit_code, stderr_tail)
-        if report.status == "error" and report.error is not None:
-            if report.error.stderr_tail is None:
-                report.error.stderr_tail = stderr_tail
-            if report.error.exit_code is None:
-                report.error.exit_code = exit_code
+        report = _report(launch, killed_for, watched, process["exit_code"], result_path, _tail(stderr_path))
         if process.get("stopped"):
             report.warnings.append(STOPPED_WARNING.format(count=process["stopped"]))
         return WorkerOutcome(report, process)
+
+
+def _report(launch: WorkerLaunch, killed_for: str | None, watched: WorkerProcess, exit_code: int, result_path: Path,
+            stderr_tail: str) -> WorkerReport:
+    """What the worker reported; or, killed or crashed, why not (an error keeps its stderr's tail and exit code)."""
+    if killed_for == "timeout":
+        report = WorkerReport.failure("timeout", f"no result after {launch.timeout_s:g} s: killed (raise "
+                                      "--timeout if the case is just slow)", stderr_tail=stderr_tail)
+    elif killed_for == "oom":
+        memory = watched["memory_limit"]
+        assert memory is not None  # killed for memory: it was watched
+        report = WorkerReport.failure(
+            "oom", f"memory {memory['peak_tree_rss_bytes'] / 2**20:.0f} MiB passed the limit of "
+            f"{memory['limit_bytes'] / 2**20:.0f} MiB: killed (--memory-limit)", stderr_tail=stderr_tail)
+    elif exit_code < 0:
+        sig = signal_name(-exit_code)
+        hint = " (the kernel's OOM killer uses SIGKILL)" if sig == "SIGKILL" else ""
+        report = WorkerReport.failure("crash", f"worker killed by {sig}{hint}", signal=sig,
+                                      stderr_tail=stderr_tail, traceback=_python_fault(stderr_tail))
+    else:
+        report = _read_result(result_path, exit_code, stderr_tail)
+    if report.status == "error" and report.error is not None:
+        if report.error.stderr_tail is None:
+            report.error.stderr_tail = stderr_tail
+        if report.error.exit_code is None:
+            report.error.exit_code = exit_code
+    return report
 
 
 def _preexec(cpus: list[int] | None) -> Callable[[], None] | None:

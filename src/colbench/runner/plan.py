@@ -80,36 +80,43 @@ def make_plan(names: Sequence[str], overrides: Mapping[str, Sequence[Any]] | Non
     plan = Plan(cases=[], suite=next((t.suite for t in targets if t.suite), None))
     seen: set[str] = set()
     for target in targets:
-        grid = target.benchmark.full_grid()
-        chosen_text = {**target.params, **{k: v for k, v in overrides.items() if k in grid.names}}
-        try:
-            chosen = grid.choose(chosen_text)
-        except ParamError as exc:
-            raise PlanError(f"{target.benchmark.name}: {exc}") from None
-        if scale != 1.0 and "rows" in chosen:
-            chosen["rows"] = list(dict.fromkeys(max(1, round(int(str(v)) * scale)) for v in chosen["rows"]))
-        for params in grid.expand(chosen):
-            reason = target.benchmark.valid(params)
-            if reason:
-                plan.dropped.append((target.benchmark.name, params, reason))
-                continue
-            cid = case_id(target.benchmark.name, params)
-            if cid in seen:
-                continue
-            missing = target.benchmark.unavailable(params)
-            if missing:
-                plan.skipped.append((target.benchmark.name, params, missing))
-                continue
-            seen.add(cid)
-            plan.cases.append(PlannedCase(
-                benchmark=target.benchmark, params=params, case_id=cid,
-                inputs=target.benchmark.inputs(params), runtime=target.benchmark.runtime(params),
-                engine=target.benchmark.engine_for(params), processes=target.processes,
-            ))
+        _add_cases(plan, target, overrides, scale, seen)
     if not plan.cases:
         detail = "; ".join(f"{b} {p}: {r}" for b, p, r in (plan.skipped + plan.dropped)[:3])
         raise PlanError("no valid case in this plan" + (f" (dropped: {detail})" if detail else ""))
     return plan
+
+
+def _add_cases(plan: Plan, target: Target, overrides: Mapping[str, Sequence[Any]], scale: float,
+               seen: set[str]) -> None:
+    """The target's grid with its params, then the overrides it knows, into the plan: its valid cases not planned
+    yet, its invalid ones dropped, those its machine cannot run skipped."""
+    grid = target.benchmark.full_grid()
+    chosen_text = {**target.params, **{k: v for k, v in overrides.items() if k in grid.names}}
+    try:
+        chosen = grid.choose(chosen_text)
+    except ParamError as exc:
+        raise PlanError(f"{target.benchmark.name}: {exc}") from None
+    if scale != 1.0 and "rows" in chosen:
+        chosen["rows"] = list(dict.fromkeys(max(1, round(int(str(v)) * scale)) for v in chosen["rows"]))
+    for params in grid.expand(chosen):
+        reason = target.benchmark.valid(params)
+        if reason:
+            plan.dropped.append((target.benchmark.name, params, reason))
+            continue
+        cid = case_id(target.benchmark.name, params)
+        if cid in seen:
+            continue
+        missing = target.benchmark.unavailable(params)
+        if missing:
+            plan.skipped.append((target.benchmark.name, params, missing))
+            continue
+        seen.add(cid)
+        plan.cases.append(PlannedCase(
+            benchmark=target.benchmark, params=params, case_id=cid,
+            inputs=target.benchmark.inputs(params), runtime=target.benchmark.runtime(params),
+            engine=target.benchmark.engine_for(params), processes=target.processes,
+        ))
 
 
 def data_requests_for(targets: Sequence[str], overrides: Mapping[str, Sequence[Any]] | None = None,

@@ -13,7 +13,7 @@ from typing import Any
 
 from colbench.runner.execute import EnvChoice
 from colbench.runner.plan import Plan, PlanError
-from colbench.runtimes import RUNTIMES, RuntimeUnavailable, get_runtime
+from colbench.runtimes import RUNTIMES, Runtime, RuntimeUnavailable, get_runtime
 from colbench.runtimes.pins import PinError
 from colbench.runtimes.python import EnvError
 
@@ -68,29 +68,42 @@ def fit_plan_to_envs(plan: Plan, envs: Sequence[EnvChoice], say: Say = _quiet) -
         raise PlanError(f"--env: environments of different runtimes cannot be compared: {kinds}")
     pinned = get_runtime(next(iter(runtimes)))
     skipped: list[tuple[str, Any, str]] = []
-
-    def drop(keep: Callable[[Any], bool], reason: str) -> None:
-        kept = []
-        for case in plan.cases:
-            if keep(case):
-                kept.append(case)
-            else:
-                skipped.append((case.benchmark.name, case.params, reason))
-        plan.cases[:] = kept
-
     if pinned.pin is not None:
-        names = ", ".join(env.name for env in envs)
-        drop(lambda case: case.runtime == pinned.name,
-             f"not a {pinned.display} case, and {names} are {pinned.display} environments")
-        if not plan.cases:
-            raise PlanError(f"no case of this plan runs in {pinned.display} environments "
-                            f"(`colbench list` shows each benchmark's runtime param)")
-        for env in envs:  # a resumed run's workers may have been cleaned since (a no-op when they are there)
-            try:
-                pinned.make_ready(env.resolved, say)
-            except RuntimeUnavailable as exc:
-                raise PlanError(f"--env {env.name}: {exc}") from None
-        return skipped
+        _fit_to_pinned(plan, envs, pinned, say, skipped)
+    else:
+        _ready_default_workers(plan, say, skipped)
+    return skipped
+
+
+def _drop(plan: Plan, skipped: list[tuple[str, Any, str]], keep: Callable[[Any], bool], reason: str) -> None:
+    """Leave out of the plan the cases `keep` refuses, noting each as skipped for `reason`."""
+    kept = []
+    for case in plan.cases:
+        if keep(case):
+            kept.append(case)
+        else:
+            skipped.append((case.benchmark.name, case.params, reason))
+    plan.cases[:] = kept
+
+
+def _fit_to_pinned(plan: Plan, envs: Sequence[EnvChoice], pinned: Runtime, say: Say,
+                   skipped: list[tuple[str, Any, str]]) -> None:
+    """Environments pinned for one runtime: only its cases, and each environment's worker ready."""
+    names = ", ".join(env.name for env in envs)
+    _drop(plan, skipped, lambda case: case.runtime == pinned.name,
+          f"not a {pinned.display} case, and {names} are {pinned.display} environments")
+    if not plan.cases:
+        raise PlanError(f"no case of this plan runs in {pinned.display} environments "
+                        f"(`colbench list` shows each benchmark's runtime param)")
+    for env in envs:  # a resumed run's workers may have been cleaned since (a no-op when they are there)
+        try:
+            pinned.make_ready(env.resolved, say)
+        except RuntimeUnavailable as exc:
+            raise PlanError(f"--env {env.name}: {exc}") from None
+
+
+def _ready_default_workers(plan: Plan, say: Say, skipped: list[tuple[str, Any, str]]) -> None:
+    """Each planned runtime's default worker made ready; a runtime that cannot be has its cases skipped."""
     for name in dict.fromkeys(case.runtime for case in plan.cases):
         try:
             get_runtime(name).make_ready({}, say)
@@ -98,7 +111,6 @@ def fit_plan_to_envs(plan: Plan, envs: Sequence[EnvChoice], say: Say = _quiet) -
             def other_runtime(case: Any, failed: str = name) -> bool:
                 return bool(case.runtime != failed)
 
-            drop(other_runtime, f"{exc} (`colbench setup {name}` retries)")
+            _drop(plan, skipped, other_runtime, f"{exc} (`colbench setup {name}` retries)")
             if not plan.cases:
                 raise PlanError(str(exc)) from None
-    return skipped

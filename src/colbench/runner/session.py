@@ -13,9 +13,10 @@ stopping on the data, would no longer be valid).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import sys
 import time
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -179,10 +180,7 @@ def run_until_decided(
     run = execute_run(store, run, plan, envs, config, timing)
     baseline, contenders = envs[0].name, [e.name for e in envs[1:]]
     metric_name = deciding_metric(config)
-    seq: SequentialCompare[Key] = SequentialCompare(
-        alpha=settings.alpha, threshold=settings.threshold, floor=settings.floor,
-        max_looks=settings.max_looks if settings.until_decided else None,
-        method=settings.method, spending=settings.spending, paired=True)
+    seq = _sequential(settings)
     cases, ids, results_seconds, notes = _inputs(store, run.run_id, baseline, contenders, settings.basis,
                                                  metric_name)
     first_fraction = FIRST_LOOK_FRACTION if settings.until_decided else 1.0
@@ -191,35 +189,19 @@ def run_until_decided(
     used: dict[Key, int] = {k: blocks for k in cases}
     looks = [Look(1, clock() - started, seq.fraction, seq.spent_alphas[-1], len(seq.pending), blocks, blocks)]
     min_step = settings.min_step or metric(metric_name).look_step
-    record = {"baseline": baseline, "metric": metric_name, "alpha": settings.alpha,
-              "threshold": settings.threshold, "floor": settings.floor, "family_size": seq.family_size,
-              "spending": settings.spending, "basis": settings.basis, "looks": [], "cases": {}}
     stopped = "decided" if settings.until_decided or not seq.pending else "fixed"
     while seq.pending and settings.until_decided:
-        if seq.exhausted:  # the last look the budget (or --max-looks) allowed is done
-            limited = settings.max_looks is not None and seq.looks_done >= settings.max_looks
-            stopped = "looks" if limited else "budget"
-            break
         pending = list(seq.pending)
-        per_block = sum(2 * timing.per_execution(ids[key], results_seconds) for key in pending)
-        next_look = plan_next_look(elapsed_s=clock() - started, budget_s=settings.budget_s,
-                                   seconds_per_block=per_block, blocks_so_far=blocks,
-                                   growth=settings.growth, min_step=min_step)
-        if next_look is None:
-            stopped = "budget"
+        next_look = _next_look(seq, settings, lambda: clock() - started,
+                               functools.partial(_seconds_per_block, timing, pending, ids, results_seconds),
+                               blocks_so_far=blocks, min_step=min_step)
+        if isinstance(next_look, str):
+            stopped = next_look
             break
         if on_look:
             on_look(looks[-1], next_look)
         blocks += next_look.blocks
-        config.processes = blocks
-        run.config["processes"] = blocks
-        pending_envs = [e for e in envs[1:] if any(k[0] == e.name for k in pending)]
-        pending_ids = {ids[k] for k in pending}
-
-        def undecided(case: PlannedCase, wanted: set[str] = pending_ids) -> bool:
-            return case.case_id in wanted
-
-        run = execute_run(store, run, plan, [envs[0], *pending_envs], config, timing, only_cases=undecided)
+        run = _execute_undecided(store, run, plan, envs, config, timing, blocks, pending, ids)
         cases, ids, results_seconds, _ = _inputs(store, run.run_id, baseline, contenders, settings.basis,
                                                  metric_name)
         for key in pending:
@@ -233,16 +215,71 @@ def run_until_decided(
     looks[-1] = dataclasses.replace(looks[-1], ended=stopped)
     if on_look:
         on_look(looks[-1], None)
-    record["looks"] = [{"fraction": look.fraction, "alpha": look.alpha, "blocks_added": look.blocks_added}
-                       for look in looks]
-    record["cases"] = {f"{k[0]}\x1f{k[1]}": _look_record(used[k], results[k], cases.get(k)) for k in results}
     if settings.until_decided:  # a single look at full alpha is what `compare` does anyway
-        run.sequential = record
+        run.sequential = _sequential_record(baseline, metric_name, settings, seq, looks, used, results, cases)
         store.update_run(run)
+    return SessionResult(run, baseline, _by_env(results, contenders), list(dict.fromkeys(notes)), looks,
+                         clock() - started, stopped)
+
+
+def _sequential(settings: GateSettings) -> SequentialCompare[Key]:
+    return SequentialCompare(
+        alpha=settings.alpha, threshold=settings.threshold, floor=settings.floor,
+        max_looks=settings.max_looks if settings.until_decided else None,
+        method=settings.method, spending=settings.spending, paired=True)
+
+
+def _seconds_per_block(timing: _Timing, pending: list[Key], ids: Mapping[Key, str],
+                       results_seconds: dict[str, float]) -> float:
+    """What one more block of the pending cases takes: an execution of each case in both environments."""
+    return sum(2 * timing.per_execution(ids[key], results_seconds) for key in pending)
+
+
+def _execute_undecided(store: Store, run: Run, plan: Plan, envs: Sequence[EnvChoice], config: RunConfig,
+                       timing: _Timing, blocks: int, pending: list[Key], ids: Mapping[Key, str]) -> Run:
+    """Run the cases still undecided up to `blocks` processes, in the environments they compare."""
+    config.processes = blocks
+    run.config["processes"] = blocks
+    pending_envs = [e for e in envs[1:] if any(k[0] == e.name for k in pending)]
+    pending_ids = {ids[k] for k in pending}
+
+    def wanted(case: PlannedCase) -> bool:
+        return case.case_id in pending_ids
+
+    return execute_run(store, run, plan, [envs[0], *pending_envs], config, timing, only_cases=wanted)
+
+
+def _sequential_record(baseline: str, metric_name: str, settings: GateSettings, seq: SequentialCompare[Key],
+                       looks: list[Look], used: Mapping[Key, int], results: Mapping[Key, CaseComparison],
+                       cases: Mapping[Key, CaseInput]) -> dict[str, Any]:
+    """The run's record of its looks: enough for `compare` to reproduce each case's last look."""
+    return {"baseline": baseline, "metric": metric_name, "alpha": settings.alpha,
+            "threshold": settings.threshold, "floor": settings.floor, "family_size": seq.family_size,
+            "spending": settings.spending, "basis": settings.basis,
+            "looks": [{"fraction": look.fraction, "alpha": look.alpha, "blocks_added": look.blocks_added}
+                      for look in looks],
+            "cases": {f"{k[0]}\x1f{k[1]}": _look_record(used[k], results[k], cases.get(k)) for k in results}}
+
+
+def _next_look(seq: SequentialCompare[Key], settings: GateSettings, elapsed_s: Callable[[], float],
+               seconds_per_block: Callable[[], float], *, blocks_so_far: int, min_step: int) -> LookPlan | str:
+    """The next look's plan, or why there is none: the looks (--max-looks) or the budget are used up. The time
+    spent and a block's cost are asked only when the looks left allow one more."""
+    if seq.exhausted:  # the last look the budget (or --max-looks) allowed is done
+        limited = settings.max_looks is not None and seq.looks_done >= settings.max_looks
+        return "looks" if limited else "budget"
+    per_block = seconds_per_block()
+    next_look = plan_next_look(elapsed_s=elapsed_s(), budget_s=settings.budget_s, seconds_per_block=per_block,
+                               blocks_so_far=blocks_so_far, growth=settings.growth, min_step=min_step)
+    return "budget" if next_look is None else next_look
+
+
+def _by_env(results: Mapping[Key, CaseComparison], contenders: list[str]) -> dict[str, list[CaseComparison]]:
+    """Each contender's comparisons, labelled by case."""
     by_env: dict[str, list[CaseComparison]] = {c: [] for c in contenders}
     for key, comparison in results.items():
         by_env[key[0]].append(_relabel(comparison, key[1]))
-    return SessionResult(run, baseline, by_env, list(dict.fromkeys(notes)), looks, clock() - started, stopped)
+    return by_env
 
 
 def _look_record(blocks: int, comparison: CaseComparison, case: CaseInput | None) -> dict[str, Any]:

@@ -139,18 +139,7 @@ def _parse_token(name: str, token: str, cwd: Path) -> str:
             raise EnvError(f"--env {name}: not a git URL: {token!r} (expected git+https://host/repo@ref)")
         return token
     if _looks_like_path(token) and not re.match(r"^[A-Za-z0-9._-]+\s*(@|\[)", token):
-        try:
-            path = expand_user(token, f"--env {name}:")
-        except UnsafePath as exc:
-            raise EnvError(str(exc)) from None
-        path = (cwd / path).resolve() if not path.is_absolute() else path.resolve()
-        if not path.exists():
-            raise EnvError(f"--env {name}: no such file or directory: {token}")
-        if path.is_file() and path.suffix != ".whl":
-            raise EnvError(f"--env {name}: {token} is a file but not a wheel (.whl)")
-        if path.is_dir() and not any((path / f).exists() for f in _SOURCE_FILES):
-            raise EnvError(f"--env {name}: {token} is not a Python source tree (no pyproject.toml or setup.py)")
-        return str(path)
+        return _local_source(name, token, cwd)
     try:
         from packaging.requirements import InvalidRequirement, Requirement
     except ImportError:  # pragma: no cover - packaging ships with pip/matplotlib; fall back to a name check
@@ -162,6 +151,22 @@ def _parse_token(name: str, token: str, cwd: Path) -> str:
     except InvalidRequirement:
         raise EnvError(f"--env {name}: not a requirement, wheel, directory or git URL: {token!r}") from None
     return token
+
+
+def _local_source(name: str, token: str, cwd: Path) -> str:
+    """The absolute path of a local wheel or Python source tree (relative ones from `cwd`)."""
+    try:
+        path = expand_user(token, f"--env {name}:")
+    except UnsafePath as exc:
+        raise EnvError(str(exc)) from None
+    path = (cwd / path).resolve() if not path.is_absolute() else path.resolve()
+    if not path.exists():
+        raise EnvError(f"--env {name}: no such file or directory: {token}")
+    if path.is_file() and path.suffix != ".whl":
+        raise EnvError(f"--env {name}: {token} is a file but not a wheel (.whl)")
+    if path.is_dir() and not any((path / f).exists() for f in _SOURCE_FILES):
+        raise EnvError(f"--env {name}: {token} is not a Python source tree (no pyproject.toml or setup.py)")
+    return str(path)
 
 
 def parse_env_option(option: str, cwd: Path | None = None) -> EnvSpec:
@@ -182,7 +187,17 @@ def parse_env_option(option: str, cwd: Path | None = None) -> EnvSpec:
         tokens = shlex.split(spec)
     except ValueError as exc:
         raise EnvError(f"--env {name}: cannot split {spec!r}: {exc}") from None
-    # Re-join "pkg @ url" written with spaces.
+    joined = _joined_at_urls(tokens)
+    if not joined:
+        raise EnvError(f"--env {name}: empty spec (give requirements, a wheel, a source directory or a git URL)")
+    python, rest = _python_pin(name, joined)
+    if not rest:
+        raise EnvError(f"--env {name}: name what to install beside python=={python} (e.g. pyarrow==21.0.0)")
+    return EnvSpec(name=name, requirements=tuple(_parse_token(name, t, cwd) for t in rest), python=python)
+
+
+def _joined_at_urls(tokens: list[str]) -> list[str]:
+    """The tokens with "pkg @ url" written with spaces re-joined into one."""
     joined: list[str] = []
     i = 0
     while i < len(tokens):
@@ -192,11 +207,14 @@ def parse_env_option(option: str, cwd: Path | None = None) -> EnvSpec:
         else:
             joined.append(tokens[i])
             i += 1
-    if not joined:
-        raise EnvError(f"--env {name}: empty spec (give requirements, a wheel, a source directory or a git URL)")
+    return joined
+
+
+def _python_pin(name: str, tokens: list[str]) -> tuple[str | None, list[str]]:
+    """The Python version a spec pins (`python==3.12`, at most one), and the spec's other tokens."""
     python = None
     rest = []
-    for token in joined:
+    for token in tokens:
         match = re.fullmatch(r"python\s*(==|=|>=|<=|~=|!=|<|>)?\s*(.*)", token, flags=re.IGNORECASE)
         if not match:
             rest.append(token)
@@ -208,9 +226,7 @@ def parse_env_option(option: str, cwd: Path | None = None) -> EnvSpec:
             parse_python_version(python, f"--env {name}: python")
         except InterpreterError as exc:
             raise EnvError(str(exc)) from None
-    if not rest:
-        raise EnvError(f"--env {name}: name what to install beside python=={python} (e.g. pyarrow==21.0.0)")
-    return EnvSpec(name=name, requirements=tuple(_parse_token(name, t, cwd) for t in rest), python=python)
+    return python, rest
 
 
 def spec_package_names(requirements: Iterable[str]) -> set[str]:

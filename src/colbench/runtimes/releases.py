@@ -203,31 +203,7 @@ def releases_from_files(package: str, files: Iterable[dict[str, object]], tags: 
         supported = frozenset().union(*(interpreter_tags(i.version[:2]) for i in interpreters))
     else:
         supported, interpreters = tags, []
-    name = canonicalize_name(package)
-    seen: dict[Version, dict[str, bool]] = {}
-    wheel_tags: dict[Version, set[Tag]] = {}
-    uploaded: dict[Version, str] = {}
-    for file in files:
-        filename = str(file.get("filename", ""))
-        try:
-            if filename.endswith(".whl"):
-                dist, version, _, file_tags = parse_wheel_filename(filename)
-                kind = "wheel" if file_tags & supported else "other wheel"
-            else:
-                dist, version = parse_sdist_filename(filename)
-                kind = "sdist"
-        except (InvalidWheelFilename, InvalidSdistFilename, InvalidVersion):
-            continue
-        if canonicalize_name(dist) != name:
-            continue
-        flags = seen.setdefault(version, {"wheel": False, "sdist": False, "other wheel": False, "live": False})
-        flags[kind] = True
-        flags["live"] = flags["live"] or not file.get("yanked")
-        if filename.endswith(".whl") and not file.get("yanked"):
-            wheel_tags.setdefault(version, set()).update(file_tags)
-        stamp = file.get("upload-time")
-        if isinstance(stamp, str) and not file.get("yanked"):
-            uploaded[version] = max(uploaded.get(version, ""), stamp)
+    seen, wheel_tags, uploaded = _files_by_version(canonicalize_name(package), files, supported)
     ships_wheels = any(f["wheel"] for f in seen.values())
     out = []
     for version in sorted(seen):
@@ -241,6 +217,42 @@ def releases_from_files(package: str, files: Iterable[dict[str, object]], tags: 
         best = newest_supporting(tags_of, interpreters) if interpreters else None
         out.append(Release(str(version), skip, best.minor if best else "", tags_of, uploaded.get(version, "")))
     return out
+
+
+def _files_by_version(name: str, files: Iterable[dict[str, object]], supported: frozenset[Tag]
+                      ) -> tuple[dict[Version, dict[str, bool]], dict[Version, set[Tag]], dict[Version, str]]:
+    """Per version of the package `name`: which kinds of file it has (a wheel installable here, another wheel, an
+    sdist) and whether one is not yanked; its wheels' tags; its latest upload time."""
+    seen: dict[Version, dict[str, bool]] = {}
+    wheel_tags: dict[Version, set[Tag]] = {}
+    uploaded: dict[Version, str] = {}
+    for file in files:
+        filename = str(file.get("filename", ""))
+        parsed = _parse_file_name(filename, supported)
+        if parsed is None or canonicalize_name(parsed[0]) != name:
+            continue
+        _, version, kind, file_tags = parsed
+        flags = seen.setdefault(version, {"wheel": False, "sdist": False, "other wheel": False, "live": False})
+        flags[kind] = True
+        flags["live"] = flags["live"] or not file.get("yanked")
+        if filename.endswith(".whl") and not file.get("yanked"):
+            wheel_tags.setdefault(version, set()).update(file_tags)
+        stamp = file.get("upload-time")
+        if isinstance(stamp, str) and not file.get("yanked"):
+            uploaded[version] = max(uploaded.get(version, ""), stamp)
+    return seen, wheel_tags, uploaded
+
+
+def _parse_file_name(filename: str, supported: frozenset[Tag]) -> tuple[str, Version, str, frozenset[Tag]] | None:
+    """(distribution, version, kind, wheel tags) of a wheel or sdist file name; None for anything else."""
+    try:
+        if filename.endswith(".whl"):
+            dist, version, _, file_tags = parse_wheel_filename(filename)
+            return dist, version, "wheel" if file_tags & supported else "other wheel", file_tags
+        dist, version = parse_sdist_filename(filename)
+        return dist, version, "sdist", frozenset()
+    except (InvalidWheelFilename, InvalidSdistFilename, InvalidVersion):
+        return None
 
 
 def _no_wheel(tags: frozenset[Tag], interpreters: Sequence[Interpreter], sdist: bool) -> str:

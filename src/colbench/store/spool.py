@@ -246,44 +246,54 @@ class Spool:
         for sub in ("runs", "results"):
             paths = list(self._files(sub))
             for start in range(0, len(paths), batch):
-                claimed: list[Path] = []
-                runs: list[SpooledRun] = []
-                results: list[Result] = []
-                for path in paths[start:start + batch]:
-                    taken = self._claim(path)
-                    if taken is None:
-                        continue
-                    try:
-                        doc = json.loads(taken.read_bytes())
-                        if sub == "runs":
-                            runs.append(_spooled_run(doc))
-                        else:
-                            results.append(Result.from_json(doc))
-                    except (OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
-                        bad = self._ensure("bad") / taken.name.split(_CLAIM, 1)[0]
-                        move(taken, bad, "spool file", self.root)
-                        log.warning("spool file %s is unreadable (%s): moved to %s", path, exc, bad)
-                        report.failed += 1
-                        continue
-                    claimed.append(taken)
-                if not claimed:
-                    continue
-                try:
-                    if sub == "runs":
-                        upload_runs(runs)
-                        report.runs += len(runs)
-                    else:
-                        upload_results(results)
-                        report.results += len(results)
-                except BaseException:
-                    for taken in claimed:
-                        self._release(taken)
-                    raise
-                for taken in claimed:
-                    remove(taken, within=self.dir, root=self.root)
+                claimed, runs, results = self._claim_batch(sub, paths[start:start + batch], report)
                 if claimed:
-                    fsync_dir(claimed[0].parent)
+                    self._upload_batch(sub, claimed, runs, results, upload_runs, upload_results, report)
         return report
+
+    def _claim_batch(self, sub: str, paths: list[Path], report: SyncReport
+                     ) -> tuple[list[Path], list[SpooledRun], list[Result]]:
+        """The files of a batch this process claimed and their records; an unreadable one moves to `bad/`."""
+        claimed: list[Path] = []
+        runs: list[SpooledRun] = []
+        results: list[Result] = []
+        for path in paths:
+            taken = self._claim(path)
+            if taken is None:
+                continue
+            try:
+                doc = json.loads(taken.read_bytes())
+                if sub == "runs":
+                    runs.append(_spooled_run(doc))
+                else:
+                    results.append(Result.from_json(doc))
+            except (OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
+                bad = self._ensure("bad") / taken.name.split(_CLAIM, 1)[0]
+                move(taken, bad, "spool file", self.root)
+                log.warning("spool file %s is unreadable (%s): moved to %s", path, exc, bad)
+                report.failed += 1
+                continue
+            claimed.append(taken)
+        return claimed, runs, results
+
+    def _upload_batch(self, sub: str, claimed: list[Path], runs: list[SpooledRun], results: list[Result],
+                      upload_runs: Callable[[list[SpooledRun]], None], upload_results: Callable[[list[Result]], int],
+                      report: SyncReport) -> None:
+        """Upload a batch, then remove its files; an upload that raises puts them back and re-raises."""
+        try:
+            if sub == "runs":
+                upload_runs(runs)
+                report.runs += len(runs)
+            else:
+                upload_results(results)
+                report.results += len(results)
+        except BaseException:
+            for taken in claimed:
+                self._release(taken)
+            raise
+        for taken in claimed:
+            remove(taken, within=self.dir, root=self.root)
+        fsync_dir(claimed[0].parent)
 
 
 def legacy_documents(folder: Path) -> tuple[list[SpooledRun], list[Result]]:

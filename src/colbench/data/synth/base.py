@@ -37,26 +37,7 @@ def prefetch(items: Iterator[Any], depth: int = 1) -> Iterator[Any]:
     """
     q: queue.Queue[tuple[str, Any]] = queue.Queue(maxsize=depth)
     stop = threading.Event()
-
-    def put(kind: str, value: Any) -> bool:
-        while not stop.is_set():
-            try:
-                q.put((kind, value), timeout=0.1)
-                return True
-            except queue.Full:
-                continue
-        return False
-
-    def run() -> None:
-        try:
-            for item in items:
-                if not put("item", item):
-                    return
-            put("done", None)
-        except BaseException as exc:  # handed to the consumer, which re-raises it
-            put("error", exc)
-
-    thread = threading.Thread(target=run, name="colbench-prefetch", daemon=True)
+    thread = threading.Thread(target=_produce, args=(items, q, stop), name="colbench-prefetch", daemon=True)
     thread.start()
     try:
         while True:
@@ -69,6 +50,28 @@ def prefetch(items: Iterator[Any], depth: int = 1) -> Iterator[Any]:
     finally:
         stop.set()
         thread.join()
+
+
+def _produce(items: Iterator[Any], q: queue.Queue[tuple[str, Any]], stop: threading.Event) -> None:
+    """prefetch's thread: every item, then "done"; or the error that ended the iterator."""
+    try:
+        for item in items:
+            if not _put(q, stop, "item", item):
+                return
+        _put(q, stop, "done", None)
+    except BaseException as exc:  # handed to the consumer, which re-raises it
+        _put(q, stop, "error", exc)
+
+
+def _put(q: queue.Queue[tuple[str, Any]], stop: threading.Event, kind: str, value: Any) -> bool:
+    """Queue (kind, value) unless the consumer stopped first (False then)."""
+    while not stop.is_set():
+        try:
+            q.put((kind, value), timeout=0.1)
+            return True
+        except queue.Full:
+            continue
+    return False
 
 
 #: a generator option's value (a column count, a value type, a share of nulls …), as JSON holds it

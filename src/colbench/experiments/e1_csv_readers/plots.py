@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
@@ -65,13 +65,7 @@ def e1_csv_read(summaries: Sequence[CaseSummary], run: Run) -> Figure | None:
             ax = axes[r][c]
             members = [s for s in rows if s.params["source"] == source and s.params["compression"] == compression
                        and thread_count(s) == count]
-            labels = sorted({label(s) for s in members}, key=_reader_key)
-            for y, name in enumerate(labels):
-                table = next((s for s in members if label(s) == name and s.params["output"] == "arrow_table"), None)
-                frame = next((s for s in members if label(s) == name and s.params["output"] == "dataframe"), None)
-                _e1_bar(ax, y, table, frame, scale, unit, used)
-            ax.set_yticks(range(len(labels)), labels)
-            ax.set_ylim(len(labels) - 0.5, -0.5)
+            _e1_panel(ax, members, label, scale, unit, used)
             ax.set_title(f"{source} · {'gzip' if compression == 'gzip' else 'plain'} CSV · {count} thread"
                          f"{'s' if count != 1 else ''}", loc="left")
             ax.margins(x=0.3)
@@ -81,6 +75,18 @@ def e1_csv_read(summaries: Sequence[CaseSummary], run: Run) -> Figure | None:
     title(fig, "E1 — CSV read: into an Arrow table, then converted to a data frame",
           fixed_params_note(rows, varying + ["output"]))
     return fig
+
+
+def _e1_panel(ax: Axes, members: list[CaseSummary], label: Callable[[CaseSummary], str], scale: float, unit: str,
+              used: dict[str, Patch]) -> None:
+    """A bar per reader: its read into an Arrow table and the conversion to a data frame (or a direct read)."""
+    labels = sorted({label(s) for s in members}, key=_reader_key)
+    for y, name in enumerate(labels):
+        table = next((s for s in members if label(s) == name and s.params["output"] == "arrow_table"), None)
+        frame = next((s for s in members if label(s) == name and s.params["output"] == "dataframe"), None)
+        _e1_bar(ax, y, table, frame, scale, unit, used)
+    ax.set_yticks(range(len(labels)), labels)
+    ax.set_ylim(len(labels) - 0.5, -0.5)
 
 
 def _timed(s: CaseSummary | None) -> tuple[float, Stats] | None:

@@ -184,32 +184,14 @@ def benchmark_result(case: Sequence[Result], run: Run | None, project: Project, 
     failed = [r for r, v in values if v is None]
     runtime = first.runtime or {}
     language = _language(str(runtime.get("name") or "python"))
-    env = first.env or {}
-    context = {"benchmark_language": language, "engine": first.engine, "env_name": first.env_name,
-               "colbench_machine_id": first.machine_id}
-    info: dict[str, Any] = {
-        "benchmark_language_version": f"{language} {runtime.get('version') or ''}".strip(),
-        **{f"{lib}_version": str(version) for lib, version in sorted(first.versions.items()) if lib != "python"},
-    }
-    if env.get("key"):
-        info["env_key"] = str(env["key"])
-    cache = first.cache or {}
     doc: dict[str, Any] = {
         "run_id": first.run_id,
         "batch_id": case_key(first),
         "timestamp": min((str(r.timestamp) for r in case), key=_when),
         "tags": {k: _tag_value(v) for k, v in (first.tags or {"name": first.benchmark, **first.params}).items()},
-        "context": {k: v for k, v in context.items() if v is not None},
-        "info": info,
-        "optional_benchmark_info": {
-            "colbench_run_id": first.run_id, "colbench_case_id": first.case_id,
-            "colbench_result_ids": [r.result_id for r in case], "processes": len(case),
-            "value": "median wall time of each worker process's timed iterations",
-            "iterations_per_process": first.iterations, "warmup_iterations": first.warmup,
-            "cache": cache.get("achieved") or cache.get("requested"),
-            # where the server keeps no run records (Conbench since August 2023), the run's finish time is here
-            "run_finished_at": run.finished_at if run else None,
-        },
+        "context": _context(first, language),
+        "info": _info(first, language, runtime),
+        "optional_benchmark_info": _optional_info(case, run),
         "machine_info": conbench_machine(first.machine or (run.machine if run else None) or {}),
     }
     name = first.run_name or (run.name if run else None)
@@ -220,13 +202,52 @@ def benchmark_result(case: Sequence[Result], run: Run | None, project: Project, 
     github = github_field(project, commit_required=commit_required)
     if github:
         doc["github"] = github
+    _add_outcome(doc, data, failed, len(case))
+    return doc
+
+
+def _add_outcome(doc: dict[str, Any], data: list[float], failed: list[Result], processes: int) -> None:
+    """The processes' values (`stats`), and the failed processes' errors (`error`)."""
     if data:
         # `times` and `time_unit` are required by servers up to 2023.4.10: for a duration they repeat `data`
         doc["stats"] = {"data": data, "times": data, "unit": TIME.unit, "time_unit": TIME.unit,
                         "iterations": len(data)}
     if failed:
-        doc["error"] = _failure(failed, len(case))
-    return doc
+        doc["error"] = _failure(failed, processes)
+
+
+def _context(first: Result, language: str) -> dict[str, Any]:
+    """What Conbench tells cases apart by beside their tags: the language, engine, environment and machine."""
+    context = {"benchmark_language": language, "engine": first.engine, "env_name": first.env_name,
+               "colbench_machine_id": first.machine_id}
+    return {k: v for k, v in context.items() if v is not None}
+
+
+def _info(first: Result, language: str, runtime: Mapping[str, Any]) -> dict[str, Any]:
+    """The language's and the libraries' versions, and the environment's key."""
+    env = first.env or {}
+    info: dict[str, Any] = {
+        "benchmark_language_version": f"{language} {runtime.get('version') or ''}".strip(),
+        **{f"{lib}_version": str(version) for lib, version in sorted(first.versions.items()) if lib != "python"},
+    }
+    if env.get("key"):
+        info["env_key"] = str(env["key"])
+    return info
+
+
+def _optional_info(case: Sequence[Result], run: Run | None) -> dict[str, Any]:
+    """colbench's own facts of the case: its ids, processes, iterations, cache, and the run's finish."""
+    first = case[0]
+    cache = first.cache or {}
+    return {
+        "colbench_run_id": first.run_id, "colbench_case_id": first.case_id,
+        "colbench_result_ids": [r.result_id for r in case], "processes": len(case),
+        "value": "median wall time of each worker process's timed iterations",
+        "iterations_per_process": first.iterations, "warmup_iterations": first.warmup,
+        "cache": cache.get("achieved") or cache.get("requested"),
+        # where the server keeps no run records (Conbench since August 2023), the run's finish time is here
+        "run_finished_at": run.finished_at if run else None,
+    }
 
 
 def case_documents(results: Sequence[Result], run: Run | None, project: Project, *,

@@ -18,7 +18,7 @@ import sys
 import time
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from colbench.model.benchmark import Benchmark, CheckFailed, Context, OutputCheck, Unsupported
 from colbench.model.params import ParamError
@@ -345,82 +345,9 @@ def measure_case(spec: CaseSpec) -> WorkerReport:
     report = WorkerReport(runtime=_runtime(), threads={"requested": spec.threads},
                           allocator={"requested": spec.allocator, "actual": None},
                           cache={"requested": spec.cache, "achieved": None})
-    ctx: Context | None = None
-    bench: Benchmark | None = None
-    probe: CallgrindProbe | None = None
-    phases = _Phases(spec.measure == "instructions")
-    sampler = None
-    set_up = False
+    case = _CaseState(spec.measure == "instructions")
     try:
-        window = _heap_window()  # paused from here: only the timed call is recorded
-        probe, extra = _instruments(spec)
-        bench = get_benchmark(spec.benchmark)
-        params = dict(spec.params)
-        known = set(bench.full_grid().names)
-        unknown = sorted(set(params) - known)
-        if unknown:
-            raise InvalidCase(f"params {unknown} are not params of {bench.name}")
-        scratch = Path(spec.scratch_dir or _scratch_dir())
-        scratch.mkdir(parents=True, exist_ok=True)
-        inputs = {name: Path(doc["path"]) for name, doc in spec.inputs.items()}
-        ctx = Context(params=params, inputs=inputs, threads=spec.threads, seed=spec.seed, scratch=scratch,
-                      input_info=spec.inputs)
-        bench.setup(ctx)
-        set_up = True
-        phases.mark("setup")
-        report.threads["applied"] = apply_threads(ctx.threads)
-        report.allocator = allocator = _allocator_state(spec.allocator)
-        if spec.allocator != "default" and allocator["actual"] not in (None, spec.allocator):
-            raise InvalidCase(f"allocator {spec.allocator} requested but Arrow uses {allocator['actual']}: this "
-                              "pyarrow build lacks it")
-        paths = list(inputs.values())
-        if spec.cache == "warm":
-            read_through(paths)
-            report.cache["achieved"] = "warm"
-        sampler = _sampler()
-        warmup, last = spec.warmup, spec.warmup + spec.iterations - 1
-        for index in range(last + 1):
-            if spec.cache == "cold":
-                report.cache["achieved"] = evict(paths, ctx.warn)
-            if sampler is not None and index == warmup:
-                sampler.enable()  # perf samples the timed iterations only (explain --profiler perf)
-            if window is not None and index == 0:
-                window.before_first_call()
-            if window is not None and index >= warmup:
-                sample, output = _traced(bench, ctx, window, extra)
-            elif probe is None:
-                sample, output = _timed(bench, ctx, extra)
-            else:
-                if index == warmup:
-                    phases.mark("warmup")
-                    _append(report.warmup_samples, {"instructions": _start_counting(bench, ctx, probe, extra)})
-                sample, output = _counted(bench, ctx, probe, extra, index - warmup)
-            if sampler is not None and index == last:
-                sampler.disable()
-            if index == 0:
-                report.first_iteration = dict(sample) or None
-                if extra is not None and probe is None:
-                    ctx.warn(_size_extra_work(extra, sample["wall_s"]))
-            _append(report.warmup_samples if index < warmup else report.samples, sample)
-            check = _check_output(bench, ctx, output)
-            if check is not None:
-                report.output = {"rows": check.rows, "columns": check.columns, "checksum": check.checksum,
-                                 "file_size_bytes": ctx.output_file_size}
-            if index == last and probe is None:  # once, untimed; a count under Valgrind would pay 20-50x for it
-                size = memory_size(output)
-                if size is not None:
-                    report.output = {**(report.output or {"rows": None, "columns": None, "checksum": None,
-                                                          "file_size_bytes": ctx.output_file_size}),
-                                     "memory_bytes": size}
-            del output
-            if probe is not None and _repeated(report.samples.get("instructions") or [], spec.repeat_within):
-                break
-        if report.output is None and ctx.output_file_size is not None:
-            report.output = {"rows": None, "columns": None, "checksum": None,
-                             "file_size_bytes": ctx.output_file_size}
-        work = bench.work(ctx)
-        report.work = {"bytes": work.bytes, "rows": work.rows}
-        report.units = dict(ctx.units)
+        _set_up_and_measure(spec, report, case, get_benchmark)
     except MemoryError as exc:
         _fail(report, "oom", f"MemoryError: {exc}")
     except CheckFailed as exc:
@@ -430,26 +357,142 @@ def measure_case(spec: CaseSpec) -> WorkerReport:
     except Exception as exc:  # the benchmark's own failure: record it, don't crash the worker
         _fail(report, "exception", f"{type(exc).__name__}: {exc}")
     finally:
-        if probe is not None:
-            probe.stop()
-            phases.mark("counting")
-        if sampler is not None:
-            with contextlib.suppress(Exception):  # a perf that went away must not hide the case's own result
-                sampler.disable()
-        if bench is not None and ctx is not None and set_up:
-            try:
-                bench.teardown(ctx)
-            except Exception as exc:
-                report.warnings.append(f"teardown failed: {type(exc).__name__}: {exc}")
-    if ctx is not None:
-        for warning in ctx.warnings:
+        _stop_and_tear_down(report, case)
+    _finish_report(spec, report, case)
+    return report
+
+
+class _CaseState:
+    """What measure_case has set up so far, so that its cleanup stops and tears down exactly that."""
+
+    def __init__(self, counting: bool) -> None:
+        self.phases = _Phases(counting)
+        self.ctx: Context | None = None
+        self.bench: Benchmark | None = None
+        self.probe: CallgrindProbe | None = None
+        self.sampler: Any = None
+        self.window: HeapWindow | None = None
+        self.set_up = False
+
+
+def _set_up_and_measure(spec: CaseSpec, report: WorkerReport, case: _CaseState,
+                        get_benchmark: Callable[[str], Benchmark]) -> None:
+    case.window = _heap_window()  # paused from here: only the timed call is recorded
+    case.probe, extra = _instruments(spec)
+    case.bench = bench = get_benchmark(spec.benchmark)
+    inputs = {name: Path(doc["path"]) for name, doc in spec.inputs.items()}
+    case.ctx = ctx = _context(spec, bench, inputs)
+    bench.setup(ctx)
+    case.set_up = True
+    case.phases.mark("setup")
+    report.threads["applied"] = apply_threads(ctx.threads)
+    report.allocator = allocator = _allocator_state(spec.allocator)
+    if spec.allocator != "default" and allocator["actual"] not in (None, spec.allocator):
+        raise InvalidCase(f"allocator {spec.allocator} requested but Arrow uses {allocator['actual']}: this "
+                          "pyarrow build lacks it")
+    paths = list(inputs.values())
+    if spec.cache == "warm":
+        read_through(paths)
+        report.cache["achieved"] = "warm"
+    case.sampler = _sampler()
+    _iterate(spec, report, case, bench, ctx, extra, paths)
+    if report.output is None and ctx.output_file_size is not None:
+        report.output = {"rows": None, "columns": None, "checksum": None,
+                         "file_size_bytes": ctx.output_file_size}
+    work = bench.work(ctx)
+    report.work = {"bytes": work.bytes, "rows": work.rows}
+    report.units = dict(ctx.units)
+
+
+def _context(spec: CaseSpec, bench: Benchmark, inputs: dict[str, Path]) -> Context:
+    params = dict(spec.params)
+    known = set(bench.full_grid().names)
+    unknown = sorted(set(params) - known)
+    if unknown:
+        raise InvalidCase(f"params {unknown} are not params of {bench.name}")
+    scratch = Path(spec.scratch_dir or _scratch_dir())
+    scratch.mkdir(parents=True, exist_ok=True)
+    return Context(params=params, inputs=inputs, threads=spec.threads, seed=spec.seed, scratch=scratch,
+                   input_info=spec.inputs)
+
+
+def _iterate(spec: CaseSpec, report: WorkerReport, case: _CaseState, bench: Benchmark, ctx: Context,
+             extra: ExtraWork | None, paths: list[Path]) -> None:
+    """The warmup and measured iterations: each timed (or counted), its output checked, and dropped before the next."""
+    probe, sampler = case.probe, case.sampler
+    warmup, last = spec.warmup, spec.warmup + spec.iterations - 1
+    for index in range(last + 1):
+        if spec.cache == "cold":
+            report.cache["achieved"] = evict(paths, ctx.warn)
+        if sampler is not None and index == warmup:
+            sampler.enable()  # perf samples the timed iterations only (explain --profiler perf)
+        if case.window is not None and index == 0:
+            case.window.before_first_call()
+        sample, output = _iteration(report, case, bench, ctx, extra, index - warmup)
+        if sampler is not None and index == last:
+            sampler.disable()
+        if index == 0:
+            report.first_iteration = dict(sample) or None
+            if extra is not None and probe is None:
+                ctx.warn(_size_extra_work(extra, sample["wall_s"]))
+        _append(report.warmup_samples if index < warmup else report.samples, sample)
+        _record_output(report, bench, ctx, output, measure_memory=index == last and probe is None)
+        del output
+        if probe is not None and _repeated(report.samples.get("instructions") or [], spec.repeat_within):
+            break
+
+
+def _iteration(report: WorkerReport, case: _CaseState, bench: Benchmark, ctx: Context, extra: ExtraWork | None,
+               measured: int) -> tuple[dict[str, float], Any]:
+    """One call, timed; or under heaptrack traced (the measured ones); or under Valgrind counted (the first measured
+    one starts the counting)."""
+    probe = case.probe
+    if case.window is not None and measured >= 0:
+        return _traced(bench, ctx, case.window, extra)
+    if probe is None:
+        return _timed(bench, ctx, extra)
+    if measured == 0:
+        case.phases.mark("warmup")
+        _append(report.warmup_samples, {"instructions": _start_counting(bench, ctx, probe, extra)})
+    return _counted(bench, ctx, probe, extra, measured)
+
+
+def _record_output(report: WorkerReport, bench: Benchmark, ctx: Context, output: Any, measure_memory: bool) -> None:
+    check = _check_output(bench, ctx, output)
+    if check is not None:
+        report.output = {"rows": check.rows, "columns": check.columns, "checksum": check.checksum,
+                         "file_size_bytes": ctx.output_file_size}
+    if measure_memory:  # once, untimed; a count under Valgrind would pay 20-50x for it
+        size = memory_size(output)
+        if size is not None:
+            report.output = {**(report.output or {"rows": None, "columns": None, "checksum": None,
+                                                  "file_size_bytes": ctx.output_file_size}),
+                             "memory_bytes": size}
+
+
+def _stop_and_tear_down(report: WorkerReport, case: _CaseState) -> None:
+    if case.probe is not None:
+        case.probe.stop()
+        case.phases.mark("counting")
+    if case.sampler is not None:
+        with contextlib.suppress(Exception):  # a perf that went away must not hide the case's own result
+            case.sampler.disable()
+    if case.bench is not None and case.ctx is not None and case.set_up:
+        try:
+            case.bench.teardown(case.ctx)
+        except Exception as exc:
+            report.warnings.append(f"teardown failed: {type(exc).__name__}: {exc}")
+
+
+def _finish_report(spec: CaseSpec, report: WorkerReport, case: _CaseState) -> None:
+    if case.ctx is not None:
+        for warning in case.ctx.warnings:
             report.warn(warning)
     report.memory = _process_memory()
     if "applied" not in report.threads:
         report.threads["applied"] = apply_threads(spec.threads)
     report.versions = loaded_versions()
-    report.phases = phases.seconds or None
-    return report
+    report.phases = case.phases.seconds or None
 
 
 class _Phases:
