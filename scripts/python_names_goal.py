@@ -219,6 +219,25 @@ def _instructions_of(python: str, code: str, *argv: str) -> int | None:
     return int(found[-1].rsplit(":", 1)[1]) if proc.returncode == 0 and found else None
 
 
+def explain_goals(run_id: str, env: dict[str, str]) -> dict[str, bool]:
+    """explain of the run under callgrind and under perf: is the planted function rank 1, and how long it took."""
+    goals: dict[str, bool] = {}
+    called = explain(run_id, env)
+    sampled = explain(run_id, env, "--profiler", "perf")
+    if called is not None:
+        case, seconds = called
+        goals["callgrind: the planted function is rank 1, with its line"] = report("explain (callgrind)", case,
+                                                                                   seconds)
+        goals[f"explain (callgrind) took <= 3 minutes ({seconds:.0f} s)"] = seconds <= 180
+        print(f"the base side's profile (trampolines on): {case['baseline']['total']:,} instructions")
+    if sampled is not None:
+        case, seconds = sampled
+        goals["perf: the planted function is rank 1, with its line"] = report("explain --profiler perf", case,
+                                                                              seconds)
+        goals[f"explain --profiler perf took <= 3 minutes ({seconds:.0f} s)"] = seconds <= 180
+    return goals
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--python", default="3.12")
@@ -253,21 +272,7 @@ def main() -> int:
     base_results = [r for r in results_of(run_id, home, env) if r["env_name"] == "base" and r["status"] == "ok"]
     counted = sorted(v for r in base_results for v in r["samples"].get("instructions") or [] if v)
 
-    goals: dict[str, bool] = {}
-    called = explain(run_id, env)
-    sampled = explain(run_id, env, "--profiler", "perf")
-    if called is not None:
-        case, seconds = called
-        goals["callgrind: the planted function is rank 1, with its line"] = report("explain (callgrind)", case,
-                                                                                   seconds)
-        goals[f"explain (callgrind) took <= 3 minutes ({seconds:.0f} s)"] = seconds <= 180
-        print(f"the base side's profile (trampolines on): {case['baseline']['total']:,} instructions")
-    if sampled is not None:
-        case, seconds = sampled
-        goals["perf: the planted function is rank 1, with its line"] = report("explain --profiler perf", case,
-                                                                              seconds)
-        goals[f"explain --profiler perf took <= 3 minutes ({seconds:.0f} s)"] = seconds <= 180
-
+    goals = explain_goals(run_id, env)
     maps_before = set(Path("/tmp").glob("perf-*.map"))
     with_trampolines = colbench("run", *CASE, "--param", f"rows={args.rows}", "--measure", "instructions",
                                 "--processes", str(args.processes), "--env", f"base={base}",
