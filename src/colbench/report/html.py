@@ -27,6 +27,7 @@ from rich.text import Text
 import colbench
 from colbench.analysis.aggregate import CaseSummary, summarize_cases
 from colbench.analysis.comparison import CompareSettings, Comparison, ComparisonError, compare_sides
+from colbench.engines import PYTHON_LIBRARIES
 from colbench.experiments.e3_ipc_bandwidth.bandwidth import MachineBandwidth
 from colbench.experiments.registry import experiment_tables
 from colbench.model.metrics import metric as metric_named
@@ -65,7 +66,7 @@ from colbench.words import plural
 TEMPLATES = Path(__file__).parent / "templates"
 REPORT_CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 HISTORY_LIMIT = 24  # history plots in one report, the cases with change points first
-LIBRARY_ORDER = ("python", "colbench", "pyarrow", "pandas", "polars", "duckdb", "numpy", "fastparquet")
+LIBRARY_ORDER = ("python", "colbench", *PYTHON_LIBRARIES)
 STYLE_CLASSES = (("red", "bad"), ("yellow", "warn"), ("green", "good"), ("dim", "dim"))
 
 
