@@ -47,10 +47,12 @@ class Fetched:
     csv: CachedFile | None
 
 
-def fetch(name: str, root: Path, *, progress: bool, retries: int, timeout: float | None,
+def fetch(name: str, root: Path, *, progress: bool, retries: int, deadline_s: float | None,
           decompress: bool = True, on_fetched: Callable[[SourceState], None] = lambda _: None) -> Fetched:
     """Download a source (resuming a partial download) and verify its checksum; `decompress`: then make it the
-    cache's CSV. `on_fetched` hears of the download before the decompression starts."""
+    cache's CSV. `deadline_s`: each try's total deadline (None: the default); `on_fetched` hears of the download
+    before the decompression starts."""
+    from colbench.bounded_http import check_deadline
     from colbench.data.cache import materialize
     from colbench.data.download import fetch_source
     from colbench.data.errors import DataError
@@ -60,6 +62,7 @@ def fetch(name: str, root: Path, *, progress: bool, retries: int, timeout: float
     source = get_source(name)
     if source is None:
         raise DataError(f"unknown source {name!r}; sources: {', '.join(all_sources())}")
+    timeout = check_deadline(deadline_s) if deadline_s is not None else None
     state = fetch_source(source, root, progress=progress, retries=retries, timeout=timeout)
     on_fetched(state)
     return Fetched(state, materialize(DataRequest(name, "csv"), root) if decompress else None)

@@ -42,6 +42,7 @@ def stored_runs(store: Store) -> list[Run]:
 
 
 def run_view(store: Store, run_id: str) -> RunResults:
+    """The run of this exact id (`stores.run_id_of` resolves a reference) with its results summarised per case."""
     run = store.get_run(run_id).redacted()  # records stored before redaction existed may hold secrets
     return RunResults(run, case_summaries([r.redacted() for r in store.results(ResultQuery(run_ids=(run_id,)))]))
 

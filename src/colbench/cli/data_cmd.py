@@ -17,7 +17,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from colbench.cli.common import NetDeadlineOption, UsageError, console, friendly, net_deadline
+from colbench.cli.common import NetDeadlineOption, UsageError, console, friendly
 from colbench.model.benchmark import DataRequest
 from colbench.redact import redact
 from colbench.render.fmt import fmt_bytes
@@ -110,7 +110,7 @@ def get_cmd(
         console.print(f"{name}: {state.archive} ({fmt_bytes(state.size)}, {state.detail})", highlight=False)
 
     fetched = fetch(name, _root(root), progress=progress and sys.stderr.isatty(), retries=retries,
-                    timeout=net_deadline(deadline), decompress=decompress, on_fetched=say_fetched)
+                    deadline_s=deadline, decompress=decompress, on_fetched=say_fetched)
     if fetched.csv is not None:
         made = fetched.csv
         console.print(f"{name}: {made.path} ({fmt_bytes(made.size_bytes)}, {made.rows:,} rows × {made.columns})",
