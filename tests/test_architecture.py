@@ -42,3 +42,16 @@ def test_every_cli_command_module_is_in_the_independence_contract() -> None:
                       and any(m.startswith("colbench.cli.") for m in c["modules"])]
     commands = {f"colbench.cli.{p.stem}" for p in (ROOT / "src" / "colbench" / "cli").glob("*_cmd.py")}
     assert commands and set(independent["modules"]) == commands
+
+
+def test_cli_reaches_every_package_below_app_only_through_app() -> None:
+    """Every package of colbench is either forbidden to cli/ by its contract or one of the few it may import: app/,
+    and the presentation below it (report/, render/, the model's records). A new package takes a side here."""
+    import tomllib
+
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    (forbidden,) = [c for c in contracts if c["type"] == "forbidden" and c["source_modules"] == ["colbench.cli"]]
+    packages = {f"colbench.{p.parent.name}" for p in (ROOT / "src" / "colbench").glob("*/__init__.py")}
+    allowed = {"colbench.app", "colbench.cli", "colbench.report", "colbench.render", "colbench.model"}
+    assert packages - allowed == {m for m in forbidden["forbidden_modules"] if m in packages}
+    assert forbidden.get("allow_indirect_imports") is True  # app/ itself reaches them: that is the point

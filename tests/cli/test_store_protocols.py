@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from colbench.cli.store_cmd import DescribedStore, SpooledStore, store_info
+from colbench.app.store_admin import DescribedStore, SpooledStore, store_info
 from colbench.store import open_store
 from colbench.store.base import STORE_SCHEMA_VERSION
 

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
@@ -18,10 +19,20 @@ from rich.console import Console
 from colbench.cli.data_cmd import prepare_requests
 from colbench.data import cache as cache_mod
 from colbench.data import manifest
-from colbench.data.cache import CacheWarning, cached_files, clean, estimate, materialize, resolve, size_table
+from colbench.data.cache import (
+    CachedFile,
+    CacheWarning,
+    cached_files,
+    clean,
+    estimate,
+    materialize,
+    resolve,
+    size_table,
+)
 from colbench.data.errors import DataError
 from colbench.data.synth import GENERATORS
 from colbench.model.benchmark import DataRequest
+from colbench.model.records import InputFile
 
 TWINS = ("nyctaxi_2010-01", "fanniemae_2016Q4", "nyctaxi_2016-01", "int64_frame", "vroom_numeric",
          "vroom_character")
@@ -59,6 +70,7 @@ def test_manifest_records_what_reports_need(root: Path) -> None:
     sizes = {(r["format"], r["codec"]): r["size_bytes"] for r in size_table(root)}
     assert sizes[("parquet", "snappy")] == made.size_bytes and ("csv", None) in sizes  # the CSV it came from
     assert json.loads(json.dumps(made.case_input({"dataset": made.dataset})))["path"] == str(made.path)
+    assert manifest.Entry.from_json(json.loads(json.dumps(entry.to_json()))) == entry  # the sidecar is the entry
     default_root = materialize(DataRequest("nyctaxi_2010-01", "parquet", "snappy", rows=1_000))  # $COLBENCH_DATA
     assert default_root.path == made.path
 
@@ -264,3 +276,14 @@ def test_a_file_without_manifest_entry_is_not_trusted(root: Path) -> None:
     manifest.sidecar(made.path).unlink()  # e.g. killed between the rename and the manifest write
     with pytest.warns(CacheWarning, match="no manifest entry"):
         assert materialize(DataRequest("vroom_numeric", "parquet", rows=500), root).sha256 == made.sha256
+
+
+def test_an_input_document_is_a_cached_file_and_its_request(root: Path) -> None:
+    """`InputFile` (model/: what case.json and the stored result hold, typed for readers that never import data/)
+    is `CachedFile`'s JSON form: its fields in their order, then the request."""
+    assert list(InputFile.__annotations__) == [f.name for f in fields(CachedFile)] + ["request"]
+    made = materialize(DataRequest("nyctaxi_2010-01", "csv", rows=200), root)
+    doc = made.case_input({"dataset": made.dataset})
+    assert doc["path"] == str(made.path) and doc["rows"] == made.rows == 200 and doc["request"] == {"dataset":
+                                                                                                     made.dataset}
+    assert doc["lineage"] == made.lineage and doc["lineage"] is not made.lineage  # a copy: the document stands alone

@@ -9,7 +9,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from colbench.engines import ENGINES, CsvLayout, get_engine, shape
+from colbench.engines import ENGINES, LIBRARY_OF, PYTHON_LIBRARIES, CsvLayout, get_engine, shape
 from colbench.engines.pyarrow_engine import read_arrow_table, write_arrow
 
 ROWS = 600
@@ -112,3 +112,12 @@ def test_prepare_imports_the_data_frame_library_before_timing(engine: str) -> No
     assert after == "True"
     if engine in ("pyarrow", "polars", "duckdb"):  # importing these does not pull in pandas by itself
         assert before == "False"
+
+
+def test_every_engine_names_the_library_it_drives_and_reports_list_it() -> None:
+    """The libraries colbench reports on (engines.PYTHON_LIBRARIES) cover every engine's: a new engine's library is
+    listed in the report, history's labels and `env list` without a second list to edit."""
+    for name in ENGINES:
+        engine = get_engine(name)
+        assert LIBRARY_OF[name] == engine.module.partition(".")[0], name
+        assert LIBRARY_OF[name] in PYTHON_LIBRARIES, name

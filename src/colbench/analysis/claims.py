@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from colbench.analysis.compare import CaseComparison, CaseInput, compare_suite
+from colbench.engines import PYTHON_LIBRARIES
 from colbench.model.claims import Claim, ClaimCase, LeastGainClaim
 from colbench.model.metrics import metric
 from colbench.model.params import ParamValue
@@ -33,6 +34,10 @@ from colbench.model.records import Json, Result, Run
 
 #: the interval level's z for the quadrature of compound claims is read back from each interval's own level
 DEFAULT_ALPHA = 0.05
+#: the libraries whose versions a claim's sides name (beside the engine's own): the Python ones the engines drive,
+#: numpy aside (every Python side loads it), and R's
+LIBRARIES_NAMED = frozenset(name for name in PYTHON_LIBRARIES if name != "numpy") | {"data.table", "vroom", "readr",
+                                                                                    "arrow"}
 
 
 class ClaimStatus(StrEnum):
@@ -173,7 +178,7 @@ def _versions(results: list[Result]) -> dict[str, str]:
     for r in results:
         engine = r.engine or ""
         for name, version in r.versions.items():
-            if name in (engine, "pyarrow", "pandas", "polars", "duckdb", "data.table", "vroom", "readr", "arrow"):
+            if name == engine or name in LIBRARIES_NAMED:
                 versions[name] = version
     return versions
 

@@ -16,13 +16,11 @@ from packaging.version import InvalidVersion, Version
 from colbench.analysis.chain import Measurement, Placement, place
 from colbench.analysis.changepoint import ChangePoint, detect_change_points
 from colbench.analysis.comparison import case_label
+from colbench.engines import PYTHON_LIBRARIES
 from colbench.model.metrics import metric as metric_of
 from colbench.model.metrics import series_of
 from colbench.model.summary import ResultSummary
 from colbench.words import plural
-
-#: the packages whose versions tell two runs of one environment apart (with the commit and the interpreter)
-KEY_PACKAGES = ("pyarrow", "pandas", "polars", "duckdb", "numpy", "fastparquet")
 
 
 @dataclass
@@ -209,7 +207,7 @@ def _identity(result: ResultSummary, spec: str | None) -> tuple[str, ...]:
     versions = result.versions
     checkout = not spec or spec.startswith("@current")
     return (result.env_name, spec or "", (result.commit_sha or "") if checkout else "", versions.get("python", ""),
-            *(f"{name} {versions[name]}" for name in KEY_PACKAGES if name in versions))
+            *(f"{name} {versions[name]}" for name in PYTHON_LIBRARIES if name in versions))
 
 
 def version_order(text: str) -> tuple[int, Any]:

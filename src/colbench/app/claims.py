@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from colbench.analysis.claims import ClaimVerdict
 from colbench.experiments.registry import EXPERIMENTS, all_suites
 from colbench.model.claims import Untestable
+from colbench.model.records import Run
 from colbench.report.claims import evaluate_runs, experiments_of_run
 from colbench.store.base import Store, resolve_run_id
 from colbench.store.selection import latest_run_of_suite
@@ -41,3 +42,12 @@ def evaluate(store: Store, refs: Sequence[str] = ("latest",)) -> ClaimsAnswer:
     verdicts, untestable = evaluate_runs(store, run_ids, sorted(set(experiments)))
     cores = store.get_run(run_ids[0]).machine.get("cpu_threads")
     return ClaimsAnswer(list(verdicts), list(untestable), run_ids, cores)
+
+
+def claims_of_run(store: Store, run: Run) -> ClaimsAnswer | None:
+    """The claims of the reference experiments a run ran (None: it ran none), over what it measured."""
+    experiments = experiments_of_run(run)
+    if not experiments:
+        return None
+    verdicts, untestable = evaluate_runs(store, [run.run_id], experiments)
+    return ClaimsAnswer(list(verdicts), list(untestable), [run.run_id], run.machine.get("cpu_threads"))

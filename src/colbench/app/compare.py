@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from colbench.analysis.compare import exit_code
+from colbench.analysis.compare import Method, exit_code
 from colbench.analysis.comparison import CompareSettings, Comparison, compare_sides
 from colbench.app.errors import UsageError
 from colbench.model.metrics import COMPARE_METRICS
@@ -18,6 +18,9 @@ from colbench.model.records import Side
 from colbench.redact import clip
 from colbench.store.base import Store
 from colbench.store.selection import comparison_evidence, resolve_sides
+
+#: the multiplicity controls a comparison offers (the command's --method)
+METHODS: dict[str, Method] = {"holm": "holm", "bh": "bh"}
 
 
 @dataclass(frozen=True)

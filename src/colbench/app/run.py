@@ -24,14 +24,19 @@ from colbench.model.records import ResumeInfo
 from colbench.runner import observer as runner_observer
 
 if TYPE_CHECKING:
-    from colbench.analysis.sequential import LookPlan
+    # what an observer hears of, named here for the observers above app/ (cli/progress.py): a case, an execution of
+    # it, a look at the verdicts and the next look's plan
+    from colbench.analysis.sequential import LookPlan as LookPlan
     from colbench.data.cache import PlannedFile
     from colbench.model.metrics import Metric
     from colbench.model.records import Run
     from colbench.runner.estimate import Costs, Estimate
     from colbench.runner.execute import EnvChoice, RunConfig
-    from colbench.runner.plan import Plan, PlannedCase
-    from colbench.runner.session import Look, SessionResult
+    from colbench.runner.plan import Execution as Execution
+    from colbench.runner.plan import Plan
+    from colbench.runner.plan import PlannedCase as PlannedCase
+    from colbench.runner.session import Look as Look
+    from colbench.runner.session import SessionResult
     from colbench.store.base import Store
 
 
@@ -496,3 +501,13 @@ def _default_java_build(plan: Plan) -> int:
     from colbench.runtimes import java
 
     return int(java.ready_jar(java.default_arrow_version()) is None and not java.missing_tools())
+
+
+def measure_of(text: str) -> tuple[str, ...]:
+    """`--measure`: `wall`, `instructions` or `wall,instructions` → the metrics, in canonical order."""
+    from colbench.runner.instructions import parse_measure
+
+    try:
+        return parse_measure(text)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None

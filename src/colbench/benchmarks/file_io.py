@@ -13,7 +13,7 @@ from colbench.benchmarks.common import (
     rows_param,
     threads_param,
 )
-from colbench.engines import get_engine, shape
+from colbench.engines import ENGINES, LIBRARY_OF, get_engine, shape
 from colbench.model.benchmark import (
     Benchmark,
     CheckFailed,
@@ -28,7 +28,8 @@ from colbench.model.benchmark import (
 )
 from colbench.model.params import Grid, Param
 
-FILE_ENGINES = ("pyarrow", "pandas", "polars", "duckdb", "fastparquet")
+#: the engines that read and write files: each library's own (pandas-pyarrow reads CSV only)
+FILE_ENGINES = tuple(name for name in ENGINES if LIBRARY_OF[name] == name)
 FORMATS = ("parquet", "feather", "feather_v1", "ipc_stream")
 CODECS = ("uncompressed", "snappy", "lz4", "zstd", "gzip", "brotli")
 # The post's grid: Parquet {uncompressed, snappy}; Feather V2 {uncompressed, lz4, zstd}
@@ -51,7 +52,7 @@ class FileRead(Benchmark):
     name = "file-read"
     throughput_of = "the file's bytes on disk (after compression)"
     description = "E5: read Parquet / Feather files into an Arrow table or a data frame (memory-mapping off)"
-    grid: ClassVar[Grid] = Grid(_common_params(("pyarrow", "pandas", "polars", "duckdb", "fastparquet")) + (
+    grid: ClassVar[Grid] = Grid(_common_params(FILE_ENGINES) + (
         Param("output", default=("arrow_table", "dataframe"), choices=("arrow_table", "dataframe")),
         Param("memory_map", default=(False,), type=bool, help="memory-map the file (off in the post)"),
     ))
@@ -100,7 +101,7 @@ class FileWrite(Benchmark):
     name = "file-write"
     throughput_of = "the bytes of the Parquet file the data came from (the file written is under file size)"
     description = "E5: write an Arrow table or a data frame to Parquet / Feather; records the file size"
-    grid: ClassVar[Grid] = Grid(_common_params(("pyarrow", "pandas", "polars", "duckdb", "fastparquet")) + (
+    grid: ClassVar[Grid] = Grid(_common_params(FILE_ENGINES) + (
         Param("input", default=("arrow_table", "dataframe"), choices=("arrow_table", "dataframe")),
     ))
 

@@ -33,8 +33,7 @@ from colbench.model.metrics import metric
 from colbench.render.tables import plain
 
 if TYPE_CHECKING:  # the use case and its statistics are imported when a search starts, not with every command
-    from colbench.analysis.bisect import Direction
-    from colbench.app.bisect import BisectReport
+    from colbench.app.bisect import BisectReport, Direction
 
 DIRECTIONS: dict[str, Direction] = {"slower": "slower", "faster": "faster"}
 

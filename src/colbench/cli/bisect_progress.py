@@ -9,8 +9,7 @@ from collections.abc import Sequence
 
 from rich.markup import escape
 
-from colbench.analysis.bisect import Step
-from colbench.app.bisect import BisectObserver, SearchPlan, expected_steps
+from colbench.app.bisect import BisectObserver, SearchPlan, Step, expected_steps
 from colbench.app.bisect_points import PointList
 from colbench.cli.common import console, err_console
 from colbench.cli.progress import RichProgress

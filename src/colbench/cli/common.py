@@ -20,19 +20,15 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from colbench.analysis.aggregate import summarize_cases
 from colbench.app.errors import UsageError
 from colbench.app.stores import store_at
 from colbench.bounded_http import DEADLINE_ENV, DEFAULT_DEADLINE_S
-from colbench.experiments.e3_ipc_bandwidth.bandwidth import MachineBandwidth
 from colbench.model.records import Run
 from colbench.paths import UnsafePath
 from colbench.redact import clip, printable, redact
 from colbench.render.fmt import fmt_bytes
 from colbench.render.tables import plain
 from colbench.report.terminal import render_text, results_table
-from colbench.runner.interrupt import Interrupted
-from colbench.store.base import ResultQuery
 from colbench.words import plural
 
 # Wide enough for the results table when the output is a file or a CI log rather than a terminal.
@@ -78,9 +74,17 @@ USER_ERRORS = (("colbench.analysis.comparison", "ComparisonError"), ("colbench.b
                ("colbench.runner.plan", "PlanError"), ("colbench.store.base", "StoreError"))
 
 
+#: a run stopped by SIGINT, SIGTERM or SIGHUP (it carries the exit code a shell reports), looked up as the user
+#: errors are: only a command that ran something can have raised it
+INTERRUPTED = ("colbench.runner.interrupt", "Interrupted")
+
+
+def _loaded(errors: tuple[tuple[str, str], ...]) -> tuple[type[BaseException], ...]:
+    return tuple(getattr(sys.modules[module], name) for module, name in errors if module in sys.modules)
+
+
 def _user_errors() -> tuple[type[BaseException], ...]:
-    loaded = [getattr(sys.modules[module], name) for module, name in USER_ERRORS if module in sys.modules]
-    return (UsageError, UnsafePath, *loaded)
+    return (UsageError, UnsafePath, *_loaded(USER_ERRORS))
 
 
 def friendly(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -95,9 +99,9 @@ def friendly(func: Callable[..., Any]) -> Callable[..., Any]:
         except OSError as exc:  # a user's path, a full disk, a read-only or vanished directory: one line, no traceback
             say_error(os_error_line(exc))
             raise typer.Exit(2) from None
-        except Interrupted as exc:  # SIGINT/SIGTERM during a run: exit 130/143, as a shell would report it
+        except _loaded((INTERRUPTED,)) as exc:  # SIGINT/SIGTERM during a run: exit 130/143, as a shell reports it
             err_console.print(f"colbench: {exc}", highlight=False, soft_wrap=True)
-            raise typer.Exit(exc.exit_code) from None
+            raise typer.Exit(getattr(exc, "exit_code", 128 + signal.SIGINT)) from None
         except KeyboardInterrupt:  # Ctrl-C outside a run (preparing one, a download, a report): no traceback
             err_console.print("colbench: interrupted", highlight=False)
             raise typer.Exit(128 + signal.SIGINT) from None
@@ -203,22 +207,17 @@ def parse_variables(options: list[str] | None) -> dict[str, str]:
 
 
 def parse_measure_option(text: str) -> tuple[str, ...]:
-    from colbench.runner.instructions import parse_measure
+    from colbench.app.run import measure_of
 
-    try:
-        return parse_measure(text)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+    return measure_of(text)
 
 
 def complete_targets(incomplete: str) -> list[str]:
     """Shell completion of benchmark and suite names for `colbench run TARGET…` (Typer completes commands and
     options by itself: `colbench --install-completion`)."""
-    from colbench.benchmarks.registry import all_benchmarks
-    from colbench.experiments.registry import all_suites
+    from colbench.app.catalog import target_names
 
-    names = [*all_suites(), *all_benchmarks()]
-    return [name for name in dict.fromkeys(names) if name.startswith(incomplete)]
+    return [name for name in target_names() if name.startswith(incomplete)]
 
 
 def _store(url: str | None, create: bool = True) -> Any:
@@ -260,18 +259,18 @@ def print_comparisons(comparisons: list[Any], fmt: str, baseline: str, contender
 def show_run(db: Any, run_id: str, fmt: str, errors: bool = False) -> None:
     """A run's results, one row per case (`show`, and `run` when it ends); `errors`: each failed case's message,
     traceback and stderr instead."""
-    from colbench.experiments.registry import experiment_tables
+    from colbench.app.show import bandwidth_of, experiment_tables, run_view
 
-    run_doc = db.get_run(run_id).redacted()  # records stored before redaction existed may hold secrets
-    summaries = summarize_cases([r.redacted() for r in db.results(ResultQuery(run_ids=(run_id,)))])
+    view = run_view(db, run_id)
+    run_doc, summaries = view.run, view.summaries
     if errors:
         show_errors(summaries, run_id, fmt)
         return
     if fmt == "table":
         title = plain(f"run {run_id}" + (f" ({run_doc.name})" if run_doc.name else "") +
                       f" on {run_doc.machine['name']} — {run_doc.status}")
-        console.print(results_table(summaries, title=title, bandwidth=MachineBandwidth.of(run_doc)))
-        for table in experiment_tables(summaries, run_doc):
+        console.print(results_table(summaries, title=title, bandwidth=bandwidth_of(run_doc)))
+        for table in experiment_tables(view):
             console.print(table)
         for check in run_doc.checks:
             if not check["ok"]:
@@ -317,26 +316,24 @@ def show_errors(summaries: list[Any], run_id: str, fmt: str) -> None:
 
 def _show_profiles(db: Any, run_id: str) -> None:
     """The profiles `run --profile` kept for the run, and how to use them."""
-    from colbench.store.profiles import run_folder, run_profiles
+    from colbench.app.show import kept_profiles
 
-    kept = run_profiles(db, run_id)
-    if not kept:
+    kept = kept_profiles(db, run_id)
+    if kept is None:
         return
-    envs = sorted({p.env_name for p in kept})
-    size = sum(p.size_bytes for p in kept)
-    console.print(f"profiles: {len(kept)} (case × environment: {', '.join(envs)}), {fmt_bytes(size)} in "
-                  f"{run_folder(db, run_id)}; `colbench explain {run_id}:{envs[0]} OTHER` diffs them without "
-                  "running again", highlight=False, soft_wrap=True)
+    console.print(f"profiles: {kept.count} (case × environment: {', '.join(kept.envs)}), {fmt_bytes(kept.size_bytes)} "
+                  f"in {kept.folder}; `colbench explain {run_id}:{kept.envs[0]} OTHER` diffs them without running "
+                  "again", highlight=False, soft_wrap=True)
 
 
 def show_claims(db: Any, run_doc: Run) -> None:
     """After a run of an experiment suite: the post's claims over what it measured."""
-    from colbench.report.claims import claims_table, counts_line, evaluate_runs, experiments_of_run
+    from colbench.app.claims import claims_of_run
+    from colbench.report.claims import claims_table, counts_line
 
-    experiments = experiments_of_run(run_doc)
-    if not experiments:
+    answer = claims_of_run(db, run_doc)
+    if answer is None:
         return
-    verdicts, untestable = evaluate_runs(db, [run_doc.run_id], experiments)
-    console.print(claims_table(verdicts, untestable, cores=run_doc.machine.get("cpu_threads")))
-    console.print(f"claims: {counts_line(verdicts)} (`colbench claims {run_doc.run_id}` to see them again)",
+    console.print(claims_table(answer.verdicts, answer.untestable, cores=answer.cores))
+    console.print(f"claims: {counts_line(answer.verdicts)} (`colbench claims {run_doc.run_id}` to see them again)",
                   highlight=False)

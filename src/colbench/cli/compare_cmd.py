@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
 from colbench.cli.common import StoreOption, UsageError, _store, finite, friendly, parse_threshold, print_comparisons
 from colbench.model.metrics import COMPARE_METRICS
 from colbench.render.fmt import threshold_defaults
-
-if TYPE_CHECKING:  # the statistics (scipy) are imported when comparing, not with every command
-    from colbench.analysis.compare import Method
-
-#: the multiplicity controls --method offers
-METHODS: dict[str, Method] = {"holm": "holm", "bh": "bh"}
 
 
 def compare(
@@ -34,8 +28,8 @@ def compare(
 ) -> None:
     """Compare two runs or environments: ratio with a confidence interval and a verdict per case.
     Exit 0: no regression; 1: regression found; 3: inconclusive (with --fail-on-inconclusive); 2: usage error."""
-    from colbench.analysis.comparison import CompareSettings  # the statistics (scipy): only when comparing
-    from colbench.app.compare import CompareRequest, check_metrics, compare_exit_code
+    # the statistics (scipy) are imported when comparing, not with every command
+    from colbench.app.compare import METHODS, CompareRequest, CompareSettings, check_metrics, compare_exit_code
     from colbench.app.compare import compare as compare_use_case
 
     @friendly

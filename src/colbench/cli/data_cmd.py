@@ -1,29 +1,30 @@
 """``colbench data``: list, get, make, prepare and clean the data sets and the format cache.
 
-Thin: every command parses its arguments, calls :mod:`colbench.data` and prints. Errors from the data
-layer are one line on stderr and exit code 2, like the rest of the CLI.
+Thin: every command parses its arguments, calls the data use cases (:mod:`colbench.app.data_sets`,
+:mod:`colbench.app.data_cache`) and prints. Errors from the data layer are one line on stderr and exit code 2, like
+the rest of the CLI.
 """
 
 from __future__ import annotations
 
-import shutil
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from colbench.cli.common import NetDeadlineOption, console, friendly, net_deadline
-from colbench.data.errors import DataError
+from colbench.cli.common import NetDeadlineOption, UsageError, console, friendly
 from colbench.model.benchmark import DataRequest
-from colbench.paths import data_dir, owned_dir
 from colbench.redact import redact
 from colbench.render.fmt import fmt_bytes
 from colbench.words import plural
+
+if TYPE_CHECKING:
+    from colbench.app.data_sets import DataSets
 
 data_app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
                        help="Data sets: real sources, synthetic twins and the format cache.")
@@ -32,7 +33,9 @@ RootOption = Annotated[Path | None, typer.Option("--root", help="data directory 
 
 
 def _root(root: Path | None) -> Path:
-    return root if root is not None else data_dir()
+    from colbench.app.data_sets import data_root
+
+    return data_root(root)
 
 
 # --- list -----------------------------------------------------------------------------------------------
@@ -45,41 +48,46 @@ def list_cmd(
     root: RootOption = None,
 ) -> None:
     """Every data set: whether it is here, its size and where it comes from."""
-    from colbench.data.cache import cached_files
-    from colbench.data.download import source_state
-    from colbench.data.sources import all_sources
-    from colbench.data.synth import GENERATORS
+    from colbench.app.data_sets import data_sets
 
     base = _root(root)
     if cached:
-        files = cached_files(base, dataset)
-        table = Table(title=f"cached files in {base / 'cache'}")
-        for col in ("dataset", "rows", "format", "codec", "options", "size"):
-            table.add_column(col, justify="right" if col in ("rows", "size") else "left")
-        for f in sorted(files, key=lambda f: (f.dataset, f.rows, f.format, f.codec or "")):
-            opts = " ".join(f"{k}={v}" for k, v in sorted(f.options.items()))
-            scale = f"{f.rows:,}" + ("" if f.synthetic else " (real)")
-            table.add_row(f.dataset, scale, f.format, f.codec or "-", opts, fmt_bytes(f.size_bytes))
-        console.print(table)
-        console.print(f"{plural(len(files), 'file')}, {fmt_bytes(sum(f.size_bytes for f in files))}")
+        _print_cached(base, dataset)
         return
+    console.print(_data_sets_table(data_sets(base)))
+
+
+def _print_cached(base: Path, dataset: str | None) -> None:
+    from colbench.app.data_cache import cached
+
+    files = cached(base, dataset)
+    table = Table(title=f"cached files in {base / 'cache'}")
+    for col in ("dataset", "rows", "format", "codec", "options", "size"):
+        table.add_column(col, justify="right" if col in ("rows", "size") else "left")
+    for f in sorted(files, key=lambda f: (f.dataset, f.rows, f.format, f.codec or "")):
+        opts = " ".join(f"{k}={v}" for k, v in sorted(f.options.items()))
+        scale = f"{f.rows:,}" + ("" if f.synthetic else " (real)")
+        table.add_row(f.dataset, scale, f.format, f.codec or "-", opts, fmt_bytes(f.size_bytes))
+    console.print(table)
+    console.print(f"{plural(len(files), 'file')}, {fmt_bytes(sum(f.size_bytes for f in files))}")
+
+
+def _data_sets_table(found: DataSets) -> Table:
     table = Table(title="data sets")
     for col in ("name", "kind", "local", "size", "rows × cols", "from"):
         table.add_column(col, overflow="fold")
-    for name, src in all_sources().items():
-        st = source_state(src, base)
+    for st in found.sources:
+        src = st.source
         local = ("[green]downloaded[/green], " + st.detail) if st.present else (st.detail or "not downloaded")
         size = " / ".join(x for x in (fmt_bytes(src.compressed_size) + " gz" if src.compressed_size else "",
                                      "≈" + fmt_bytes(src.size) if src.size else "") if x) or "?"
         dims = f"{src.rows:,} × {src.columns}" if src.rows else (f"? × {src.columns}" if src.columns else "?")
         kind = "user source" if src.user else ("source + twin" if src.twin else "source")
-        table.add_row(name, kind, local, size, dims, redact(src.origin))
-    for name, gen in GENERATORS.items():
-        if name in all_sources():
-            continue
+        table.add_row(src.name, kind, local, size, dims, redact(src.origin))
+    for name, gen in found.synthetic.items():
         dims = f"{gen.full_rows:,} (default)" if gen.full_rows else "rows=N"
         table.add_row(name, "synthetic", "generated on demand", "-", dims, gen.description)
-    console.print(table)
+    return table
 
 
 # --- get ------------------------------------------------------------------------------------------------
@@ -96,21 +104,15 @@ def get_cmd(
 ) -> None:
     """Download a source (resuming a partial download), verify its checksum and decompress it. Each try has a
     deadline (--net-deadline, plus the time its size takes at 256 KiB/s); what arrived is kept for the next."""
-    from colbench.data.cache import materialize
-    from colbench.data.download import fetch_source
-    from colbench.data.sources import get_source
+    from colbench.app.data_sets import fetch
 
-    base = _root(root)
-    source = get_source(name)
-    if source is None:
-        from colbench.data.sources import all_sources
+    def say_fetched(state: Any) -> None:
+        console.print(f"{name}: {state.archive} ({fmt_bytes(state.size)}, {state.detail})", highlight=False)
 
-        raise DataError(f"unknown source {name!r}; sources: {', '.join(all_sources())}")
-    state = fetch_source(source, base, progress=progress and sys.stderr.isatty(), retries=retries,
-                         timeout=net_deadline(deadline))
-    console.print(f"{name}: {state.archive} ({fmt_bytes(state.size)}, {state.detail})", highlight=False)
-    if decompress:
-        made = materialize(DataRequest(name, "csv"), base)
+    fetched = fetch(name, _root(root), progress=progress and sys.stderr.isatty(), retries=retries,
+                    deadline_s=deadline, decompress=decompress, on_fetched=say_fetched)
+    if fetched.csv is not None:
+        made = fetched.csv
         console.print(f"{name}: {made.path} ({fmt_bytes(made.size_bytes)}, {made.rows:,} rows × {made.columns})",
                       highlight=False)
 
@@ -122,7 +124,7 @@ def _parse_options(pairs: Sequence[str]) -> dict[str, int | float | str]:
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key:
-            raise DataError(f"option {pair!r}: write key=value")
+            raise UsageError(f"option {pair!r}: write key=value")
         out[key.strip()] = _auto(value.strip())
     return out
 
@@ -157,29 +159,15 @@ def make_cmd(
     root: RootOption = None,
 ) -> None:
     """Generate a synthetic data set (deterministic: same name, rows and seed give the same bytes)."""
-    from colbench.data.cache import materialize, resolve
+    from colbench.app.data_cache import make
 
     request = DataRequest(name, fmt, codec, rows, seed, _parse_options(option or []))
-    plan = resolve(request, _root(root))
-    before = _identity(plan.path)
-    start = time.perf_counter()
-    made = materialize(request, _root(root), verify=verify)
-    took = time.perf_counter() - start
-    rate = made.size_bytes / 1e6 / max(took, 1e-9)
-    # a (re)built file is renamed into place: a new inode, so "cached" means the very same file is still there
-    cached = before is not None and before == _identity(made.path)
-    how = ("already cached, verified" if verify else "already cached") if cached else \
-        f"made in {took:.2f} s, {rate:.3g} MB/s"
-    console.print(f"{made.path}\n{made.rows:,} rows × {made.columns} columns, {fmt_bytes(made.size_bytes)} "
-                  f"({how})", highlight=False)
-
-
-def _identity(path: Path) -> tuple[int, int, int] | None:
-    try:
-        st = path.stat()
-    except FileNotFoundError:
-        return None
-    return st.st_dev, st.st_ino, st.st_mtime_ns
+    made = make(request, _root(root), verify=verify)
+    rate = made.file.size_bytes / 1e6 / max(made.seconds, 1e-9)
+    how = ("already cached, verified" if verify else "already cached") if made.cached else \
+        f"made in {made.seconds:.2f} s, {rate:.3g} MB/s"
+    console.print(f"{made.file.path}\n{made.file.rows:,} rows × {made.file.columns} columns, "
+                  f"{fmt_bytes(made.file.size_bytes)} ({how})", highlight=False)
 
 
 # --- prepare --------------------------------------------------------------------------------------------
@@ -187,7 +175,7 @@ def _identity(path: Path) -> tuple[int, int, int] | None:
 def prepare_requests(requests: Sequence[DataRequest], root: Path | None = None, *, dry_run: bool = False,
                      force: bool = False, out: Console | None = None) -> int:
     """Show what the requests need and how much disk it takes, then materialise them; returns new bytes."""
-    from colbench.data.cache import plan_prepare, prepare
+    from colbench.app.data_cache import free_bytes, plan_prepare, prepare
 
     out = out or console
     base = _root(root)
@@ -199,10 +187,8 @@ def prepare_requests(requests: Sequence[DataRequest], root: Path | None = None, 
         size = fmt_bytes(f.size_bytes) if f.exact or f.present else "≈" + fmt_bytes(f.size_bytes)
         table.add_row(f.label, size, "present" if f.present else "to make")
     out.print(table)
-    owned_dir(base, "data directory")
-    free = shutil.disk_usage(base).free
     out.print(f"new: ≈{fmt_bytes(pp.new_bytes)}, already there: {fmt_bytes(pp.present_bytes)}, "
-              f"free on {base}: {fmt_bytes(free)}", highlight=False)
+              f"free on {base}: {fmt_bytes(free_bytes(base))}", highlight=False)
     if dry_run:
         return pp.new_bytes
     start = time.perf_counter()
@@ -222,9 +208,9 @@ def prepare_cmd(
     root: RootOption = None,
 ) -> None:
     """Materialise every file a suite will need, after showing how much disk it takes."""
-    from colbench.runner.plan import data_requests_for  # the runner owns how suites expand into inputs
+    from colbench.app.data_cache import data_for
 
-    prepare_requests(data_requests_for([suite]), root, dry_run=dry_run, force=force)
+    prepare_requests(data_for([suite]), root, dry_run=dry_run, force=force)
 
 
 # --- clean ----------------------------------------------------------------------------------------------
@@ -240,9 +226,9 @@ def clean_cmd(
 ) -> None:
     """Free the disk used by the format cache (and downloads with --downloads). DATASET must be a known data set;
     nothing outside $COLBENCH_HOME and $COLBENCH_DATA is ever deleted."""
-    from colbench.data.cache import clean
+    from colbench.app.data_cache import clean
 
-    freed = clean(_root(root), dataset=dataset, downloads=downloads, stale_only=stale)
+    freed = clean(_root(root), dataset=dataset, downloads=downloads, stale=stale)
     console.print(f"freed {fmt_bytes(freed)}", highlight=False)
 
 
@@ -260,19 +246,19 @@ def register_cmd(
     replace: Annotated[bool, typer.Option("--replace", help="overwrite a user source of that name")] = False,
 ) -> None:
     """Register your own source (kept in $COLBENCH_HOME/sources.json)."""
-    from colbench.data.sources import register_source, user_registry_path
+    from colbench.app.data_sets import register
 
-    src = register_source(name, location, checksum, delimiter=_delimiter(delimiter),
-                          header=header, replace_existing=replace)
+    registered = register(name, location, checksum, delimiter=_delimiter(delimiter), header=header, replace=replace)
+    src = registered.source
     console.print(f"registered {src.name} ({redact(src.origin)}, {src.checksum or 'no checksum'}) in "
-                  f"{user_registry_path()}", highlight=False)
+                  f"{registered.registry}", highlight=False)
 
 
 @data_app.command("unregister")
 @friendly
 def unregister_cmd(name: Annotated[str, typer.Argument(help="user source to forget")]) -> None:
     """Remove a user source from the registry (its downloaded files stay until `data clean --downloads`)."""
-    from colbench.data.sources import unregister_source
+    from colbench.app.data_sets import unregister
 
-    unregister_source(name)
+    unregister(name)
     console.print(f"unregistered {name}")

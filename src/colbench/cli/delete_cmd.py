@@ -23,8 +23,7 @@ def delete(
     profiles `run --profile` kept and the `explain` folders that name them. Without --yes, a dry run: print what
     would go and exit 0. Exit 2 on an unknown run, an ambiguous prefix, or a run still going on (--force)."""
     from colbench.app.delete import delete_runs, plan_deletion
-    from colbench.paths import default_store_url
-    from colbench.store import open_store
+    from colbench.app.stores import existing_store
 
     if not yes:
         db = _store(store, create=False)  # read-only: a dry run changes nothing, not even the spool
@@ -34,7 +33,7 @@ def delete(
         console.print(f"nothing deleted; add --yes to delete {'this run' if len(plans) == 1 else 'these runs'}",
                       highlight=False)
         return
-    db = open_store(store or default_store_url(), create=False)  # writable, but never a new store
+    db = existing_store(store)  # writable, but never a new store
     plans = delete_runs(db, plan_deletion(db, runs), force=force)
     failed = False
     for plan in plans:

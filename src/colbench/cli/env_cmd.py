@@ -17,16 +17,15 @@ env_app = typer.Typer(help="uv environments for comparing library versions.", no
 @friendly
 def env_list() -> None:
     """Environments built for --env, with their resolved versions and size."""
-    from colbench.runtimes.python import environment_size, list_environments
+    from colbench.app.environments import built_environments
 
     table = Table(title="colbench environments")
     for column in ("key", "name", "python", "key packages", "size", "path"):
         table.add_column(column)
-    for env in list_environments():
-        key_packages = ", ".join(f"{k}=={v}" for k, v in env.resolved.items()
-                                 if k in ("pyarrow", "pandas", "polars", "duckdb", "numpy"))
-        table.add_row(env.key[:12], env.name, env.python_version, key_packages,
-                      f"{environment_size(env) / 2**20:.0f} MiB", str(env.path))
+    for env in built_environments():
+        key_packages = ", ".join(f"{k}=={v}" for k, v in env.libraries.items())
+        table.add_row(env.key[:12], env.name, env.python_version, key_packages, f"{env.size_bytes / 2**20:.0f} MiB",
+                      str(env.path))
     console.print(table)
 
 
@@ -34,7 +33,7 @@ def env_list() -> None:
 @friendly
 def env_clean(keys: Annotated[list[str] | None, typer.Argument(help="keys (or prefixes); default all")] = None) -> None:
     """Delete environments."""
-    from colbench.runtimes.python import clean_environments
+    from colbench.app.environments import clean_environments
 
     removed = clean_environments(keys or None)
     console.print(f"removed {plural(len(removed), 'environment')}")

@@ -24,18 +24,14 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from colbench.analysis.aggregate import summarize_cases
 from colbench.app.run import RunObserver
-from colbench.experiments.e3_ipc_bandwidth.bandwidth import MachineBandwidth
+from colbench.app.show import bandwidth_of, case_summaries
 from colbench.model.records import Result, Run
 from colbench.render.fmt import fmt_bytes, fmt_duration, fmt_seconds, instructions_cell, spread
 from colbench.report.terminal import throughput_cell
 
-if TYPE_CHECKING:
-    from colbench.analysis.sequential import LookPlan
-    from colbench.runner.execute import Execution
-    from colbench.runner.plan import PlannedCase
-    from colbench.runner.session import Look
+if TYPE_CHECKING:  # what the run's observer hears of, named by the use case
+    from colbench.app.run import Execution, Look, LookPlan, PlannedCase
 
 #: the longest the view stays silent while something runs
 QUIET_S = 10.0
@@ -95,7 +91,7 @@ class RichProgress(RunObserver):
             auto_refresh=False,
         )
         self.task: Any = None
-        self.bandwidth = MachineBandwidth()
+        self.bandwidth = bandwidth_of(None)
         #: set by a caller that runs several runs under one view (bisect: "step 2 of about 3")
         self.context = ""
         self.started_at: float | None = None  # the command's first event
@@ -167,7 +163,7 @@ class RichProgress(RunObserver):
         self._expected_per = seconds / processes if seconds and processes else None
 
     def start(self, run: Run, cases: int, executions: int) -> None:
-        self.bandwidth = MachineBandwidth.of(run)
+        self.bandwidth = bandwidth_of(run)
         if self.started_at is None:
             self.started_at = self.clock()
         first = run.run_id not in self._announced
@@ -220,7 +216,7 @@ class RichProgress(RunObserver):
         self._doing(f"profiling {_label(execution.case)}{env} under callgrind")
 
     def case_done(self, case: PlannedCase, results: list[Result]) -> None:
-        for summary in summarize_cases(results):
+        for summary in case_summaries(results):
             env = escape(f" [{summary.env_name}]") if summary.env_name != "default" else ""
             if summary.ok and not summary.wall.get("n"):  # instructions only
                 self._print(f"[green]✓[/green] {_label(case)}{env}: {instructions_cell(summary)} "

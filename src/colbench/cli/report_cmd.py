@@ -18,8 +18,6 @@ from typing import Annotated
 
 import typer
 
-from colbench.model.params import did_you_mean
-from colbench.redact import clip
 from colbench.words import plural
 
 StoreOption = Annotated[str | None, typer.Option("--store", help="DuckDB file or postgresql:// URL "
@@ -49,37 +47,16 @@ def report(
 
 def _report(run_ids: list[str] | None, output: Path, fmt: str, compare: str | None, history: bool,
             store: str | None, metrics: list[str] | None = None) -> None:
-    from colbench.cli.common import UsageError, _store, console
-    from colbench.model.metrics import SERIES_METRICS
-    from colbench.report.html import write_report
-    from colbench.report.markdown import render_markdown
-    from colbench.store.base import resolve_run_id
+    from colbench.app.reports import ReportRequest, check_report, markdown_text, write_report
+    from colbench.cli.common import _store, console
 
-    if fmt not in ("html", "markdown"):
-        raise UsageError(f"--format {fmt!r}: choose html or markdown")
-    unknown = [m for m in metrics or () if m not in SERIES_METRICS]
-    if unknown:
-        raise UsageError(f"--metric {clip(repr(unknown[0]))}: choose {' or '.join(SERIES_METRICS)}"
-                         f"{did_you_mean(unknown[0], SERIES_METRICS)}")
-    if str(output) == "-" and fmt != "markdown":
-        raise UsageError("--output - (stdout) works with --format markdown only")
-    if output.exists() and not output.is_dir():
-        raise UsageError(f"--output {output}: exists and is not a directory")
+    request = ReportRequest(run_ids or ["latest"], output, fmt, compare, history, metrics)
+    check_report(request)
     db = _store(store, create=False)
-    ids = list(dict.fromkeys(resolve_run_id(db, ref) for ref in (run_ids or ["latest"])))
-    baseline = resolve_run_id(db, compare) if compare else None
-    if str(output) == "-":
-        from colbench.report.compare_page import cross_run_compares
-        from colbench.report.run_page import build_run_view
-
-        views = [build_run_view(db, run_id, plots=False, history=history, metrics=metrics) for run_id in ids]
-        sys.stdout.write(render_markdown(views, cross_run_compares(db, ids, baseline, with_plot=False,
-                                                                   metrics=metrics)))
+    if request.to_stdout:
+        sys.stdout.write(markdown_text(db, request))
         return
-    try:
-        written = write_report(db, ids, output, fmt=fmt, baseline_id=baseline, history=history, metrics=metrics)
-    except OSError as exc:
-        raise UsageError(f"cannot write the report into {output}: {exc.strerror or exc}") from None
+    written = write_report(db, request)
     plots = sum(1 for path in written if path.suffix == ".png")
     console.print(f"wrote {written[0]}" + (f" and {plural(plots, 'plot')} (PNG + SVG) in {output}" if plots else ""),
                   highlight=False, soft_wrap=True)

@@ -19,7 +19,6 @@ from colbench.cli.common import (
 )
 from colbench.render.tables import plain
 from colbench.report.terminal import render_rows
-from colbench.store.base import ResultQuery, resolve_run_id
 from colbench.words import plural
 
 
@@ -41,12 +40,17 @@ def show(
         return
     if errors and fmt not in ("table", "json"):
         raise UsageError(f"--errors --format {fmt!r}: choose table or json")
-    show_run(db, resolve_run_id(db, run_id), fmt, errors=errors)
+    from colbench.app.stores import run_id_of
+
+    show_run(db, run_id_of(db, run_id), fmt, errors=errors)
 
 
 def _show_runs(db: Any, fmt: str) -> None:
-    rows = [{"run_id": r.run_id, "name": r.name, "started_at": r.started_at, "status": r.status, "cases": r.cases,
-             "machine": r.machine["name"]} for r in (run.redacted() for run in db.list_runs())]
+    from colbench.app.show import stored_runs
+
+    rows: list[dict[str, Any]] = [{"run_id": r.run_id, "name": r.name, "started_at": r.started_at,
+                                   "status": r.status, "cases": r.cases, "machine": r.machine["name"]}
+                                  for r in stored_runs(db)]
     if fmt != "table":
         typer.echo(render_rows(rows, fmt))
         return
@@ -68,26 +72,11 @@ def export(
     store: StoreOption = None,
 ) -> None:
     """Export results (raw samples included) for other tools."""
-    from colbench.store.export import FORMATS, export_results
+    from colbench.app.export import check_export
+    from colbench.app.export import export as export_use_case
 
-    if fmt not in (*FORMATS, "conbench"):
-        raise UsageError(f"--format {fmt!r}: choose from {', '.join(FORMATS)}, conbench")
-    output = output or Path(f"colbench-results.{'json' if fmt == 'conbench' else fmt}")
-    if output.is_dir():
-        raise UsageError(f"--output {output}: is a directory; give a file name, e.g. {output / ('results.' + fmt)}")
-    db = _store(store, create=False)
-    ids = tuple(resolve_run_id(db, r) for r in run_ids) if run_ids else None
-    results = [r.redacted() for r in db.results(ResultQuery(run_ids=ids))]  # older records may hold secrets
-    try:
-        if fmt == "conbench":
-            from colbench.store.conbench.export import export_documents
-
-            runs = {run_id: db.get_run(run_id).redacted() for run_id in {r.run_id for r in results}}
-            count = export_documents(results, runs, output)
-        else:
-            count = export_results(results, fmt, output)
-    except OSError as exc:
-        raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from None
+    output = check_export(fmt, output)
+    count = export_use_case(_store(store, create=False), run_ids or (), fmt, output)
     console.print(f"wrote {plural(count, 'row')} to {output}")
 
 
@@ -96,11 +85,10 @@ def list_benchmarks(
     fmt: Annotated[str, typer.Option("--format", "-f", help="table or json")] = "table",
 ) -> None:
     """Benchmarks with their params and defaults, and the suites."""
-    from colbench.benchmarks.registry import all_benchmarks
-    from colbench.experiments.registry import all_suites
+    from colbench.app.catalog import catalog
 
-    benches = all_benchmarks()
-    suites = all_suites()
+    found = catalog()
+    benches, suites = found.benchmarks, found.suites
     if fmt == "json":
         typer.echo(json.dumps({
             "benchmarks": {n: {"description": b.description, "params": {
@@ -136,17 +124,17 @@ def machine(
     name: Annotated[str | None, typer.Option(help="machine name (part of the fingerprint)")] = None,
 ) -> None:
     """Machine info and the checks that tell how noisy timings will be here."""
-    from colbench.machine.facts import checks_as_json, environment_checks, machine_info
+    from colbench.app.machine import describe_machine
 
-    info = machine_info(name)
-    checks = environment_checks(info)
+    described = describe_machine(name)
+    info = described.info
     if fmt == "json":
-        typer.echo(json.dumps({"machine": info, "checks": checks_as_json(checks)}, indent=2))
+        typer.echo(json.dumps({"machine": info, "checks": described.checks}, indent=2))
         return
     table = Table(title=f"machine {info['name']} ({info['machine_id']})", show_header=False)
     for key, value in info.items():
         table.add_row(key, ", ".join(f"{k} {v}" for k, v in value.items()) if isinstance(value, dict) else str(value))
     console.print(table)
-    for check in checks:
-        mark = "[green]ok[/green]" if check.ok else "[yellow]warning[/yellow]"
-        console.print(f"{mark}  {check.message}")
+    for check in described.checks:
+        mark = "[green]ok[/green]" if check["ok"] else "[yellow]warning[/yellow]"
+        console.print(f"{mark}  {check['message']}")

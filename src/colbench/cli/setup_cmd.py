@@ -6,12 +6,11 @@ come from the system's package manager, Java jars are built into $COLBENCH_HOME,
 
 from __future__ import annotations
 
-import subprocess
 from typing import Annotated
 
 import typer
 
-from colbench.cli.common import console, friendly
+from colbench.cli.common import UsageError, console, friendly
 
 setup_app = typer.Typer(help="Install or build the R and Java workers.", no_args_is_help=True)
 
@@ -21,18 +20,16 @@ def setup_r(
     check: Annotated[bool, typer.Option("--check", help="only report whether R is ready (exit 1 if not)")] = False,
 ) -> None:
     """Install R with data.table, readr, vroom, jsonlite and R.utils from Debian's packages (needs root and apt)."""
-    from colbench.runtimes import get_runtime
-    from colbench.runtimes.sources import WorkerSourcesError, worker_file
+    from colbench.app.setup import setup_r as run_setup_script
 
     try:
-        script = worker_file(*str(get_runtime("r").setup_script).split("/"))
-    except WorkerSourcesError as exc:
+        returncode = run_setup_script(check)
+    except UsageError as exc:
         typer.echo(f"colbench: error: {exc}", err=True)
         raise typer.Exit(2) from None
-    result = subprocess.run(["bash", str(script), *(["--check"] if check else [])], check=False)
-    if result.returncode != 0:
+    if returncode != 0:
         if not check:
-            typer.echo(f"colbench: error: installing R failed (exit code {result.returncode}): see above", err=True)
+            typer.echo(f"colbench: error: installing R failed (exit code {returncode}): see above", err=True)
         raise typer.Exit(1)
 
 
@@ -44,16 +41,13 @@ def setup_java(
     force: Annotated[bool, typer.Option("--force", help="rebuild even when a current jar is cached")] = False,
 ) -> None:
     """Build the Arrow Java worker with Maven into $COLBENCH_HOME/workers/java/<arrow-version>/."""
-    from colbench.cli.common import UsageError
-    from colbench.runtimes.java import JavaWorkerError, build_jar, default_arrow_version, ready_jar
+    from colbench.app.setup import JavaWorker
+    from colbench.app.setup import setup_java as build_workers
 
-    try:
-        versions = arrow or [default_arrow_version()]
-        for version in versions:
-            cached = None if force else ready_jar(version)
-            if cached is not None:
-                console.print(f"Java worker for Arrow Java {version}: {cached} (already built)", highlight=False)
-                continue
-            build_jar(version, force=force, say=lambda line: console.print(line, highlight=False))
-    except JavaWorkerError as exc:
-        raise UsageError(str(exc)) from None
+    def say_cached(worker: JavaWorker) -> None:
+        if worker.cached:
+            console.print(f"Java worker for Arrow Java {worker.arrow_version}: {worker.jar} (already built)",
+                          highlight=False)
+
+    build_workers(arrow or (), force=force, say=lambda line: console.print(line, highlight=False),
+                  on_worker=say_cached)

@@ -6,7 +6,7 @@ Wiring (in cli/main.py): `app.add_typer(store_app, name="store")`, `app.command(
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Protocol, runtime_checkable
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
@@ -21,8 +21,6 @@ from colbench.cli.common import (
     net_deadline,
     say_error,
 )
-from colbench.store.base import Store
-from colbench.store.spool import Spool, SyncReport
 from colbench.words import plural
 
 store_app = typer.Typer(help="Move results between stores, upload the local spool, describe a store.",
@@ -33,25 +31,6 @@ RepositoryOption = Annotated[str | None, typer.Option(
     help="GitHub URL of the project under test (https://github.com/ORG/REPO), which Conbench requires")]
 
 
-@runtime_checkable
-class SpooledStore(Store, Protocol):
-    """A store that keeps the writes it could not make in a local spool, to write them later: DuckDB (while another
-    process holds the file) and PostgreSQL (while the server is away) both are."""
-
-    spool: Spool
-    #: what opening the store wrote of its spool
-    synced_on_open: SyncReport
-
-    def sync_spool(self) -> SyncReport: ...
-
-
-@runtime_checkable
-class DescribedStore(Store, Protocol):
-    """A store that can describe itself: backend, schema version, counts, machines (DuckDB and PostgreSQL)."""
-
-    def info(self, check: bool = False) -> dict[str, Any]: ...
-
-
 @store_app.command("copy")
 @friendly
 def copy_command(
@@ -60,20 +39,11 @@ def copy_command(
     run: Annotated[list[str] | None, typer.Option("--run", help="copy only this run (repeatable)")] = None,
 ) -> None:
     """Copy runs and results from SRC to DST (DuckDB ↔ PostgreSQL); copying again adds only what is new."""
-    from colbench.store import open_store
-    from colbench.store.base import resolve_run_id
-    from colbench.store.copy import copy_store
+    from colbench.app.store_admin import copy_runs
 
-    source = open_store(src, create=False)
-    target = open_store(dst, create=True)
-    try:
-        ids = tuple(resolve_run_id(source, r) for r in run) if run else None
-        runs, results = copy_store(source, target, run_ids=ids)
-    finally:
-        source.close()
-        target.close()
-    console.print(f"copied {plural(runs, 'run')} and {plural(results, 'result')} from {source.url} to {target.url}",
-                  highlight=False)
+    copied = copy_runs(src, dst, run or ())
+    console.print(f"copied {plural(copied.runs, 'run')} and {plural(copied.results, 'result')} from "
+                  f"{copied.source_url} to {copied.target_url}", highlight=False)
 
 
 @store_app.command("sync")
@@ -81,37 +51,17 @@ def copy_command(
 def sync_command(store: StoreOption = None) -> None:
     """Write what waits in the store's spool: results a PostgreSQL store kept while its server was away, or a
     DuckDB store while another process held the file."""
-    from colbench.paths import default_store_url
-    from colbench.store import open_store
+    from colbench.app.store_admin import sync_spool
 
-    db = open_store(store or default_store_url(), create=False)  # it must exist, and sync writes to it
-    if not isinstance(db, SpooledStore):
-        db.close()
-        raise UsageError(f"the store {db.url} keeps no local spool: there is nothing to sync")
-    spool = db.spool
-    first = db.synced_on_open
-    later = db.sync_spool()
-    runs, results = first.runs + later.runs, first.results + later.results
-    left = sum(spool.pending())
-    if runs or results:
-        console.print(f"uploaded {plural(runs, 'run record')} and {plural(results, 'result')} from {spool.dir} "
-                      f"to {db.url}", highlight=False)
+    synced = sync_spool(store)
+    if synced.runs or synced.results:
+        console.print(f"uploaded {plural(synced.runs, 'run record')} and {plural(synced.results, 'result')} from "
+                      f"{synced.spool_dir} to {synced.url}", highlight=False)
     else:
-        console.print(f"the local spool of {db.url} is empty", highlight=False)
-    if left:
-        console.print(f"[yellow]{plural(left, 'record')} {'is' if left == 1 else 'are'} being uploaded by another "
-                      "colbench process[/yellow]")
-    db.close()
-
-
-def store_info(db: DescribedStore, check: bool = False) -> dict[str, Any]:
-    """Backend, schema version, counts and machines of a store (`damaged`: the parts that could not be read)."""
-    from colbench.store.base import STORE_SCHEMA_VERSION
-
-    found = db.info(check=check)
-    found.setdefault("damaged", {})
-    found["current_schema_version"] = STORE_SCHEMA_VERSION
-    return found
+        console.print(f"the local spool of {synced.url} is empty", highlight=False)
+    if synced.left:
+        console.print(f"[yellow]{plural(synced.left, 'record')} {'is' if synced.left == 1 else 'are'} being uploaded "
+                      "by another colbench process[/yellow]")
 
 
 def _count(value: Any) -> str:
@@ -128,26 +78,16 @@ def info_command(
 ) -> None:
     """Schema version, number of runs and results, machines, and what waits in the local spool. On a damaged store
     it shows what is readable, then exits 2."""
-    from colbench.paths import default_store_url
-    from colbench.store import open_store
-    from colbench.store.base import StoreError
+    from colbench.app.store_admin import check_damage, describe_store
 
     if fmt not in ("table", "json"):
         raise UsageError(f"--format {fmt!r}: choose table or json")
-    db = open_store(store or default_store_url(), create=False, read_only=True, salvage=True)
-    if not isinstance(db, DescribedStore):
-        db.close()
-        raise UsageError(f"the store {db.url} cannot describe itself: `store info` reads DuckDB and PostgreSQL stores")
-    found = store_info(db, check=check)
-    db.close()
-    damaged = found["damaged"]
+    found = describe_store(store, check=check)
     if fmt == "json":
         typer.echo(json.dumps(found, indent=2, default=str))
     else:
         _print_info(found)
-    if damaged:
-        part, message = next(iter(damaged.items()))
-        raise StoreError(f"{message} ({plural(len(damaged), 'part')} unreadable, first: {part})")
+    check_damage(found)
 
 
 def _print_info(found: dict[str, Any]) -> None:

@@ -17,7 +17,7 @@ from colbench.report.watch_text import release_line
 from colbench.words import plural
 
 if TYPE_CHECKING:  # the statistics (scipy) load when a bisect runs, not for a pass with nothing new
-    from colbench.analysis.bisect import Step
+    from colbench.app.bisect import Step
 
 STYLES = {"regression": "red", "improvement": "green", "error": "yellow", "inconclusive": "yellow"}
 

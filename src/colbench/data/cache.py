@@ -33,10 +33,10 @@ import tempfile
 import time
 import warnings
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any, TypedDict, cast
 
 import pyarrow as pa
 
@@ -100,16 +100,20 @@ class CachedFile:
     lineage: Lineage | None = None
 
     def case_input(self, request: dict[str, object]) -> InputFile:
-        """The `inputs` entry of a worker's case.json and of the stored result (docs/protocol.md): every fact of
-        the file, in field order, and the request it answers."""
-        return InputFile(
-            path=str(self.path), size_bytes=self.size_bytes, rows=self.rows, columns=self.columns,
-            dataset=self.dataset, format=self.format, codec=self.codec, sha256=self.sha256, delimiter=self.delimiter,
-            header=self.header, line_terminator=self.line_terminator,
-            blank_line_after_header=self.blank_line_after_header,
-            column_names=list(self.column_names) if self.column_names is not None else None,
-            synthetic=self.synthetic, seed=self.seed, options=dict(self.options),
-            lineage=dict(self.lineage) if self.lineage is not None else None, request=request)
+        """The `inputs` entry of a worker's case.json and of the stored result (docs/protocol.md): every field of
+        this file, in field order (the path as text, lists and mappings copied), and the request it answers.
+        `InputFile` is this record's JSON form, typed in model/ for the worker and the results, which never import
+        the data layer; tests/data/test_cache.py holds its keys to these fields."""
+        doc: dict[str, Any] = {f.name: _copied(getattr(self, f.name)) for f in fields(self)}
+        doc.update(path=str(self.path), request=request)
+        return cast(InputFile, doc)
+
+
+def _copied(value: Any) -> Any:
+    """A list or mapping copied (the document never shares state with the record), anything else as it is."""
+    if isinstance(value, list):
+        return list(value)
+    return dict(value) if isinstance(value, dict) else value
 
 
 @dataclass(frozen=True)

@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Required, TypedDict
+from typing import Required, TypedDict
 
 from colbench.data.atomic import write_json_atomic
 from colbench.data.formats import FormatOptions
 from colbench.data.hashing import file_digest
-from colbench.data.synth.base import GenOptions, LayoutDoc, TextLayout
+from colbench.data.synth.base import GenOptions, TextLayout
 from colbench.model.benchmark import DataRequest
+from colbench.model.records import Json
+from colbench.model.worker_records import known_fields
 
 MANIFEST_VERSION = 1
 SUFFIX = ".manifest.json"
@@ -70,28 +72,6 @@ def normalized(doc: Lineage) -> object:
     return result
 
 
-class EntryDoc(TypedDict):
-    """An Entry as its sidecar holds it."""
-
-    file: str
-    dataset: str
-    format: str
-    codec: str | None
-    rows: int
-    columns: int
-    size_bytes: int
-    sha256: str
-    mtime_ns: int
-    lineage: Lineage
-    request: dict[str, Any]  # DataRequest.to_json(), the model's JSON form
-    layout: LayoutDoc | None
-    schema: list[list[str]] | None
-    created: str
-    build_seconds: float
-    inputs: list[str]
-    manifest_version: int
-
-
 @dataclass
 class Entry:
     file: str  # name of the data file, in the sidecar's directory
@@ -112,25 +92,23 @@ class Entry:
     inputs: list[str] = field(default_factory=list)
     manifest_version: int = MANIFEST_VERSION
 
-    def to_json(self) -> EntryDoc:
-        return {"file": self.file, "dataset": self.dataset, "format": self.format, "codec": self.codec,
-                "rows": self.rows, "columns": self.columns, "size_bytes": self.size_bytes, "sha256": self.sha256,
-                "mtime_ns": self.mtime_ns, "lineage": self.lineage, "request": self.request.to_json(),
-                "layout": self.layout.to_json() if self.layout is not None else None,
-                "schema": [list(pair) for pair in self.schema] if self.schema is not None else None,
-                "created": self.created, "build_seconds": self.build_seconds, "inputs": list(self.inputs),
-                "manifest_version": self.manifest_version}
+    def to_json(self) -> Json:
+        """The sidecar's JSON object: every field, in field order, the request, layout and schema as JSON."""
+        doc = {f.name: getattr(self, f.name) for f in fields(self)}
+        doc.update(request=self.request.to_json(), layout=self.layout.to_json() if self.layout is not None else None,
+                   schema=[list(pair) for pair in self.schema] if self.schema is not None else None,
+                   inputs=list(self.inputs))
+        return doc
 
     @classmethod
-    def from_json(cls, doc: EntryDoc) -> Entry:
-        layout = doc.get("layout")
-        return cls(file=doc["file"], dataset=doc["dataset"], format=doc["format"], codec=doc["codec"],
-                   rows=doc["rows"], columns=doc["columns"], size_bytes=doc["size_bytes"], sha256=doc["sha256"],
-                   mtime_ns=doc["mtime_ns"], lineage=doc["lineage"], request=DataRequest.from_json(doc["request"]),
-                   layout=TextLayout.from_json(layout) if layout else None, schema=doc.get("schema"),
-                   created=doc.get("created", ""), build_seconds=doc.get("build_seconds", 0.0),
-                   inputs=list(doc.get("inputs") or []),
-                   manifest_version=doc.get("manifest_version", MANIFEST_VERSION))
+    def from_json(cls, doc: Json) -> Entry:
+        """An entry from its sidecar; a key it lacks takes the field's default (a required one raises TypeError),
+        one it does not know is left out."""
+        known = known_fields(cls, doc)
+        layout = known.get("layout")
+        known.update(request=DataRequest.from_json(doc["request"]),
+                     layout=TextLayout.from_json(layout) if layout else None, inputs=list(known.get("inputs") or []))
+        return cls(**known)
 
 
 def sidecar(path: Path) -> Path:

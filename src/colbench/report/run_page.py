@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
 from colbench.analysis.aggregate import CaseSummary, summarize_cases
+from colbench.engines import PYTHON_LIBRARIES
 from colbench.experiments.e3_ipc_bandwidth.bandwidth import MachineBandwidth
 from colbench.experiments.registry import experiment_tables
 from colbench.model.records import EnvironmentCheck, Run
@@ -25,7 +26,7 @@ from colbench.report.terminal import ErrorView, error_views, every_case_note, re
 from colbench.store.base import ResultQuery, Store
 from colbench.words import plural
 
-LIBRARY_ORDER = ("python", "colbench", "pyarrow", "pandas", "polars", "duckdb", "numpy", "fastparquet")
+LIBRARY_ORDER = ("python", "colbench", *PYTHON_LIBRARIES)
 
 
 @dataclass

@@ -30,11 +30,6 @@ if TYPE_CHECKING:  # imported only by the cases that use them: most workers neve
     from colbench.workers.python.extra_work import ExtraWork
     from colbench.workers.python.heap_window import HeapWindow
 
-# Top-level modules whose versions are always interesting when loaded; everything else imported
-# that carries a __version__ is recorded too.
-_VERSION_MODULES = ("pyarrow", "pandas", "polars", "duckdb", "numpy", "fastparquet", "scipy")
-
-
 class InvalidCase(ValueError):
     """The case spec asks for something this worker cannot do."""
 
@@ -287,6 +282,8 @@ def _process_memory() -> MemoryUse:
 
 
 def loaded_versions() -> dict[str, str]:
+    """The version of every top-level module loaded that carries one (the engines' libraries among them), colbench's
+    own once, and the interpreter's."""
     versions = {"python": sys.version.split()[0]}
     for name, module in list(sys.modules.items()):
         if "." in name or name.startswith("_") or module is None:
@@ -294,7 +291,7 @@ def loaded_versions() -> dict[str, str]:
         with warnings.catch_warnings():  # a module may deprecate its own __version__ (jsonschema does)
             warnings.simplefilter("ignore")
             version = getattr(module, "__version__", None)
-        if isinstance(version, str) and (name in _VERSION_MODULES or not name.startswith("colbench")):
+        if isinstance(version, str) and not name.startswith("colbench"):
             versions[name] = version
     import colbench
 
