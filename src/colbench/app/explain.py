@@ -4,9 +4,9 @@ The two sides are what `compare` takes (runs, `RUN:ENV`, an environment of the l
 successful result on both sides (or the cases named), each side's profile is the one `run --profile` stored, or
 else a fresh one: the case runs again in its own environment under callgrind, in a fresh worker process, exactly
 as the instruction metric counts it (runner/profile.py, runner/replay.py). The two profiles are read
-(analysis/callgrind.py), named (analysis/profile_view.py) and diffed (analysis/profile_diff.py); each case gets a
+(profiles/callgrind.py), named (profiles/view.py) and diffed (profiles/diff.py); each case gets a
 differential flame graph (render/flamegraph.py) and an `explain.json`, kept under the store's profiles folder
-(store/profiles.py). A case that fails on either side is an error row; the others go on.
+(profiles/stored.py). A case that fails on either side is an error row; the others go on.
 
 The verdict shown beside each case is `compare`'s (app/compare.py), on instructions when both sides counted
 them, else on time.
@@ -23,15 +23,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from colbench.analysis.callgrind import ProfileError
 from colbench.analysis.comparison import CompareSettings, ComparisonError, short_labels
-from colbench.analysis.profile_diff import DEFAULT_TOP, ProfileDiff, diff_files
 from colbench.app.compare import CompareRequest, compare
 from colbench.app.errors import UsageError
 from colbench.model.records import Result, Run, Side
 from colbench.paths import owned, owned_dir, write_atomic
+from colbench.profiles.callgrind import ProfileError
+from colbench.profiles.diff import DEFAULT_TOP, ProfileDiff, diff_files
+from colbench.profiles.stored import explain_folder, stored_profile
 from colbench.store.base import Store, StoreError
-from colbench.store.profiles import explain_folder, stored_profile
 from colbench.store.selection import resolve_sides
 
 if TYPE_CHECKING:

@@ -4,7 +4,7 @@ The sides and cases are `explain`'s (app/explain.py). Each side's memory profile
 kept, or else a fresh one: the case runs again in its own environment, in a fresh worker, under heaptrack with
 Arrow's pools made visible (runner/memory_profile.py). The two peaks are read (colbench/profiles/heaptrack.py),
 their live bytes attributed to the functions that allocated them (colbench/profiles/memory.py) and diffed as
-`explain` diffs instructions (analysis/profile_diff.py, unit bytes); each case gets a differential flame graph of
+`explain` diffs instructions (profiles/diff.py, unit bytes); each case gets a differential flame graph of
 the peak and an `explain.json` in its `memory/` folder. Beside the peak: the churn (every byte the call
 allocated), and the peak RSS each side's stored results recorded, with the relation docs/explain.md explains.
 """
@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from colbench.analysis.comparison import CompareSettings, ComparisonError
-from colbench.analysis.profile_diff import diff_profiles
 from colbench.app.compare import CompareRequest, compare
 from colbench.app.errors import UsageError
 from colbench.app.explain import (
@@ -31,10 +30,11 @@ from colbench.app.explain import (
     write_outputs,
 )
 from colbench.model.records import Result, Run, Side
+from colbench.profiles.diff import diff_profiles
 from colbench.profiles.heaptrack import DamagedProfile
 from colbench.profiles.memory import read_side
+from colbench.profiles.stored import explain_folder, stored_memory_profile
 from colbench.store.base import Store, StoreError
-from colbench.store.profiles import explain_folder, stored_memory_profile
 from colbench.store.selection import resolve_sides
 
 if TYPE_CHECKING:

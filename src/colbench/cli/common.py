@@ -317,7 +317,7 @@ def show_errors(summaries: list[Any], run_id: str, fmt: str) -> None:
 
 def _show_profiles(db: Any, run_id: str) -> None:
     """The profiles `run --profile` kept for the run, and how to use them."""
-    from colbench.store.profiles import run_folder, run_profiles
+    from colbench.profiles.stored import run_folder, run_profiles
 
     kept = run_profiles(db, run_id)
     if not kept:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from colbench.analysis.profile_diff import ProfileDiff
+from colbench.profiles.diff import ProfileDiff
 from colbench.profiles.memory import MemorySide
 from colbench.render.flamegraph import differential_svg
 from colbench.render.fmt import fmt_bytes

@@ -7,10 +7,10 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
-from colbench.analysis.callgrind import Frame
-from colbench.analysis.profile_diff import DiffedFiles, FunctionChange, ProfileDiff
-from colbench.analysis.profile_view import ProfileView
 from colbench.paths import write_atomic
+from colbench.profiles.callgrind import Frame
+from colbench.profiles.diff import DiffedFiles, FunctionChange, ProfileDiff
+from colbench.profiles.view import ProfileView
 from colbench.redact import redact
 from colbench.render.flamegraph import differential_svg
 from colbench.render.fmt import fmt_cost, fmt_instructions

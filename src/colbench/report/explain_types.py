@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NotRequired, Protocol, TypedDict
 
-from colbench.analysis.profile_diff import ProfileDiff
+from colbench.profiles.diff import ProfileDiff
 
 #: the lowest and highest instruction count a side's stored results hold, when they counted instructions
 CountRange = tuple[float, float]

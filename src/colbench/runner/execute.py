@@ -169,7 +169,7 @@ def launch_for(case: PlannedCase, env: EnvChoice, config: RunConfig) -> tuple[Wo
 def start_run(store: Store, config: RunConfig, plan: Plan, envs: Sequence[EnvChoice], argv: list[str]) -> Run:
     # where its profiles go: a folder there linked out of the home is refused before the run starts
     if config.profile or config.profile_memory:
-        from colbench.store.profiles import check_writable
+        from colbench.profiles.stored import check_writable
 
         check_writable(store)
     iterations, warmup, processes = config.resolved(plan)
@@ -328,9 +328,9 @@ def _keep_profile(store: Store, run: Run, execution: Execution, inputs: dict[str
                   config: RunConfig, toolchain: Any, observer: RunObserver) -> None:
     """`run --profile`: once per case and environment (after its first successful execution, so a resumed run
     does not profile twice), the case once more under callgrind in a fresh worker, its profile kept in the
-    store's profiles folder (store/profiles.py). A profile that fails costs a warning, never the run."""
+    store's profiles folder (profiles/stored.py). A profile that fails costs a warning, never the run."""
+    from colbench.profiles.stored import case_folder, stored_profile
     from colbench.runner.profile import profile_case
-    from colbench.store.profiles import case_folder, stored_profile
 
     case, env = execution.case, execution.env
     if case.runtime != "python" or stored_profile(store, run.run_id, env.name, case.case_id) is not None:
@@ -364,8 +364,8 @@ def _keep_memory_profile(store: Store, run: Run, execution: Execution, inputs: d
     """`run --profile-memory`: as `--profile`, once per case and environment, the case once more in a fresh worker
     under heaptrack (runner/memory_profile.py), its profile kept for `explain --metric memory`. A profile that fails
     costs a warning, never the run."""
+    from colbench.profiles.stored import memory_folder, stored_memory_profile
     from colbench.runner.memory_profile import memory_profile_case
-    from colbench.store.profiles import memory_folder, stored_memory_profile
 
     case, env = execution.case, execution.env
     if case.runtime != "python" or stored_memory_profile(store, run.run_id, env.name, case.case_id) is not None:

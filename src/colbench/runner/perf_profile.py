@@ -9,7 +9,7 @@ enables them around the timed call through perf's control FIFOs (workers/python/
   period in nanoseconds, so a profile's total is CPU time of the timed call, every thread summed.
 - Stacks: `--call-graph dwarf` — Debian's Python and pyarrow's wheels are built without frame pointers, so frame
   pointer stacks would stop at the first such frame; DWARF unwinding copies 8 KiB of stack per sample instead.
-- Kept: the `perf script` text (one sample per paragraph, leaf first), gzipped, read by analysis/perf_script.py;
+- Kept: the `perf script` text (one sample per paragraph, leaf first), gzipped, read by profiles/perf_script.py;
   `perf.data` is removed (it holds raw stack copies and is only readable beside the same binaries).
 - Sampling has noise, unlike callgrind: the listing marks changes within two standard errors of the sample counts.
 """

@@ -14,7 +14,7 @@ What matters here:
   callgrind's recursion level (`f'2`: f called by itself), not a caller.
 
 Only the first event (`Ir`, instructions executed) is read. The parser keeps contexts as they are; naming
-(libraries, Python functions, Cython) is profile_symbols.py's and call stacks are profile_stacks.py's.
+(libraries, Python functions, Cython) is profiles/symbols.py's and call stacks are profiles/stacks.py's.
 """
 
 from __future__ import annotations
@@ -140,7 +140,7 @@ def parse_lines(lines: Iterable[str], source: str = "profile") -> CallgrindProfi
         if index is None:
             chain = split_chain(name)
             depth = max(depth, len(chain) - 1)
-            # callers' objects are unknown from the name alone: resolved by profile_stacks from their own entries
+            # callers' objects are unknown from the name alone: resolved by profiles.stacks from their own entries
             frames = (Frame(chain[0], obj), *(Frame(n, "") for n in chain[1:]))
             index = by_key[key] = len(contexts)
             contexts.append(Context(frames))
