@@ -46,11 +46,13 @@ def check_record_round_trip(store: Store) -> None:
     for a result whose optional parts an older colbench left out; what the store keeps is the record's JSON."""
     from dataclasses import replace
 
+    from colbench.model.run_config import EnvChoice
+    from colbench.model.run_parts import MachineBandwidth, SequentialLooks
     from tests.store.helpers import synthetic_result, synthetic_run
 
     run = replace(synthetic_run("20260201T000000-roundt", status="running"), argv=["colbench", "run", "placebo"],
-                  envs=[{"name": "default", "python": "python3"}], cases=2, process={"host": "h", "pid": 1},
-                  calibration={"memcpy_gbps": {"1": 50.0}, "method": "numpy"})
+                  envs=[EnvChoice(name="default", python="python3")], cases=2, process={"host": "h", "pid": 1},
+                  calibration=MachineBandwidth(memcpy_gbps={"1": 50.0}, method="numpy"))
     store.create_run(run)
     assert store.get_run(run.run_id) == run
     results = [replace(synthetic_result(run.run_id, i), warnings=["w"], error=None) for i in range(2)]
@@ -61,7 +63,8 @@ def check_record_round_trip(store: Store) -> None:
     assert [r.to_json() for r in store.results(ResultQuery(run_ids=(run.run_id,)))] == [r.to_json() for r in results]
     finished = replace(run, status="finished", finished_at="2026-02-01T00:01:00+00:00",
                        resumes=[{"at": "2026-02-01T00:00:30+00:00", "status": "interrupted"}],
-                       sequential={"baseline": "A", "cases": {}}, process=None)
+                       sequential=SequentialLooks(baseline="A", threshold=None, floor=0.0, family_size=None),
+                       process=None)
     store.update_run(finished)
     assert store.get_run(run.run_id) == finished and finished in store.list_runs()
     assert store.summaries(ResultQuery(run_ids=(run.run_id,)))[0].medians == {"wall_s": results[0].median()}

@@ -13,7 +13,7 @@ from colbench.app.bisect import BisectRequest, default_measure, expected_steps, 
 from colbench.app.bisect_points import PointList
 from colbench.app.stores import store_at
 from colbench.model.metrics import metric
-from colbench.runner.execute import RunConfig
+from colbench.model.run_config import RunConfig
 from colbench.runner.points import Point
 
 needs_valgrind = pytest.mark.skipif(shutil.which("valgrind") is None or shutil.which("cc") is None,

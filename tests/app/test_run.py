@@ -68,7 +68,7 @@ def test_several_environments_are_compared_look_by_look(home: Path) -> None:
     assert {e[4] for e in looks} == {60}
     envs = {e[2] for e in seen.of("execution_done")}
     assert envs == {"a", "b"}
-    assert outcome.run.sequential is not None and outcome.run.sequential["baseline"] == "a"
+    assert outcome.run.sequential is not None and outcome.run.sequential.baseline == "a"
 
 
 @pytest.mark.slow

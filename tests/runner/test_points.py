@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from colbench.runner.execute import EnvChoice
+from colbench.model.run_config import EnvChoice
 from colbench.runner.points import AheadBuilder, Point, PointEnvironments, build_error_line, env_name
 
 

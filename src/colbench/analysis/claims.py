@@ -79,7 +79,7 @@ def _values(result: Result, name: str) -> list[float] | None:
 
 
 def _calibration(run: Run | None, name: str, threads: ParamValue) -> float | None:
-    figures = ((run.calibration if run else None) or {}).get(name) or {}
+    figures = run.calibration.figures(name) if run and run.calibration else {}
     value = figures.get(str(threads))
     return float(value) if value else None
 

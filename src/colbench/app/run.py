@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from colbench.app.errors import UsageError
 from colbench.app.stores import store_at
+from colbench.model.metrics import Measure
 from colbench.model.records import ResumeInfo
 from colbench.runner import observer as runner_observer
 
@@ -27,8 +28,8 @@ if TYPE_CHECKING:
     from colbench.analysis.sequential import LookPlan
     from colbench.model.metrics import Metric
     from colbench.model.records import Run
+    from colbench.model.run_config import EnvChoice, RunConfig
     from colbench.runner.estimate import Estimate
-    from colbench.runner.execute import EnvChoice, RunConfig
     from colbench.runner.plan import Plan
     from colbench.runner.session import Look, SessionResult
     from colbench.store.base import Store
@@ -93,7 +94,7 @@ class RunRequest:
     max_looks: int | None = None
     threshold: float | None = None
     alpha: float = 0.01
-    measure: tuple[str, ...] = ("wall",)
+    measure: Measure = ("wall",)
     profile: bool = False
     profile_memory: bool = False
     argv: tuple[str, ...] = field(default_factory=lambda: tuple(sys.argv))  # what the run record keeps
@@ -159,7 +160,7 @@ class RunEstimate:
     first_look: bool = False
     budget_s: float | None = None
     load_average: float | None = None
-    measure: tuple[str, ...] = ("wall",)
+    measure: Measure = ("wall",)
     #: a run that stops once decided: the blocks per case the estimate counts (the deciding metric's expected_blocks)
     expected_blocks: int | None = None
 
@@ -182,8 +183,9 @@ def mark_resumed(run_doc: Run) -> None:
 
 
 def _config(request: RunRequest) -> RunConfig:
+    from colbench.model.run_config import RunConfig
     from colbench.redact import clip, printable
-    from colbench.runner.execute import RunConfig, git_commit
+    from colbench.runner.execute import git_commit
 
     overrides: dict[str, list[str]] = dict(request.overrides)
     if request.threads is not None:

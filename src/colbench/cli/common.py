@@ -24,8 +24,9 @@ from colbench.analysis.aggregate import summarize_cases
 from colbench.app.errors import UsageError
 from colbench.app.stores import store_at
 from colbench.bounded_http import DEADLINE_ENV, DEFAULT_DEADLINE_S
-from colbench.experiments.e3_ipc_bandwidth.bandwidth import MachineBandwidth
+from colbench.model.metrics import Measure
 from colbench.model.records import Run
+from colbench.model.run_parts import MachineBandwidth
 from colbench.paths import UnsafePath
 from colbench.redact import clip, printable, redact
 from colbench.render.fmt import fmt_bytes
@@ -202,8 +203,8 @@ def parse_variables(options: list[str] | None) -> dict[str, str]:
     return variables
 
 
-def parse_measure_option(text: str) -> tuple[str, ...]:
-    from colbench.runner.instructions import parse_measure
+def parse_measure_option(text: str) -> Measure:
+    from colbench.model.metrics import parse_measure
 
     try:
         return parse_measure(text)

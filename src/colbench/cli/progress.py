@@ -26,8 +26,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from colbench.analysis.aggregate import summarize_cases
 from colbench.app.run import RunObserver
-from colbench.experiments.e3_ipc_bandwidth.bandwidth import MachineBandwidth
 from colbench.model.records import Result, Run
+from colbench.model.run_parts import MachineBandwidth
 from colbench.render.fmt import fmt_bytes, fmt_duration, fmt_seconds, instructions_cell, spread
 from colbench.report.terminal import throughput_cell
 

@@ -111,7 +111,7 @@ def create_app(store: Store | str) -> Starlette:
         metric = _known_metric(query.get("metric"), COMPARE_METRICS)
         baseline = _known_run(query["baseline"], runs)
         contender = _known_run(query.get("contender") or baseline, runs)
-        envs = {r.run_id: [e.get("name", "default") for e in r.envs] for r in runs}
+        envs = {r.run_id: [e.name for e in r.envs] for r in runs}
         baseline_env = _known_env(query.get("baseline_env"), envs[baseline])
         contender_env = _known_env(query.get("contender_env"), envs[contender])
         if baseline == contender and baseline_env == contender_env:

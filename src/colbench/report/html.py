@@ -27,10 +27,10 @@ from rich.text import Text
 import colbench
 from colbench.analysis.aggregate import CaseSummary, summarize_cases
 from colbench.analysis.comparison import CompareSettings, Comparison, ComparisonError, compare_sides
-from colbench.experiments.e3_ipc_bandwidth.bandwidth import MachineBandwidth
 from colbench.experiments.registry import experiment_tables
 from colbench.model.metrics import metric as metric_named
 from colbench.model.records import EnvironmentCheck, Result, Run, Side
+from colbench.model.run_parts import MachineBandwidth
 from colbench.paths import inside, owned_dir, write_text
 from colbench.redact import document_text, redact_argv
 from colbench.render.figures import Plot
@@ -209,8 +209,12 @@ def _process_counts(summaries: Sequence[CaseSummary]) -> str:
     return " or ".join(map(str, counts)) if len(counts) <= 3 else f"{counts[0]}–{counts[-1]}"
 
 
+def _count(value: int | None) -> str:
+    return "-" if value is None else str(value)
+
+
 def run_info(run: Run, summaries: Sequence[CaseSummary]) -> list[tuple[str, str]]:
-    config = run.config or {}
+    config = run.config
     processes = sum(s.processes for s in summaries)
     failed = sum(1 for s in summaries if not s.ok)
     info = [
@@ -218,11 +222,11 @@ def run_info(run: Run, summaries: Sequence[CaseSummary]) -> list[tuple[str, str]
         ("started", _when(run.started_at) + " UTC"),
         ("finished", _when(run.finished_at) + (" UTC" if run.finished_at else "")),
         ("machine", f"{(run.machine or {}).get('name', '')} ({run.machine_id or ''})"),
-        ("suite / targets", config.get("suite") or ", ".join(config.get("targets") or []) or "-"),
+        ("suite / targets", config.suite or ", ".join(config.targets) or "-"),
         ("cases", f"{len(summaries)} ({failed} with errors), {plural(processes, 'worker process')}"),
-        ("per process", f"{config.get('warmup', '-')} warm-up + {config.get('iterations', '-')} timed iterations; "
+        ("per process", f"{_count(config.warmup)} warm-up + {_count(config.iterations)} timed iterations; "
                         f"{_process_counts(summaries)} processes per case (as they ran)"),
-        ("environments", ", ".join(e.get("name", "") for e in run.envs) or "default"),
+        ("environments", ", ".join(e.name for e in run.envs) or "default"),
         ("commit", run.commit_sha or "-"),
         ("colbench", str(run.colbench_version or "")),
     ]
@@ -270,7 +274,7 @@ def versions_seen(summaries: Sequence[CaseSummary]) -> list[tuple[str, str]]:
 
 
 def _env_names(run: Run, summaries: Sequence[CaseSummary]) -> list[str]:
-    declared = [e.get("name", "default") for e in run.envs]
+    declared = [e.name for e in run.envs]
     present = list(dict.fromkeys(s.env_name for s in summaries))
     return [e for e in declared if e in present] + [e for e in present if e not in declared]
 
@@ -455,7 +459,7 @@ def _version_histories(store: Store, run: Run, summaries: Sequence[CaseSummary],
                        labels: dict[tuple[str, str], str], metrics: Sequence[str] | None) -> list[HistorySeries]:
     """A step of `colbench bisect` (its run record names the package): the case over every version of that package
     measured on this machine, in version order, first in the run's histories."""
-    package = (run.bisect or {}).get("package")
+    package = run.bisect.package if run.bisect else None
     if not package:
         return []
     found = []

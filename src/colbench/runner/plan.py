@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -12,6 +11,7 @@ from colbench.experiments.registry import all_suites
 from colbench.model.benchmark import Benchmark, DataRequest, Params
 from colbench.model.params import ParamError, ParamValue, did_you_mean
 from colbench.model.result import canonical_json, case_id
+from colbench.model.run_config import EnvChoice
 from colbench.model.suite import Suite
 from colbench.redact import clip
 
@@ -120,26 +120,6 @@ def data_requests_for(targets: Sequence[str], overrides: Mapping[str, Sequence[A
         for request in case.inputs.values():
             requests.setdefault(canonical_json(request.to_json()), request)
     return list(requests.values())
-
-
-@dataclass
-class EnvChoice:
-    """Where a worker runs: the default interpreter, or a uv environment (see runtimes/python.py)."""
-
-    name: str = "default"
-    python: str = sys.executable
-    spec: str | None = None
-    key: str | None = None
-    resolved: dict[str, str] = field(default_factory=dict)
-    #: extra environment variables for this side's workers (an A/B of a setting rather than a version)
-    variables: dict[str, str] = field(default_factory=dict)
-    #: "python" (uv environments), or "java" / "r" for the other workers' version matrices (runner/runtime_envs.py)
-    runtime: str = "python"
-    #: the Python version its workers run on (MAJOR.MINOR.PATCH), "" for the interpreter running colbench
-    interpreter: str = ""
-    #: why it could not be built ("" when it was): a release a sweep measures whose environment does not install or
-    #: import; each of its executions is an error result with this cause, and the run goes on
-    broken: str = ""
 
 
 @dataclass

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from colbench.runner.execute import EnvChoice
+from colbench.model.run_config import EnvChoice
 from colbench.runner.plan import Plan, PlanError
 from colbench.runtimes import RUNTIMES, RuntimeUnavailable, get_runtime
 from colbench.runtimes.pins import PinError

@@ -17,7 +17,6 @@ import sys
 import time
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -26,7 +25,9 @@ from colbench.analysis.comparison import case_inputs, noise_priors, short_labels
 from colbench.analysis.sequential import FIRST_LOOK_FRACTION, LookPlan, SequentialCompare, Spending, plan_next_look
 from colbench.model.metrics import metric
 from colbench.model.records import Result, Run, Side
-from colbench.runner.execute import EnvChoice, Execution, RunConfig, RunObserver, execute_run, start_run
+from colbench.model.run_config import EnvChoice, RunConfig
+from colbench.model.run_parts import CASE_KEY_SEPARATOR, CaseLook, LookRecord, NoisePriorRecord, SequentialLooks
+from colbench.runner.execute import Execution, RunObserver, execute_run, start_run
 from colbench.runner.plan import Plan, PlannedCase
 from colbench.store.base import ResultQuery, Store
 from colbench.store.selection import comparison_evidence
@@ -191,9 +192,9 @@ def run_until_decided(
     used: dict[Key, int] = {k: blocks for k in cases}
     looks = [Look(1, clock() - started, seq.fraction, seq.spent_alphas[-1], len(seq.pending), blocks, blocks)]
     min_step = settings.min_step or metric(metric_name).look_step
-    record = {"baseline": baseline, "metric": metric_name, "alpha": settings.alpha,
-              "threshold": settings.threshold, "floor": settings.floor, "family_size": seq.family_size,
-              "spending": settings.spending, "basis": settings.basis, "looks": [], "cases": {}}
+    record = SequentialLooks(baseline=baseline, metric=metric_name, alpha=settings.alpha,
+                             threshold=settings.threshold, floor=settings.floor, family_size=seq.family_size,
+                             spending=settings.spending, basis=settings.basis)
     stopped = "decided" if settings.until_decided or not seq.pending else "fixed"
     while seq.pending and settings.until_decided:
         if seq.exhausted:  # the last look the budget (or --max-looks) allowed is done
@@ -212,7 +213,7 @@ def run_until_decided(
             on_look(looks[-1], next_look)
         blocks += next_look.blocks
         config.processes = blocks
-        run.config["processes"] = blocks
+        run.config.processes = blocks
         pending_envs = [e for e in envs[1:] if any(k[0] == e.name for k in pending)]
         pending_ids = {ids[k] for k in pending}
 
@@ -233,9 +234,9 @@ def run_until_decided(
     looks[-1] = dataclasses.replace(looks[-1], ended=stopped)
     if on_look:
         on_look(looks[-1], None)
-    record["looks"] = [{"fraction": look.fraction, "alpha": look.alpha, "blocks_added": look.blocks_added}
-                       for look in looks]
-    record["cases"] = {f"{k[0]}\x1f{k[1]}": _look_record(used[k], results[k], cases.get(k)) for k in results}
+    record.looks = [LookRecord(look.fraction, look.alpha, look.blocks_added) for look in looks]
+    record.cases = {f"{k[0]}{CASE_KEY_SEPARATOR}{k[1]}": _look_record(used[k], results[k], cases.get(k))
+                    for k in results}
     if settings.until_decided:  # a single look at full alpha is what `compare` does anyway
         run.sequential = record
         store.update_run(run)
@@ -245,13 +246,13 @@ def run_until_decided(
     return SessionResult(run, baseline, by_env, list(dict.fromkeys(notes)), looks, clock() - started, stopped)
 
 
-def _look_record(blocks: int, comparison: CaseComparison, case: CaseInput | None) -> dict[str, Any]:
+def _look_record(blocks: int, comparison: CaseComparison, case: CaseInput | None) -> CaseLook:
     """What `analysis.comparison` needs to reproduce a case's last look: its blocks, its alpha and the noise earlier
     runs lent it (history grows after the run; the verdict must not)."""
-    entry: dict[str, Any] = {"blocks": blocks, "alpha": comparison.alpha}
+    prior = None
     if case is not None and case.prior is not None and comparison.prior_df:
-        entry["prior"] = {"variance": case.prior.variance, "df": case.prior.df, "runs": case.prior.runs}
-    return entry
+        prior = NoisePriorRecord(case.prior.variance, case.prior.df, case.prior.runs)
+    return CaseLook(blocks, comparison.alpha, prior)
 
 
 def _relabel(comparison: CaseComparison, label: Hashable) -> CaseComparison:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from colbench.runner.execute import EnvChoice
+from colbench.model.run_config import EnvChoice
 from colbench.runner.points import Point, PointEnvironments, env_name
 from colbench.runtimes.interpreters import OLDEST, install_advice
 from colbench.runtimes.python import EnvError, release_probably_cached
