@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,13 +22,14 @@ from colbench.app.errors import UsageError
 from colbench.app.stores import store_at
 from colbench.model.metrics import Measure
 from colbench.model.records import ResumeInfo
+from colbench.model.run_config import RunConfig
 from colbench.runner import observer as runner_observer
 
 if TYPE_CHECKING:
     from colbench.analysis.sequential import LookPlan
     from colbench.model.metrics import Metric
     from colbench.model.records import Run
-    from colbench.model.run_config import EnvChoice, RunConfig
+    from colbench.model.run_config import EnvChoice
     from colbench.runner.estimate import Estimate
     from colbench.runner.plan import Plan
     from colbench.runner.session import Look, SessionResult
@@ -62,21 +63,14 @@ class RunRequest:
     `store` a DuckDB file or postgresql:// URL (None: the default store); `resume` a run reference whose missing
     executions to run, with its own plan (nothing else that shapes the plan may be given with it)."""
 
-    targets: tuple[str, ...] = ()
-    overrides: Mapping[str, list[str]] = field(default_factory=dict)
+    #: what to measure and how (its `commit` is found from `commit` / `repo` below; None: no commit)
+    config: RunConfig = field(default_factory=lambda: RunConfig(targets=[]))
+    #: `--threads` / `--cache`: shorthands for those parameters' overrides
     threads: tuple[str, ...] | None = None
     cache: tuple[str, ...] | None = None
-    iterations: int | None = None
-    warmup: int | None = None
-    processes: int | None = None
-    timeout_s: float = 600.0
-    memory_limit_bytes: int | None = None
-    run_name: str | None = None
+    #: the commit under test: a sha given (`--commit`), or read from a git checkout (`--repo`)
     commit: str | None = None
     repo: Path | None = None
-    machine_name: str | None = None
-    seed: int = 42
-    scale: float = 1.0
     envs: tuple[str, ...] = ()
     #: a sweep over a package's releases (runner/sweep.py): `pyarrow==0.17.1,1.0.1` or `pyarrow>=0.17`, with `every`
     #: ("minor": the newest of each minor version of a range) and `with_requirements` beside every release
@@ -94,9 +88,6 @@ class RunRequest:
     max_looks: int | None = None
     threshold: float | None = None
     alpha: float = 0.01
-    measure: Measure = ("wall",)
-    profile: bool = False
-    profile_memory: bool = False
     argv: tuple[str, ...] = field(default_factory=lambda: tuple(sys.argv))  # what the run record keeps
 
     @property
@@ -104,7 +95,7 @@ class RunRequest:
         """Whether a run of several environments adds blocks until decided (see `until_decided`)."""
         if self.until_decided is not None:
             return self.until_decided
-        return self.processes is None and self.resume is None
+        return self.config.processes is None and self.resume is None
 
 
 @dataclass(frozen=True)
@@ -183,26 +174,22 @@ def mark_resumed(run_doc: Run) -> None:
 
 
 def _config(request: RunRequest) -> RunConfig:
-    from colbench.model.run_config import RunConfig
     from colbench.redact import clip, printable
     from colbench.runner.execute import git_commit
 
-    overrides: dict[str, list[str]] = dict(request.overrides)
+    asked = request.config
+    overrides: dict[str, list[str]] = dict(asked.overrides)
     if request.threads is not None:
         overrides["threads"] = list(request.threads)
     if request.cache is not None:
         overrides["cache"] = list(request.cache)
-    for option, value in (("--run-name", request.run_name), ("--machine", request.machine_name),
+    for option, value in (("--run-name", asked.run_name), ("--machine", asked.machine_name),
                           ("--commit", request.commit)):
         if value is not None and (printable(value) != value or len(value) > 200):
             raise UsageError(f"{option} {clip(printable(value), 60)!r}: a name of at most 200 characters, without "
                              "control characters (it is shown on other people's terminals)")
     commit_info = git_commit(request.repo) if request.repo else ({"sha": request.commit} if request.commit else None)
-    return RunConfig(targets=list(request.targets), overrides=overrides, iterations=request.iterations,
-                     warmup=request.warmup, processes=request.processes, timeout_s=request.timeout_s,
-                     memory_limit_bytes=request.memory_limit_bytes, run_name=request.run_name, seed=request.seed,
-                     scale=request.scale, commit=commit_info, machine_name=request.machine_name,
-                     measure=request.measure, profile=request.profile, profile_memory=request.profile_memory)
+    return replace(asked, targets=list(asked.targets), overrides=overrides, commit=commit_info)
 
 
 def _prepare(request: RunRequest, observer: RunObserver, dry_run: bool) -> _Prepared:
@@ -213,12 +200,13 @@ def _prepare(request: RunRequest, observer: RunObserver, dry_run: bool) -> _Prep
 
     run_doc = None
     if request.resume:
-        given = {"targets": request.targets, "--param": request.overrides, "--threads": request.threads,
-                 "--cache": request.cache, "--env": request.envs, "--iterations": request.iterations,
-                 "--warmup": request.warmup, "--processes": request.processes,
-                 "--memory-limit": request.memory_limit_bytes, "--run-name": request.run_name,
-                 "--commit": request.commit, "--repo": request.repo, "--machine": request.machine_name,
-                 "--profile": request.profile, "--profile-memory": request.profile_memory,
+        asked = request.config
+        given = {"targets": asked.targets, "--param": asked.overrides, "--threads": request.threads,
+                 "--cache": request.cache, "--env": request.envs, "--iterations": asked.iterations,
+                 "--warmup": asked.warmup, "--processes": asked.processes,
+                 "--memory-limit": asked.memory_limit_bytes, "--run-name": asked.run_name,
+                 "--commit": request.commit, "--repo": request.repo, "--machine": asked.machine_name,
+                 "--profile": asked.profile, "--profile-memory": asked.profile_memory,
                  "--versions": request.versions}
         clashing = [name for name, value in given.items() if value]
         if clashing:
@@ -270,7 +258,7 @@ def run(request: RunRequest, observer: RunObserver | None = None) -> RunOutcome:
     budget = request.budget_s
     if len(envs) > 1 and until and budget is None:
         budget = default_budget(config, costs, len(envs))
-    if len(envs) > 1 and request.processes is None and not run_doc:
+    if len(envs) > 1 and request.config.processes is None and not run_doc:
         observer.blocks_chosen(len(envs), int(config.processes or 0), decider_of(config).name if until else None,
                                budget if until else None)
     observer.expecting(costs.process_seconds if costs.cases else None, costs.processes)
@@ -434,7 +422,7 @@ def estimate(request: RunRequest, observer: RunObserver | None = None, *, resolv
     expected = max(processes, decider_of(config).expected_blocks) if sides > 1 and until else None
 
     def expected_of(case: PlannedCase) -> int:
-        return expected if expected is not None and request.processes is None else processes_of(case)
+        return expected if expected is not None and request.config.processes is None else processes_of(case)
 
     requests = list({json.dumps(r.to_json(), sort_keys=True): r for c in plan.cases for r in c.inputs.values()}
                     .values())
@@ -470,7 +458,7 @@ def estimate(request: RunRequest, observer: RunObserver | None = None, *, resolv
                        data_error=data_error, counts_instructions="instructions" in config.measure, envs=sides,
                        first_look=sides > 1 and until, budget_s=budget if sides > 1 and until else None,
                        load_average=load, measure=tuple(config.measure),
-                       expected_blocks=expected if request.processes is None else None)
+                       expected_blocks=expected if request.config.processes is None else None)
 
 
 def _default_java_build(plan: Plan) -> int:

@@ -261,12 +261,15 @@ def plan_package(store: Store, request: WatchRequest, package: str, measure: Mea
 def estimate_plan(request: WatchRequest, plan: PackagePlan, measure: Measure) -> PackagePlan:
     """The dry run's time: each release's run (two environments, the first look), from measured costs."""
     from colbench.app.run import RunRequest, estimate
+    from colbench.model.run_config import RunConfig
 
     if not plan.candidates or plan.baseline is None or "instructions" in measure:
         return plan  # runner/estimate.py models wall time; a run under Valgrind takes many times longer
     envs = (f"a={plan.package}=={plan.baseline}", f"b={plan.package}=={plan.candidates[0]}")
-    one = estimate(RunRequest(targets=request.targets, overrides=request.overrides, iterations=request.iterations,
-                              warmup=request.warmup, processes=request.processes, envs=envs, measure=measure),
+    config = RunConfig(targets=list(request.targets), overrides=dict(request.overrides),
+                       iterations=request.iterations, warmup=request.warmup, processes=request.processes,
+                       measure=measure)
+    one = estimate(RunRequest(config=config, envs=envs),
                    resolve_pins=False)  # the index (perhaps --index, which these specs do not name) just listed them
     return replace(plan, estimate_s=one.estimate.seconds * len(plan.candidates))
 
