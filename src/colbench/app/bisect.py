@@ -34,8 +34,8 @@ from colbench.render.fmt import fmt_duration
 from colbench.runner.execute import RunObserver, counting_toolchain
 from colbench.runner.instructions import InstructionsUnavailable, find_toolchain, restrict_plan, unsupported_reason
 from colbench.runner.plan import make_plan
-from colbench.runner.points import PointEnvironments
 from colbench.runner.session import deciding_metric
+from colbench.runtimes.points import PointEnvironments
 from colbench.store.base import Store
 
 DEFAULT_THRESHOLD = 0.05

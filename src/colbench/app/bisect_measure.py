@@ -30,9 +30,8 @@ from colbench.model.run_config import EnvChoice, RunConfig
 from colbench.model.run_parts import BisectTag
 from colbench.runner.execute import RunObserver, execute_run, start_run
 from colbench.runner.isolate import choose_cpus
-from colbench.runner.plan import Plan, make_plan
-from colbench.runner.points import AheadBuilder, Point, PointEnvironments, env_name, one_line
-from colbench.runner.runtime_envs import fit_plan_to_envs
+from colbench.runner.plan import Plan, fit_plan_to_envs, make_plan
+from colbench.runtimes.points import AheadBuilder, Point, PointEnvironments, env_name, one_line
 from colbench.store.base import ResultQuery, Store
 from colbench.store.selection import comparison_evidence
 

@@ -59,7 +59,7 @@ class RunObserver(runner_observer.RunObserver):
 
 @dataclass(frozen=True)
 class RunRequest:
-    """Everything `colbench run` takes, parsed. `envs` are `NAME=SPEC` environment specs (runner/env_options.py);
+    """Everything `colbench run` takes, parsed. `envs` are `NAME=SPEC` environment specs (runtimes/env_options.py);
     `store` a DuckDB file or postgresql:// URL (None: the default store); `resume` a run reference whose missing
     executions to run, with its own plan (nothing else that shapes the plan may be given with it)."""
 
@@ -240,8 +240,8 @@ def run(request: RunRequest, observer: RunObserver | None = None) -> RunOutcome:
     """Run (or continue) the request's run, every result stored as it completes; with several environments, compare
     each against the first. Bad input is a UsageError (or the typed error of the layer that found it); a run that
     stops on a signal or a failing store raises, with every result before it stored."""
-    from colbench.runner import env_options
-    from colbench.runner.runtime_envs import fit_plan_to_envs
+    from colbench.runner.plan import fit_plan_to_envs
+    from colbench.runtimes import env_options
 
     observer = observer or RunObserver()
     prepared = _prepare(request, observer, dry_run=False)
@@ -284,7 +284,7 @@ def _check_sweep(request: RunRequest) -> Any:
 
 def _environments(request: RunRequest, observer: RunObserver) -> list[EnvChoice]:
     """The --env environments, or a sweep's, one per release (runner/sweep.py), built and ready."""
-    from colbench.runner import env_options
+    from colbench.runtimes import env_options
 
     versions = _check_sweep(request)
     if versions is None:
@@ -386,7 +386,6 @@ def estimate(request: RunRequest, observer: RunObserver | None = None, *, resolv
     from colbench.data.cache import plan_prepare
     from colbench.machine.facts import machine_info
     from colbench.paths import data_dir
-    from colbench.runner import env_options
     from colbench.runner.estimate import (
         Costs,
         build_rates,
@@ -397,6 +396,7 @@ def estimate(request: RunRequest, observer: RunObserver | None = None, *, resolv
         local_manifests,
     )
     from colbench.runner.plan import PlannedCase
+    from colbench.runtimes import env_options
     from colbench.store.base import StoreError
 
     prepared = _prepare(request, observer or RunObserver(), dry_run=True)

@@ -280,7 +280,7 @@ def estimate_plan(request: WatchRequest, plan: PackagePlan, measure: Measure) ->
 def _measuring(store: Store, request: WatchRequest, plan: PackagePlan, config: RunConfig, machine: dict[str, str],
                observer: WatchObserver) -> Measuring:
     from colbench.app.watch_measure import BisectSays, Measuring
-    from colbench.runner.points import PointEnvironments
+    from colbench.runtimes.points import PointEnvironments
 
     envs = PointEnvironments(extra=request.with_requirements, say=observer.say, variables=dict(request.variables),
                              indexes=(request.index,) if request.index else ())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,6 +14,7 @@ from colbench.model.result import canonical_json, case_id
 from colbench.model.run_config import EnvChoice
 from colbench.model.suite import Suite
 from colbench.redact import clip
+from colbench.runtimes import RuntimeUnavailable, get_runtime
 
 
 class PlanError(ValueError):
@@ -128,3 +129,54 @@ class Execution:
     env: EnvChoice
     process_index: int
     block: int
+
+
+def fit_plan_to_envs(plan: Plan, envs: Sequence[EnvChoice],
+                     say: Callable[[str], None] = lambda _: None) -> list[tuple[str, Any, str]]:
+    """Keep the cases the environments can run, and make their workers ready (e.g. build a missing jar).
+
+    Environments pinned for one runtime run only the cases of that runtime (the others are returned as skipped);
+    the environments of one run must be of one runtime. Elsewhere each planned runtime's default worker is made
+    ready; if that fails, its cases are skipped with the reason. Returns what was skipped: (benchmark, params,
+    reason).
+    """
+    runtimes = {env.runtime for env in envs}
+    if len(runtimes) > 1:
+        kinds = ", ".join(f"{env.name} ({get_runtime(env.runtime).display})" for env in envs)
+        raise PlanError(f"--env: environments of different runtimes cannot be compared: {kinds}")
+    pinned = get_runtime(next(iter(runtimes)))
+    skipped: list[tuple[str, Any, str]] = []
+
+    def drop(keep: Callable[[Any], bool], reason: str) -> None:
+        kept = []
+        for case in plan.cases:
+            if keep(case):
+                kept.append(case)
+            else:
+                skipped.append((case.benchmark.name, case.params, reason))
+        plan.cases[:] = kept
+
+    if pinned.pin is not None:
+        names = ", ".join(env.name for env in envs)
+        drop(lambda case: case.runtime == pinned.name,
+             f"not a {pinned.display} case, and {names} are {pinned.display} environments")
+        if not plan.cases:
+            raise PlanError(f"no case of this plan runs in {pinned.display} environments "
+                            f"(`colbench list` shows each benchmark's runtime param)")
+        for env in envs:  # a resumed run's workers may have been cleaned since (a no-op when they are there)
+            try:
+                pinned.make_ready(env.resolved, say)
+            except RuntimeUnavailable as exc:
+                raise PlanError(f"--env {env.name}: {exc}") from None
+        return skipped
+    for name in dict.fromkeys(case.runtime for case in plan.cases):
+        try:
+            get_runtime(name).make_ready({}, say)
+        except RuntimeUnavailable as exc:
+            def other_runtime(case: Any, failed: str = name) -> bool:
+                return bool(case.runtime != failed)
+
+            drop(other_runtime, f"{exc} (`colbench setup {name}` retries)")
+            if not plan.cases:
+                raise PlanError(str(exc)) from None
+    return skipped

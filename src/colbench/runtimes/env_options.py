@@ -14,9 +14,9 @@ from colbench.model.records import Run
 from colbench.model.run_config import EnvChoice
 from colbench.paths import check_name
 from colbench.redact import is_redacted, redact
-from colbench.runner.points import build_error_line
-from colbench.runner.runtime_envs import is_runtime_spec, resolve_runtime_env, runtime_env
+from colbench.runtimes.points import build_error_line
 from colbench.runtimes.python import EnvError, check_resolves, colbench_project, ensure_environment, parse_env_option
+from colbench.runtimes.runtime_envs import is_runtime_spec, resolve_runtime_env, runtime_env
 
 
 def check_envs(options: list[str], *, resolve: bool = False) -> None:

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from colbench.model.run_config import EnvChoice
-from colbench.runner.points import AheadBuilder, Point, PointEnvironments, build_error_line, env_name
+from colbench.runtimes.points import AheadBuilder, Point, PointEnvironments, build_error_line, env_name
 
 
 def test_env_names_are_names():
