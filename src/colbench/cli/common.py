@@ -332,7 +332,8 @@ def _show_profiles(db: Any, run_id: str) -> None:
 
 def show_claims(db: Any, run_doc: Run) -> None:
     """After a run of an experiment suite: the post's claims over what it measured."""
-    from colbench.report.claims import claims_table, counts_line, evaluate_runs, experiments_of_run
+    from colbench.app.claims import evaluate_runs
+    from colbench.report.claims import claims_table, counts_line, experiments_of_run
 
     experiments = experiments_of_run(run_doc)
     if not experiments:

@@ -10,6 +10,7 @@ from pathlib import Path
 from colbench.paths import write_atomic
 from colbench.profiles.callgrind import Frame
 from colbench.profiles.diff import DiffedFiles, FunctionChange, ProfileDiff
+from colbench.profiles.explanation import CaseExplanation, Explanation
 from colbench.profiles.view import ProfileView
 from colbench.redact import redact
 from colbench.render.flamegraph import differential_svg
@@ -17,8 +18,6 @@ from colbench.render.fmt import fmt_cost, fmt_instructions
 from colbench.render.frames import frame_label, short_function
 from colbench.report.explain_types import (
     CaseDocument,
-    ExplainedCase,
-    ExplainOutcome,
     ExplanationDocument,
     FunctionDocument,
     ProfileDocument,
@@ -49,7 +48,7 @@ def table_rows(diff: ProfileDiff) -> list[tuple[str, ...]]:
              signed_cost(c.delta_inclusive, unit)) for c in diff.changes]
 
 
-def summary_lines(case: ExplainedCase) -> list[str]:
+def summary_lines(case: CaseExplanation) -> list[str]:
     """What a case's table means, in lines: the totals, what the listed functions account for, the symbols."""
     diff = case.diff
     if diff is None:
@@ -129,7 +128,7 @@ def change_document(change: FunctionChange) -> FunctionDocument:
             "within_noise": change.within_noise}
 
 
-def case_document(case: ExplainedCase) -> CaseDocument:
+def case_document(case: CaseExplanation) -> CaseDocument:
     profiles: dict[str, ProfileDocument] = {}
     doc: CaseDocument = {"case_id": case.case_id, "label": case.label, "verdict": case.verdict,
                          "error": case.error, "profiles": profiles, "flamegraph": str(case.flamegraph or "") or None}
@@ -157,7 +156,7 @@ def case_document(case: ExplainedCase) -> CaseDocument:
     return doc
 
 
-def explanation_document(explanation: ExplainOutcome) -> ExplanationDocument:
+def explanation_document(explanation: Explanation) -> ExplanationDocument:
     return {"schema": SCHEMA, "baseline": explanation.baseline, "contender": explanation.contender,
             "folder": str(explanation.folder), "seconds": round(explanation.seconds, 1),
             "notes": explanation.notes, "cases": [case_document(c) for c in explanation.cases]}

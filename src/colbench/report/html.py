@@ -44,7 +44,7 @@ from colbench.render.fmt import (
     params_label,
     varying_params,
 )
-from colbench.report.claims import claims_figure, claims_table, evaluate_runs, experiments_of_run
+from colbench.report.claims import claims_figure, claims_table, evaluate_results, experiments_of_run
 from colbench.report.compare_text import method_note
 from colbench.report.explain_view import CaseExplained, explained_cases
 from colbench.report.plots import make_plots
@@ -529,7 +529,8 @@ def claims_views(store: Store, run: Run, with_plot: bool = True) -> ClaimsViews:
     experiments = experiments_of_run(run)
     if not experiments:
         return {}
-    verdicts, untestable = evaluate_runs(store, [run.run_id], experiments)
+    results = store.results(ResultQuery(run_ids=(run.run_id,)))
+    verdicts, untestable = evaluate_results(results, {run.run_id: run}, experiments)
     table = claims_table(verdicts, untestable, cores=(run.machine or {}).get("cpu_threads"))
     figure = claims_figure(verdicts) if with_plot else None
     plot = None if figure is None else Plot(
