@@ -30,8 +30,8 @@ def main() -> int:
     home = args.home or Path(tempfile.mkdtemp(prefix="colbench-envs-"))
     os.environ["COLBENCH_HOME"] = str(home)
 
-    from colbench.runner.points import PointEnvironments
     from colbench.runner.sweep import parse_versions, plan_sweep
+    from colbench.runtimes.points import PointEnvironments
 
     sweep = plan_sweep(parse_versions(args.versions))
     print(f"{len(sweep.points)} releases of {sweep.package} into {home} (uv's cache as it is)")

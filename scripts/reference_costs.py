@@ -69,7 +69,7 @@ def check(home: Path, reference_only: bool) -> None:
         run_config = config_from_run(run)
         plan = make_plan(run_config.targets, run_config.overrides, run_config.scale)
         saved = run.config  # resolved when the run began; a suite entry's own processes still win over the default
-        iterations, warmup, processes = saved["iterations"], saved["warmup"], saved["processes"]
+        iterations, warmup, processes = saved.iterations, saved.warmup, saved.processes
         run_config.processes = None
         results = store.results(ResultQuery(run_ids=(run.run_id,)))
         history = Costs() if reference_only else fit_costs(

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from typing import Any
 
 import jsonschema
 
@@ -46,11 +48,13 @@ def check_record_round_trip(store: Store) -> None:
     for a result whose optional parts an older colbench left out; what the store keeps is the record's JSON."""
     from dataclasses import replace
 
+    from colbench.model.run_config import EnvChoice
+    from colbench.model.run_parts import MachineBandwidth, SequentialLooks
     from tests.store.helpers import synthetic_result, synthetic_run
 
     run = replace(synthetic_run("20260201T000000-roundt", status="running"), argv=["colbench", "run", "placebo"],
-                  envs=[{"name": "default", "python": "python3"}], cases=2, process={"host": "h", "pid": 1},
-                  calibration={"memcpy_gbps": {"1": 50.0}, "method": "numpy"})
+                  envs=[EnvChoice(name="default", python="python3")], cases=2, process={"host": "h", "pid": 1},
+                  calibration=MachineBandwidth(memcpy_gbps={"1": 50.0}, method="numpy"))
     store.create_run(run)
     assert store.get_run(run.run_id) == run
     results = [replace(synthetic_result(run.run_id, i), warnings=["w"], error=None) for i in range(2)]
@@ -61,7 +65,8 @@ def check_record_round_trip(store: Store) -> None:
     assert [r.to_json() for r in store.results(ResultQuery(run_ids=(run.run_id,)))] == [r.to_json() for r in results]
     finished = replace(run, status="finished", finished_at="2026-02-01T00:01:00+00:00",
                        resumes=[{"at": "2026-02-01T00:00:30+00:00", "status": "interrupted"}],
-                       sequential={"baseline": "A", "cases": {}}, process=None)
+                       sequential=SequentialLooks(baseline="A", threshold=None, floor=0.0, family_size=None),
+                       process=None)
     store.update_run(finished)
     assert store.get_run(run.run_id) == finished and finished in store.list_runs()
     assert store.summaries(ResultQuery(run_ids=(run.run_id,)))[0].medians == {"wall_s": results[0].median()}
@@ -132,3 +137,60 @@ def check_delete_run(store: Store) -> None:
     assert store.delete_run(live, force=True) == 1 and store.delete_run(older, force=True) == 1
     assert [r.run_id for r in store.list_runs()] == [kept]
     assert len(store.results()) == 3
+
+
+#: a run record as earlier colbench versions wrote it: a config without seed, scale, measure, profile or a memory
+#: limit, environments without runtime, interpreter or broken, E3's bandwidths, the looks of --until-decided without
+#: their metric or basis, and a bisect step's tag
+OLD_RUN_DOC: dict[str, Any] = {
+    "schema_version": 1, "run_id": "20250601T000000-0ld0ne", "name": "bisect-abc123-1",
+    "started_at": "2025-06-01T00:00:00+00:00", "finished_at": "2025-06-01T00:10:00+00:00", "status": "finished",
+    "argv": ["colbench", "run", "e3"], "colbench_version": "0.3.0", "machine_id": "m1", "machine": {"name": "box"},
+    "checks": [], "commit": {"sha": "abc"},
+    "config": {"targets": ["e3"], "overrides": {"threads": ["1", "2"]}, "iterations": 5, "warmup": 1,
+               "processes": 4, "timeout_s": 600.0, "suite": "e3"},
+    "envs": [{"name": "old", "python": "/usr/bin/python3", "spec": "pyarrow==14.0.0", "key": "k1",
+              "resolved": {"pyarrow": "14.0.0"}, "variables": {}},
+             {"name": "new", "python": "/usr/bin/python3", "spec": "pyarrow==15.0.0", "key": "k2",
+              "resolved": {"pyarrow": "15.0.0"}, "variables": {"ARROW_IO_THREADS": "2"}}],
+    "cases": 2,
+    "calibration": {"memcpy_gbps": {"1": 50.5, "2": 90}, "read_gbps": {"1": 70.25}, "method": "numpy"},
+    "sequential": {"baseline": "old", "alpha": 0.01, "threshold": 0.03, "floor": 0.0, "family_size": 2,
+                   "spending": "pocock", "looks": [{"fraction": 0.5, "alpha": 0.005, "blocks_added": 4}],
+                   "cases": {"new\x1fcase a": {"blocks": 4, "alpha": 0.005},
+                             "new\x1fcase b": {"blocks": 8, "alpha": 0.004,
+                                               "prior": {"variance": 0.001, "df": 10, "runs": 3}}}},
+    "bisect": {"id": "abc123", "fingerprint": "f" * 16, "step": 1, "points": ["14.0.0", "15.0.0"],
+               "package": "pyarrow"},
+}
+
+
+def check_old_run_record(store: Store, write_doc: Callable[[dict[str, Any]], None]) -> None:
+    """A run record in an earlier version's shape (written into the store as that version wrote it, by `write_doc`)
+    reads as the typed record, and its JSON is the document it was."""
+    from colbench.model.run_config import EnvChoice
+    from colbench.model.run_parts import CaseLook, MachineBandwidth, NoisePriorRecord
+
+    write_doc(OLD_RUN_DOC)
+    run = store.get_run(OLD_RUN_DOC["run_id"])
+    assert run.config.targets == ["e3"] and run.config.suite == "e3" and run.config.processes == 4
+    assert run.config.measure == ("wall",) and run.config.seed == 42 and run.config.profile is False
+    assert run.config.run_name == "bisect-abc123-1" and run.config.commit == {"sha": "abc"}
+    assert run.envs[1] == EnvChoice(name="new", python="/usr/bin/python3", spec="pyarrow==15.0.0", key="k2",
+                                    resolved={"pyarrow": "15.0.0"}, variables={"ARROW_IO_THREADS": "2"})
+    assert run.envs[0].runtime == "python" and run.envs[0].broken == "" and run.env_names == ["old", "new"]
+    assert run.calibration == MachineBandwidth({"1": 50.5, "2": 90}, {"1": 70.25}, "numpy")
+    assert run.calibration.memcpy(2) == 90 and run.calibration.read(2) == 70.25
+    assert run.sequential is not None and run.sequential.metric == "time" and run.sequential.basis == "auto"
+    assert run.sequential.cases_of("new") == {
+        "case a": CaseLook(4, 0.005), "case b": CaseLook(8, 0.004, NoisePriorRecord(0.001, 10, 3))}
+    assert run.bisect is not None and (run.bisect.id, run.bisect.step, run.bisect.package) == ("abc123", 1, "pyarrow")
+    assert run.bisect.elapsed_s is None
+    doc = run.to_json()
+    for part in ("config", "calibration", "bisect"):  # written back as they were
+        assert doc[part] == OLD_RUN_DOC[part], part
+    # the parts earlier versions left out are written with the defaults they meant
+    assert doc["sequential"] == {**OLD_RUN_DOC["sequential"], "metric": "time", "basis": "auto"}
+    assert [{k: v for k, v in env.items() if k in old} for env, old in zip(doc["envs"], OLD_RUN_DOC["envs"],
+                                                                             strict=True)] == OLD_RUN_DOC["envs"]
+    assert Run.from_json(doc) == run

@@ -69,8 +69,8 @@ def _download(home: Path) -> None:
 
 
 def _profile(home: Path) -> None:
+    from colbench.profiles.stored import case_folder
     from colbench.runner.profile import PROFILE_NAME, _compress
-    from colbench.store.profiles import case_folder
 
     folder = owned_dir(case_folder(STORE, RUN, ENV, CASE), "profile directory")  # as profile_case makes it
     dump = home.parent / "callgrind.out"
@@ -80,7 +80,7 @@ def _profile(home: Path) -> None:
 
 def _explain(home: Path) -> None:
     from colbench.app.explain import write_outputs
-    from colbench.store.profiles import explain_folder
+    from colbench.profiles.stored import explain_folder
 
     write_outputs(explain_folder(STORE, f"{RUN}.a", f"{RUN}.b") / CASE, "<svg/>", {"case_id": CASE})  # type: ignore
 

@@ -160,7 +160,7 @@ def test_a_runtime_pin_is_exact_or_refused(spec: str) -> None:
 @FAST
 @given(ANY)
 def test_current_env_variables_are_key_value_or_refused(spec: str) -> None:
-    from colbench.runner.env_options import current_env
+    from colbench.runtimes.env_options import current_env
 
     try:
         env = current_env("a", "@current " + spec)

@@ -8,6 +8,7 @@ import pytest
 from colbench.analysis.claims import ClaimStatus, evaluate_claims
 from colbench.model.claims import Claim, ClaimCase, LeastGainClaim
 from colbench.model.records import Result
+from colbench.model.run_parts import MachineBandwidth
 from tests.records import make_result, make_run
 
 
@@ -120,7 +121,7 @@ def test_a_calibration_side_compares_with_the_runs_own_figure():
     (v,) = evaluate_claims([scan], results, runs)
     assert v.ratio == pytest.approx(0.9, rel=0.03)
     assert v.status == ClaimStatus.HOLDS
-    runs["run"].calibration = {"memcpy_gbps": {"1": 100.0}}
+    runs["run"].calibration = MachineBandwidth(memcpy_gbps={"1": 100.0})
     assert evaluate_claims([scan], results, runs)[0].status == ClaimStatus.DOES_NOT_HOLD
 
 

@@ -13,8 +13,8 @@ from colbench.app.bisect import BisectRequest, default_measure, expected_steps, 
 from colbench.app.bisect_points import PointList
 from colbench.app.stores import store_at
 from colbench.model.metrics import metric
-from colbench.runner.execute import RunConfig
-from colbench.runner.points import Point
+from colbench.model.run_config import RunConfig
+from colbench.runtimes.points import Point
 
 needs_valgrind = pytest.mark.skipif(shutil.which("valgrind") is None or shutil.which("cc") is None,
                                     reason="Valgrind and a C compiler are needed to count instructions")

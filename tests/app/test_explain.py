@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from colbench.analysis.profile_symbols import PYTHON_OBJECT, is_interpreter
 from colbench.app.explain import find_perf
+from colbench.profiles.symbols import PYTHON_OBJECT, is_interpreter
 from tests.conftest import REQUIRE_ALL
 
 

@@ -3,23 +3,34 @@ recording observer was told, and the typed outcome (the dry run's estimate inclu
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from colbench.app.errors import UsageError
 from colbench.app.run import RunRequest, estimate, run
 from colbench.app.stores import store_at
+from colbench.model.run_config import RunConfig
 from colbench.store.base import ResultQuery
 from tests.app.recording import Recorder
 
 TWO_CASES = {"duration": ["0.01", "0.02"]}
 
 
-def quick(**changes: object) -> RunRequest:
-    fields: dict[str, object] = {"targets": ("placebo",), "overrides": {"duration": ["0.01"]}, "processes": 2,
-                                 "iterations": 2, "warmup": 0, "argv": ("colbench", "run", "placebo")}
-    return RunRequest(**{**fields, **changes})  # type: ignore[arg-type]
+def request(**fields: Any) -> RunRequest:
+    """A RunRequest from the fields of both it and its RunConfig, as `colbench run`'s options give them."""
+    configured = {f.name for f in dataclasses.fields(RunConfig)}
+    config = RunConfig(**{"targets": [], **{k: v for k, v in fields.items() if k in configured}})
+    config.targets = list(config.targets)
+    return RunRequest(config=config, **{k: v for k, v in fields.items() if k not in configured})
+
+
+def quick(**changes: Any) -> RunRequest:
+    fields: dict[str, Any] = {"targets": ("placebo",), "overrides": {"duration": ["0.01"]}, "processes": 2,
+                              "iterations": 2, "warmup": 0, "argv": ("colbench", "run", "placebo")}
+    return request(**{**fields, **changes})
 
 
 @pytest.mark.slow
@@ -39,7 +50,7 @@ def test_a_run_stores_every_execution_and_tells_the_observer_each_step(home: Pat
     assert outcome.run.name == "two cases" and outcome.run.argv == ["colbench", "run", "placebo"]
 
     again = Recorder()  # resuming a finished run: nothing is missing, nothing runs, the resume is on record
-    resumed = run(RunRequest(resume=outcome.run_id), again)
+    resumed = run(request(resume=outcome.run_id), again)
     assert resumed.run_id == outcome.run_id and resumed.cases_ok == 2
     assert again.events == [("start", outcome.run_id, 0, 0), ("finish", "finished")]
     assert [r["status"] for r in resumed.run.resumes] == ["finished"]
@@ -68,7 +79,7 @@ def test_several_environments_are_compared_look_by_look(home: Path) -> None:
     assert {e[4] for e in looks} == {60}
     envs = {e[2] for e in seen.of("execution_done")}
     assert envs == {"a", "b"}
-    assert outcome.run.sequential is not None and outcome.run.sequential["baseline"] == "a"
+    assert outcome.run.sequential is not None and outcome.run.sequential.baseline == "a"
 
 
 @pytest.mark.slow
@@ -113,7 +124,7 @@ def test_runs_of_several_environments_stop_once_decided_unless_told_otherwise(ho
 
 def test_resume_refuses_what_would_change_the_plan(home: Path) -> None:
     with pytest.raises(UsageError, match=r"--resume cannot be combined with --param, --processes"):
-        run(RunRequest(resume="latest", overrides={"duration": ["0.01"]}, processes=2))
+        run(request(resume="latest", overrides={"duration": ["0.01"]}, processes=2))
 
 
 def test_names_shown_to_others_are_refused_with_control_characters(home: Path) -> None:
@@ -132,7 +143,7 @@ def test_the_dry_run_estimates_the_plan_and_writes_nothing(home: Path) -> None:
 
 def test_the_dry_run_tells_the_observer_which_cases_cannot_run(home: Path) -> None:
     seen = Recorder()
-    planned = estimate(RunRequest(targets=("csv-read",), overrides={"reader": ["pyarrow", "data.table"]},
+    planned = estimate(request(targets=("csv-read",), overrides={"reader": ["pyarrow", "data.table"]},
                                   measure=("instructions",)), seen)
     skipped = seen.of("skipped")
     assert [(e[1], e[2]["reader"]) for e in skipped] == [("csv-read", "data.table")] * len(skipped) and skipped
@@ -144,7 +155,7 @@ def test_the_dry_run_of_a_fresh_home_counts_the_java_workers_build(home: Path) -
     """`run quick` on a fresh home builds the Java worker with Maven first (26-47 s here): the estimate says so."""
     from colbench.runtimes import java
 
-    planned = estimate(RunRequest(targets=("quick",)))
+    planned = estimate(request(targets=("quick",)))
     java_cases = [c for c in planned.plan.cases if c.runtime == "java"]
     assert java_cases, "quick has a Java case"
     expected = 0 if java.missing_tools() else 1

@@ -16,8 +16,8 @@ from pathlib import Path
 import psutil
 import pytest
 
+from colbench.profiles.stored import explain_root, profiles_root, run_folder
 from colbench.store import open_store
-from colbench.store.profiles import explain_root, profiles_root, run_folder
 from tests.store.helpers import synthetic_result, synthetic_run
 
 A, B = "20260101T000000-aaaaaa", "20260102T000000-bbbbbb"

@@ -91,8 +91,9 @@ def _printed_defaults() -> dict[tuple[str, str], str]:
 
 def _memory_fraction() -> float:
     """The share of RAM a worker may use when --memory-limit is not given, as the runner applies it."""
-    from colbench.runner.execute import RunConfig, launch_for
-    from colbench.runner.plan import EnvChoice, make_plan
+    from colbench.model.run_config import EnvChoice, RunConfig
+    from colbench.runner.execute import launch_for
+    from colbench.runner.plan import make_plan
 
     case = make_plan(["placebo"], {"duration": ["0"]}).cases[0]
     launch, _ = launch_for(case, EnvChoice(), RunConfig(targets=("placebo",)))

@@ -9,7 +9,8 @@ from rich.console import Console
 
 from colbench.cli.progress import Heartbeat, RichProgress
 from colbench.model.records import Run
-from colbench.runner.plan import EnvChoice, Execution, make_plan
+from colbench.model.run_config import EnvChoice, RunConfig
+from colbench.runner.plan import Execution, make_plan
 from colbench.runner.session import Look
 from tests.records import make_result
 
@@ -32,7 +33,8 @@ def view() -> tuple[RichProgress, io.StringIO, Clock]:
 
 
 def run_record() -> Run:
-    return Run(run_id="r1", started_at="2026-01-01T00:00:00+00:00", machine_id="m", machine={}, config={})
+    return Run(run_id="r1", started_at="2026-01-01T00:00:00+00:00", machine_id="m", machine={},
+               config=RunConfig(targets=[]))
 
 
 def test_piped_every_finished_process_is_a_line_with_the_time_so_far_and_what_is_left():

@@ -7,10 +7,10 @@ import pytest
 
 from colbench.analysis.aggregate import CaseSummary, summarize_cases
 from colbench.experiments.case_params import param_int, param_text, thread_count
-from colbench.experiments.e3_ipc_bandwidth.bandwidth import MachineBandwidth
 from colbench.experiments.e3_ipc_bandwidth.table import gbps_verdict
 from colbench.model.benchmark import ParamTypeError
 from colbench.model.params import ParamValue
+from colbench.model.run_parts import MachineBandwidth
 from tests.records import make_result, make_run
 
 #: as machine/bandwidth.measure writes it into the run record
@@ -34,7 +34,7 @@ def test_the_runs_calibration_gives_each_bandwidth_by_thread_count():
 
 
 def test_a_zero_copy_read_is_judged_against_read_bandwidth_and_a_stream_against_memcpy():
-    bandwidth = MachineBandwidth.from_calibration(CALIBRATION)
+    bandwidth = MachineBandwidth.from_json(CALIBRATION)
     assert gbps_verdict(_case(30.0, access="scan", source="buffer"), bandwidth) == (30.0, "50% of read bandwidth")
     assert gbps_verdict(_case(30.0, access="scan", source="stream"), bandwidth) == (30.0, "75% of memcpy")
     assert gbps_verdict(_case(30.0, access="scan"), bandwidth)[1] == "50% of read bandwidth", "buffer by default"
@@ -67,7 +67,7 @@ def test_the_plot_stars_a_cache_resident_point_and_lifts_an_untouched_one():
 
     from colbench.experiments.e3_ipc_bandwidth.plots import _series
 
-    bandwidth = MachineBandwidth.from_calibration(CALIBRATION)
+    bandwidth = MachineBandwidth.from_json(CALIBRATION)
     members = [_case(30.0, access="scan", source="buffer"), _case(90.0, access="scan", source="buffer"),
                _case(500.0, access="lazy", source="buffer")]
     fig, ax = plt.subplots()

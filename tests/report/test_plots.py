@@ -9,8 +9,8 @@ import math
 import pytest
 from matplotlib.lines import Line2D
 
-from colbench.experiments.e3_ipc_bandwidth.bandwidth import MachineBandwidth
 from colbench.experiments.e3_ipc_bandwidth.table import gbps_verdict
+from colbench.model.run_parts import MachineBandwidth
 from colbench.report.compare_page import env_compares
 from colbench.report.plots import make_plots
 from colbench.report.plots_history import find_change_points
@@ -52,7 +52,7 @@ def test_bandwidth_plots_have_the_memcpy_limit_and_mark_untouched_bytes(bandwidt
     assert any("Gbps" in ax.get_ylabel() for ax in batch.axes)
     text = _texts(batch)
     assert "memcpy bandwidth, physical limit" in text
-    memcpy = run.calibration["memcpy_gbps"]["1"]
+    memcpy = run.calibration.memcpy_gbps["1"]
     assert f"{memcpy:.1f}" in text
     untouched = [s for s in summaries if gbps_verdict(s, MachineBandwidth.of(run))[1] == "bytes not touched"]
     triangles = [line for line in batch.findobj(Line2D) if line.get_marker() == "^"]

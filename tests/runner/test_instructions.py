@@ -14,10 +14,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from colbench.model.metrics import metric
+from colbench.model.metrics import metric, parse_measure
 from colbench.model.records import WorkerReport
 from colbench.model.result import SCHEMA_PATH
-from colbench.runner.instructions import merge, parse_measure, unsupported_reason
+from colbench.runner.instructions import merge, unsupported_reason
 from colbench.runner.isolate import WorkerOutcome
 from colbench.store import open_store
 from colbench.store.base import ResultQuery

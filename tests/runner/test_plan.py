@@ -55,7 +55,8 @@ def test_scale_multiplies_rows_and_suites_expand():
 
 def test_a_suite_entry_asks_more_processes_for_the_cases_its_claims_decide():
     from colbench.experiments.e3_ipc_bandwidth.claims import CLAIMS
-    from colbench.runner.execute import RunConfig, schedule
+    from colbench.model.run_config import RunConfig
+    from colbench.runner.execute import schedule
 
     plan = make_plan(["e3"])
     more = [c for c in plan.cases if c.processes == 6]

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from colbench.profiles.stored import run_profiles
 from colbench.runner.instructions import SIMD_CAP, simd_cap
 from colbench.store import open_store
-from colbench.store.profiles import run_profiles
 from tests.conftest import colbench
 from tests.runner.conftest import VALGRIND_PLACEBO, ab_run
 

@@ -25,7 +25,7 @@ from colbench.store.export import export_results
 from colbench.store.postgres_store import PostgresStore, redact
 from tests.conftest import colbench
 from tests.store.helpers import store_cli, synthetic_result, synthetic_result_doc, synthetic_run, synthetic_run_doc
-from tests.store_contract import check_delete_run, check_record_round_trip, check_round_trip
+from tests.store_contract import check_delete_run, check_old_run_record, check_record_round_trip, check_round_trip
 
 pytestmark = pytest.mark.slow  # real processes: the full run, not the fast tier
 
@@ -65,6 +65,20 @@ def test_round_trip_keeps_every_sample_and_validates(pg_run):
 def test_records_come_back_identical(pg_url):
     store = open_store(pg_url)
     check_record_round_trip(store)
+    store.close()
+
+
+def test_a_run_record_in_an_older_shape_reads_typed_and_writes_back_as_it_was(pg_url):
+    from colbench.model.records import Run
+    from colbench.store.postgres_store import _INSERT_RUN, run_row
+
+    store = open_store(pg_url)
+
+    def write_doc(doc: dict) -> None:
+        with psycopg.connect(pg_url, autocommit=True) as con:  # as the older colbench wrote it: the document as it was
+            con.execute(_INSERT_RUN, [*run_row(Run.from_json(doc))[:7], json.dumps(doc)])
+
+    check_old_run_record(store, write_doc)
     store.close()
 
 

@@ -9,7 +9,7 @@ from colbench.model.records import Result, Run
 from colbench.store import open_store
 from colbench.store.base import ResultQuery
 from tests.store.helpers import synthetic_result_doc, synthetic_run_doc
-from tests.store_contract import check_record_round_trip
+from tests.store_contract import check_old_run_record, check_record_round_trip
 
 
 def test_records_come_back_identical(tmp_path):
@@ -38,3 +38,20 @@ def test_an_older_record_reads_with_defaults_and_its_json_keeps_what_it_had(tmp_
     run = store.get_run("old")
     assert run.argv == [] and run.envs == [] and run.env_names == ["default"] and run.targets == ["placebo"]
     assert {k: v for k, v in run.to_json().items() if k in old_run} == old_run
+
+
+def test_a_run_record_in_an_older_shape_reads_typed_and_writes_back_as_it_was(tmp_path):
+    import duckdb
+
+    from colbench.store.duckdb_store import run_row
+
+    path = tmp_path / "results.duckdb"
+    store = open_store(str(path))
+
+    def write_doc(doc: dict) -> None:
+        with duckdb.connect(str(path)) as con:  # as the older colbench wrote it: the document as it was
+            con.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        [*run_row(Run.from_json(doc))[:7], json.dumps(doc)])
+
+    store.close()
+    check_old_run_record(open_store(str(path)), write_doc)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from colbench.analysis.profile_symbols import PerfMap
+from colbench.profiles.symbols import PerfMap
 from colbench.runtimes.interpreters import Interpreter, installed_interpreters
 from colbench.workers.python.python_names import LINES_NAME, PERF_MAP_NAME
 from tests.conftest import REQUIRE_ALL

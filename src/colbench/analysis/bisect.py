@@ -43,6 +43,8 @@ from colbench.analysis.sequential import look_alphas
 Direction = Literal["slower", "faster"]
 Classification = Literal["good", "bad", "undecided"]
 Status = Literal["found", "no difference", "undecided", "budget"]
+#: how a search ends when good and bad do not differ: the comparison of the ends says why (`Ends.verdict`)
+_END_STATUS: dict[str, Status] = {"no difference": "no difference", "undecided": "undecided", "budget": "budget"}
 
 #: the verdict that is "the change" for each direction (verdicts are already oriented by the metric's direction)
 CHANGE = {"slower": Verdict.REGRESSION, "faster": Verdict.IMPROVEMENT}
@@ -307,7 +309,7 @@ class _Search:
         self.record(ends)
         good, bad = points[0], points[-1]
         if ends.verdict != "differs":
-            status: Status = "budget" if ends.verdict == "budget" else ends.verdict  # type: ignore[assignment]
+            status = _END_STATUS[ends.verdict]
             word = settings.direction
             messages = {
                 "no difference": f"{bad} is not {word} than {good} beyond the threshold ({ends.cause}): "

@@ -84,7 +84,7 @@ def _values(result: Result, name: str) -> list[float] | None:
 
 
 def _calibration(run: Run | None, name: str, threads: ParamValue) -> float | None:
-    figures = ((run.calibration if run else None) or {}).get(name) or {}
+    figures = run.calibration.figures(name) if run and run.calibration else {}
     value = figures.get(str(threads))
     return float(value) if value else None
 
@@ -266,8 +266,10 @@ def _least_gain(claim: LeastGainClaim, by_key: Mapping[str, ClaimVerdict], claim
     published = {c.key: c.published for c in claims}
     least = by_key.get(claim.least)
     others = [by_key.get(k) for k in claim.others]
-    pub = [published.get(k) for k in (claim.least, *claim.others)]
-    pub_ratio = min(p for p in pub[1:] if p) / pub[0] if all(pub) else None  # type: ignore[operator]
+    least_pub, others_pub = published.get(claim.least), [published.get(k) for k in claim.others]
+    pub_ratio = None
+    if least_pub and all(others_pub):
+        pub_ratio = min(p for p in others_pub if p) / least_pub
     base = ClaimVerdict(claim.key, claim.experiment, claim.text, ClaimStatus.NOT_MEASURED, published=pub_ratio,
                         source=claim.source)
     if least is None or least.ratio is None or any(o is None or o.ratio is None for o in others):

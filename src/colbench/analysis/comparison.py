@@ -24,7 +24,6 @@ import dataclasses
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
@@ -34,6 +33,7 @@ from colbench.analysis.t_tests import NoisePrior, pooled_prior
 from colbench.model.metrics import COMPARE_METRICS, metric
 from colbench.model.params import ParamValue
 from colbench.model.records import Result, Side
+from colbench.model.run_parts import SequentialLooks
 from colbench.model.summary import ResultSummary
 from colbench.words import plural
 
@@ -244,34 +244,34 @@ def truncate_blocks(case: CaseInput, blocks: int) -> CaseInput:
     )
 
 
-def _replay(record: Mapping[str, Any], baseline: Side, contender: Side, settings: CompareSettings,
+def _replay(record: SequentialLooks, baseline: Side, contender: Side, settings: CompareSettings,
             ) -> tuple[str, list[CaseComparison]] | None:
     """(metric, verdicts) of the looks `run --until-decided` recorded for this pair of environments, each case with
     the blocks, alpha and noise prior of its last look; None when the record is not about this pair."""
-    if record.get("baseline") != baseline.env_name:
+    if record.baseline != baseline.env_name:
         return None
-    wanted = {k.split("\x1f", 1)[1]: v for k, v in (record.get("cases") or {}).items()
-              if k.split("\x1f", 1)[0] == contender.env_name}
+    wanted = record.cases_of(contender.env_name)
     if not wanted:
         return None
-    metric_name = record.get("metric", "time")
-    priors = {label: NoisePrior(**v["prior"]) for label, v in wanted.items() if v.get("prior")}
-    cases, _ = case_inputs(baseline, contender, metric_name, basis=record.get("basis", "auto"))
+    metric_name = record.metric
+    priors = {label: NoisePrior(look.prior.variance, look.prior.df, look.prior.runs)
+              for label, look in wanted.items() if look.prior}
+    cases, _ = case_inputs(baseline, contender, metric_name, basis=record.basis)
     out = []
     for label, case in cases.items():
         if label not in wanted:
             continue
-        case = dataclasses.replace(truncate_blocks(case, wanted[label]["blocks"]), prior=priors.get(label))
+        case = dataclasses.replace(truncate_blocks(case, wanted[label].blocks), prior=priors.get(label))
         (comparison,) = compare_suite(
             {key_of(label, metric_name): case},
-            threshold=settings.threshold or record["threshold"], alpha=wanted[label]["alpha"],
-            family_size=record["family_size"], floor=record["floor"] if settings.floor == 0 else settings.floor)
+            threshold=settings.threshold or record.threshold, alpha=wanted[label].alpha,
+            family_size=record.family_size, floor=record.floor if settings.floor == 0 else settings.floor)
         out.append(comparison)
     return metric_name, out
 
 
 def compare_sides(baseline: Side, contender: Side, settings: CompareSettings = CompareSettings(), *,
-                  history: Sequence[ResultSummary] = (), sequential: Mapping[str, Any] | None = None) -> Comparison:
+                  history: Sequence[ResultSummary] = (), sequential: SequentialLooks | None = None) -> Comparison:
     """Every case both sides ran, on every metric of `settings` they measured, as one family (Holm or BH over
     all of them). `history`: summaries of earlier results on the sides' machine (noise for metrics of stable
     noise); `sequential`: the record of the run's `--until-decided` looks, when both sides are its environments."""

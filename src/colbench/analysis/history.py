@@ -91,10 +91,10 @@ def _point_label(result: ResultSummary) -> str:
 
 
 def _measurement(node: Hashable, members: Sequence[ResultSummary], series: str) -> Measurement:
-    done = [r for r in members if r.medians.get(series) is not None]
-    return Measurement(node, done[0].run_id if done else "", done[0].env_name if done else "",
-                       tuple(float(r.medians[series]) for r in done),  # type: ignore[arg-type]
-                       tuple(r.block for r in done), min((r.timestamp for r in done), default=""))
+    done = [(r, median) for r in members if (median := r.medians.get(series)) is not None]
+    return Measurement(node, done[0][0].run_id if done else "", done[0][0].env_name if done else "",
+                       tuple(float(median) for _, median in done),
+                       tuple(r.block for r, _ in done), min((r.timestamp for r, _ in done), default=""))
 
 
 def _spread(values: Sequence[float]) -> float:
@@ -109,7 +109,8 @@ def _python_changes(points: Sequence[Point]) -> list[int]:
 
 def _finish(history: History, placement: Placement, min_size: int, seed: int, unit: str) -> History:
     """Ratios onto the points, change points among the comparable ones (in the series' order), and the notes."""
-    comparable = [i for i, p in enumerate(history.points) if p.ratio is not None]
+    ratios = {i: p.ratio for i, p in enumerate(history.points) if p.ratio is not None}
+    comparable = list(ratios)
     history.python_changes = _python_changes(history.points)
     if placement.calibration is not None:
         history.calibration = ("raw medians compared across runs: " if placement.calibration.trusted else
@@ -118,8 +119,7 @@ def _finish(history: History, placement: Placement, min_size: int, seed: int, un
     notes = [f"{plural(left_out, 'point')} incomparable to {history.reference} (never measured beside a point "
              "chained to it): shown, not used for change points"] if left_out else []
     if len(comparable) >= 2 * min_size:
-        found = detect_change_points([history.points[i].ratio for i in comparable],  # type: ignore[misc]
-                                     min_size=min_size, seed=seed)
+        found = detect_change_points(list(ratios.values()), min_size=min_size, seed=seed)
         history.change_points = [ChangePoint(**{**asdict(cp), "index": comparable[cp.index]}) for cp in found]
     else:
         notes.append(f"{plural(len(comparable), 'comparable ' + unit.removesuffix('s'))}: change points need at "

@@ -27,13 +27,15 @@ from colbench.app.bisect_points import PointList, list_points
 from colbench.app.errors import UsageError
 from colbench.machine.facts import machine_info
 from colbench.model.benchmark import int_param
+from colbench.model.metrics import Measure
 from colbench.model.metrics import metric as metric_named
+from colbench.model.run_config import RunConfig
 from colbench.render.fmt import fmt_duration
-from colbench.runner.execute import RunConfig, RunObserver, counting_toolchain
+from colbench.runner.execute import RunObserver, counting_toolchain
 from colbench.runner.instructions import InstructionsUnavailable, find_toolchain, restrict_plan, unsupported_reason
 from colbench.runner.plan import make_plan
-from colbench.runner.points import PointEnvironments
 from colbench.runner.session import deciding_metric
+from colbench.runtimes.points import PointEnvironments
 from colbench.store.base import Store
 
 DEFAULT_THRESHOLD = 0.05
@@ -68,7 +70,7 @@ class BisectRequest:
     iterations: int | None = None
     warmup: int | None = None
     #: None: instruction counts where Valgrind runs and the case allows it (`default_measure`), else wall time
-    measure: tuple[str, ...] | None = None
+    measure: Measure | None = None
     timeout_s: float = 600.0
     alpha: float = 0.01
     resume: bool = False
@@ -136,13 +138,13 @@ class BisectReport:
         return 0 if self.outcome.found else 1
 
 
-def _config(request: BisectRequest, measure: tuple[str, ...]) -> RunConfig:
+def _config(request: BisectRequest, measure: Measure) -> RunConfig:
     return RunConfig(targets=[request.benchmark], overrides=dict(request.overrides), iterations=request.iterations,
                      warmup=request.warmup, timeout_s=request.timeout_s, machine_name=request.machine_name,
                      measure=measure)
 
 
-def default_measure(request: BisectRequest) -> tuple[tuple[str, ...], str]:
+def default_measure(request: BisectRequest) -> tuple[Measure, str]:
     """What a search measures when not told, and why: instruction counts (deterministic, so two processes a point
     decide a step) where Valgrind runs here and the case allows it: a Python worker, one thread (counts cannot see a
     parallel speed-up), a warm cache (counts cannot see I/O); else wall time."""
@@ -177,7 +179,7 @@ def check_runtime(request: BisectRequest, points: PointList) -> None:
                          f"{wanted} points: bisect a {wanted} case{hint}")
 
 
-def check_case(request: BisectRequest, measure: tuple[str, ...] | None = None) -> RunConfig:
+def check_case(request: BisectRequest, measure: Measure | None = None) -> RunConfig:
     """The request names one case that this machine can measure as asked; its run config."""
     if not 0 < request.threshold < 1:
         raise UsageError(f"--threshold {request.threshold:.0%}: must be between 0% and 100%")
@@ -198,7 +200,7 @@ def check_case(request: BisectRequest, measure: tuple[str, ...] | None = None) -
 
 
 def fingerprint(request: BisectRequest, points: PointList, metric: str, first: int, machine_id: str,
-                measure: tuple[str, ...] | None = None) -> str:
+                measure: Measure | None = None) -> str:
     """What decides a search's path: equal fingerprints take equal steps over equal measurements."""
     material = {
         "benchmark": request.benchmark, "overrides": request.overrides, "source": points.source,
@@ -213,9 +215,8 @@ def fingerprint(request: BisectRequest, points: PointList, metric: str, first: i
 
 def _earlier_search(store: Store, print_: str) -> str | None:
     for run in store.list_runs():
-        tag = run.bisect or {}
-        if tag.get("fingerprint") == print_ and tag.get("id"):
-            return str(tag["id"])
+        if run.bisect is not None and run.bisect.fingerprint == print_ and run.bisect.id:
+            return run.bisect.id
     return None
 
 
@@ -240,7 +241,7 @@ def run_bisect(store: Store, request: BisectRequest, observer: BisectObserver | 
                          "threshold, direction and processes); run it without --resume")
     bisect_id = bisect_id or f"{print_[:6]}{secrets.token_hex(2)}"
     earlier = stored_steps(store, bisect_id) if request.resume else {}
-    earlier_s = max((float((run.bisect or {}).get("elapsed_s") or 0.0) for run in earlier.values()), default=0.0)
+    earlier_s = max(((run.bisect.elapsed_s if run.bisect else None) or 0.0 for run in earlier.values()), default=0.0)
     if earlier:
         observer.say(f"resuming bisect {bisect_id}: {len(earlier)} step(s) in the store, "
                      f"{fmt_duration(earlier_s)} spent before")

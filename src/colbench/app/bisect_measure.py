@@ -26,11 +26,12 @@ from colbench.analysis.comparison import CompareSettings, ComparisonError, compa
 from colbench.app.errors import UsageError
 from colbench.model.benchmark import int_param
 from colbench.model.records import Result, Run, Side
-from colbench.runner.execute import EnvChoice, RunConfig, RunObserver, execute_run, start_run
+from colbench.model.run_config import EnvChoice, RunConfig
+from colbench.model.run_parts import BisectTag
+from colbench.runner.execute import RunObserver, execute_run, start_run
 from colbench.runner.isolate import choose_cpus
-from colbench.runner.plan import Plan, make_plan
-from colbench.runner.points import AheadBuilder, Point, PointEnvironments, env_name, one_line
-from colbench.runner.runtime_envs import fit_plan_to_envs
+from colbench.runner.plan import Plan, fit_plan_to_envs, make_plan
+from colbench.runtimes.points import AheadBuilder, Point, PointEnvironments, env_name, one_line
 from colbench.store.base import ResultQuery, Store
 from colbench.store.selection import comparison_evidence
 
@@ -58,9 +59,9 @@ def stored_steps(store: Store, bisect_id: str) -> dict[int, Run]:
     """The runs of an earlier search with this id, by step."""
     found: dict[int, Run] = {}
     for run in store.list_runs():
-        tag = run.bisect or {}
-        if tag.get("id") == bisect_id and isinstance(tag.get("step"), int):
-            found.setdefault(tag["step"], run)
+        tag = run.bisect
+        if tag is not None and tag.id == bisect_id and tag.step is not None:
+            found.setdefault(tag.step, run)
     return found
 
 
@@ -110,7 +111,7 @@ class StoreMeasurer:
         run = self.earlier.get(step)
         if run is None:
             return None
-        measured = list((run.bisect or {}).get("points") or [])
+        measured = list(run.bisect.points) if run.bisect else []
         if measured != list(labels):
             raise UsageError(f"--resume: step {step} of bisect {self.runs.bisect_id} measured "
                              f"{', '.join(measured)}, this search asks for {', '.join(labels)}; "
@@ -135,8 +136,7 @@ class StoreMeasurer:
     def _start(self, step: int, labels: Sequence[str], plan: Plan, envs: list[EnvChoice],
                config: RunConfig) -> Run:
         run = start_run(self.store, config, plan, envs, sys.argv)
-        run.bisect = {"id": self.runs.bisect_id, "fingerprint": self.runs.fingerprint, "step": step,
-                         "points": list(labels), "package": self.runs.package}
+        run.bisect = BisectTag(self.runs.bisect_id, self.runs.fingerprint, step, list(labels), self.runs.package)
         self.store.update_run(run)
         self.earlier[step] = run
         return run
@@ -164,7 +164,7 @@ class StoreMeasurer:
             if run is None:
                 run = self._start(step, labels, plan, ready, config)
             else:
-                run.config["processes"] = processes
+                run.config.processes = processes
                 if run.run_id in self._continued:  # as `run --resume` marks a run it continues
                     self._continued.discard(run.run_id)
                     run.resumes.append({"at": datetime.now(UTC).isoformat(), "status": run.status})
@@ -172,13 +172,14 @@ class StoreMeasurer:
             self.earlier[step] = run
             measure_s = time.monotonic() - started
             if self.elapsed is not None:
-                run.bisect = {**(run.bisect or {}), "elapsed_s": round(self.elapsed(), 1)}
+                run.bisect = dataclasses.replace(run.bisect or BisectTag(self.runs.bisect_id),
+                                                 elapsed_s=round(self.elapsed(), 1))
                 self.store.update_run(run)
         assert run is not None
         for env in run.envs:  # what each point ran with, also when nothing was measured now
-            label = next((label for label in labels if env_name(label) == env.get("name")), None)
+            label = next((label for label in labels if env_name(label) == env.name), None)
             if label is not None:
-                self.envs.adopt(label, EnvChoice(**env))
+                self.envs.adopt(label, dataclasses.replace(env))
         return self._trial(run, labels, processes, self.envs.seconds - build_before, measure_s, reused)
 
     def _trial(self, run: Run, labels: list[str], processes: int, build_s: float, measure_s: float,

@@ -18,9 +18,9 @@ from packaging.version import InvalidVersion, Version
 
 from colbench.app.errors import UsageError
 from colbench.redact import redact
-from colbench.runner.points import Point
 from colbench.runtimes.builds import Build, git_builds, wheel_builds, wheel_package
 from colbench.runtimes.java import MIN_ARROW_JAVA
+from colbench.runtimes.points import Point
 from colbench.runtimes.releases import ReleaseError, fetch_url, listed_releases, maven_releases, release_range
 
 

@@ -18,8 +18,10 @@ from colbench.analysis.calibrate import CalibrationReport, calibrate_suite
 from colbench.analysis.compare import CaseInput
 from colbench.analysis.comparison import case_inputs, short_labels
 from colbench.app.errors import UsageError
+from colbench.model.metrics import Measure
 from colbench.model.records import Result, Side
-from colbench.runner.execute import EnvChoice, RunConfig, RunObserver, execute_run, start_run
+from colbench.model.run_config import EnvChoice, RunConfig
+from colbench.runner.execute import RunObserver, execute_run, start_run
 from colbench.runner.plan import make_plan
 from colbench.runner.session import deciding_metric
 from colbench.store.base import ResultQuery, Store, resolve_run_id
@@ -36,7 +38,7 @@ class CalibrateRequest:
     processes: int = 12
     iterations: int | None = None
     warmup: int | None = None
-    measure: tuple[str, ...] = ("wall",)
+    measure: Measure = ("wall",)
     threshold: float | None = None
     alpha: float = 0.01
     effect: float = 0.05
@@ -73,7 +75,7 @@ def calibrate(store: Store, request: CalibrateRequest, observer: RunObserver | N
     if request.from_run:
         run_id = resolve_run_id(store, request.from_run)
         run = store.get_run(run_id)
-        measure = tuple((run.config or {}).get("measure") or ("wall",))
+        measure = run.config.measure
     else:
         if not request.targets:
             raise UsageError("name a suite or benchmarks to calibrate (or --from-run RUN)")

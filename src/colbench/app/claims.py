@@ -1,5 +1,5 @@
-"""Evaluate the reference posts' claims over stored runs: the use case behind `colbench claims` (and the report's
-claims section reads the same evaluation, `report.claims.evaluate_runs`)."""
+"""Evaluate the reference posts' claims over stored runs: the use case behind `colbench claims` and the claims
+after a run (the report's claims section reads the same evaluation, `report.claims.evaluate_results`)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from colbench.analysis.claims import ClaimVerdict
 from colbench.experiments.registry import EXPERIMENTS, all_suites
 from colbench.model.claims import Untestable
 from colbench.model.records import Run
-from colbench.report.claims import evaluate_runs, experiments_of_run
-from colbench.store.base import Store, resolve_run_id
+from colbench.report.claims import evaluate_results, experiments_of_run
+from colbench.store.base import ResultQuery, Store, resolve_run_id
 from colbench.store.selection import latest_run_of_suite
 
 
@@ -21,6 +21,14 @@ class ClaimsAnswer:
     untestable: list[Untestable]
     run_ids: list[str]
     cores: int | None  # of the machine of the first run, for the table's heading
+
+
+def evaluate_runs(store: Store, run_ids: Sequence[str], experiments: Sequence[str] = ()
+                  ) -> tuple[list[ClaimVerdict], list[Untestable]]:
+    """The claims of these experiments (all when none named) over these runs' stored results, as one family."""
+    results = store.results(ResultQuery(run_ids=tuple(run_ids)))
+    runs = {run_id: store.get_run(run_id) for run_id in run_ids}
+    return evaluate_results(results, runs, experiments)
 
 
 def evaluate(store: Store, refs: Sequence[str] = ("latest",)) -> ClaimsAnswer:

@@ -45,6 +45,13 @@ def compare(store: Store, request: CompareRequest) -> Comparison:
     """The verdicts of every case the two sides share, on every metric asked for that both measured."""
     check_metrics(request.settings.metrics)
     baseline, contender = resolve_sides(store, request.baseline, request.contender)
+    return compare_resolved(store, request, baseline, contender)
+
+
+def compare_resolved(store: Store, request: CompareRequest, baseline: Side, contender: Side) -> Comparison:
+    """`compare` of the two sides the request's references resolved to, by a caller that resolved them already
+    (`explain` resolves them once, for its profiles and for the verdicts beside them)."""
+    check_metrics(request.settings.metrics)
     evidence = comparison_evidence(store, baseline, contender, request.settings.metrics)
     comparison = compare_sides(baseline, contender, request.settings, **evidence)
     comparison.notes[:0] = found_in_runs(store, (request.baseline, baseline), (request.contender, contender))

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from colbench.app.errors import UsageError
 from colbench.paths import UnsafePath
+from colbench.profiles.stored import KeptFiles, check_removable, remove_run_profiles, run_kept_files
 from colbench.store.base import ResultQuery, Store, StoreError, resolve_run_id
-from colbench.store.profiles import KeptFiles, check_removable, remove_run_profiles, run_kept_files
 
 
 @dataclass

@@ -4,9 +4,9 @@ The two sides are what `compare` takes (runs, `RUN:ENV`, an environment of the l
 successful result on both sides (or the cases named), each side's profile is the one `run --profile` stored, or
 else a fresh one: the case runs again in its own environment under callgrind, in a fresh worker process, exactly
 as the instruction metric counts it (runner/profile.py, runner/replay.py). The two profiles are read
-(analysis/callgrind.py), named (analysis/profile_view.py) and diffed (analysis/profile_diff.py); each case gets a
+(profiles/callgrind.py), named (profiles/view.py) and diffed (profiles/diff.py); each case gets a
 differential flame graph (render/flamegraph.py) and an `explain.json`, kept under the store's profiles folder
-(store/profiles.py). A case that fails on either side is an error row; the others go on.
+(profiles/stored.py). A case that fails on either side is an error row; the others go on.
 
 The verdict shown beside each case is `compare`'s (app/compare.py), on instructions when both sides counted
 them, else on time.
@@ -20,18 +20,21 @@ import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from colbench.analysis.callgrind import ProfileError
 from colbench.analysis.comparison import CompareSettings, ComparisonError, short_labels
-from colbench.analysis.profile_diff import DEFAULT_TOP, ProfileDiff, diff_files
-from colbench.app.compare import CompareRequest, compare
+from colbench.app.compare import CompareRequest, compare_resolved
 from colbench.app.errors import UsageError
 from colbench.model.records import Result, Run, Side
 from colbench.paths import owned, owned_dir, write_atomic
+from colbench.profiles.callgrind import ProfileError
+from colbench.profiles.diff import DEFAULT_TOP, diff_files
+from colbench.profiles.explanation import CaseExplanation, Explanation, SideProfile
+from colbench.profiles.stored import explain_folder, stored_profile
 from colbench.store.base import Store, StoreError
-from colbench.store.profiles import explain_folder, stored_profile
 from colbench.store.selection import resolve_sides
 
 if TYPE_CHECKING:
@@ -58,43 +61,6 @@ class ExplainRequest:
     rerun: bool = False
     #: "instructions" (the profiler's cost), or "memory": the owners of each side's peak (app/explain_memory.py)
     metric: str = "instructions"
-
-
-@dataclass
-class SideProfile:
-    """Where one side's profile came from: `stored` by `run --profile`, or `re-run` now."""
-
-    source: str
-    path: Path | None = None
-    perf_map: Path | None = None
-    seconds: float = 0.0
-    error: str | None = None
-    warnings: list[str] = field(default_factory=list)
-
-
-@dataclass
-class CaseExplanation:
-    case_id: str
-    label: str
-    baseline: SideProfile
-    contender: SideProfile
-    diff: ProfileDiff | None = None
-    verdict: str | None = None
-    flamegraph: Path | None = None
-    report: Path | None = None
-    error: str | None = None
-    #: the range of instructions the stored results counted per side (lowest, highest), to check the profiles
-    stored_instructions: tuple[tuple[float, float] | None, tuple[float, float] | None] = (None, None)
-
-
-@dataclass
-class Explanation:
-    baseline: str
-    contender: str
-    cases: list[CaseExplanation]
-    folder: Path
-    seconds: float
-    notes: list[str] = field(default_factory=list)
 
 
 def check_profiler(name: str) -> str | None:
@@ -140,7 +106,7 @@ def explain(store: Store, request: ExplainRequest, say: Say = lambda _: None) ->
     baseline, contender = resolve_sides(store, request.baseline, request.contender)
     chosen = choose_cases(baseline, contender, request.cases)
     folder = explain_folder(store, f"{baseline.run_id}.{baseline.env_name}", f"{contender.run_id}.{contender.env_name}")
-    verdicts, notes = _verdicts(store, request)
+    verdicts, notes = _verdicts(store, request, baseline, contender)
     runs = {side.run_id: store.get_run(side.run_id) for side in (baseline, contender)}
     toolchain: Any = None
     explained = []
@@ -286,11 +252,14 @@ def write_outputs(case_dir: Path, svg: str, document: CaseDocument) -> tuple[Pat
     return flamegraph, report
 
 
-def _verdicts(store: Store, request: ExplainRequest) -> tuple[dict[str, str], list[str]]:
-    """case id → the verdict `compare` gives (instructions when both counted them, else time)."""
+def _verdicts(store: Store, request: ExplainRequest, baseline: Side, contender: Side,
+              ) -> tuple[dict[str, str], list[str]]:
+    """case id → the verdict `compare` gives the sides explain resolved (instructions when both counted them, else
+    time)."""
     settings = CompareSettings(metrics=("instructions", "time"))
     try:
-        comparison = compare(store, CompareRequest(request.baseline, request.contender, settings))
+        comparison = compare_resolved(store, CompareRequest(request.baseline, request.contender, settings),
+                                      baseline, contender)
     except (ComparisonError, StoreError, UsageError) as exc:
         return {}, [f"no verdicts beside the profiles: {exc}"]
     verdicts: dict[str, str] = {}

@@ -4,7 +4,7 @@ The sides and cases are `explain`'s (app/explain.py). Each side's memory profile
 kept, or else a fresh one: the case runs again in its own environment, in a fresh worker, under heaptrack with
 Arrow's pools made visible (runner/memory_profile.py). The two peaks are read (colbench/profiles/heaptrack.py),
 their live bytes attributed to the functions that allocated them (colbench/profiles/memory.py) and diffed as
-`explain` diffs instructions (analysis/profile_diff.py, unit bytes); each case gets a differential flame graph of
+`explain` diffs instructions (profiles/diff.py, unit bytes); each case gets a differential flame graph of
 the peak and an `explain.json` in its `memory/` folder. Beside the peak: the churn (every byte the call
 allocated), and the peak RSS each side's stored results recorded, with the relation docs/explain.md explains.
 """
@@ -17,24 +17,22 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from colbench.analysis.comparison import CompareSettings, ComparisonError
-from colbench.analysis.profile_diff import diff_profiles
-from colbench.app.compare import CompareRequest, compare
+from colbench.app.compare import CompareRequest, compare_resolved
 from colbench.app.errors import UsageError
 from colbench.app.explain import (
-    CaseExplanation,
-    Explanation,
     Say,
-    SideProfile,
     _first_ok,
     choose_cases,
     side_labels,
     write_outputs,
 )
 from colbench.model.records import Result, Run, Side
+from colbench.profiles.diff import diff_profiles
+from colbench.profiles.explanation import CaseExplanation, Explanation, SideProfile
 from colbench.profiles.heaptrack import DamagedProfile
 from colbench.profiles.memory import read_side
+from colbench.profiles.stored import explain_folder, stored_memory_profile
 from colbench.store.base import Store, StoreError
-from colbench.store.profiles import explain_folder, stored_memory_profile
 from colbench.store.selection import resolve_sides
 
 if TYPE_CHECKING:
@@ -71,7 +69,7 @@ def explain_memory(store: Store, request: ExplainRequest, say: Say) -> Explanati
     baseline, contender = resolve_sides(store, request.baseline, request.contender)
     chosen = choose_cases(baseline, contender, request.cases)
     folder = explain_folder(store, f"{baseline.run_id}.{baseline.env_name}", f"{contender.run_id}.{contender.env_name}")
-    verdicts, notes = memory_verdicts(store, request)
+    verdicts, notes = memory_verdicts(store, request, baseline, contender)
     runs = {side.run_id: store.get_run(side.run_id) for side in (baseline, contender)}
     tracer: Tracer | None = None
     explained: list[CaseExplanation] = []
@@ -149,11 +147,13 @@ def diff_memory(case: MemoryCaseExplanation, top: int, case_dir: Path, labels: t
     case.flamegraph, case.report = write_outputs(case_dir, draw_memory(case, a, b), memory_document(case))
 
 
-def memory_verdicts(store: Store, request: ExplainRequest) -> tuple[dict[str, str], list[str]]:
-    """case id → the verdict `compare` gives on peak RSS (the memory metric)."""
+def memory_verdicts(store: Store, request: ExplainRequest, baseline: Side, contender: Side,
+                    ) -> tuple[dict[str, str], list[str]]:
+    """case id → the verdict `compare` gives the resolved sides on peak RSS (the memory metric)."""
     try:
-        comparison = compare(store, CompareRequest(request.baseline, request.contender,
-                                                   CompareSettings(metrics=("memory",))))
+        comparison = compare_resolved(store, CompareRequest(request.baseline, request.contender,
+                                                            CompareSettings(metrics=("memory",))),
+                                      baseline, contender)
     except (ComparisonError, StoreError, UsageError) as exc:
         return {}, [f"no verdicts beside the profiles: {exc}"]
     verdicts: dict[str, str] = {}

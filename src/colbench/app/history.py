@@ -71,8 +71,8 @@ def history(store: Store, request: HistoryRequest) -> HistoryOutcome:
         histories = version_histories(found, machine_id, filters, package, min_size=request.min_size,
                                       metric=request.metric)
     else:
-        specs = {(run.run_id, env.get("name", "default")): str(env.get("spec") or "")
-                 for run in store.list_runs() if run.run_id in {r.run_id for r in found} for env in run.envs or []}
+        specs = {(run.run_id, env.name): env.spec or ""
+                 for run in store.list_runs() if run.run_id in {r.run_id for r in found} for env in run.envs}
         histories = case_histories(found, machine_id, filters, min_size=request.min_size, metric=request.metric,
                                    env_specs=specs)
     if not histories:

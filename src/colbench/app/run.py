@@ -14,13 +14,15 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from colbench.app.errors import UsageError
 from colbench.app.stores import store_at
+from colbench.model.metrics import Measure
 from colbench.model.records import ResumeInfo
+from colbench.model.run_config import RunConfig
 from colbench.runner import observer as runner_observer
 
 if TYPE_CHECKING:
@@ -30,8 +32,8 @@ if TYPE_CHECKING:
     from colbench.data.cache import PlannedFile
     from colbench.model.metrics import Metric
     from colbench.model.records import Run
+    from colbench.model.run_config import EnvChoice
     from colbench.runner.estimate import Costs, Estimate
-    from colbench.runner.execute import EnvChoice, RunConfig
     from colbench.runner.plan import Execution as Execution
     from colbench.runner.plan import Plan
     from colbench.runner.plan import PlannedCase as PlannedCase
@@ -63,25 +65,18 @@ class RunObserver(runner_observer.RunObserver):
 
 @dataclass(frozen=True)
 class RunRequest:
-    """Everything `colbench run` takes, parsed. `envs` are `NAME=SPEC` environment specs (runner/env_options.py);
+    """Everything `colbench run` takes, parsed. `envs` are `NAME=SPEC` environment specs (runtimes/env_options.py);
     `store` a DuckDB file or postgresql:// URL (None: the default store); `resume` a run reference whose missing
     executions to run, with its own plan (nothing else that shapes the plan may be given with it)."""
 
-    targets: tuple[str, ...] = ()
-    overrides: Mapping[str, list[str]] = field(default_factory=dict)
+    #: what to measure and how (its `commit` is found from `commit` / `repo` below; None: no commit)
+    config: RunConfig = field(default_factory=lambda: RunConfig(targets=[]))
+    #: `--threads` / `--cache`: shorthands for those parameters' overrides
     threads: tuple[str, ...] | None = None
     cache: tuple[str, ...] | None = None
-    iterations: int | None = None
-    warmup: int | None = None
-    processes: int | None = None
-    timeout_s: float = 600.0
-    memory_limit_bytes: int | None = None
-    run_name: str | None = None
+    #: the commit under test: a sha given (`--commit`), or read from a git checkout (`--repo`)
     commit: str | None = None
     repo: Path | None = None
-    machine_name: str | None = None
-    seed: int = 42
-    scale: float = 1.0
     envs: tuple[str, ...] = ()
     #: a sweep over a package's releases (runner/sweep.py): `pyarrow==0.17.1,1.0.1` or `pyarrow>=0.17`, with `every`
     #: ("minor": the newest of each minor version of a range) and `with_requirements` beside every release
@@ -99,9 +94,6 @@ class RunRequest:
     max_looks: int | None = None
     threshold: float | None = None
     alpha: float = 0.01
-    measure: tuple[str, ...] = ("wall",)
-    profile: bool = False
-    profile_memory: bool = False
     argv: tuple[str, ...] = field(default_factory=lambda: tuple(sys.argv))  # what the run record keeps
 
     @property
@@ -109,7 +101,7 @@ class RunRequest:
         """Whether a run of several environments adds blocks until decided (see `until_decided`)."""
         if self.until_decided is not None:
             return self.until_decided
-        return self.processes is None and self.resume is None
+        return self.config.processes is None and self.resume is None
 
 
 @dataclass(frozen=True)
@@ -165,7 +157,7 @@ class RunEstimate:
     first_look: bool = False
     budget_s: float | None = None
     load_average: float | None = None
-    measure: tuple[str, ...] = ("wall",)
+    measure: Measure = ("wall",)
     #: a run that stops once decided: the blocks per case the estimate counts (the deciding metric's expected_blocks)
     expected_blocks: int | None = None
 
@@ -189,24 +181,21 @@ def mark_resumed(run_doc: Run) -> None:
 
 def _config(request: RunRequest) -> RunConfig:
     from colbench.redact import clip, printable
-    from colbench.runner.execute import RunConfig, git_commit
+    from colbench.runner.execute import git_commit
 
-    overrides: dict[str, list[str]] = dict(request.overrides)
+    asked = request.config
+    overrides: dict[str, list[str]] = dict(asked.overrides)
     if request.threads is not None:
         overrides["threads"] = list(request.threads)
     if request.cache is not None:
         overrides["cache"] = list(request.cache)
-    for option, value in (("--run-name", request.run_name), ("--machine", request.machine_name),
+    for option, value in (("--run-name", asked.run_name), ("--machine", asked.machine_name),
                           ("--commit", request.commit)):
         if value is not None and (printable(value) != value or len(value) > 200):
             raise UsageError(f"{option} {clip(printable(value), 60)!r}: a name of at most 200 characters, without "
                              "control characters (it is shown on other people's terminals)")
     commit_info = git_commit(request.repo) if request.repo else ({"sha": request.commit} if request.commit else None)
-    return RunConfig(targets=list(request.targets), overrides=overrides, iterations=request.iterations,
-                     warmup=request.warmup, processes=request.processes, timeout_s=request.timeout_s,
-                     memory_limit_bytes=request.memory_limit_bytes, run_name=request.run_name, seed=request.seed,
-                     scale=request.scale, commit=commit_info, machine_name=request.machine_name,
-                     measure=request.measure, profile=request.profile, profile_memory=request.profile_memory)
+    return replace(asked, targets=list(asked.targets), overrides=overrides, commit=commit_info)
 
 
 def _prepare(request: RunRequest, observer: RunObserver, dry_run: bool) -> _Prepared:
@@ -217,12 +206,13 @@ def _prepare(request: RunRequest, observer: RunObserver, dry_run: bool) -> _Prep
 
     run_doc = None
     if request.resume:
-        given = {"targets": request.targets, "--param": request.overrides, "--threads": request.threads,
-                 "--cache": request.cache, "--env": request.envs, "--iterations": request.iterations,
-                 "--warmup": request.warmup, "--processes": request.processes,
-                 "--memory-limit": request.memory_limit_bytes, "--run-name": request.run_name,
-                 "--commit": request.commit, "--repo": request.repo, "--machine": request.machine_name,
-                 "--profile": request.profile, "--profile-memory": request.profile_memory,
+        asked = request.config
+        given = {"targets": asked.targets, "--param": asked.overrides, "--threads": request.threads,
+                 "--cache": request.cache, "--env": request.envs, "--iterations": asked.iterations,
+                 "--warmup": asked.warmup, "--processes": asked.processes,
+                 "--memory-limit": asked.memory_limit_bytes, "--run-name": asked.run_name,
+                 "--commit": request.commit, "--repo": request.repo, "--machine": asked.machine_name,
+                 "--profile": asked.profile, "--profile-memory": asked.profile_memory,
                  "--versions": request.versions}
         clashing = [name for name, value in given.items() if value]
         if clashing:
@@ -256,8 +246,8 @@ def run(request: RunRequest, observer: RunObserver | None = None) -> RunOutcome:
     """Run (or continue) the request's run, every result stored as it completes; with several environments, compare
     each against the first. Bad input is a UsageError (or the typed error of the layer that found it); a run that
     stops on a signal or a failing store raises, with every result before it stored."""
-    from colbench.runner import env_options
-    from colbench.runner.runtime_envs import fit_plan_to_envs
+    from colbench.runner.plan import fit_plan_to_envs
+    from colbench.runtimes import env_options
 
     observer = observer or RunObserver()
     prepared = _prepare(request, observer, dry_run=False)
@@ -274,7 +264,7 @@ def run(request: RunRequest, observer: RunObserver | None = None) -> RunOutcome:
     budget = request.budget_s
     if len(envs) > 1 and until and budget is None:
         budget = default_budget(config, costs, len(envs))
-    if len(envs) > 1 and request.processes is None and not run_doc:
+    if len(envs) > 1 and request.config.processes is None and not run_doc:
         observer.blocks_chosen(len(envs), int(config.processes or 0), decider_of(config).name if until else None,
                                budget if until else None)
     observer.expecting(costs.process_seconds if costs.cases else None, costs.processes)
@@ -300,7 +290,7 @@ def _check_sweep(request: RunRequest) -> Any:
 
 def _environments(request: RunRequest, observer: RunObserver) -> list[EnvChoice]:
     """The --env environments, or a sweep's, one per release (runner/sweep.py), built and ready."""
-    from colbench.runner import env_options
+    from colbench.runtimes import env_options
 
     versions = _check_sweep(request)
     if versions is None:
@@ -398,8 +388,8 @@ def estimate(request: RunRequest, observer: RunObserver | None = None, *, resolv
     (`resolve_pins`) every pin they name is resolved, as the real run would, without installing: one that cannot
     exist is an EnvError."""
     from colbench.paths import data_dir
-    from colbench.runner import env_options
     from colbench.runner.estimate import build_rates, estimate_plan, load_factor, local_manifests
+    from colbench.runtimes import env_options
 
     prepared = _prepare(request, observer or RunObserver(), dry_run=True)
     env_options.check_envs(list(request.envs), resolve=resolve_pins)
@@ -421,7 +411,7 @@ def estimate(request: RunRequest, observer: RunObserver | None = None, *, resolv
     expected = max(processes, decider_of(config).expected_blocks) if first_look else None
 
     def expected_of(case: PlannedCase) -> int:
-        return expected if expected is not None and request.processes is None else processes_of(case)
+        return expected if expected is not None and request.config.processes is None else processes_of(case)
 
     missing, data_error = _missing_data_files(plan)
     downloads = [f for f in missing if f.format == "download"]
@@ -441,7 +431,7 @@ def estimate(request: RunRequest, observer: RunObserver | None = None, *, resolv
                        data_error=data_error, counts_instructions="instructions" in config.measure, envs=sides,
                        first_look=first_look, budget_s=budget if first_look else None,
                        load_average=load, measure=tuple(config.measure),
-                       expected_blocks=expected if request.processes is None else None)
+                       expected_blocks=expected if request.config.processes is None else None)
 
 
 def _measured_costs(request: RunRequest, plan: Plan) -> Costs:
@@ -501,13 +491,3 @@ def _default_java_build(plan: Plan) -> int:
     from colbench.runtimes import java
 
     return int(java.ready_jar(java.default_arrow_version()) is None and not java.missing_tools())
-
-
-def measure_of(text: str) -> tuple[str, ...]:
-    """`--measure`: `wall`, `instructions` or `wall,instructions` → the metrics, in canonical order."""
-    from colbench.runner.instructions import parse_measure
-
-    try:
-        return parse_measure(text)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from colbench.analysis.aggregate import CaseSummary, summarize_cases
-from colbench.experiments.e3_ipc_bandwidth.bandwidth import MachineBandwidth
+from colbench.model.run_parts import MachineBandwidth
 from colbench.model.records import Result, Run
 from colbench.store.base import ResultQuery, Store
 
@@ -66,7 +66,7 @@ def experiment_tables(view: RunResults) -> list[Table]:
 
 def kept_profiles(store: Store, run_id: str) -> KeptProfiles | None:
     """What `run --profile` kept of the run (None: nothing)."""
-    from colbench.store.profiles import run_folder, run_profiles
+    from colbench.profiles.stored import run_folder, run_profiles
 
     kept = run_profiles(store, run_id)
     if not kept:

@@ -29,6 +29,7 @@ from packaging.version import InvalidVersion, Version
 from colbench.app.errors import UsageError
 from colbench.app.notify import Delivery, deliver, new_alert, webhook_url
 from colbench.app.run import RunObserver
+from colbench.model.metrics import Measure
 from colbench.model.watch import WatchedRelease, WatchHolder
 from colbench.redact import redact
 from colbench.runtimes.releases import Release, ReleaseError, check_package_name, listed_releases, newer_releases
@@ -37,7 +38,7 @@ from colbench.words import plural
 if TYPE_CHECKING:
     from colbench.analysis.bisect import Step
     from colbench.app.watch_measure import Measuring
-    from colbench.runner.execute import RunConfig
+    from colbench.model.run_config import RunConfig
     from colbench.store.base import Store
 
 #: how long a claim on a watch lasts beyond the pass's budget (explains and bisects may overrun it); a holder on
@@ -58,7 +59,7 @@ class WatchRequest:
     since: str | None = None
     with_requirements: tuple[str, ...] = ()
     variables: dict[str, str] = field(default_factory=dict)
-    measure: tuple[str, ...] | None = None
+    measure: Measure | None = None
     threshold: float | None = None
     alpha: float = 0.01
     budget_s: float = 3600.0
@@ -118,7 +119,7 @@ class PackagePass:
 @dataclass
 class WatchOutcome:
     passes: list[PackagePass]
-    measure: tuple[str, ...]
+    measure: Measure
     elapsed_s: float = 0.0
     dry_run: bool = False
     markdown: str = ""
@@ -165,7 +166,7 @@ def check(request: WatchRequest) -> None:
     webhook_url(request.notify)
 
 
-def resolve_measure(request: WatchRequest) -> tuple[str, ...]:
+def resolve_measure(request: WatchRequest) -> Measure:
     """The metric a pass measures: the one asked for, else instruction counts where Valgrind counts them here
     (deterministic: two processes decide a few tenths of a percent), else wall time."""
     if request.measure is not None:
@@ -179,10 +180,11 @@ def resolve_measure(request: WatchRequest) -> tuple[str, ...]:
     return ("instructions",)
 
 
-def run_config(request: WatchRequest, measure: tuple[str, ...]) -> RunConfig:
+def run_config(request: WatchRequest, measure: Measure) -> RunConfig:
     """The run every release is measured with; the targets must plan at least one case this machine can run."""
     from colbench.model.metrics import metric as metric_named
-    from colbench.runner.execute import RunConfig, counting_toolchain
+    from colbench.model.run_config import RunConfig
+    from colbench.runner.execute import counting_toolchain
     from colbench.runner.instructions import restrict_plan
     from colbench.runner.plan import make_plan
 
@@ -202,7 +204,7 @@ def run_config(request: WatchRequest, measure: tuple[str, ...]) -> RunConfig:
     return config
 
 
-def watch_id(request: WatchRequest, package: str, measure: tuple[str, ...], machine_id: str) -> str:
+def watch_id(request: WatchRequest, package: str, measure: Measure, machine_id: str) -> str:
     """What decides a watch's verdicts: equal ids continue one timeline."""
     material = {"targets": list(request.targets), "overrides": request.overrides, "package": package.lower(),
                 "with": list(request.with_requirements), "variables": request.variables, "measure": list(measure),
@@ -230,7 +232,7 @@ def _first_start(request: WatchRequest, eligible: list[Release], releases: list[
     return baseline, [r for r in eligible if Version(r.version) > since]
 
 
-def plan_package(store: Store, request: WatchRequest, package: str, measure: tuple[str, ...],
+def plan_package(store: Store, request: WatchRequest, package: str, measure: Measure,
                  machine_id: str) -> PackagePlan:
     """Ask the index (the only network call of a pass with nothing new) and the store what is new."""
     try:
@@ -256,15 +258,18 @@ def plan_package(store: Store, request: WatchRequest, package: str, measure: tup
                        listed=tuple(r.version for r in newer_releases(releases, None, pre=request.pre)))
 
 
-def estimate_plan(request: WatchRequest, plan: PackagePlan, measure: tuple[str, ...]) -> PackagePlan:
+def estimate_plan(request: WatchRequest, plan: PackagePlan, measure: Measure) -> PackagePlan:
     """The dry run's time: each release's run (two environments, the first look), from measured costs."""
     from colbench.app.run import RunRequest, estimate
+    from colbench.model.run_config import RunConfig
 
     if not plan.candidates or plan.baseline is None or "instructions" in measure:
         return plan  # runner/estimate.py models wall time; a run under Valgrind takes many times longer
     envs = (f"a={plan.package}=={plan.baseline}", f"b={plan.package}=={plan.candidates[0]}")
-    one = estimate(RunRequest(targets=request.targets, overrides=request.overrides, iterations=request.iterations,
-                              warmup=request.warmup, processes=request.processes, envs=envs, measure=measure),
+    config = RunConfig(targets=list(request.targets), overrides=dict(request.overrides),
+                       iterations=request.iterations, warmup=request.warmup, processes=request.processes,
+                       measure=measure)
+    one = estimate(RunRequest(config=config, envs=envs),
                    resolve_pins=False)  # the index (perhaps --index, which these specs do not name) just listed them
     return replace(plan, estimate_s=one.estimate.seconds * len(plan.candidates))
 
@@ -275,7 +280,7 @@ def estimate_plan(request: WatchRequest, plan: PackagePlan, measure: tuple[str, 
 def _measuring(store: Store, request: WatchRequest, plan: PackagePlan, config: RunConfig, machine: dict[str, str],
                observer: WatchObserver) -> Measuring:
     from colbench.app.watch_measure import BisectSays, Measuring
-    from colbench.runner.points import PointEnvironments
+    from colbench.runtimes.points import PointEnvironments
 
     envs = PointEnvironments(extra=request.with_requirements, say=observer.say, variables=dict(request.variables),
                              indexes=(request.index,) if request.index else ())

@@ -27,14 +27,14 @@ from colbench.app.explain import ExplainRequest, explain
 from colbench.app.notify import shown
 from colbench.app.run import RunObserver, mark_resumed
 from colbench.model.records import Result, Run
+from colbench.model.run_config import EnvChoice, RunConfig
 from colbench.model.watch import CaseExplained, CaseVerdict, FunctionGrowth, WatchedRelease, WatchTag
 from colbench.redact import clip, redact
-from colbench.runner.execute import EnvChoice, Execution, RunConfig, start_run
+from colbench.runner.execute import Execution, start_run
 from colbench.runner.instructions import restrict_plan
-from colbench.runner.plan import Plan, PlannedCase, make_plan
-from colbench.runner.points import Point, PointEnvironments, env_name, one_line
-from colbench.runner.runtime_envs import fit_plan_to_envs
+from colbench.runner.plan import Plan, PlannedCase, fit_plan_to_envs, make_plan
 from colbench.runner.session import GateSettings, run_until_decided
+from colbench.runtimes.points import Point, PointEnvironments, env_name, one_line
 from colbench.store.base import ResultQuery, Store
 
 #: the functions of an explain kept with a watched release (the flame graph and explain.json hold all of them)

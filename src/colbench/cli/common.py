@@ -23,7 +23,9 @@ from rich.markup import escape
 from colbench.app.errors import UsageError
 from colbench.app.stores import store_at
 from colbench.bounded_http import DEADLINE_ENV, DEFAULT_DEADLINE_S
+from colbench.model.metrics import Measure
 from colbench.model.records import Run
+from colbench.model.run_parts import MachineBandwidth
 from colbench.paths import UnsafePath
 from colbench.redact import clip, printable, redact
 from colbench.render.fmt import fmt_bytes
@@ -206,10 +208,13 @@ def parse_variables(options: list[str] | None) -> dict[str, str]:
     return variables
 
 
-def parse_measure_option(text: str) -> tuple[str, ...]:
-    from colbench.app.run import measure_of
+def parse_measure_option(text: str) -> Measure:
+    from colbench.model.metrics import parse_measure
 
-    return measure_of(text)
+    try:
+        return parse_measure(text)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def complete_targets(incomplete: str) -> list[str]:

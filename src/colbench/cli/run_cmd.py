@@ -30,6 +30,7 @@ from colbench.cli.common import (
 )
 from colbench.cli.progress import RichProgress
 from colbench.model.params import parse_param_option, split_values
+from colbench.model.run_config import RunConfig
 from colbench.render.fmt import fmt_bytes, fmt_duration, fmt_seconds, threshold_defaults
 from colbench.words import plural
 
@@ -99,18 +100,21 @@ def run(
     for option in param or []:
         name, values = parse_param_option(option)
         overrides[name] = values
+    config = RunConfig(
+        targets=list(targets or ()), overrides=dict(overrides), iterations=iterations, warmup=warmup,
+        processes=processes, timeout_s=timeout,
+        memory_limit_bytes=parse_memory_limit(memory_limit) if memory_limit is not None else None,
+        run_name=run_name, machine_name=machine, seed=seed, scale=scale, measure=parse_measure_option(measure),
+        profile=profile, profile_memory=profile_memory)
     request = RunRequest(
-        targets=tuple(targets or ()), overrides=overrides,
+        config=config,
         threads=tuple(split_values("--threads", threads)) if threads is not None else None,
         cache=tuple(split_values("--cache", cache)) if cache is not None else None,
-        iterations=iterations, warmup=warmup, processes=processes, timeout_s=timeout,
-        memory_limit_bytes=parse_memory_limit(memory_limit) if memory_limit is not None else None,
-        run_name=run_name, commit=commit, repo=repo, machine_name=machine, seed=seed, scale=scale,
+        commit=commit, repo=repo,
         envs=tuple(env or ()), versions=versions, every=every, with_requirements=tuple(with_requirements or ()),
         store=store, resume=resume, until_decided=until_decided,
         budget_s=parse_duration(budget) if budget is not None else None, max_looks=max_looks,
-        threshold=parse_threshold(threshold), alpha=alpha,
-        measure=parse_measure_option(measure), profile=profile, profile_memory=profile_memory)
+        threshold=parse_threshold(threshold), alpha=alpha)
     progress = RichProgress(console, err=err_console)
     if dry_run:
         _print_plan(estimate(request, progress))

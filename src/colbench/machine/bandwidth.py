@@ -11,9 +11,10 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
+
+from colbench.model.run_parts import MachineBandwidth
 
 SIZE = 256 << 20
 REPEATS = 5
@@ -55,11 +56,12 @@ def read_gbps(threads: int = 1, size: int = SIZE) -> float:
     return size * 8 / _best_seconds(threads, len(data), lambda part: np.bitwise_xor.reduce(data[part])) / 1e9
 
 
-def measure(thread_counts: list[int]) -> dict[str, Any]:
+def measure(thread_counts: list[int]) -> MachineBandwidth:
+    """The bandwidths at each thread count, as a run record keeps them (`Run.calibration`)."""
     counts = sorted(set(thread_counts))
-    return {
-        "memcpy_gbps": {str(t): round(memcpy_gbps(t), 2) for t in counts},
-        "read_gbps": {str(t): round(read_gbps(t), 2) for t in counts},
-        "method": "numpy over 256 MiB split across T threads started together, best of 5 after one warm pass: "
-                  "memcpy = copyto (bits copied / s); read = xor-fold in place (bits read / s)",
-    }
+    return MachineBandwidth(
+        memcpy_gbps={str(t): round(memcpy_gbps(t), 2) for t in counts},
+        read_gbps={str(t): round(read_gbps(t), 2) for t in counts},
+        method="numpy over 256 MiB split across T threads started together, best of 5 after one warm pass: "
+               "memcpy = copyto (bits copied / s); read = xor-fold in place (bits read / s)",
+    )

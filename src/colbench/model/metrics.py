@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from colbench.model.params import did_you_mean
-from colbench.model.records import Result
 from colbench.redact import clip
 
 Direction = Literal["lower_is_better", "higher_is_better"]
@@ -22,6 +21,13 @@ Direction = Literal["lower_is_better", "higher_is_better"]
 #: "rank" exact rank tests only; "t" the pooled t on per-process log values at every size; "auto" the paired t over
 #: blocks where the rank test cannot reach the error level with the blocks at hand (or barely), the rank test beyond
 Test = Literal["rank", "t", "auto"]
+
+
+class Measured(Protocol):
+    """What a metric reads its values from: a stored result (model/records.py `Result`)."""
+
+    @property
+    def samples(self) -> Mapping[str, list[float | None]]: ...
 
 
 @dataclass(frozen=True)
@@ -78,7 +84,7 @@ class Metric:
         better = "higher" if self.higher_is_better else "lower"
         return f"{self.name} ratio contender / baseline (log scale; {better} is better)"
 
-    def values(self, result: Result) -> list[float] | None:
+    def values(self, result: Measured) -> list[float] | None:
         """This metric's values in one process's result: the per-iteration series, or the one per-process value;
         None when the result has none."""
         if self.series is not None:
@@ -164,3 +170,28 @@ def series_of(name: str) -> str:
 
 def default_threshold(name: str) -> float:
     return metric(name).threshold
+
+
+#: what `--measure` chooses: wall time (with CPU time beside it) and instructions counted under callgrind, in this
+#: order; a run records the metrics `MEASURED_METRICS` names for each
+MeasureWord = Literal["wall", "instructions"]
+MEASURES: tuple[MeasureWord, ...] = ("wall", "instructions")
+#: what a run measures: the words of `MEASURES` it chose, in their order (parsed once, from `--measure`)
+Measure = tuple[MeasureWord, ...]
+MEASURED_METRICS: dict[MeasureWord, str] = {"wall": "time", "instructions": "instructions"}
+
+
+def parse_measure(text: str) -> Measure:
+    """`wall`, `instructions` or `wall,instructions` → the metrics, in canonical order."""
+    chosen = {part.strip() for part in text.split(",") if part.strip()}
+    unknown = sorted(chosen - set(MEASURES))
+    if unknown or not chosen:
+        raise ValueError(f"--measure {text!r}: choose wall, instructions or wall,instructions")
+    return tuple(m for m in MEASURES if m in chosen)
+
+
+def measure_from_json(stored: object) -> Measure:
+    """A stored run's `measure` (a list of words; absent in runs older than `--measure`: wall time)."""
+    words = stored if isinstance(stored, list | tuple) else ()
+    chosen = tuple(m for m in MEASURES if m in words)
+    return chosen or ("wall",)

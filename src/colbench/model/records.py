@@ -7,7 +7,8 @@
   These two live in `model/worker_records.py` (the Python worker imports only that module) and are re-exported here.
 - `Result`: the stored record, one per (case, environment, worker process); its JSON is checked against
   `result.schema.json` (docs/results.md).
-- `Run`: one `colbench run`: its config, machine, environments and status.
+- `Run`: one `colbench run`: its config, machine, environments and status (its parts: model/run_config.py,
+  model/run_parts.py).
 
 Stores take and give `Result` and `Run` (store/base.py); only the JSON and SQL edges (stores, the spool, exports,
 Conbench documents) turn them into documents and back.
@@ -24,6 +25,9 @@ from typing import Any, ClassVar, TypedDict
 
 from colbench.model.params import ParamValue
 from colbench.model.result import SCHEMA_VERSION
+from colbench.model.run_config import CommitInfo as CommitInfo
+from colbench.model.run_config import EnvChoice, RunConfig
+from colbench.model.run_parts import BisectTag, MachineBandwidth, SequentialLooks
 from colbench.model.watch import WatchTag
 from colbench.model.worker_records import PROTOCOL as PROTOCOL
 from colbench.model.worker_records import AllocatorUsed as AllocatorUsed
@@ -109,15 +113,6 @@ class EnvironmentCheck(TypedDict):
     name: str
     ok: bool
     message: str
-
-
-class CommitInfo(TypedDict, total=False):
-    """The commit of the project under test (`run --commit` / `--repo`)."""
-
-    sha: str
-    repository: str | None
-    dirty: bool | None
-    timestamp: str | None
 
 
 class MemoryWatched(TypedDict):
@@ -250,13 +245,14 @@ class Result:
 
 @dataclass
 class Run:
-    """One `colbench run`, as stored: what was asked, where it ran, and how it ended."""
+    """One `colbench run`, as stored: what was asked, where it ran, and how it ended. Its parts are typed records
+    (model/run_config.py, model/run_parts.py); `to_json` / `from_json` are the only places it is JSON."""
 
     run_id: str
     started_at: str
     machine_id: str
     machine: MachineInfo
-    config: Json
+    config: RunConfig
     name: str | None = None
     finished_at: str | None = None
     status: str = "running"
@@ -264,9 +260,10 @@ class Run:
     colbench_version: str | None = None
     checks: list[EnvironmentCheck] = field(default_factory=list)
     commit: CommitInfo | None = None
-    envs: list[Json] = field(default_factory=list)
+    envs: list[EnvChoice] = field(default_factory=list)
     cases: int = 0
-    calibration: Json | None = None
+    #: the machine's memory bandwidths, measured at the start of a run with an E3 case (None: none measured)
+    calibration: MachineBandwidth | None = None
     #: where a run that could not go on stopped: {"after": executions stored, "of": planned, "error": why}
     stopped: StopInfo | None = None
     #: every `run --resume` of this run: when, the status it had, and where it had stopped
@@ -275,9 +272,9 @@ class Run:
     #: is gone (killed with -9) is told from one going on (store/run_owner.py)
     process: RunProcess | None = None
     #: the looks of `run --until-decided` (runner/session.py), which compare and the report replay
-    sequential: Json | None = None
+    sequential: SequentialLooks | None = None
     #: a run measured by `colbench bisect`: its search, fingerprint, step and points (app/bisect_measure.py)
-    bisect: Json | None = None
+    bisect: BisectTag | None = None
     #: a run measured by `colbench watch`: the watch, its package, and the two releases compared (app/watch.py)
     watch: WatchTag | None = None
     schema_version: int = SCHEMA_VERSION
@@ -290,29 +287,42 @@ class Run:
     #: left out of the record while they hold nothing, so a run's JSON says only what happened to it
     _OPTIONAL: ClassVar[tuple[str, ...]] = ("process", "calibration", "resumes", "stopped", "sequential", "bisect",
                                              "watch")
+    #: the typed parts, written by their own `to_json`
+    _TYPED: ClassVar[tuple[str, ...]] = ("config", "envs", "calibration", "sequential", "bisect")
 
     def to_json(self) -> Json:
-        values = asdict(self)
+        values = {k: v for k, v in asdict(self).items() if k not in self._TYPED}
+        values["config"] = self.config.to_json()
+        values["envs"] = [env.to_json() for env in self.envs]
+        values["calibration"] = self.calibration.to_json() if self.calibration else None
+        values["sequential"] = self.sequential.to_json() if self.sequential else None
+        values["bisect"] = self.bisect.to_json() if self.bisect else None
         return {k: values[k] for k in self._ORDER if not (k in self._OPTIONAL and not values[k])}
 
     @classmethod
     def from_json(cls, doc: Json) -> Run:
+        """A stored run record of any colbench version (its typed parts read by their own `from_json`)."""
         known = known_fields(cls, doc)
         for name in ("argv", "checks", "envs", "resumes"):
             if known.get(name, ...) is None:
                 del known[name]
         known.setdefault("cases", 0)
         known["cases"] = known["cases"] or 0
+        known["config"] = RunConfig.from_json(doc.get("config"), run_name=doc.get("name"), commit=doc.get("commit"))
+        known["envs"] = [EnvChoice.from_json(env) for env in known.get("envs") or []]
+        known["calibration"] = MachineBandwidth.from_json(doc.get("calibration")) or None
+        known["sequential"] = SequentialLooks.from_json(doc["sequential"]) if doc.get("sequential") else None
+        known["bisect"] = BisectTag.from_json(doc["bisect"]) if doc.get("bisect") else None
         return cls(**known)
 
     @property
     def env_names(self) -> list[str]:
         """The environments the run measured (`default` when it names none)."""
-        return [str(e.get("name", "default")) for e in self.envs] or ["default"]
+        return [env.name for env in self.envs] or ["default"]
 
     @property
     def targets(self) -> list[str]:
-        return list((self.config or {}).get("targets") or [])
+        return list(self.config.targets)
 
     @property
     def commit_sha(self) -> str | None:

@@ -1,7 +1,7 @@
 """A memory peak as one side of `explain --metric memory`: the live bytes at the timed call's peak, by the function
-that allocated them, in the shape `explain` compares (analysis/profile_view.ProfileView, unit bytes).
+that allocated them, in the shape `explain` compares (profiles/view.py ProfileView, unit bytes).
 
-- **Named as `explain` names functions** (analysis/profile_symbols.py): C++ demangled, Cython functions by their
+- **Named as `explain` names functions** (profiles/symbols.py): C++ demangled, Cython functions by their
   Python names, libraries without their version (`libarrow.so.2600` → `libarrow.so`), a frame heaptrack could not
   resolve as `[no symbols] LIB`, Python functions by name where a perf map names them.
 - **The allocating function.** Every stack ends in an allocator: malloc and friends, Arrow's pool and buffer
@@ -22,11 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from colbench.analysis.callgrind import Frame
-from colbench.analysis.profile_stacks import Folded
-from colbench.analysis.profile_symbols import PYTHON_OBJECT, PerfMap, frame_name, is_address, object_symbols
-from colbench.analysis.profile_view import NO_SYMBOLS, ProfileView, StrippedLibrary, library_key, merge_repeats
+from colbench.profiles.callgrind import Frame
 from colbench.profiles.heaptrack import DamagedProfile, HeapPeak, read_heaptrack
+from colbench.profiles.stacks import Folded
+from colbench.profiles.symbols import PYTHON_OBJECT, PerfMap, frame_name, is_address, object_symbols
+from colbench.profiles.view import NO_SYMBOLS, ProfileView, StrippedLibrary, library_key, merge_repeats
 
 UNIT = "B"
 

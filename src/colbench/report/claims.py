@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypedDict
 
@@ -19,9 +19,8 @@ from rich.table import Table
 from colbench.analysis.claims import ClaimStatus, ClaimVerdict, evaluate_claims
 from colbench.experiments.registry import EXPERIMENTS, experiment_of_suite
 from colbench.model.claims import Untestable
-from colbench.model.records import Run
+from colbench.model.records import Result, Run
 from colbench.render.figures import LIMIT_COLOR, PALETTE, new_figure, plain_log, styled, title
-from colbench.store.base import ResultQuery, Store
 from colbench.words import plural
 
 STATUS_STYLE = {ClaimStatus.HOLDS: "green", ClaimStatus.DOES_NOT_HOLD: "red", ClaimStatus.INCONCLUSIVE: "yellow",
@@ -197,12 +196,11 @@ def _key_under_axes(fig: Figure, key: list[str]) -> None:
              ha="left", color="#333333", linespacing=1.45)
 
 
-def evaluate_runs(store: Store, run_ids: Sequence[str], experiments: Sequence[str] = ()
-                  ) -> tuple[list[ClaimVerdict], list[Untestable]]:
-    """The claims of these experiments (all when none named) over these runs' results, as one family."""
+def evaluate_results(results: Sequence[Result], runs: Mapping[str, Run], experiments: Sequence[str] = ()
+                     ) -> tuple[list[ClaimVerdict], list[Untestable]]:
+    """The claims of these experiments (all when none named) over these results of these runs, as one family (the
+    caller reads them from the store: app/claims.py `evaluate_runs`)."""
     chosen = [e for e in EXPERIMENTS if not experiments or e.key in experiments]
-    results = store.results(ResultQuery(run_ids=tuple(run_ids)))
-    runs = {run_id: store.get_run(run_id) for run_id in run_ids}
     claims = [c for e in chosen for c in e.claims()]
     compound = [c for e in chosen for c in e.compound_claims()]
     verdicts = evaluate_claims(claims, results, runs, compound=compound)

@@ -38,7 +38,7 @@ class CompareView:
 
 
 def _env_names(run: Run, summaries: Sequence[CaseSummary]) -> list[str]:
-    declared = [e.get("name", "default") for e in run.envs]
+    declared = [e.name for e in run.envs]
     present = list(dict.fromkeys(s.env_name for s in summaries))
     return [e for e in declared if e in present] + [e for e in present if e not in declared]
 

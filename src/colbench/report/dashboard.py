@@ -126,7 +126,7 @@ class _Pages:
             return self.page("dash_compare.html", view=None, choices=choices, picked={}, envs={},
                              metrics=COMPARE_METRICS)
         metric = _known_metric(query.get("metric"), COMPARE_METRICS)
-        envs = {r.run_id: [e.get("name", "default") for e in r.envs] for r in runs}
+        envs = {r.run_id: [e.name for e in r.envs] for r in runs}
         baseline, contender, baseline_env, contender_env = _compared_sides(query, runs, envs)
         view = run_compare(self.db, baseline, contender, baseline_env, contender_env, metric=metric)
         picked = {"baseline": baseline, "contender": contender, "baseline_env": baseline_env or "",

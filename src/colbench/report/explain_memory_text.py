@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from colbench.analysis.profile_diff import ProfileDiff
+from colbench.profiles.diff import ProfileDiff
+from colbench.profiles.explanation import CaseExplanation
 from colbench.profiles.memory import MemorySide
 from colbench.render.flamegraph import differential_svg
 from colbench.render.fmt import fmt_bytes
 from colbench.report.explain_text import case_document, flame_stacks, signed_cost, symbol_notes
-from colbench.report.explain_types import CaseDocument, ExplainedCase
+from colbench.report.explain_types import CaseDocument
 
 #: the table's columns: the bytes each function allocated that were live at the peak (its "self"), on each side
 MEMORY_COLUMNS = ("function", "library", "at peak A", "at peak B", "Δ at peak", "share", "Δ inclusive")
@@ -31,7 +32,7 @@ def _change(a: float, b: float) -> str:
     return f"{fmt_bytes(a)} → {fmt_bytes(b)}, change {signed_cost(b - a, 'B')}{ratio}"
 
 
-def memory_lines(case: ExplainedCase, facts: MemoryFactsLike | None) -> list[str]:
+def memory_lines(case: CaseExplanation, facts: MemoryFactsLike | None) -> list[str]:
     diff = case.diff
     if diff is None:
         return [f"error: {case.error}"]

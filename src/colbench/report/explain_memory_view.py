@@ -13,15 +13,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from colbench.analysis.profile_diff import diff_profiles
 from colbench.model.records import Side
+from colbench.profiles.diff import diff_profiles
 from colbench.profiles.heaptrack import DamagedProfile
 from colbench.profiles.memory import read_side
+from colbench.profiles.stored import explain_folder, stored_memory_profile
 from colbench.render.frames import short_function
 from colbench.report.explain_memory_text import draw_memory, memory_summary
 from colbench.report.explain_text import share_text, signed_cost
 from colbench.report.explain_view import CHANGES, MAX_CASES, TOP_ROWS, CaseExplained, FunctionRow, _inline, _written
-from colbench.store.profiles import explain_folder, stored_memory_profile
 from colbench.words import plural
 
 SIDECAR = "memory.json"

@@ -7,19 +7,18 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
-from colbench.analysis.callgrind import Frame
-from colbench.analysis.profile_diff import DiffedFiles, FunctionChange, ProfileDiff
-from colbench.analysis.profile_symbols import with_lines
-from colbench.analysis.profile_view import ProfileView
 from colbench.paths import write_atomic
+from colbench.profiles.callgrind import Frame
+from colbench.profiles.diff import DiffedFiles, FunctionChange, ProfileDiff
+from colbench.profiles.explanation import CaseExplanation, Explanation
+from colbench.profiles.symbols import with_lines
+from colbench.profiles.view import ProfileView
 from colbench.redact import redact
 from colbench.render.flamegraph import differential_svg
 from colbench.render.fmt import fmt_cost, fmt_instructions
 from colbench.render.frames import frame_label, short_function
 from colbench.report.explain_types import (
     CaseDocument,
-    ExplainedCase,
-    ExplainOutcome,
     ExplanationDocument,
     FunctionDocument,
     ProfileDocument,
@@ -55,7 +54,7 @@ def shown_function(change: FunctionChange) -> str:
     return with_lines(short_function(change.function), *change.lines)
 
 
-def summary_lines(case: ExplainedCase) -> list[str]:
+def summary_lines(case: CaseExplanation) -> list[str]:
     """What a case's table means, in lines: the totals, what the listed functions account for, the symbols."""
     diff = case.diff
     if diff is None:
@@ -147,7 +146,7 @@ def change_document(change: FunctionChange) -> FunctionDocument:
     return document
 
 
-def case_document(case: ExplainedCase) -> CaseDocument:
+def case_document(case: CaseExplanation) -> CaseDocument:
     profiles: dict[str, ProfileDocument] = {}
     doc: CaseDocument = {"case_id": case.case_id, "label": case.label, "verdict": case.verdict,
                          "error": case.error, "profiles": profiles, "flamegraph": str(case.flamegraph or "") or None}
@@ -175,7 +174,7 @@ def case_document(case: ExplainedCase) -> CaseDocument:
     return doc
 
 
-def explanation_document(explanation: ExplainOutcome) -> ExplanationDocument:
+def explanation_document(explanation: Explanation) -> ExplanationDocument:
     return {"schema": SCHEMA, "baseline": explanation.baseline, "contender": explanation.contender,
             "folder": str(explanation.folder), "seconds": round(explanation.seconds, 1),
             "notes": explanation.notes, "cases": [case_document(c) for c in explanation.cases]}

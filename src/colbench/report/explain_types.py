@@ -1,77 +1,10 @@
-"""The shapes `colbench explain` is shown from: what the text reads of the use case's outcome, and the JSON
-document it writes (`explain.json` beside each flame graph, and `explain --format json`).
-
-The outcome's dataclasses live with the use case (app/explain.py: `Explanation`, `CaseExplanation`,
-`SideProfile`), a layer above this one, so the text names what it reads of them as read-only protocols.
-"""
+"""The JSON documents `colbench explain` writes (`explain.json` beside each flame graph, and `explain --format
+json`); what they are made from is typed in profiles/explanation.py (`Explanation`, `CaseExplanation`,
+`SideProfile`)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
-from typing import Any, NotRequired, Protocol, TypedDict
-
-from colbench.analysis.profile_diff import ProfileDiff
-
-#: the lowest and highest instruction count a side's stored results hold, when they counted instructions
-CountRange = tuple[float, float]
-
-
-class ProfileSource(Protocol):
-    """Where one side's profile came from (app/explain.SideProfile)."""
-
-    @property
-    def source(self) -> str: ...
-    @property
-    def path(self) -> Path | None: ...
-    @property
-    def perf_map(self) -> Path | None: ...
-    @property
-    def seconds(self) -> float: ...
-    @property
-    def error(self) -> str | None: ...
-    @property
-    def warnings(self) -> list[str]: ...
-
-
-class ExplainedCase(Protocol):
-    """One case's profiles, their diff and `compare`'s verdict (app/explain.CaseExplanation)."""
-
-    @property
-    def case_id(self) -> str: ...
-    @property
-    def label(self) -> str: ...
-    @property
-    def baseline(self) -> ProfileSource: ...
-    @property
-    def contender(self) -> ProfileSource: ...
-    @property
-    def diff(self) -> ProfileDiff | None: ...
-    @property
-    def verdict(self) -> str | None: ...
-    @property
-    def flamegraph(self) -> Path | None: ...
-    @property
-    def error(self) -> str | None: ...
-    @property
-    def stored_instructions(self) -> tuple[CountRange | None, CountRange | None]: ...
-
-
-class ExplainOutcome(Protocol):
-    """Every case of one `colbench explain` (app/explain.Explanation)."""
-
-    @property
-    def baseline(self) -> str: ...
-    @property
-    def contender(self) -> str: ...
-    @property
-    def cases(self) -> Sequence[ExplainedCase]: ...
-    @property
-    def folder(self) -> Path: ...
-    @property
-    def seconds(self) -> float: ...
-    @property
-    def notes(self) -> list[str]: ...
+from typing import Any, NotRequired, TypedDict
 
 
 class CostChange(TypedDict):

@@ -16,13 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from colbench.analysis.callgrind import ProfileError
-from colbench.analysis.profile_diff import diff_files
 from colbench.model.records import Side
+from colbench.profiles.callgrind import ProfileError
+from colbench.profiles.diff import diff_files
+from colbench.profiles.stored import explain_folder, stored_profile
 from colbench.render.fmt import fmt_instructions
 from colbench.render.frames import short_function
 from colbench.report.explain_text import draw, share_text, signed_cost
-from colbench.store.profiles import explain_folder, stored_profile
 from colbench.words import plural
 
 MAX_CASES = 6

@@ -82,7 +82,7 @@ def _version_histories(store: Store, run: Run, summaries: Sequence[CaseSummary],
                        labels: dict[tuple[str, str], str], metrics: Sequence[str] | None) -> list[HistorySeries]:
     """A step of `colbench bisect` (its run record names the package): the case over every version of that package
     measured on this machine, in version order, first in the run's histories."""
-    package = (run.bisect or {}).get("package")
+    package = run.bisect.package if run.bisect else None
     if not package:
         return []
     found = []

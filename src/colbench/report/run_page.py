@@ -11,13 +11,13 @@ from typing import Any, TypedDict
 
 from colbench.analysis.aggregate import CaseSummary, summarize_cases
 from colbench.engines import PYTHON_LIBRARIES
-from colbench.experiments.e3_ipc_bandwidth.bandwidth import MachineBandwidth
 from colbench.experiments.registry import experiment_tables
 from colbench.model.records import EnvironmentCheck, Run
+from colbench.model.run_parts import MachineBandwidth
 from colbench.redact import redact_argv
 from colbench.render.figures import Plot
 from colbench.render.fmt import fmt_bytes, params_label, varying_params
-from colbench.report.claims import claims_figure, claims_table, evaluate_runs, experiments_of_run
+from colbench.report.claims import claims_figure, claims_table, evaluate_results, experiments_of_run
 from colbench.report.compare_page import CompareView, env_compares
 from colbench.report.history_page import HistoryView, run_histories
 from colbench.report.plots import make_plots
@@ -79,8 +79,12 @@ def _process_counts(summaries: Sequence[CaseSummary]) -> str:
     return " or ".join(map(str, counts)) if len(counts) <= 3 else f"{counts[0]}–{counts[-1]}"
 
 
+def _count(value: int | None) -> str:
+    return "-" if value is None else str(value)
+
+
 def run_info(run: Run, summaries: Sequence[CaseSummary]) -> list[tuple[str, str]]:
-    config = run.config or {}
+    config = run.config
     processes = sum(s.processes for s in summaries)
     failed = sum(1 for s in summaries if not s.ok)
     info = [
@@ -88,11 +92,11 @@ def run_info(run: Run, summaries: Sequence[CaseSummary]) -> list[tuple[str, str]
         ("started", _when(run.started_at) + " UTC"),
         ("finished", _when(run.finished_at) + (" UTC" if run.finished_at else "")),
         ("machine", f"{(run.machine or {}).get('name', '')} ({run.machine_id or ''})"),
-        ("suite / targets", config.get("suite") or ", ".join(config.get("targets") or []) or "-"),
+        ("suite / targets", config.suite or ", ".join(config.targets) or "-"),
         ("cases", f"{len(summaries)} ({failed} with errors), {plural(processes, 'worker process')}"),
-        ("per process", f"{config.get('warmup', '-')} warm-up + {config.get('iterations', '-')} timed iterations; "
+        ("per process", f"{_count(config.warmup)} warm-up + {_count(config.iterations)} timed iterations; "
                         f"{_process_counts(summaries)} processes per case (as they ran)"),
-        ("environments", ", ".join(e.get("name", "") for e in run.envs) or "default"),
+        ("environments", ", ".join(e.name for e in run.envs) or "default"),
         ("commit", run.commit_sha or "-"),
         ("colbench", str(run.colbench_version or "")),
     ]
@@ -178,7 +182,8 @@ def claims_views(store: Store, run: Run, with_plot: bool = True) -> ClaimsViews:
     experiments = experiments_of_run(run)
     if not experiments:
         return {}
-    verdicts, untestable = evaluate_runs(store, [run.run_id], experiments)
+    results = store.results(ResultQuery(run_ids=(run.run_id,)))
+    verdicts, untestable = evaluate_results(results, {run.run_id: run}, experiments)
     table = claims_table(verdicts, untestable, cores=(run.machine or {}).get("cpu_threads"))
     figure = claims_figure(verdicts) if with_plot else None
     plot = None if figure is None else Plot(

@@ -14,9 +14,9 @@ from rich.table import Table
 from rich.text import TextType
 
 from colbench.analysis.aggregate import CaseSummary
-from colbench.experiments.e3_ipc_bandwidth.bandwidth import MachineBandwidth
 from colbench.experiments.e3_ipc_bandwidth.table import gbps_verdict
 from colbench.model.params import ParamValue
+from colbench.model.run_parts import MachineBandwidth
 from colbench.redact import printable
 from colbench.render.fmt import (
     fmt_bytes,

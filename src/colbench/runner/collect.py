@@ -12,7 +12,7 @@ from colbench.model.metrics import BASE_UNITS
 from colbench.model.params import ParamValue
 from colbench.model.records import InputFile, MemoryUse, Result, Run, WorkDone, WorkerProcess, WorkerReport
 from colbench.model.result import result_id, tags_for
-from colbench.runner.plan import EnvChoice
+from colbench.model.run_config import EnvChoice
 
 _T = TypeVar("_T")
 

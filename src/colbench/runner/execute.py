@@ -9,7 +9,7 @@ import random
 import secrets
 import subprocess
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -21,6 +21,7 @@ from colbench.git import git_command, git_env
 from colbench.machine.facts import checks_as_json, environment_checks, machine_info
 from colbench.model.benchmark import int_param
 from colbench.model.records import CaseSpec, CommitInfo, InputFile, Result, Run, WorkerReport
+from colbench.model.run_config import EnvChoice, RunConfig
 from colbench.redact import redact
 from colbench.runner.bytecode import cache_own_bytecode
 from colbench.runner.collect import build_result, invalid_number
@@ -35,44 +36,12 @@ from colbench.runner.isolate import (
 )
 from colbench.runner.lifeline import sweep_stale_exec_dirs
 from colbench.runner.observer import RunObserver
-from colbench.runner.plan import EnvChoice, Execution, Plan, PlanError, PlannedCase
+from colbench.runner.plan import Execution, Plan, PlanError, PlannedCase
 from colbench.runtimes import RuntimeUnavailable, get_runtime
 from colbench.store.base import Store, StoreError
 from colbench.store.run_owner import process_stamp
 
 log = logging.getLogger("colbench.runner")
-
-
-@dataclass
-class RunConfig:
-    targets: list[str]
-    overrides: dict[str, list[str]] = field(default_factory=dict)
-    iterations: int | None = None
-    warmup: int | None = None
-    processes: int | None = None
-    timeout_s: float = 600.0
-    memory_limit_bytes: int | None = None
-    run_name: str | None = None
-    seed: int = 42
-    scale: float = 1.0
-    commit: CommitInfo | None = None
-    machine_name: str | None = None
-    #: what to record: ("wall",), ("instructions",) or both (see runner/instructions.py)
-    measure: tuple[str, ...] = ("wall",)
-    #: keep a callgrind profile of each case and environment next to its results (`run --profile`)
-    profile: bool = False
-    #: keep a memory profile (heaptrack) of each case and environment (`run --profile-memory`)
-    profile_memory: bool = False
-
-    def resolved(self, plan: Plan) -> tuple[int, int, int]:
-        suite = plan.suite
-        pick = lambda mine, suites, default: mine if mine is not None else (suites if suites is not None else default)  # noqa: E731
-        return (pick(self.iterations, suite and suite.iterations, 5), pick(self.warmup, suite and suite.warmup, 1),
-                pick(self.processes, suite and suite.processes, 3))
-
-    def processes_of(self, case: PlannedCase, default: int) -> int:
-        """A case's processes: --processes wins, then its suite entry's, then the run's default."""
-        return self.processes if self.processes is not None else (case.processes or default)
 
 
 def new_run_id() -> str:
@@ -169,7 +138,7 @@ def launch_for(case: PlannedCase, env: EnvChoice, config: RunConfig) -> tuple[Wo
 def start_run(store: Store, config: RunConfig, plan: Plan, envs: Sequence[EnvChoice], argv: list[str]) -> Run:
     # where its profiles go: a folder there linked out of the home is refused before the run starts
     if config.profile or config.profile_memory:
-        from colbench.store.profiles import check_writable
+        from colbench.profiles.stored import check_writable
 
         check_writable(store)
     iterations, warmup, processes = config.resolved(plan)
@@ -192,12 +161,10 @@ def start_run(store: Store, config: RunConfig, plan: Plan, envs: Sequence[EnvCho
         machine=info,
         checks=checks_as_json(environment_checks(info)),
         commit=config.commit,
-        config={"targets": config.targets, "overrides": config.overrides, "iterations": iterations,
-                "warmup": warmup, "processes": processes, "timeout_s": config.timeout_s,
-                "memory_limit_bytes": config.memory_limit_bytes, "seed": config.seed, "scale": config.scale,
-                "suite": plan.suite.name if plan.suite else None, "measure": list(config.measure),
-                "profile": config.profile, "profile_memory": config.profile_memory},
-        envs=[asdict(e) for e in envs],
+        # the counts resolved and the suite named, as the run is measured; the machine's name is `machine` now
+        config=replace(config, iterations=iterations, warmup=warmup, processes=processes,
+                       suite=plan.suite.name if plan.suite else None, machine_name=None),
+        envs=[replace(e) for e in envs],
         cases=len(plan.cases),
         calibration=calibration,
     )
@@ -208,13 +175,9 @@ def start_run(store: Store, config: RunConfig, plan: Plan, envs: Sequence[EnvCho
 
 
 def config_from_run(run: Run) -> RunConfig:
-    saved = run.config
-    return RunConfig(targets=list(saved["targets"]), overrides=dict(saved["overrides"]),
-                     iterations=saved["iterations"], warmup=saved["warmup"], processes=saved["processes"],
-                     timeout_s=saved["timeout_s"], memory_limit_bytes=saved.get("memory_limit_bytes"),
-                     run_name=run.name, seed=saved.get("seed", 42), scale=saved.get("scale", 1.0),
-                     commit=run.commit, measure=tuple(saved.get("measure") or ("wall",)),
-                     profile=bool(saved.get("profile")), profile_memory=bool(saved.get("profile_memory")))
+    """The config a stored run is continued with (`run --resume`, a session's next look): its own, a copy."""
+    return replace(run.config, targets=list(run.config.targets), overrides=dict(run.config.overrides),
+                   run_name=run.name, commit=run.commit)
 
 
 def execute_run(store: Store, run: Run, plan: Plan, envs: Sequence[EnvChoice], config: RunConfig,
@@ -344,9 +307,9 @@ def _keep_profile(store: Store, run: Run, execution: Execution, inputs: dict[str
                   config: RunConfig, toolchain: Any, observer: RunObserver) -> None:
     """`run --profile`: once per case and environment (after its first successful execution, so a resumed run
     does not profile twice), the case once more under callgrind in a fresh worker, its profile kept in the
-    store's profiles folder (store/profiles.py). A profile that fails costs a warning, never the run."""
+    store's profiles folder (profiles/stored.py). A profile that fails costs a warning, never the run."""
+    from colbench.profiles.stored import case_folder, stored_profile
     from colbench.runner.profile import profile_case
-    from colbench.store.profiles import case_folder, stored_profile
 
     case, env = execution.case, execution.env
     if case.runtime != "python" or stored_profile(store, run.run_id, env.name, case.case_id) is not None:
@@ -380,8 +343,8 @@ def _keep_memory_profile(store: Store, run: Run, execution: Execution, inputs: d
     """`run --profile-memory`: as `--profile`, once per case and environment, the case once more in a fresh worker
     under heaptrack (runner/memory_profile.py), its profile kept for `explain --metric memory`. A profile that fails
     costs a warning, never the run."""
+    from colbench.profiles.stored import memory_folder, stored_memory_profile
     from colbench.runner.memory_profile import memory_profile_case
-    from colbench.store.profiles import memory_folder, stored_memory_profile
 
     case, env = execution.case, execution.env
     if case.runtime != "python" or stored_memory_profile(store, run.run_id, env.name, case.case_id) is not None:

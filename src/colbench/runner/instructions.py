@@ -59,7 +59,6 @@ from colbench.runner.isolate import WorkerLaunch, WorkerOutcome, run_worker
 from colbench.runner.lifeline import exec_dir_prefix
 from colbench.workers.python.callgrind_probe import DUMP_DIR_VAR, LIB_VAR, METRIC
 
-MEASURES = ("wall", METRIC)
 TIMEOUT_FACTOR = 50
 MEMORY_ALLOWANCE_BYTES = 512 << 20
 UNIT = "instructions"
@@ -121,15 +120,6 @@ class Toolchain:
         return {"tool": "callgrind", "valgrind": self.version, "options": list(VALGRIND_OPTIONS),
                 "timeout_factor": TIMEOUT_FACTOR, "counts": "user-space instructions of run(), all threads",
                 **({"simd_cap": simd_cap({})} if simd_cap({}) else {})}
-
-
-def parse_measure(text: str) -> tuple[str, ...]:
-    """`wall`, `instructions` or `wall,instructions` → the metrics, in canonical order."""
-    chosen = {part.strip() for part in text.split(",") if part.strip()}
-    unknown = sorted(chosen - set(MEASURES))
-    if unknown or not chosen:
-        raise ValueError(f"--measure {text!r}: choose wall, instructions or wall,instructions")
-    return tuple(m for m in MEASURES if m in chosen)
 
 
 def unsupported_reason(runtime: str) -> str | None:

@@ -9,13 +9,13 @@ enables them around the timed call through perf's control FIFOs (workers/python/
   period in nanoseconds, so a profile's total is CPU time of the timed call, every thread summed.
 - Stacks: `--call-graph dwarf` — Debian's Python and pyarrow's wheels are built without frame pointers, so frame
   pointer stacks would stop at the first such frame; DWARF unwinding copies 8 KiB of stack per sample instead.
-- Kept: the `perf script` text (one sample per paragraph, leaf first), gzipped, read by analysis/perf_script.py;
+- Kept: the `perf script` text (one sample per paragraph, leaf first), gzipped, read by profiles/perf_script.py;
   `perf.data` is removed (it holds raw stack copies and is only readable beside the same binaries).
 - Sampling has noise, unlike callgrind: the listing marks changes within two standard errors of the sample counts.
 - Python functions (3.12+): the worker switches CPython's perf trampolines on around the timed calls and moves their
   map into the profile's folder as `perf.map` (workers/python/python_names.py), so /tmp keeps nothing of it. perf
   script then prints those frames as `[unknown]` in `/tmp/perf-PID.map` with their address, and the reader names
-  them from the kept map (analysis/perf_script.py), as callgrind's addresses are named.
+  them from the kept map (profiles/perf_script.py), as callgrind's addresses are named.
 """
 
 from __future__ import annotations

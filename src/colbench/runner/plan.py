@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,8 +11,10 @@ from colbench.experiments.registry import all_suites
 from colbench.model.benchmark import Benchmark, DataRequest, Params
 from colbench.model.params import ParamError, ParamValue, did_you_mean
 from colbench.model.result import canonical_json, case_id
+from colbench.model.run_config import EnvChoice
 from colbench.model.suite import Suite
 from colbench.redact import clip
+from colbench.runtimes import Runtime, RuntimeUnavailable, get_runtime
 
 
 class PlanError(ValueError):
@@ -130,28 +131,71 @@ def data_requests_for(targets: Sequence[str], overrides: Mapping[str, Sequence[A
 
 
 @dataclass
-class EnvChoice:
-    """Where a worker runs: the default interpreter, or a uv environment (see runtimes/python.py)."""
-
-    name: str = "default"
-    python: str = sys.executable
-    spec: str | None = None
-    key: str | None = None
-    resolved: dict[str, str] = field(default_factory=dict)
-    #: extra environment variables for this side's workers (an A/B of a setting rather than a version)
-    variables: dict[str, str] = field(default_factory=dict)
-    #: "python" (uv environments), or "java" / "r" for the other workers' version matrices (runner/runtime_envs.py)
-    runtime: str = "python"
-    #: the Python version its workers run on (MAJOR.MINOR.PATCH), "" for the interpreter running colbench
-    interpreter: str = ""
-    #: why it could not be built ("" when it was): a release a sweep measures whose environment does not install or
-    #: import; each of its executions is an error result with this cause, and the run goes on
-    broken: str = ""
-
-
-@dataclass
 class Execution:
     case: PlannedCase
     env: EnvChoice
     process_index: int
     block: int
+
+
+def fit_plan_to_envs(plan: Plan, envs: Sequence[EnvChoice],
+                     say: Callable[[str], None] = lambda _: None) -> list[tuple[str, Any, str]]:
+    """Keep the cases the environments can run, and make their workers ready (e.g. build a missing jar).
+
+    Environments pinned for one runtime run only the cases of that runtime (the others are returned as skipped);
+    the environments of one run must be of one runtime. Elsewhere each planned runtime's default worker is made
+    ready; if that fails, its cases are skipped with the reason. Returns what was skipped: (benchmark, params,
+    reason).
+    """
+    runtimes = {env.runtime for env in envs}
+    if len(runtimes) > 1:
+        kinds = ", ".join(f"{env.name} ({get_runtime(env.runtime).display})" for env in envs)
+        raise PlanError(f"--env: environments of different runtimes cannot be compared: {kinds}")
+    pinned = get_runtime(next(iter(runtimes)))
+    skipped: list[tuple[str, Any, str]] = []
+    if pinned.pin is not None:
+        _fit_to_pinned(plan, envs, pinned, say, skipped)
+    else:
+        _ready_default_workers(plan, say, skipped)
+    return skipped
+
+
+def _drop(plan: Plan, skipped: list[tuple[str, Any, str]], keep: Callable[[Any], bool], reason: str) -> None:
+    """Leave out of the plan the cases `keep` refuses, noting each as skipped for `reason`."""
+    kept = []
+    for case in plan.cases:
+        if keep(case):
+            kept.append(case)
+        else:
+            skipped.append((case.benchmark.name, case.params, reason))
+    plan.cases[:] = kept
+
+
+def _fit_to_pinned(plan: Plan, envs: Sequence[EnvChoice], pinned: Runtime, say: Callable[[str], None],
+                   skipped: list[tuple[str, Any, str]]) -> None:
+    """Environments pinned for one runtime: only its cases, and each environment's worker ready."""
+    names = ", ".join(env.name for env in envs)
+    _drop(plan, skipped, lambda case: case.runtime == pinned.name,
+          f"not a {pinned.display} case, and {names} are {pinned.display} environments")
+    if not plan.cases:
+        raise PlanError(f"no case of this plan runs in {pinned.display} environments "
+                        f"(`colbench list` shows each benchmark's runtime param)")
+    for env in envs:  # a resumed run's workers may have been cleaned since (a no-op when they are there)
+        try:
+            pinned.make_ready(env.resolved, say)
+        except RuntimeUnavailable as exc:
+            raise PlanError(f"--env {env.name}: {exc}") from None
+
+
+def _ready_default_workers(plan: Plan, say: Callable[[str], None], skipped: list[tuple[str, Any, str]]) -> None:
+    """Each planned runtime's default worker made ready; a runtime that cannot be has its cases skipped."""
+    for name in dict.fromkeys(case.runtime for case in plan.cases):
+        try:
+            get_runtime(name).make_ready({}, say)
+        except RuntimeUnavailable as exc:
+            def other_runtime(case: Any, failed: str = name) -> bool:
+                return bool(case.runtime != failed)
+
+            _drop(plan, skipped, other_runtime, f"{exc} (`colbench setup {name}` retries)")
+            if not plan.cases:
+                raise PlanError(str(exc)) from None

@@ -10,7 +10,7 @@ threads, CPU pinning and input files as the case's own executions (runner/execut
 Options beyond the counting ones:
 - `--separate-callers=N`: callgrind keeps the last N callers of every function as part of its name
   (`f'g'h`: f called from g called from h), so costs are known per call chain rather than per function.
-  The flame graph is built from these chains (analysis/profile_stacks.py); deeper chains are split at N
+  The flame graph is built from these chains (profiles/stacks.py); deeper chains are split at N
   levels and joined back by the callers' own chains (the gprof assumption, made only beyond N frames). With
   N=20 the 200k-row Parquet read of docs/explain.md writes 60 MB of text (2.4 MB gzipped) for 342 M instructions.
 - `--dump-line=no` stays: no view here reads costs per source line.

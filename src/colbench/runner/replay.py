@@ -14,10 +14,10 @@ from pathlib import Path
 
 from colbench.benchmarks.registry import UnknownTarget, get_benchmark
 from colbench.model.records import CaseSpec, InputFile, Result, Run
-from colbench.runner.env_options import envs_from_run
 from colbench.runner.execute import case_spec, config_from_run, launch_for, prepare_inputs
 from colbench.runner.isolate import WorkerLaunch
 from colbench.runner.plan import PlanError, PlannedCase
+from colbench.runtimes.env_options import envs_from_run
 from colbench.runtimes.python import EnvError
 
 

@@ -18,7 +18,6 @@ import sys
 import time
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -27,7 +26,9 @@ from colbench.analysis.comparison import case_inputs, noise_priors, short_labels
 from colbench.analysis.sequential import FIRST_LOOK_FRACTION, LookPlan, SequentialCompare, Spending, plan_next_look
 from colbench.model.metrics import metric
 from colbench.model.records import Result, Run, Side
-from colbench.runner.execute import EnvChoice, Execution, RunConfig, RunObserver, execute_run, start_run
+from colbench.model.run_config import EnvChoice, RunConfig
+from colbench.model.run_parts import CASE_KEY_SEPARATOR, CaseLook, LookRecord, NoisePriorRecord, SequentialLooks
+from colbench.runner.execute import Execution, RunObserver, execute_run, start_run
 from colbench.runner.plan import Plan, PlannedCase
 from colbench.store.base import ResultQuery, Store
 from colbench.store.selection import comparison_evidence
@@ -239,7 +240,7 @@ def _execute_undecided(store: Store, run: Run, plan: Plan, envs: Sequence[EnvCho
                        timing: _Timing, blocks: int, pending: list[Key], ids: Mapping[Key, str]) -> Run:
     """Run the cases still undecided up to `blocks` processes, in the environments they compare."""
     config.processes = blocks
-    run.config["processes"] = blocks
+    run.config.processes = blocks
     pending_envs = [e for e in envs[1:] if any(k[0] == e.name for k in pending)]
     pending_ids = {ids[k] for k in pending}
 
@@ -251,14 +252,15 @@ def _execute_undecided(store: Store, run: Run, plan: Plan, envs: Sequence[EnvCho
 
 def _sequential_record(baseline: str, metric_name: str, settings: GateSettings, seq: SequentialCompare[Key],
                        looks: list[Look], used: Mapping[Key, int], results: Mapping[Key, CaseComparison],
-                       cases: Mapping[Key, CaseInput]) -> dict[str, Any]:
+                       cases: Mapping[Key, CaseInput]) -> SequentialLooks:
     """The run's record of its looks: enough for `compare` to reproduce each case's last look."""
-    return {"baseline": baseline, "metric": metric_name, "alpha": settings.alpha,
-            "threshold": settings.threshold, "floor": settings.floor, "family_size": seq.family_size,
-            "spending": settings.spending, "basis": settings.basis,
-            "looks": [{"fraction": look.fraction, "alpha": look.alpha, "blocks_added": look.blocks_added}
-                      for look in looks],
-            "cases": {f"{k[0]}\x1f{k[1]}": _look_record(used[k], results[k], cases.get(k)) for k in results}}
+    record = SequentialLooks(baseline=baseline, metric=metric_name, alpha=settings.alpha,
+                             threshold=settings.threshold, floor=settings.floor, family_size=seq.family_size,
+                             spending=settings.spending, basis=settings.basis)
+    record.looks = [LookRecord(look.fraction, look.alpha, look.blocks_added) for look in looks]
+    record.cases = {f"{k[0]}{CASE_KEY_SEPARATOR}{k[1]}": _look_record(used[k], results[k], cases.get(k))
+                    for k in results}
+    return record
 
 
 def _next_look(seq: SequentialCompare[Key], settings: GateSettings, elapsed_s: Callable[[], float],
@@ -282,13 +284,13 @@ def _by_env(results: Mapping[Key, CaseComparison], contenders: list[str]) -> dic
     return by_env
 
 
-def _look_record(blocks: int, comparison: CaseComparison, case: CaseInput | None) -> dict[str, Any]:
+def _look_record(blocks: int, comparison: CaseComparison, case: CaseInput | None) -> CaseLook:
     """What `analysis.comparison` needs to reproduce a case's last look: its blocks, its alpha and the noise earlier
     runs lent it (history grows after the run; the verdict must not)."""
-    entry: dict[str, Any] = {"blocks": blocks, "alpha": comparison.alpha}
+    prior = None
     if case is not None and case.prior is not None and comparison.prior_df:
-        entry["prior"] = {"variance": case.prior.variance, "df": case.prior.df, "runs": case.prior.runs}
-    return entry
+        prior = NoisePriorRecord(case.prior.variance, case.prior.df, case.prior.runs)
+    return CaseLook(blocks, comparison.alpha, prior)
 
 
 def _relabel(comparison: CaseComparison, label: Hashable) -> CaseComparison:

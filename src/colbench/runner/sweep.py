@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
-from colbench.runner.execute import EnvChoice
-from colbench.runner.points import Point, PointEnvironments, env_name
+from colbench.model.run_config import EnvChoice
 from colbench.runtimes.interpreters import OLDEST, install_advice
+from colbench.runtimes.points import Point, PointEnvironments, env_name
 from colbench.runtimes.python import EnvError, release_probably_cached
 from colbench.runtimes.releases import Release, ReleaseError, package_index, pypi_releases
 

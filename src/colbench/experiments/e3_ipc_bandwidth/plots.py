@@ -19,9 +19,9 @@ from matplotlib.lines import Line2D
 
 from colbench.analysis.aggregate import CaseSummary
 from colbench.experiments.case_params import param_int, param_text, thread_count
-from colbench.experiments.e3_ipc_bandwidth.bandwidth import MachineBandwidth
 from colbench.experiments.e3_ipc_bandwidth.table import CACHE_RESIDENT, gbps_verdict
 from colbench.model.records import Run
+from colbench.model.run_parts import MachineBandwidth
 from colbench.render.figures import (
     LIMIT_COLOR,
     PALETTE,

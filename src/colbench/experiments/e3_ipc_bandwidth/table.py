@@ -9,9 +9,9 @@ from rich.table import Table
 
 from colbench.analysis.aggregate import CaseSummary
 from colbench.experiments.case_params import param_int, param_text, thread_count
-from colbench.experiments.e3_ipc_bandwidth.bandwidth import MachineBandwidth
 from colbench.experiments.e3_ipc_bandwidth.published import E3_CORE_SCALING_GBPS, E3_GBPS
 from colbench.model.records import Run
+from colbench.model.run_parts import MachineBandwidth
 
 #: how a verdict ends for a case faster than the bandwidth of its kind (the plots star those points)
 CACHE_RESIDENT = "cache-resident"

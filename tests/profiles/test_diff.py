@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from colbench.analysis.callgrind import Frame
-from colbench.analysis.profile_diff import diff_profiles
-from colbench.analysis.profile_view import ProfileView, load_view
+from colbench.profiles.callgrind import Frame
+from colbench.profiles.diff import diff_profiles
+from colbench.profiles.view import ProfileView, load_view
 
 MAIN, READ, DECODE, COPY = (Frame("main", "prog"), Frame("arrow::Read", "libarrow.so"),
                             Frame("parquet::Decode", "libparquet.so"), Frame("memcpy", "libc.so"))

@@ -20,13 +20,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from colbench.model.run_config import EnvChoice
 from colbench.paths import NAME_PATTERN
 from colbench.redact import clip, redact
-from colbench.runner.execute import EnvChoice
-from colbench.runner.runtime_envs import runtime_env
 from colbench.runtimes.era import Recipe, recipe
 from colbench.runtimes.python import EnvError, EnvSpec, canonical_name, colbench_project, ensure_environment
 from colbench.runtimes.releases import Release
+from colbench.runtimes.runtime_envs import runtime_env
 
 #: uv's error output draws boxes and arrows around its lines
 _DECORATION = re.compile(r"^[\s×╰─▶│├┬┴┼┤╭╮╯|:>-]+")

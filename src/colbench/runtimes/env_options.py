@@ -7,15 +7,16 @@ says what to do.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 from colbench.model.records import Run
+from colbench.model.run_config import EnvChoice
 from colbench.paths import check_name
 from colbench.redact import is_redacted, redact
-from colbench.runner.execute import EnvChoice
-from colbench.runner.points import build_error_line
-from colbench.runner.runtime_envs import is_runtime_spec, resolve_runtime_env, runtime_env
+from colbench.runtimes.points import build_error_line
 from colbench.runtimes.python import EnvError, check_resolves, colbench_project, ensure_environment, parse_env_option
+from colbench.runtimes.runtime_envs import is_runtime_spec, resolve_runtime_env, runtime_env
 
 
 def check_envs(options: list[str], *, resolve: bool = False) -> None:
@@ -118,7 +119,7 @@ def planned_builds(options: list[str]) -> tuple[list[bool], list[str]]:
 
 def envs_from_run(run: Run) -> list[EnvChoice]:
 
-    envs = [EnvChoice(**e) for e in run.envs or [{}]]
+    envs = [dataclasses.replace(e) for e in run.envs] or [EnvChoice()]
     for env in envs:
         secret = [k for k, v in env.variables.items() if is_redacted(v)]
         if secret:

@@ -6,7 +6,7 @@ chain, leaf first, one frame a line: `<ip> <symbol> (<object>)`, `[unknown]` whe
 The period of a `cpu-clock` sample is nanoseconds of CPU time, so a view's total is the CPU time of the sampled
 region, every thread summed; other events (`cycles`) count in their own unit, which the view says.
 
-Frames are named as callgrind's are (analysis/profile_view.py): the library without its version, addresses
+Frames are named as callgrind's are (profiles/view.py): the library without its version, addresses
 without a symbol as one `[no symbols] LIB` frame per library, Cython demangled. Kernel frames keep their object
 (`[kernel.kallsyms]`): time in the kernel on the case's behalf (page faults, reads) is part of real time.
 
@@ -27,10 +27,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from colbench.analysis.callgrind import Frame, ProfileError
-from colbench.analysis.profile_stacks import Folded
-from colbench.analysis.profile_symbols import PYTHON_OBJECT, PYTHON_PREFIX, PerfMap, demangle_cython, python_function
-from colbench.analysis.profile_view import NO_SYMBOLS, ProfileView, fold_stack, library_key, merge_repeats
+from colbench.profiles.callgrind import Frame, ProfileError
+from colbench.profiles.stacks import Folded
+from colbench.profiles.symbols import PYTHON_OBJECT, PYTHON_PREFIX, PerfMap, demangle_cython, python_function
+from colbench.profiles.view import NO_SYMBOLS, ProfileView, fold_stack, library_key, merge_repeats
 
 _FRAME = re.compile(r"^\s+([0-9a-fA-F]+)\s+(.*?)\s+\((.*)\)\s*$")
 _EVENT = re.compile(r"\s([\w.-]+(?::[a-zA-Z]*)?):(?:\s|$)")

@@ -14,7 +14,7 @@ What matters here:
   callgrind's recursion level (`f'2`: f called by itself), not a caller.
 
 Only the first event (`Ir`, instructions executed) is read. The parser keeps contexts as they are; naming
-(libraries, Python functions, Cython) is profile_symbols.py's and call stacks are profile_stacks.py's.
+(libraries, Python functions, Cython) is profiles/symbols.py's and call stacks are profiles/stacks.py's.
 """
 
 from __future__ import annotations

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from colbench.analysis.callgrind import parse_lines
-from colbench.analysis.profile_symbols import (
+from colbench.profiles.callgrind import parse_lines
+from colbench.profiles.symbols import (
     PYTHON_OBJECT,
     PerfMap,
     demangle_cython,
@@ -24,7 +24,7 @@ from colbench.analysis.profile_symbols import (
     short_object,
     with_lines,
 )
-from colbench.analysis.profile_view import NO_SYMBOLS, fold_interpreter, library_key, view_of
+from colbench.profiles.view import NO_SYMBOLS, fold_interpreter, library_key, view_of
 
 # --- Cython ------------------------------------------------------------------------------------------------------
 
@@ -368,7 +368,7 @@ fn=(4)
 
 
 def test_fold_interpreter_keeps_interpreter_frames_below_native_code():
-    from colbench.analysis.callgrind import Frame
+    from colbench.profiles.callgrind import Frame
 
     eval_ = Frame("_PyEval_EvalFrameDefault", "python3.12")
     py_f, py_g = Frame("py::f (a.py)", PYTHON_OBJECT), Frame("py::g (a.py)", PYTHON_OBJECT)

@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from colbench.analysis.callgrind import Frame, parse_lines
-from colbench.analysis.profile_stacks import (
+from colbench.profiles.callgrind import Frame, parse_lines
+from colbench.profiles.stacks import (
     ELIDED,
     MAX_DEPTH,
     MIN_SHARE,
@@ -16,7 +16,7 @@ from colbench.analysis.profile_stacks import (
     inclusive_costs,
     self_costs,
 )
-from tests.analysis.test_callgrind import SPEC_EXAMPLE  # the spec's example
+from tests.profiles.test_callgrind import SPEC_EXAMPLE  # the spec's example
 
 
 def parse(text: str):

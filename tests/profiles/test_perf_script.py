@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from colbench.analysis.callgrind import Frame, ProfileError
-from colbench.analysis.perf_script import parse_samples, perf_view, sampling_error, total_sampling_error
-from colbench.analysis.profile_diff import diff_profiles
+from colbench.profiles.callgrind import Frame, ProfileError
+from colbench.profiles.diff import diff_profiles
+from colbench.profiles.perf_script import parse_samples, perf_view, sampling_error, total_sampling_error
 
 # the shape `perf script --fields comm,tid,event,period,ip,sym,dso` prints (perf 6.1), leaf first
 SAMPLES = """\

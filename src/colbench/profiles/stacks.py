@@ -20,7 +20,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from colbench.analysis.callgrind import CallgrindProfile, Frame
+from colbench.profiles.callgrind import CallgrindProfile, Frame
 
 #: the smallest share of one context's cost that keeps a caller variant of its own
 MIN_SHARE = 0.002

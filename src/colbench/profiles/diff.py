@@ -18,9 +18,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from colbench.analysis.callgrind import Frame
-from colbench.analysis.profile_stacks import inclusive_costs, self_costs
-from colbench.analysis.profile_view import ProfileView, StrippedLibrary, load_view
+from colbench.profiles.callgrind import Frame
+from colbench.profiles.stacks import inclusive_costs, self_costs
+from colbench.profiles.view import ProfileView, StrippedLibrary, load_view
 
 DEFAULT_TOP = 15
 
@@ -131,7 +131,7 @@ def diff_files(baseline: Path, contender: Path, labels: tuple[str, str], *, perf
                Path | None] = (None, None), top: int = DEFAULT_TOP, calls: int = 1) -> DiffedFiles:
     """Read two profiles of one case — callgrind's, or perf's samples of `calls` timed calls (`*.perf.gz`, with
     each change's sampling noise) — and diff them. ProfileError (or OSError) when a file cannot be read."""
-    from colbench.analysis.perf_script import perf_view, sampling_error, total_sampling_error
+    from colbench.profiles.perf_script import perf_view, sampling_error, total_sampling_error
 
     if baseline.name.endswith(PERF_SUFFIX):
         (view_a, counts_a), (view_b, counts_b) = (perf_view(baseline, labels[0], calls, perf_maps[0]),

@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from colbench.runner.execute import EnvChoice
-from colbench.runner.points import AheadBuilder, Point, PointEnvironments, build_error_line, env_name
+from colbench.model.run_config import EnvChoice
+from colbench.runtimes.points import AheadBuilder, Point, PointEnvironments, build_error_line, env_name
 
 
 def test_env_names_are_names():

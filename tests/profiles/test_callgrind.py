@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from colbench.analysis.callgrind import Frame, ProfileError, parse_callgrind, parse_lines, split_chain
+from colbench.profiles.callgrind import Frame, ProfileError, parse_callgrind, parse_lines, split_chain
 
 
 def parse(text: str):
@@ -248,7 +248,7 @@ fn=(3)
 """)
     assert profile.caller_depth == 2
     chain = profile.contexts[by_name(profile)["f'g'main"]].frames
-    # the function keeps its object; a caller named only inside the chain has none (profile_stacks fills it in)
+    # the function keeps its object; a caller named only inside the chain has none (profiles.stacks fills it in)
     assert chain == (Frame("f", "/bin/prog"), Frame("g", ""), Frame("main", ""))
     assert self_of(profile) == {"main": 1, "g'main": 10, "f'g'main": 20}
     assert profile.totals == 31

@@ -1,8 +1,8 @@
 """One side's profile, ready to compare: folded stacks of named frames that mean the same thing on both sides.
 
-From a callgrind file (analysis/callgrind.py) and its call stacks (analysis/profile_stacks.py):
+From a callgrind file (profiles/callgrind.py) and its call stacks (profiles/stacks.py):
 
-- frames get the names of profile_symbols.py (Python functions through the perf map, Cython demangled) and
+- frames get the names of profiles/symbols.py (Python functions through the perf map, Cython demangled) and
   their library without its version (`libarrow.so.2600` → `libarrow.so`), so two pyarrow releases line up;
 - code known only by its address (a stripped library, code generated at run time) is one frame per library,
   `[no symbols] libffi.so`: addresses move with every process (ASLR), so they cannot match across sides anyway,
@@ -20,9 +20,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from colbench.analysis.callgrind import CallgrindProfile, Frame, parse_callgrind
-from colbench.analysis.profile_stacks import Folded, Stack, folded_stacks
-from colbench.analysis.profile_symbols import (
+from colbench.profiles.callgrind import CallgrindProfile, Frame, parse_callgrind
+from colbench.profiles.stacks import Folded, Stack, folded_stacks
+from colbench.profiles.symbols import (
     PYTHON_OBJECT,
     PerfMap,
     frame_name,
@@ -42,7 +42,7 @@ class StrippedLibrary:
 
     library: str
     cost: float
-    symbols: str  # "exported only" (stripped), "symbols", "unknown" (see profile_symbols.object_symbols)
+    symbols: str  # "exported only" (stripped), "symbols", "unknown" (see symbols.object_symbols)
 
 
 @dataclass
