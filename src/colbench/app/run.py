@@ -467,7 +467,7 @@ def _missing_data_files(plan: Plan) -> tuple[list[PlannedFile], str | None]:
 
 def _builds(request: RunRequest, sweep: Any, plan: Plan) -> tuple[list[bool], int]:
     """The environments the run builds first (its --env ones, or a sweep's releases), and the Java workers."""
-    from colbench.runner import env_options
+    from colbench.runtimes import env_options
 
     env_builds, jars = env_options.planned_builds(list(request.envs))
     if sweep is not None:

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from colbench.analysis.aggregate import CaseSummary, summarize_cases
-from colbench.model.run_parts import MachineBandwidth
 from colbench.model.records import Result, Run
+from colbench.model.run_parts import MachineBandwidth
 from colbench.store.base import ResultQuery, Store
 
 if TYPE_CHECKING:

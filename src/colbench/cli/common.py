@@ -25,7 +25,6 @@ from colbench.app.stores import store_at
 from colbench.bounded_http import DEADLINE_ENV, DEFAULT_DEADLINE_S
 from colbench.model.metrics import Measure
 from colbench.model.records import Run
-from colbench.model.run_parts import MachineBandwidth
 from colbench.paths import UnsafePath
 from colbench.redact import clip, printable, redact
 from colbench.render.fmt import fmt_bytes

@@ -27,7 +27,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from colbench.app.run import RunObserver
 from colbench.app.show import bandwidth_of, case_summaries
 from colbench.model.records import Result, Run
-from colbench.model.run_parts import MachineBandwidth
 from colbench.render.fmt import fmt_bytes, fmt_duration, fmt_seconds, instructions_cell, spread
 from colbench.report.terminal import throughput_cell
 
