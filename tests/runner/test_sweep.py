@@ -56,7 +56,7 @@ def test_a_sweep_runs_each_release_on_its_python_and_records_it(tmp_path: Path) 
                    "--param", "compression=none", "--param", "output=arrow_table,dataframe", "--param", "rows=2000",
                    "--param", "threads=1", *sweep, home=home, timeout=900)
     assert csv.returncode == 0, csv.stdout[-3000:] + csv.stderr[-3000:]
-    assert "environment 0.17.1: python==3.8 pyarrow==0.17.1 numpy pandas (as of 2020-05-18)" in csv.stdout
+    assert "environment 0.17.1: resolving python==3.8 pyarrow==0.17.1 numpy pandas (as of 2020-05-18)" in csv.stdout
     feather = colbench("run", "file-read", "--param", "engine=pyarrow", "--param", "format=feather",
                        "--param", "codec=uncompressed,lz4", "--param", "source=fanniemae_2016Q4",
                        "--param", "output=arrow_table", "--param", "rows=2000", "--param", "threads=1", *sweep,
