@@ -311,19 +311,30 @@ def _keep_profile(store: Store, run: Run, execution: Execution, inputs: dict[str
     from colbench.profiles.stored import case_folder, stored_profile
     from colbench.runner.profile import profile_case
 
+    _keep_case_profile("profile", stored_profile, case_folder,
+                       lambda spec, launch, folder: profile_case(spec, launch, toolchain, folder),
+                       store, run, execution, inputs, warmup, config, observer)
+
+
+def _keep_case_profile(what: str, stored: Callable[[Store, str, str, str], Any],
+                       folder_of: Callable[[Store, str, str, str], Path], take: Callable[[Any, Any, Path], Any],
+                       store: Store, run: Run, execution: Execution, inputs: dict[str, InputFile], warmup: int,
+                       config: RunConfig, observer: RunObserver) -> None:
+    """What `--profile` and `--profile-memory` share: a Python case not yet profiled in this environment runs once
+    more in a fresh worker (`take`), into its folder; a failure is a warning naming `what`."""
     case, env = execution.case, execution.env
-    if case.runtime != "python" or stored_profile(store, run.run_id, env.name, case.case_id) is not None:
+    if case.runtime != "python" or stored(store, run.run_id, env.name, case.case_id) is not None:
         return
     observer.profiling(execution)
     try:
         launch, _ = launch_for(case, env, config)
         spec = case_spec(case, inputs, 1, warmup, config.seed + execution.process_index)
-        done = profile_case(spec, launch, toolchain, case_folder(store, run.run_id, env.name, case.case_id))
+        done = take(spec, launch, folder_of(store, run.run_id, env.name, case.case_id))
     except (PlanError, OSError, ValueError) as exc:
-        log.warning("no profile of %s [%s]: %s", case.case_id, env.name, _reason(exc))
+        log.warning("no %s of %s [%s]: %s", what, case.case_id, env.name, _reason(exc))
         return
     if done.error:
-        log.warning("no profile of %s [%s]: %s", case.case_id, env.name, done.error)
+        log.warning("no %s of %s [%s]: %s", what, case.case_id, env.name, done.error)
 
 
 def memory_tracer(config: RunConfig) -> Any:
@@ -346,19 +357,9 @@ def _keep_memory_profile(store: Store, run: Run, execution: Execution, inputs: d
     from colbench.profiles.stored import memory_folder, stored_memory_profile
     from colbench.runner.memory_profile import memory_profile_case
 
-    case, env = execution.case, execution.env
-    if case.runtime != "python" or stored_memory_profile(store, run.run_id, env.name, case.case_id) is not None:
-        return
-    observer.profiling(execution)
-    try:
-        launch, _ = launch_for(case, env, config)
-        spec = case_spec(case, inputs, 1, warmup, config.seed + execution.process_index)
-        done = memory_profile_case(spec, launch, tracer, memory_folder(store, run.run_id, env.name, case.case_id))
-    except (PlanError, OSError, ValueError) as exc:
-        log.warning("no memory profile of %s [%s]: %s", case.case_id, env.name, _reason(exc))
-        return
-    if done.error:
-        log.warning("no memory profile of %s [%s]: %s", case.case_id, env.name, done.error)
+    _keep_case_profile("memory profile", stored_memory_profile, memory_folder,
+                       lambda spec, launch, folder: memory_profile_case(spec, launch, tracer, folder),
+                       store, run, execution, inputs, warmup, config, observer)
 
 
 class _Broken(Exception):
