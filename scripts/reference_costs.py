@@ -34,13 +34,16 @@ TARGET = Path(__file__).resolve().parents[1] / "src" / "colbench" / "runner" / R
 RUN_OVERHEAD_S = 10.0
 #: what a fresh machine is assumed to pay besides processes, measured on the reference VM on 26 Nov 2026 (load 6-7,
 #: normalized to an idle machine as runner/estimate.py does):
-#: - a counting process's seconds per second of the reference model's plain process of the same case: 27.7 (Parquet
-#:   read, 100k rows), 17.5 (pyarrow CSV read, 100k rows), 19.4 (Feather read into a data frame, 100k rows); median
+#: - a counting process's seconds per second of the reference model's plain process of the same case, on 27 Nov 2026
+#:   at load 1 (the VM's fast CPU speed), with environments compiled to bytecode when built: 13.8 (Parquet read,
+#:   snappy, 100k rows), 8.7 (pyarrow CSV read, 100k rows), 9.5 (Feather read into a data frame, 100k rows); median
+#:   9.5, weighted for the VM's slow speed (1.5x, about 3 processes in 10: docs/gating.md) 9.5 x 1.15 = 11 (on 26 Nov,
+#:   before the bytecode, at load 6-7: 27.7, 17.5, 19.4)
 #: - a fresh uv environment with uv's package cache holding the wheels: 5.4-6.5 s (pyarrow 17.0.0, 21.0.0); with the
 #:   wheels to download, 28 s (issue #33): 12 s between the two
 #: - a cached one, resolved again: 1.2-1.3 s
 #: - the Java worker's Maven build: 13 s with Maven's repository filled, 26-47 s without (issue #33)
-REFERENCE_SCALARS = {"valgrind_factor": 19.0, "env_build_s": 12.0, "env_cached_s": 1.3, "java_build_s": 25.0}
+REFERENCE_SCALARS = {"valgrind_factor": 11.0, "env_build_s": 12.0, "env_cached_s": 1.3, "java_build_s": 25.0}
 
 
 def make(home: Path) -> None:

@@ -1,3 +1,4 @@
+import json
 import subprocess
 import time
 from pathlib import Path
@@ -96,6 +97,13 @@ def test_build_reuse_list_and_clean(tmp_path, monkeypatch):
         check=True,
     )
     assert out.stdout.strip() == "14.0.2"
+    site = env.path / "lib" / f"python{minor}" / "site-packages"
+    tag = f"cpython-{minor.replace('.', '')}"
+    # compiled at build: a worker under PYTHONDONTWRITEBYTECODE does not compile pyarrow in every process
+    assert list((site / "pyarrow" / "__pycache__").glob(f"parquet*.{tag}.pyc")) or \
+        list((site / "pyarrow" / "parquet" / "__pycache__").glob(f"core.{tag}.pyc"))
+    assert list((site / "numpy" / "__pycache__").glob(f"__init__.{tag}.pyc"))
+    assert json.loads((env.path / MARKER).read_text())["bytecode"] is True
 
     marker_mtime = (env.path / MARKER).stat().st_mtime_ns
     started = time.monotonic()
@@ -104,6 +112,21 @@ def test_build_reuse_list_and_clean(tmp_path, monkeypatch):
     assert again.key == env.key and again.name == "baseline"
     assert (env.path / MARKER).stat().st_mtime_ns == marker_mtime  # reused, not rebuilt
     print(f"env build {first:.1f}s, cached {second:.1f}s")
+
+    # an environment built before colbench compiled bytecode at build time is compiled once, when next used
+    for pyc in (site / "numpy").rglob("*.pyc"):
+        pyc.unlink()
+    meta = json.loads((env.path / MARKER).read_text())
+    del meta["bytecode"]
+    (env.path / MARKER).write_text(json.dumps(meta))
+    heard: list[str] = []
+    ensure_environment(spec, PROJECT_ROOT, say=heard.append)
+    assert list((site / "numpy" / "__pycache__").glob(f"__init__.{tag}.pyc"))
+    assert json.loads((env.path / MARKER).read_text())["bytecode"] is True
+    assert any("compiling its bytecode once" in line for line in heard)
+    heard.clear()
+    ensure_environment(spec, PROJECT_ROOT, say=heard.append)
+    assert not any("compiling" in line for line in heard)
 
     listed = list_environments()
     assert [e.key for e in listed] == [env.key] and listed[0].name == "old"

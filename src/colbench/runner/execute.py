@@ -189,7 +189,8 @@ def execute_run(store: Store, run: Run, plan: Plan, envs: Sequence[EnvChoice], c
     `interrupted`, and `Interrupted` (with a line for the user in its detail) propagates."""
     observer = observer or RunObserver()
     sweep_stale_exec_dirs()  # left by a colbench killed with -9 (its workers died with it)
-    cache_own_bytecode()  # or, under PYTHONDONTWRITEBYTECODE, every Python worker compiles colbench again
+    # or, under PYTHONDONTWRITEBYTECODE, every Python worker compiles colbench again
+    cache_own_bytecode(e.python for e in envs if e.runtime == "python" and not e.broken)
     _mark_running(store, run)
     iterations, warmup, processes = config.resolved(plan)
     toolchain = counting_toolchain(config)
