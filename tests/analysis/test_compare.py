@@ -1,4 +1,5 @@
 import math
+import re
 from dataclasses import replace
 
 import numpy as np
@@ -235,3 +236,19 @@ def test_exit_codes():
 
 def _sides(c: CaseInput):
     return c.baseline, c.contender
+
+
+def test_an_interval_of_two_blocks_reads_as_unbounded_not_as_digits():
+    """A paired t at 2 blocks has 1 degree of freedom: at a spent alpha its wall-time interval spans 10^-8..10^8.
+    The table, the reason and the MDE say how far ('<0.001', '>1000'), never print those digits."""
+    from colbench.report.compare_text import format_ci, format_mde
+
+    base = [[0.25, 0.26, 0.25], [0.30, 0.31, 0.30]]
+    contender = [[0.33, 0.33, 0.34], [0.29, 0.30, 0.29]]
+    c = compare_case(base, contender, baseline_blocks=[0, 1], contender_blocks=[0, 1], alpha=0.0016)
+    assert c.paired and c.n_blocks == 2 and c.verdict == Verdict.INCONCLUSIVE
+    assert c.ci_high > 1000 and c.ci_low < 0.001  # what the statistics say
+    assert format_ci(c) == "[<0.001, >1000]"
+    assert "CI <0.001->1000" in c.reason
+    assert format_mde(c) == ">1000% / >1000%"
+    assert not re.search(r"\d{5}", format_ci(c) + c.reason + format_mde(c))

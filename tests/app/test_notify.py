@@ -72,3 +72,25 @@ def test_a_webhook_must_be_http_and_its_path_never_reaches_a_run_record(monkeypa
                      "--notify=https://h.example.com/x/SECRET"])
     assert "XYZ" not in " ".join(argv) and "SECRET" not in " ".join(argv)
     assert argv[4] == "https://hooks.example.com/…"
+
+
+def test_a_silent_webhook_holds_the_pass_no_longer_than_its_net_deadline(store: Store, monkeypatch) -> None:
+    """The webhook obeys `--net-deadline` and $COLBENCH_NET_DEADLINE_S like every other network call of a pass."""
+    import time
+
+    from tests.netfaults import FaultServer
+
+    server = FaultServer()
+    try:
+        alert = new_alert([release("1.2.0", "regression")], ["w1"], "md")
+        started = time.monotonic()
+        kept = deliver(store, f"{server.url}/silent/hook", ["w1"], alert, deadline_s=0.6)
+        assert time.monotonic() - started < 2.5
+        assert kept.sent == [] and "within the deadline (0.6 s)" in kept.kept[alert.alert_id]
+        monkeypatch.setenv("COLBENCH_NET_DEADLINE_S", "0.5")
+        started = time.monotonic()
+        again = deliver(store, f"{server.url}/slow-body/hook", ["w1"], None)
+        assert time.monotonic() - started < 2.5 and "(0.5 s)" in again.kept[alert.alert_id]
+        assert store.watch_alerts(("w1",))[0].attempts == 2  # kept for the next pass
+    finally:
+        server.close()

@@ -112,7 +112,7 @@ def test_every_default_printed_in_help_is_the_one_the_code_applies():
                                     f"{metric('instructions').bisect_first_look} for instructions"],
         ("run", "--memory-limit"): [f"{_memory_fraction():.0%} of RAM"],
         **{(command, "--net-deadline"): [f"(default {DEFAULT_DEADLINE_S:g})"]
-           for command in ("bisect", "data get", "publish")},
+           for command in ("bisect", "data get", "publish", "watch")},
     }
     printed = _printed_defaults()
     assert set(printed) == set(expected), ("an option's help names a default with a number: read it from the code "

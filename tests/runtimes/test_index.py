@@ -142,6 +142,10 @@ def test_an_index_that_is_down_or_too_slow_is_one_line_within_its_deadline() -> 
         with pytest.raises(ReleaseError, match="in 0.5 s, the deadline of a network call"):
             fetch_url(slow.url + "/otherpkg/", JSON_TYPE, deadline_s=0.5)
         assert time.monotonic() - started < 2.5
+        started = time.monotonic()  # a watch's --net-deadline reaches the listing
+        with pytest.raises(ReleaseError, match="in 0.5 s, the deadline of a network call"):
+            listed_releases("otherpkg", slow.url, deadline_s=0.5)
+        assert time.monotonic() - started < 2.5
     finally:
         slow.close()
 

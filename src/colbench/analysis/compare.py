@@ -69,6 +69,7 @@ from colbench.analysis.rank_tests import (
 from colbench.analysis.stats import process_locations, qn_sigma
 from colbench.analysis.t_tests import NoisePrior, TShift, paired_t, pooled_t
 from colbench.model.metrics import METRICS, Direction, Test, metric_or_none
+from colbench.words import ratio_text
 
 Method = Literal["holm", "bh", "bonferroni", "none"]
 Samples = Sequence[Sequence[float]]
@@ -471,7 +472,7 @@ def _verdict(
     significant = p_adj <= alpha
     verdict = decide(analysis.estimate, lo, hi, threshold=threshold, floor=floor, significant=significant,
                      direction=direction)
-    ci = f"CI {math.exp(lo):.3f}-{math.exp(hi):.3f}"
+    ci = f"CI {ratio_text(math.exp(lo))}-{ratio_text(math.exp(hi))}"
     band = f"+/-{threshold * 100:g}%"
     beyond = "1" if floor == 0 else f"{1 + floor:g}"
     tag = " (deterministic)" if analysis.deterministic else ""

@@ -99,16 +99,12 @@ def explain(store: Store, request: ExplainRequest, say: Say = lambda _: None) ->
         raise UsageError(f"--metric {request.metric!r}: choose {' or '.join(METRICS)}")
     started = time.monotonic()
     perf = check_profiler(request.profiler)
-    if request.top < 1:
-        raise UsageError(f"--top {request.top}: list at least 1 function")
-    baseline, contender = resolve_sides(store, request.baseline, request.contender)
-    chosen = choose_cases(baseline, contender, request.cases)
-    folder = explain_folder(store, f"{baseline.run_id}.{baseline.env_name}", f"{contender.run_id}.{contender.env_name}")
+    sides_of = explain_setup(store, request)
+    baseline, contender, folder, runs = sides_of.baseline, sides_of.contender, sides_of.folder, sides_of.runs
     verdicts, notes = _verdicts(store, request, baseline, contender)
-    runs = {side.run_id: store.get_run(side.run_id) for side in (baseline, contender)}
     toolchain: Any = None
     explained = []
-    for case_id, label in chosen:
+    for case_id, label in sides_of.chosen:
         # perf samples as many timed calls on both sides (enough for the baseline's call time), one call's cost
         calls = _sampled_calls(baseline, case_id) if perf else 1
         # perf's profiles are explain's own (sampled, never kept by a run): a folder of their own beside callgrind's
@@ -130,6 +126,29 @@ def explain(store: Store, request: ExplainRequest, say: Say = lambda _: None) ->
         _diff_case(case, request, case_dir, *side_labels(baseline, contender), calls=calls)
         explained.append(case)
     return Explanation(baseline.label, contender.label, explained, folder, time.monotonic() - started, notes)
+
+
+@dataclass(frozen=True)
+class ExplainSetup:
+    """What every explanation starts from, whatever it measures: the two sides, the cases chosen (id, label), the
+    folder its output goes to and the run records its re-runs replay."""
+
+    baseline: Side
+    contender: Side
+    chosen: list[tuple[str, str]]
+    folder: Path
+    runs: dict[str, Run]
+
+
+def explain_setup(store: Store, request: ExplainRequest) -> ExplainSetup:
+    """The request's sides, cases and folder, each checked (a UsageError or StoreError in one line)."""
+    if request.top < 1:
+        raise UsageError(f"--top {request.top}: list at least 1 function")
+    baseline, contender = resolve_sides(store, request.baseline, request.contender)
+    chosen = choose_cases(baseline, contender, request.cases)
+    folder = explain_folder(store, f"{baseline.run_id}.{baseline.env_name}", f"{contender.run_id}.{contender.env_name}")
+    runs = {side.run_id: store.get_run(side.run_id) for side in (baseline, contender)}
+    return ExplainSetup(baseline, contender, chosen, folder, runs)
 
 
 def side_labels(baseline: Side, contender: Side) -> tuple[str, str]:

@@ -22,7 +22,7 @@ from colbench.app.errors import UsageError
 from colbench.app.explain import (
     Say,
     _first_ok,
-    choose_cases,
+    explain_setup,
     side_labels,
     write_outputs,
 )
@@ -31,9 +31,8 @@ from colbench.profiles.diff import diff_profiles
 from colbench.profiles.explanation import CaseExplanation, Explanation, SideProfile
 from colbench.profiles.heaptrack import DamagedProfile
 from colbench.profiles.memory import read_side
-from colbench.profiles.stored import explain_folder, stored_memory_profile
+from colbench.profiles.stored import stored_memory_profile
 from colbench.store.base import Store, StoreError
-from colbench.store.selection import resolve_sides
 
 if TYPE_CHECKING:
     from colbench.app.explain import ExplainRequest
@@ -64,16 +63,12 @@ def explain_memory(store: Store, request: ExplainRequest, say: Say) -> Explanati
     if request.profiler != "callgrind":
         raise UsageError(f"--metric memory traces allocations with heaptrack: --profiler {request.profiler} "
                          "does not apply (leave it out)")
-    if request.top < 1:
-        raise UsageError(f"--top {request.top}: list at least 1 function")
-    baseline, contender = resolve_sides(store, request.baseline, request.contender)
-    chosen = choose_cases(baseline, contender, request.cases)
-    folder = explain_folder(store, f"{baseline.run_id}.{baseline.env_name}", f"{contender.run_id}.{contender.env_name}")
+    sides_of = explain_setup(store, request)
+    baseline, contender, folder, runs = sides_of.baseline, sides_of.contender, sides_of.folder, sides_of.runs
     verdicts, notes = memory_verdicts(store, request, baseline, contender)
-    runs = {side.run_id: store.get_run(side.run_id) for side in (baseline, contender)}
     tracer: Tracer | None = None
     explained: list[CaseExplanation] = []
-    for case_id, label in chosen:
+    for case_id, label in sides_of.chosen:
         case_dir = folder / case_id / "memory"
         sides = []
         for name, side in (("a", baseline), ("b", contender)):

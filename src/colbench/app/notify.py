@@ -20,15 +20,13 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 from colbench.app.errors import UsageError
-from colbench.bounded_http import NetError, request
+from colbench.bounded_http import NetError, deadline_from_env, request
 from colbench.model.watch import WatchAlert, WatchedRelease
 from colbench.redact import clip, redact
 from colbench.report.watch_text import TOLD, webhook_payload
 from colbench.store.base import Store
 
 WEBHOOK_ENV = "COLBENCH_WATCH_WEBHOOK"
-#: the longest a webhook may take to answer, in all
-POST_DEADLINE_S = 15.0
 
 
 class NotifyError(RuntimeError):
@@ -71,10 +69,12 @@ _WHAT_IT_DID = {"timeout": "gave no whole answer within the deadline", "too-larg
                 "reset": "cut the connection off", "bad-url": "is not an http(s) URL"}
 
 
-def post_json(url: str, body: dict[str, object], deadline_s: float = POST_DEADLINE_S) -> None:
+def post_json(url: str, body: dict[str, object], deadline_s: float | None = None) -> None:
     """POST `body` as JSON; NotifyError (one line, the URL's path left out) unless the receiver answers 2xx within
-    `deadline_s` in all (colbench.bounded_http: one total deadline, a bounded answer, no redirect elsewhere)."""
+    `deadline_s` in all (None: `--net-deadline`'s default; colbench.bounded_http: one total deadline, a bounded
+    answer, no redirect elsewhere)."""
     data = json.dumps(body, default=str).encode()
+    deadline_s = deadline_s if deadline_s is not None else deadline_from_env()
     try:
         answer = request(url, method="POST", data=data, deadline_s=deadline_s, max_bytes=1 << 20,
                          headers={"Content-Type": "application/json", "User-Agent": "colbench"})
@@ -98,7 +98,8 @@ def new_alert(releases: Sequence[WatchedRelease], watch_ids: Sequence[str], mark
                       payload=webhook_payload(releases, markdown))
 
 
-def deliver(store: Store, url: str | None, watch_ids: Sequence[str], alert: WatchAlert | None) -> Delivery:
+def deliver(store: Store, url: str | None, watch_ids: Sequence[str], alert: WatchAlert | None,
+            deadline_s: float | None = None) -> Delivery:
     """Keep this pass's alert, then send it and every alert of these watches still waiting, oldest first."""
     if url is None:
         return Delivery()
@@ -107,7 +108,7 @@ def deliver(store: Store, url: str | None, watch_ids: Sequence[str], alert: Watc
     delivery = Delivery(destination=shown(url))
     for waiting in store.watch_alerts(tuple(watch_ids), pending=True):
         try:
-            post_json(url, waiting.payload)
+            post_json(url, waiting.payload, deadline_s)
         except NotifyError as exc:
             store.save_alert(replace(waiting, attempts=waiting.attempts + 1, last_error=str(exc)))
             delivery.kept[waiting.alert_id] = str(exc)

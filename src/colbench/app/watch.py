@@ -72,6 +72,9 @@ class WatchRequest:
     conbench: str | None = None
     explain: bool = True
     dry_run: bool = False
+    #: the total deadline of each network call of the pass: the index, the webhook, Conbench (None:
+    #: $COLBENCH_NET_DEADLINE_S, else a minute)
+    net_deadline_s: float | None = None
 
 
 class WatchObserver:
@@ -236,7 +239,7 @@ def plan_package(store: Store, request: WatchRequest, package: str, measure: Mea
                  machine_id: str) -> PackagePlan:
     """Ask the index (the only network call of a pass with nothing new) and the store what is new."""
     try:
-        index, releases = listed_releases(package, request.index)
+        index, releases = listed_releases(package, request.index, deadline_s=request.net_deadline_s)
     except ReleaseError as exc:
         raise UsageError(f"{exc}; the next pass asks again") from None
     from colbench.store.queries import WatchQuery
@@ -388,7 +391,8 @@ def run_watch(store: Store, request: WatchRequest, observer: WatchObserver | Non
                                                                      if not p.releases])
     outcome.notes += _publish(store, request, outcome)
     outcome.delivery = deliver(store, webhook_url(request.notify), [p.plan.watch_id for p in passes],
-                               new_alert(outcome.releases, [p.plan.watch_id for p in passes], outcome.markdown))
+                               new_alert(outcome.releases, [p.plan.watch_id for p in passes], outcome.markdown),
+                               deadline_s=request.net_deadline_s)
     outcome.elapsed_s = clock() - started
     return outcome
 
@@ -412,7 +416,8 @@ def _publish(store: Store, request: WatchRequest, outcome: WatchOutcome) -> list
     from colbench.app.publish import PublishRequest, publish, read_runs
 
     try:
-        reports = publish(PublishRequest(request.conbench, tuple(runs), run_reason="watch"), read_runs(store, runs))
+        reports = publish(PublishRequest(request.conbench, tuple(runs), run_reason="watch",
+                                         deadline_s=request.net_deadline_s), read_runs(store, runs))
     except Exception as exc:  # noqa: BLE001 - Conbench away or refusing: said, the watch's records stand
         return [f"not published to Conbench: {redact(str(exc))}"]
     return [f"published {plural(len(reports), 'run')} to Conbench"]

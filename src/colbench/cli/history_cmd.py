@@ -14,7 +14,7 @@ from colbench.app.history import history as history_use_case
 from colbench.cli.common import StoreOption, UsageError, _store, console, friendly
 from colbench.render.fmt import fmt_instructions
 from colbench.render.tables import plain
-from colbench.words import plural
+from colbench.words import plural, ratio_text
 
 if TYPE_CHECKING:  # the record app/history.py returns, for annotations only
     from colbench.app.history import History
@@ -88,7 +88,9 @@ def _history_table(h: History, show: Callable[[float], str], package: str | None
         python = ".".join(point.interpreter.split(".")[:2])
         python = f"[bold]→ {python}[/bold]" if i in pythons else python
         if point.ratio is not None and point.low is not None and point.high is not None:
-            ratio = f"{point.ratio:.3f} [{point.low:.3f}, {point.high:.3f}]"
+            unbounded = point.low <= 0 and point.high == float("inf")
+            ratio = (f"{point.ratio:.3f} (no interval from {plural(point.processes, 'process')})" if unbounded
+                     else f"{point.ratio:.3f} [{ratio_text(point.low)}, {ratio_text(point.high)}]")
             scaled = show(point.ratio * level) if level else "-"
         else:
             ratio, scaled = "incomparable", "-"

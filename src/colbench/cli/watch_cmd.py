@@ -10,6 +10,7 @@ import typer
 
 from colbench.cli.common import (
     IndexOption,
+    NetDeadlineOption,
     ParamOption,
     StoreOption,
     VarOption,
@@ -20,6 +21,7 @@ from colbench.cli.common import (
     err_console,
     finite,
     friendly,
+    net_deadline,
     parse_duration,
     parse_measure_option,
     parse_params,
@@ -74,6 +76,7 @@ def watch(
     fmt: Annotated[str, typer.Option("--format", "-f", help="text, markdown or json")] = "text",
     dry_run: Annotated[bool, typer.Option("--dry-run", help="say which releases a pass would measure and its "
                                           "estimated time; measure nothing")] = False,
+    deadline: NetDeadlineOption = None,
     store: StoreOption = None,
 ) -> None:
     """One pass: measure every release of --package newer than the last one watched (for these targets and this
@@ -92,7 +95,7 @@ def watch(
         measure=parse_measure_option(measure) if measure else None, threshold=parse_threshold(threshold),
         alpha=alpha, budget_s=parse_duration(budget), processes=processes, iterations=iterations, warmup=warmup,
         timeout_s=timeout, machine_name=machine, notify=notify, conbench=conbench, explain=explain,
-        dry_run=dry_run)
+        dry_run=dry_run, net_deadline_s=net_deadline(deadline))
     outcome = run_watch(_store(store), request, WatchProgress(fmt))
     _print(outcome, fmt)
     if summary is not None and outcome.markdown:

@@ -183,3 +183,8 @@ def fmt_duration(seconds: float | None) -> str:
         return f"{minutes} min {secs:02d} s" if minutes < 10 else f"{minutes} min"
     hours, minutes = divmod(minutes, 60)
     return f"{hours} h {minutes:02d} min"
+
+
+def slug(text: str) -> str:
+    """A name for a file made from a label: letters, digits, '-', '_' and '.' kept, anything else '-'."""
+    return "".join(c if c.isalnum() or c in "-_." else "-" for c in text).strip("-") or "x"

@@ -11,11 +11,11 @@ from colbench.analysis.comparison import CompareSettings, Comparison, Comparison
 from colbench.model.metrics import metric as metric_named
 from colbench.model.records import Result, Run, Side
 from colbench.render.figures import Plot
-from colbench.render.fmt import fmt_percent, measured_metrics
+from colbench.render.fmt import fmt_percent, measured_metrics, slug
 from colbench.report.compare_text import method_note
 from colbench.report.explain_view import CaseExplained, explained_cases
 from colbench.report.plots_compare import CompareRow, compare_figure, compare_rows, verdict_counts
-from colbench.report.templating import metric_title, slug
+from colbench.report.templating import metric_title
 from colbench.store.base import ResultQuery, Store
 from colbench.store.selection import comparison_evidence
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from colbench.analysis.compare import CaseComparison, Verdict, count_verdicts
 from colbench.render.fmt import fmt_metric, md_text
-from colbench.words import plural
+from colbench.words import percent_text, plural, ratio_text
 
 MARKERS: dict[Verdict, str] = {
     Verdict.REGRESSION: "[!] regression",
@@ -39,7 +39,7 @@ def format_ratio(c: CaseComparison) -> str:
 def format_ci(c: CaseComparison) -> str:
     if not (math.isfinite(c.ci_low) and math.isfinite(c.ci_high)):
         return "[-, -]"
-    return f"[{c.ci_low:.3f}, {c.ci_high:.3f}]"
+    return f"[{ratio_text(c.ci_low)}, {ratio_text(c.ci_high)}]"
 
 
 def format_mde(c: CaseComparison) -> str:
@@ -47,10 +47,7 @@ def format_mde(c: CaseComparison) -> str:
     if c.metric != "time" and c.sigma_log == 0:
         return "-"  # deterministic: any change beyond the threshold is seen
 
-    def one(value: float) -> str:
-        return f"{value * 100:.1f}%" if math.isfinite(value) else "-"
-
-    return f"{one(c.mde_80)} / {one(c.mde_95)}"
+    return f"{percent_text(c.mde_80)} / {percent_text(c.mde_95)}"
 
 
 def format_metric(c: CaseComparison) -> str:

@@ -21,8 +21,14 @@ from colbench.profiles.stored import explain_folder, stored_memory_profile
 from colbench.render.frames import short_function
 from colbench.report.explain_memory_text import draw_memory, memory_summary
 from colbench.report.explain_text import share_text, signed_cost
-from colbench.report.explain_view import CHANGES, MAX_CASES, TOP_ROWS, CaseExplained, FunctionRow, _inline, _written
-from colbench.words import plural
+from colbench.report.explain_view import (
+    TOP_ROWS,
+    CaseExplained,
+    FunctionRow,
+    ProfileKind,
+    _inline,
+    explained_of_kind,
+)
 
 SIDECAR = "memory.json"
 
@@ -30,25 +36,8 @@ SIDECAR = "memory.json"
 def explained_memory_cases(store: Any, baseline: Side, contender: Side, cases: list[tuple[str, str, str]]
                            ) -> tuple[list[CaseExplained], str]:
     """(case id, label, memory verdict) → the cases whose peaks can be shown, and a note on what was left out."""
-    shown: list[CaseExplained] = []
-    left = 0
-    try:
-        folder = explain_folder(store, f"{baseline.run_id}.{baseline.env_name}",
-                                f"{contender.run_id}.{contender.env_name}")
-    except ValueError:
-        return [], ""
-    for case_id, label, verdict in cases:
-        written = _written(folder / case_id / "memory", case_id, label)
-        if written is None and verdict in CHANGES:
-            if len(shown) >= MAX_CASES:
-                left += 1
-                continue
-            written = _from_stored(store, baseline, contender, case_id, label)
-        if written is not None:
-            shown.append(written)
-    note = (f"{plural(left, 'more changed case')} {'has' if left == 1 else 'have'} memory profiles: `colbench "
-            "explain --metric memory` draws them all." if left else "")
-    return shown, note
+    return explained_of_kind(store, baseline, contender, cases, ProfileKind(
+        "memory", _from_stored, "memory profiles", "colbench explain --metric memory"))
 
 
 def _from_stored(store: Any, baseline: Side, contender: Side, case_id: str, label: str) -> CaseExplained | None:

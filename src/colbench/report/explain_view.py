@@ -12,6 +12,7 @@ get the others.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,6 +55,24 @@ class CaseExplained:
 def explained_cases(store: Any, baseline: Side, contender: Side, cases: list[tuple[str, str, str]]
                     ) -> tuple[list[CaseExplained], str]:
     """(case id, label, verdict) → the cases that can be explained, and a note on what was left out."""
+    return explained_of_kind(store, baseline, contender, cases, ProfileKind("", _from_stored, "profiles",
+                                                                             "colbench explain"))
+
+
+@dataclass(frozen=True)
+class ProfileKind:
+    """What a view explains: the sub-folder `colbench explain` writes it to (under the case's), how to draw a case
+    from the profiles both sides kept, what they are called and the command that draws them all."""
+
+    subfolder: str
+    from_stored: Callable[[Any, Side, Side, str, str], CaseExplained | None]
+    called: str
+    command: str
+
+
+def explained_of_kind(store: Any, baseline: Side, contender: Side, cases: list[tuple[str, str, str]],
+                      kind: ProfileKind) -> tuple[list[CaseExplained], str]:
+    """Each case as `colbench explain` wrote it, else (a changed case, up to MAX_CASES) drawn from kept profiles."""
     shown: list[CaseExplained] = []
     left = 0
     try:
@@ -62,16 +81,16 @@ def explained_cases(store: Any, baseline: Side, contender: Side, cases: list[tup
     except ValueError:  # a name that cannot be a folder: nothing was ever written for it
         return [], ""
     for case_id, label, verdict in cases:
-        written = _written(folder / case_id, case_id, label)
+        written = _written(folder / case_id / kind.subfolder, case_id, label)
         if written is None and verdict in CHANGES:
             if len(shown) >= MAX_CASES:
                 left += 1
                 continue
-            written = _from_stored(store, baseline, contender, case_id, label)
+            written = kind.from_stored(store, baseline, contender, case_id, label)
         if written is not None:
             shown.append(written)
-    note = (f"{plural(left, 'more changed case')} {'has' if left == 1 else 'have'} profiles: `colbench explain` draws "
-            "them all." if left else "")
+    note = (f"{plural(left, 'more changed case')} {'has' if left == 1 else 'have'} {kind.called}: `{kind.command}` "
+            "draws them all." if left else "")
     return shown, note
 
 

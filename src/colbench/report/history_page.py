@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from colbench.analysis.aggregate import CaseSummary
 from colbench.model.records import Result, Run
 from colbench.render.figures import Plot
-from colbench.render.fmt import measured_metrics, params_label, varying_params
+from colbench.render.fmt import measured_metrics, params_label, slug, varying_params
 from colbench.report.plots_history import (
     MIN_RUNS,
     HistorySeries,
@@ -18,7 +18,7 @@ from colbench.report.plots_history import (
     series_from_results,
     version_series_from_results,
 )
-from colbench.report.templating import metric_title, slug
+from colbench.report.templating import metric_title
 from colbench.store.base import ResultQuery, Store
 
 HISTORY_LIMIT = 24  # history plots in one report, the cases with change points first

@@ -38,7 +38,7 @@ from colbench.render.figures import (
     wide_range,
     wrap_label,
 )
-from colbench.render.fmt import fmt_instructions, measured_metrics, params_label, varying_params
+from colbench.render.fmt import fmt_instructions, measured_metrics, params_label, slug, varying_params
 
 
 def _stats(summary: CaseSummary | None, metric: str) -> Stats | None:
@@ -196,10 +196,6 @@ def make_plots(summaries: Sequence[CaseSummary], run: Run) -> list[Plot]:
             figure = generic_plot([s for s in summaries if s.benchmark == benchmark], run, metric)
             if figure is not None:
                 what = "time" if metric == "time" else metric
-                plots.append(Plot(f"{_slug(benchmark)}-{what}", f"{benchmark}: median {what} per case", figure,
+                plots.append(Plot(f"{slug(benchmark)}-{what}", f"{benchmark}: median {what} per case", figure,
                                   CAPTIONS[metric] + several))
     return plots
-
-
-def _slug(text: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_." else "-" for c in text).strip("-") or "x"

@@ -33,10 +33,6 @@ def level_text(value: float | None) -> str:
     return "" if value is None else f"{value * 100:.4g}%"
 
 
-def slug(text: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_." else "-" for c in text).strip("-") or "x"
-
-
 def metric_title(name: str) -> str:
     """What a view's title adds for a metric other than time: ' — instructions'."""
     return "" if name == "time" else f" — {name}"

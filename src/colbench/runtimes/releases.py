@@ -20,6 +20,7 @@ skipped it.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -288,10 +289,14 @@ def pypi_releases(package: str, fetch: Fetch = fetch_url, index: str | None = No
     return releases
 
 
-def listed_releases(package: str, index: str | None = None, fetch: Fetch = fetch_url) -> tuple[str, list[Release]]:
+def listed_releases(package: str, index: str | None = None, fetch: Fetch = fetch_url,
+                    deadline_s: float | None = None) -> tuple[str, list[Release]]:
     """(the index that has `package`, its versions oldest first), searching uv's indexes in uv's order (or only
-    `index`); a one-line ReleaseError when none has it or one cannot be read."""
+    `index`), each call within `deadline_s` (None: $COLBENCH_NET_DEADLINE_S, else a minute); a one-line ReleaseError
+    when none has it or one cannot be read."""
     check_package_name(package)
+    if deadline_s is not None and fetch is fetch_url:
+        fetch = functools.partial(fetch_url, deadline_s=deadline_s)
     urls = index_urls(index)
     for base in urls:
         try:
