@@ -30,20 +30,24 @@ TARGET = Path(__file__).resolve().parents[1] / "src" / "colbench" / "runner" / R
 
 
 #: a command's wall time less its run record's span, for the six suite runs the reference was made from (quick, e1,
-#: e2, e4, e5, e3 on 25 Nov 2026: 17, 9, 7, 10, 17, 10 s): start, planning, checks, calibration, final tables
-RUN_OVERHEAD_S = 10.0
+#: e2, e4, e5, e3 on 27 Nov 2026 at load 1-2: 5.9 (the Java worker's build before the run began), 1.5, 1.6, 1.5, 2.3,
+#: 2.9 s; on 25 Nov at load 3-7: 17, 9, 7, 10, 17, 10 s): start, planning, checks, calibration, final tables
+RUN_OVERHEAD_S = 3.0
 #: what a fresh machine is assumed to pay besides processes, measured on the reference VM on 26 Nov 2026 (load 6-7,
 #: normalized to an idle machine as runner/estimate.py does):
 #: - a counting process's seconds per second of the reference model's plain process of the same case, on 27 Nov 2026
-#:   at load 1 (the VM's fast CPU speed), with environments compiled to bytecode when built: 13.8 (Parquet read,
-#:   snappy, 100k rows), 8.7 (pyarrow CSV read, 100k rows), 9.5 (Feather read into a data frame, 100k rows); median
-#:   9.5, weighted for the VM's slow speed (1.5x, about 3 processes in 10: docs/gating.md) 9.5 x 1.15 = 11 (on 26 Nov,
-#:   before the bytecode, at load 6-7: 27.7, 17.5, 19.4)
+#:   at load 1 (the VM's fast CPU speed), environments compiled to bytecode when built, against this model (made
+#:   at load 1-2 the same day): 36.0 (Parquet read, snappy, 100k rows: 10.4 s / 0.289 s), 22.0 (pyarrow CSV read,
+#:   100k rows: 8.68 / 0.395), 28.8 (Feather read into a data frame, 100k rows: 7.9 / 0.274); median 28.8, weighted
+#:   for the VM's slow speed (1.5x, about 3 processes in 10: docs/gating.md) 28.8 x 1.15 = 33 (on 26 Nov, against
+#:   the model made at load 3-7 and before the bytecode: 27.7, 17.5, 19.4)
 #: - a fresh uv environment with uv's package cache holding the wheels: 5.4-6.5 s (pyarrow 17.0.0, 21.0.0); with the
 #:   wheels to download, 28 s (issue #33): 12 s between the two
 #: - a cached one, resolved again: 1.2-1.3 s
-#: - the Java worker's Maven build: 13 s with Maven's repository filled, 26-47 s without (issue #33)
-REFERENCE_SCALARS = {"valgrind_factor": 11.0, "env_build_s": 12.0, "env_cached_s": 1.3, "java_build_s": 25.0}
+#: - the Java worker's Maven build: 26-47 s with Maven's repository empty (issue #33); with it holding the Arrow
+#:   version, 3.0-3.7 s at load 1 on 27 Nov 2026 (13 s at load 6-7 the day before)
+REFERENCE_SCALARS = {"valgrind_factor": 33.0, "env_build_s": 12.0, "env_cached_s": 1.3, "java_build_s": 25.0,
+                     "java_build_cached_s": 4.0}
 
 
 def make(home: Path) -> None:
@@ -55,7 +59,8 @@ def make(home: Path) -> None:
     for name, value in REFERENCE_SCALARS.items():
         setattr(costs, name, value)
     doc = {"made_from": f"{len(results)} ok results of {len(store.list_runs())} runs on the reference VM "
-                        f"(2 cores); scripts/reference_costs.py, {datetime.now():%Y-%m-%d}", **costs.to_json()}
+                        f"(2 cores, load 1-2); scripts/reference_costs.py, {datetime.now():%Y-%m-%d}",
+           **costs.to_json()}
     TARGET.write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n")
     print(f"wrote {TARGET} ({len(costs.per_row)} model keys, {len(costs.startup_s)} runtimes, "
           f"{len(costs.build_s_per_byte)} data formats)")

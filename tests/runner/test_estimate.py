@@ -121,12 +121,14 @@ def test_history_measured_under_load_is_kept_as_an_idle_machine_would_take_it():
 def test_the_estimate_counts_environments_and_worker_builds_made_first():
     plan = make_plan(["placebo"], {"duration": ["0.5"]})
     here = Costs(env_build_s=30.0, java_build_s=40.0)
-    estimate = estimate_plan(plan, 3, 1, lambda c: 2, here, Costs(env_cached_s=2.0, run_s=10.0), envs=2,
-                             env_builds=[True, False], worker_builds=1)
-    assert (estimate.envs_fresh, estimate.envs_cached, estimate.worker_builds) == (1, 1, 1)
+    reference = Costs(env_cached_s=2.0, run_s=10.0, java_build_cached_s=4.0)
+    estimate = estimate_plan(plan, 3, 1, lambda c: 2, here, reference, envs=2, env_builds=[True, False],
+                             worker_builds=[True, False])
+    assert (estimate.envs_fresh, estimate.envs_cached, estimate.worker_builds) == (1, 1, 2)
     assert estimate.env_seconds == pytest.approx(30.0 + 2.0)  # a fresh one at this machine's cost, a cached one
-    assert estimate.worker_build_seconds == pytest.approx(40.0)
-    assert estimate.seconds == pytest.approx(estimate.process_seconds + 32.0 + 40.0 + 10.0)
+    # one Java worker downloading Arrow Java (this machine's cost), one that Maven's repository serves
+    assert estimate.worker_build_seconds == pytest.approx(40.0 + 4.0)
+    assert estimate.seconds == pytest.approx(estimate.process_seconds + 32.0 + 44.0 + 10.0)
     stretched = estimate_plan(plan, 3, 1, lambda c: 2, here, Costs(), envs=2, load_factor=2.0)
     plain = estimate_plan(plan, 3, 1, lambda c: 2, here, Costs(), envs=2)
     assert stretched.process_seconds == pytest.approx(2 * plain.process_seconds)
@@ -135,4 +137,4 @@ def test_the_estimate_counts_environments_and_worker_builds_made_first():
 def test_the_reference_model_has_what_a_fresh_machine_needs_for_builds_and_counting():
     reference = reference_costs()
     assert reference.valgrind_factor > 1 and reference.env_build_s > reference.env_cached_s > 0
-    assert reference.java_build_s > 0
+    assert reference.java_build_s > reference.java_build_cached_s > 0

@@ -47,3 +47,15 @@ def test_a_jar_built_from_other_sources_is_not_used(tmp_path, monkeypatch):
     (cached / MARKER).write_text(json.dumps({"arrow_version": version, "sources_digest": sources_digest()}))
     (sources / "java" / "README.md").write_text("edited again")
     assert ready_jar(version) is not None
+
+
+def test_a_build_downloads_only_a_version_maven_does_not_hold(tmp_path, monkeypatch):
+    """The dry run counts a Java worker build at the cost of a download only when ~/.m2 lacks that Arrow Java."""
+    from colbench.runtimes.java import maven_has
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert not maven_has("19.0.0")
+    held = tmp_path / ".m2" / "repository" / "org" / "apache" / "arrow" / "arrow-vector" / "19.0.0"
+    held.mkdir(parents=True)
+    (held / "arrow-vector-19.0.0.jar").write_bytes(b"PK")
+    assert maven_has("19.0.0") and not maven_has("18.1.0")

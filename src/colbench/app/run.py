@@ -465,16 +465,18 @@ def _missing_data_files(plan: Plan) -> tuple[list[PlannedFile], str | None]:
     return [f for f in files if not f.present], None
 
 
-def _builds(request: RunRequest, sweep: Any, plan: Plan) -> tuple[list[bool], int]:
-    """The environments the run builds first (its --env ones, or a sweep's releases), and the Java workers."""
-    from colbench.runtimes import env_options
+def _builds(request: RunRequest, sweep: Any, plan: Plan) -> tuple[list[bool], list[bool]]:
+    """What the run builds first: per uv environment (its --env ones, or a sweep's releases) whether it must be
+    built (True) or is in the cache; per Java worker to build whether Maven must download Arrow Java (True) or its
+    repository holds it."""
+    from colbench.runtimes import env_options, java
 
     env_builds, jars = env_options.planned_builds(list(request.envs))
     if sweep is not None:
         from colbench.runner.sweep import planned_builds as sweep_builds
 
         env_builds = sweep_builds(sweep, request.with_requirements)
-    return env_builds, len(jars) or _default_java_build(plan)
+    return env_builds, [not java.maven_has(version) for version in jars or _default_java_build(plan)]
 
 
 def _load_average() -> float | None:
@@ -484,10 +486,12 @@ def _load_average() -> float | None:
         return None
 
 
-def _default_java_build(plan: Plan) -> int:
-    """1 when the plan has Java cases and the default Java worker is not built yet (the run builds it first)."""
+def _default_java_build(plan: Plan) -> list[str]:
+    """The default Java worker's version when the plan has Java cases and it is not built yet (the run builds it
+    first)."""
     if not any(case.runtime == "java" for case in plan.cases):
-        return 0
+        return []
     from colbench.runtimes import java
 
-    return int(java.ready_jar(java.default_arrow_version()) is None and not java.missing_tools())
+    version = java.default_arrow_version()
+    return [version] if java.ready_jar(version) is None and not java.missing_tools() else []

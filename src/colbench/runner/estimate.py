@@ -66,10 +66,12 @@ class Costs:
     #: a fresh uv environment (resolve, install, import check), and a cached one (resolved again, found)
     env_build_s: float = 0.0
     env_cached_s: float = 0.0
-    #: the Java worker's Maven build for one Arrow Java version
+    #: the Java worker's Maven build for one Arrow Java version, downloading it; and with Maven's repository holding it
     java_build_s: float = 0.0
+    java_build_cached_s: float = 0.0
 
-    _SCALARS: ClassVar[tuple[str, ...]] = ("run_s", "valgrind_factor", "env_build_s", "env_cached_s", "java_build_s")
+    _SCALARS: ClassVar[tuple[str, ...]] = ("run_s", "valgrind_factor", "env_build_s", "env_cached_s", "java_build_s",
+                                           "java_build_cached_s")
 
     def to_json(self) -> dict[str, Any]:
         return {"per_row": {k: list(v) for k, v in sorted(self.per_row.items())},
@@ -374,11 +376,13 @@ def with_counting(estimate: CaseEstimate, history: Costs, reference: Costs) -> C
 def estimate_plan(plan: Plan, iterations: int, warmup: int, processes: Callable[[PlannedCase], int],
                   history: Costs, reference: Costs | None = None, envs: int = 1,
                   new_data: Sequence[tuple[str, int]] = (), build_rates_here: Mapping[str, float] | None = None,
-                  *, measure: Sequence[str] = ("wall",), env_builds: Sequence[bool] = (), worker_builds: int = 0,
+                  *, measure: Sequence[str] = ("wall",), env_builds: Sequence[bool] = (),
+                  worker_builds: Sequence[bool] = (),
                   load_factor: float = 1.0) -> Estimate:
     """Every case's processes at its estimated cost, for each environment, plus what is made first: the data still
     to build (`new_data`: (format, bytes) of each file the cache lacks), the uv environments (`env_builds`: True
-    for each that must be built, False for each found in the cache) and `worker_builds` Java worker builds.
+    for each that must be built, False for each found in the cache) and the Java worker builds (`worker_builds`:
+    True for each that downloads Arrow Java, False for each that Maven's repository serves).
     `load_factor` stretches the processes for a busy machine."""
     reference = reference if reference is not None else reference_costs()
     cases = [estimate_case(case, iterations, warmup, history, reference) for case in plan.cases]
@@ -392,11 +396,12 @@ def estimate_plan(plan: Plan, iterations: int, warmup: int, processes: Callable[
     fresh = sum(1 for built in env_builds if built)
     env_seconds = fresh * history.first("env_build_s", reference) + \
         (len(env_builds) - fresh) * history.first("env_cached_s", reference)
-    worker_seconds = worker_builds * history.first("java_build_s", reference)
+    worker_seconds = sum(history.first("java_build_s", reference) if downloads
+                         else history.first("java_build_cached_s", reference) for downloads in worker_builds)
     total = process_seconds + data_seconds + env_seconds + worker_seconds + reference.run_s
     return Estimate(total, cases, data_seconds, sum(size for _, size in new_data), processes=count,
                     process_seconds=process_seconds, envs_fresh=fresh, envs_cached=len(env_builds) - fresh,
-                    env_seconds=env_seconds, worker_builds=worker_builds, worker_build_seconds=worker_seconds,
+                    env_seconds=env_seconds, worker_builds=len(worker_builds), worker_build_seconds=worker_seconds,
                     run_seconds=reference.run_s, load_factor=load_factor)
 
 

@@ -117,6 +117,13 @@ def ready_jar(version: str) -> Path | None:
     return jar
 
 
+def maven_has(version: str) -> bool:
+    """Whether Maven's local repository (~/.m2) holds Arrow Java `version` already: a build then downloads
+    nothing (seconds, where a first build of a version downloads Arrow and the plugins: half a minute or more)."""
+    name = f"arrow-vector-{version}.jar"
+    return (Path.home() / ".m2" / "repository" / "org" / "apache" / "arrow" / "arrow-vector" / version / name).is_file()
+
+
 def missing_tools() -> list[str]:
     return [tool for tool in ("java", "mvn") if shutil.which(tool) is None]
 

@@ -601,7 +601,8 @@ def _compile_once(env_dir: Path, env_python: Path, say: Callable[[str], None] | 
     if say:
         say(f"environment {meta.get('name', env_dir.name)}: compiling its bytecode once")
     compile_with(str(env_python), _site_packages(env_python, version))
-    write_text(marker, json.dumps({**meta, "bytecode": True}, indent=2, sort_keys=True), "environment marker")
+    with contextlib.suppress(OSError):  # a marker that cannot be written: the next use compiles nothing stale again
+        write_text(marker, json.dumps({**meta, "bytecode": True}, indent=2, sort_keys=True), "environment marker")
 
 
 def base_interpreter(spec: EnvSpec, python: str | None = None) -> str:
