@@ -213,19 +213,29 @@ def _sampled_calls(side: Side, case_id: str) -> int:
     return sampled_iterations(walls[len(walls) // 2] if walls else None)
 
 
-def _profile_again(run: Run, result: Result, folder: Path, toolchain: Any,
-                   perf: str | None = None, calls: int = 1) -> SideProfile:
-    from colbench.runner.perf_profile import perf_profile_case
-    from colbench.runner.profile import profile_case
+def replay_in_python(run: Run, result: Result, what: str) -> tuple[Any, SideProfile | None]:
+    """The case of `result` set up to run again (runner/replay.py), or a re-run side saying why it cannot be: a
+    replay that fails, or a worker other than Python's, which `what` ("profiles … hook") cannot reach."""
     from colbench.runner.replay import ReplayError, replay
 
     try:
         again = replay(run, result)
     except ReplayError as exc:
-        return SideProfile("re-run", error=str(exc))
+        return None, SideProfile("re-run", error=str(exc))
     if again.runtime != "python":
-        return SideProfile("re-run", error=f"profiles are taken in Python workers only for now (this case runs in "
-                                           f"the {again.runtime} worker, which has no profiling hook)")
+        return None, SideProfile("re-run", error=f"{what} are taken in Python workers only for now (this case runs "
+                                                 f"in the {again.runtime} worker, which has no hook for them)")
+    return again, None
+
+
+def _profile_again(run: Run, result: Result, folder: Path, toolchain: Any,
+                   perf: str | None = None, calls: int = 1) -> SideProfile:
+    from colbench.runner.perf_profile import perf_profile_case
+    from colbench.runner.profile import profile_case
+
+    again, refused = replay_in_python(run, result, "profiles")
+    if refused is not None:
+        return refused
     if perf is not None:
         done = perf_profile_case(again.spec, again.launch, perf, folder, calls)
     else:

@@ -23,6 +23,7 @@ from colbench.app.explain import (
     Say,
     _first_ok,
     explain_setup,
+    replay_in_python,
     side_labels,
     write_outputs,
 )
@@ -98,16 +99,10 @@ def find_memory_tracer() -> Tracer:
 
 def trace_again(run: Run, result: Result, folder: Path, tracer: Tracer) -> SideProfile:
     from colbench.runner.memory_profile import memory_profile_case
-    from colbench.runner.replay import ReplayError, replay
 
-    try:
-        again = replay(run, result)
-    except ReplayError as exc:
-        return SideProfile("re-run", error=str(exc))
-    if again.runtime != "python":
-        return SideProfile("re-run", error=f"memory profiles are taken in Python workers only for now (this case "
-                                           f"runs in the {again.runtime} worker, which heaptrack's window cannot "
-                                           "reach)")
+    again, refused = replay_in_python(run, result, "memory profiles")
+    if refused is not None:
+        return refused
     done = memory_profile_case(again.spec, again.launch, tracer, folder)
     return SideProfile("re-run", done.path, None, done.seconds, done.error, [*again.warnings, *done.warnings])
 

@@ -37,7 +37,15 @@ def explained_memory_cases(store: Any, baseline: Side, contender: Side, cases: l
                            ) -> tuple[list[CaseExplained], str]:
     """(case id, label, memory verdict) → the cases whose peaks can be shown, and a note on what was left out."""
     return explained_of_kind(store, baseline, contender, cases, ProfileKind(
-        "memory", _from_stored, "memory profiles", "colbench explain --metric memory"))
+        "memory", _from_stored, _written_summary, "memory profiles", "colbench explain --metric memory",
+        "Δ at the peak"))
+
+
+def _written_summary(doc: dict[str, Any]) -> str:
+    """What `explain --metric memory` wrote, summed up: the peaks, the listed share and each side's churn."""
+    churn = (doc.get("memory") or {}).get("churn_bytes") or {}
+    return memory_summary(doc["baseline"]["total"], doc["contender"]["total"], doc.get("listed_share"),
+                          len(doc.get("functions", [])), (churn["baseline"], churn["contender"]) if churn else None)
 
 
 def _from_stored(store: Any, baseline: Side, contender: Side, case_id: str, label: str) -> CaseExplained | None:

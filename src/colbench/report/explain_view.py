@@ -55,19 +55,22 @@ class CaseExplained:
 def explained_cases(store: Any, baseline: Side, contender: Side, cases: list[tuple[str, str, str]]
                     ) -> tuple[list[CaseExplained], str]:
     """(case id, label, verdict) → the cases that can be explained, and a note on what was left out."""
-    return explained_of_kind(store, baseline, contender, cases, ProfileKind("", _from_stored, "profiles",
-                                                                             "colbench explain"))
+    return explained_of_kind(store, baseline, contender, cases, ProfileKind("", _from_stored, _written_summary,
+                                                                             "profiles", "colbench explain"))
 
 
 @dataclass(frozen=True)
 class ProfileKind:
     """What a view explains: the sub-folder `colbench explain` writes it to (under the case's), how to draw a case
-    from the profiles both sides kept, what they are called and the command that draws them all."""
+    from the profiles both sides kept, how to sum up the explain.json written there, what they are called, the
+    command that draws them all and the heading of the rows' change column."""
 
     subfolder: str
     from_stored: Callable[[Any, Side, Side, str, str], CaseExplained | None]
+    summarize: Callable[[dict[str, Any]], str]
     called: str
     command: str
+    change_heading: str = "Δ self"
 
 
 def explained_of_kind(store: Any, baseline: Side, contender: Side, cases: list[tuple[str, str, str]],
@@ -81,7 +84,7 @@ def explained_of_kind(store: Any, baseline: Side, contender: Side, cases: list[t
     except ValueError:  # a name that cannot be a folder: nothing was ever written for it
         return [], ""
     for case_id, label, verdict in cases:
-        written = _written(folder / case_id / kind.subfolder, case_id, label)
+        written = _written(folder / case_id / kind.subfolder, case_id, label, kind)
         if written is None and verdict in CHANGES:
             if len(shown) >= MAX_CASES:
                 left += 1
@@ -94,7 +97,7 @@ def explained_of_kind(store: Any, baseline: Side, contender: Side, cases: list[t
     return shown, note
 
 
-def _written(case_dir: Path, case_id: str, label: str) -> CaseExplained | None:
+def _written(case_dir: Path, case_id: str, label: str, kind: ProfileKind) -> CaseExplained | None:
     svg, report = case_dir / "flamegraph.svg", case_dir / "explain.json"
     if not (svg.is_file() and report.is_file()):
         return None
@@ -103,18 +106,8 @@ def _written(case_dir: Path, case_id: str, label: str) -> CaseExplained | None:
         rows = [FunctionRow(f["short"], f["library"], signed_cost(f["self"]["change"], doc.get("unit") or
                                                                   "instructions"), share_text(f["share"]))
                 for f in doc.get("functions", [])[:TOP_ROWS]]
-        summary = _summary(doc["baseline"]["total"], doc["contender"]["total"], doc.get("listed_share"),
-                              len(doc.get("functions", [])))
-        if doc.get("unit") == "B":  # explain --metric memory
-            from colbench.report.explain_memory_text import memory_summary
-
-            churn = (doc.get("memory") or {}).get("churn_bytes") or {}
-            summary = memory_summary(doc["baseline"]["total"], doc["contender"]["total"], doc.get("listed_share"),
-                                     len(doc.get("functions", [])),
-                                     (churn["baseline"], churn["contender"]) if churn else None)
-            return CaseExplained(case_id, label, _inline(svg.read_text()), summary, rows,
-                                 "colbench explain --metric memory", "Δ at the peak")
-        return CaseExplained(case_id, label, _inline(svg.read_text()), summary, rows, "colbench explain")
+        return CaseExplained(case_id, label, _inline(svg.read_text()), kind.summarize(doc), rows, kind.command,
+                             kind.change_heading)
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
@@ -135,6 +128,11 @@ def _from_stored(store: Any, baseline: Side, contender: Side, case_id: str, labe
                         share_text(c.share)) for c in diff.changes]
     return CaseExplained(case_id, label, svg, _summary(diff.baseline.total, diff.contender.total, diff.listed_share,
                                                        len(diff.changes)), rows, "run --profile")
+
+
+def _written_summary(doc: dict[str, Any]) -> str:
+    return _summary(doc["baseline"]["total"], doc["contender"]["total"], doc.get("listed_share"),
+                    len(doc.get("functions", [])))
 
 
 def _summary(total_a: float, total_b: float, listed: float | None, count: int) -> str:

@@ -101,19 +101,23 @@ def _timed(bench: Benchmark, ctx: Context, extra: ExtraWork | None = None) -> tu
     return sample, output
 
 
-def _traced(bench: Benchmark, ctx: Context, window: HeapWindow,
-            extra: ExtraWork | None) -> tuple[dict[str, float], Any]:
-    """Under heaptrack (a memory profile): the timed call with its allocations recorded, and its RSS figures."""
-    bench.before_each(ctx)
-
+def _the_call(bench: Benchmark, ctx: Context, extra: ExtraWork | None) -> Callable[[], Any]:
+    """What a traced or counted region holds: the benchmark's call, then any injected extra work (`_timed` writes
+    the same inline, so that nothing but the call sits between its clock readings)."""
     def call() -> Any:
         output = bench.run(ctx)
         if extra is not None:
             extra.run()
         return output
+    return call
 
+
+def _traced(bench: Benchmark, ctx: Context, window: HeapWindow,
+            extra: ExtraWork | None) -> tuple[dict[str, float], Any]:
+    """Under heaptrack (a memory profile): the timed call with its allocations recorded, and its RSS figures."""
+    bench.before_each(ctx)
     t0 = time.perf_counter_ns()
-    sample, output = window.trace(call)
+    sample, output = window.trace(_the_call(bench, ctx, extra))
     sample["wall_s"] = (time.perf_counter_ns() - t0) / 1e9  # under heaptrack: what the profile cost, not the case
     ctx.iteration_metrics.clear()  # a benchmark's own timings mean little under heaptrack
     return sample, output
@@ -144,14 +148,7 @@ def _counted(bench: Benchmark, ctx: Context, probe: CallgrindProbe, extra: Extra
         ctx.iteration_metrics.clear()
         return {}, output
     bench.before_each(ctx)
-
-    def call() -> Any:
-        output = bench.run(ctx)
-        if extra is not None:
-            extra.run()
-        return output
-
-    count, output = probe.count(call)
+    count, output = probe.count(_the_call(bench, ctx, extra))
     ctx.iteration_metrics.clear()  # a benchmark's own timings mean nothing under Valgrind
     return {"instructions": count}, output
 
