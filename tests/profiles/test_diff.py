@@ -74,6 +74,27 @@ def test_equal_totals_have_no_shares():
     assert same.changes == [] and same.changed_functions == 0 and same.listed_share is None and same.ratio == 1
 
 
+def test_a_total_change_near_zero_beside_large_moves_is_too_small_to_split():
+    # a +0.1% total over functions that moved ±35%: shares would be ±35000%, so there are none
+    a = view("A", {(MAIN, READ): 1000, (MAIN, COPY): 1000})
+    b = view("B", {(MAIN, READ): 1352, (MAIN, COPY): 650})
+    diff = diff_profiles(a, b)
+    assert diff.total_change == 2 and diff.moved == 702 and diff.too_small_to_split
+    assert diff.listed_share is None and [c.share for c in diff.changes] == [None, None]
+    assert [c.delta_self for c in diff.changes] == [-350, 352] or [c.delta_self for c in diff.changes] == [352, -350]
+    from colbench.profiles.explanation import CaseExplanation, SideProfile
+    from colbench.report.explain_text import summary_lines, table_rows
+
+    case = CaseExplanation("c", "case", SideProfile("stored", None), SideProfile("stored", None), diff=diff)
+    text = "\n".join(summary_lines(case))
+    assert "too small to split into shares" in text and "%" not in "".join(r[5] for r in table_rows(diff))
+    # a total that is a tenth of what moved is split (no share beyond ±1000%)
+    c = view("C", {(MAIN, READ): 1350, (MAIN, COPY): 720})
+    split = diff_profiles(a, c)
+    assert not split.too_small_to_split and split.listed_share == pytest.approx(1.0)
+    assert max(abs(ch.share or 0) for ch in split.changes) <= 10
+
+
 def test_one_name_in_two_libraries_is_two_functions():
     a = view("A", {(MAIN, Frame("init", "liba.so")): 10, (MAIN, Frame("init", "libb.so")): 10})
     b = view("B", {(MAIN, Frame("init", "liba.so")): 30, (MAIN, Frame("init", "libb.so")): 10})
@@ -96,7 +117,8 @@ def test_random_profiles_self_changes_sum_to_the_total_change(seed: int):
     a, b = random_view("A"), random_view("B")
     diff = diff_profiles(a, b, top=1000)
     assert sum(c.delta_self for c in diff.changes) == pytest.approx(diff.total_change)
-    if diff.total_change:
+    assert diff.too_small_to_split == (diff.total_change != 0 and abs(diff.total_change) < 0.1 * diff.moved)
+    if diff.total_change and not diff.too_small_to_split:
         assert diff.listed_share == pytest.approx(1.0)
         assert diff.listed_share == pytest.approx(sum(c.share for c in diff.changes))
     sizes = [abs(c.delta_self) for c in diff.changes]

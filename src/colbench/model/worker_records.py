@@ -144,6 +144,8 @@ class ThreadsUsed(TypedDict, total=False):
 class AllocatorUsed(TypedDict, total=False):
     requested: str | None
     actual: str | None
+    #: a memory profile only, where heaptrack cannot see the `actual` pool: the pool the traced call used instead
+    traced: str | None
 
 
 class CacheState(TypedDict, total=False):

@@ -8,7 +8,9 @@ does more calls from a callee that got slower — but inclusive changes overlap 
 
 Ranking is by the size of the self change, either sign: a slowdown that is +12% here and −2% there lists both,
 with shares of 120% and −20% of a +10% total. When the totals are equal there is no change to share (shares
-are None) and the listing says so.
+are None) and the listing says so; nor when the total change is small beside what moved between functions
+(`SPLIT_FLOOR`): a +0.1% total over functions that moved ±4% would give shares of ±3500%, which say nothing, so
+the listing says the total is too small to split and shows the changes alone.
 """
 
 from __future__ import annotations
@@ -23,6 +25,9 @@ from colbench.profiles.stacks import inclusive_costs, self_costs
 from colbench.profiles.view import ProfileView, StrippedLibrary, load_view
 
 DEFAULT_TOP = 15
+#: the total change is split into shares only when it is at least this fraction of the functions' own changes
+#: summed whatever their sign (so no share exceeds ±1000%); below it, shares are None
+SPLIT_FLOOR = 0.1
 
 
 @dataclass(frozen=True)
@@ -76,6 +81,13 @@ class ProfileDiff:
     unit: str = "instructions"
     #: one standard error of the total change where costs are sampled (perf), None where they are counted
     total_noise: float | None = None
+    #: every function's self change summed whatever its sign: what moved, of which the total change is the net
+    moved: float = 0.0
+
+    @property
+    def too_small_to_split(self) -> bool:
+        """A total change too small beside what moved between functions for shares to mean anything."""
+        return self.total_change != 0 and abs(self.total_change) < SPLIT_FLOOR * self.moved
 
     @property
     def total_within_noise(self) -> bool:
@@ -99,18 +111,20 @@ def diff_profiles(baseline: ProfileView, contender: ProfileView, top: int = DEFA
     frames: set[Frame] = set(incl_a) | set(incl_b)
     changed = [f for f in frames if round(self_b.get(f, 0.0)) != round(self_a.get(f, 0.0))]
     changed.sort(key=lambda f: (-abs(self_b.get(f, 0.0) - self_a.get(f, 0.0)), f.name, f.object))
+    moved = sum(abs(self_b.get(f, 0.0) - self_a.get(f, 0.0)) for f in changed)
+    split = total_change != 0 and abs(total_change) >= SPLIT_FLOOR * moved
     rows = []
     for frame in changed[:max(0, top)]:
         delta = self_b.get(frame, 0.0) - self_a.get(frame, 0.0)
         rows.append(FunctionChange(frame.name, frame.object, self_a.get(frame, 0.0), self_b.get(frame, 0.0),
                                    incl_a.get(frame, 0.0), incl_b.get(frame, 0.0),
-                                   delta / total_change if total_change else None,
+                                   delta / total_change if split else None,
                                    noise(frame) if noise is not None else None,
                                    (baseline.python_lines.get(frame.name, ()),
                                     contender.python_lines.get(frame.name, ()))))
-    listed = sum(r.share for r in rows if r.share is not None) if total_change else None
+    listed = sum(r.share for r in rows if r.share is not None) if split else None
     return ProfileDiff(_summary(baseline), _summary(contender), rows, len(changed), listed, baseline.unit,
-                       total_noise)
+                       total_noise, moved)
 
 
 def _summary(view: ProfileView) -> SideSummary:

@@ -13,13 +13,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from colbench.model.metrics import metric
 from colbench.model.records import Side
 from colbench.profiles.diff import diff_profiles
 from colbench.profiles.heaptrack import DamagedProfile
 from colbench.profiles.memory import read_side
 from colbench.profiles.stored import explain_folder, stored_memory_profile
 from colbench.render.frames import short_function
-from colbench.report.explain_memory_text import draw_memory, memory_summary
+from colbench.report.explain_memory_text import draw_memory, memory_caveats, memory_summary
 from colbench.report.explain_text import share_text, signed_cost
 from colbench.report.explain_view import (
     TOP_ROWS,
@@ -43,9 +44,11 @@ def explained_memory_cases(store: Any, baseline: Side, contender: Side, cases: l
 
 def _written_summary(doc: dict[str, Any]) -> str:
     """What `explain --metric memory` wrote, summed up: the peaks, the listed share and each side's churn."""
-    churn = (doc.get("memory") or {}).get("churn_bytes") or {}
+    memory = doc.get("memory") or {}
+    churn = memory.get("churn_bytes") or {}
     return memory_summary(doc["baseline"]["total"], doc["contender"]["total"], doc.get("listed_share"),
-                          len(doc.get("functions", [])), (churn["baseline"], churn["contender"]) if churn else None)
+                          len(doc.get("functions", [])), (churn["baseline"], churn["contender"]) if churn else None,
+                          list(memory.get("caveats") or []), bool(doc.get("too_small_to_split")))
 
 
 def _from_stored(store: Any, baseline: Side, contender: Side, case_id: str, label: str) -> CaseExplained | None:
@@ -62,14 +65,33 @@ def _from_stored(store: Any, baseline: Side, contender: Side, case_id: str, labe
         return None
     rows = [FunctionRow(short_function(c.function), c.library, signed_cost(c.delta_self, "B"), share_text(c.share))
             for c in diff.changes]
+    facts = _KeptFacts((side_a.churn_bytes, side_b.churn_bytes), (side_a.allocations, side_b.allocations),
+                       (_median_rss(baseline, case_id), _median_rss(contender, case_id)),
+                       (side_a.measured, side_b.measured))
     summary = memory_summary(diff.baseline.total, diff.contender.total, diff.listed_share, len(diff.changes),
-                             (side_a.churn_bytes, side_b.churn_bytes))
+                             facts.churn, memory_caveats(diff, facts), diff.too_small_to_split)
     return CaseExplained(case_id, label, svg, summary, rows, "run --profile-memory", change_heading="Δ at the peak")
 
 
 @dataclass(frozen=True)
 class _Labelled:
     label: str
+
+
+@dataclass(frozen=True)
+class _KeptFacts:
+    """What `explain --metric memory` says beside two kept profiles (report/explain_memory_text.MemoryFactsLike)."""
+
+    churn: tuple[int, int]
+    allocations: tuple[int, int]
+    recorded_rss: tuple[float | None, float | None]
+    measured: tuple[dict[str, Any], dict[str, Any]]
+
+
+def _median_rss(side: Side, case_id: str) -> float | None:
+    """The median peak RSS a side's results of the case recorded (None: none)."""
+    values = sorted(v for r in side.results if r.case_id == case_id and r.ok for v in metric("memory").values(r) or [])
+    return values[len(values) // 2] if values else None
 
 
 def has_memory_profiles(store: Any, baseline: Side, contender: Side) -> bool:

@@ -38,6 +38,13 @@ def signed_cost(value: float, unit: str = "instructions") -> str:
     return ("+" if value > 0 else "−" if value < 0 else "") + text
 
 
+def too_small_text(diff: ProfileDiff, what: str) -> str:
+    """Why a change is not split into shares: it is the small net of larger moves between functions."""
+    return (f"the total {what} ({signed_cost(diff.total_change, diff.unit)}) is too small to split into shares: "
+            f"it is the net of {cost_text(diff.moved, diff.unit)} that moved between functions, so each function's "
+            "own change is shown and no share (a share would be its change over the small total)")
+
+
 def share_text(value: float | None) -> str:
     return "-" if value is None else f"{value:+.1%}"
 
@@ -73,6 +80,8 @@ def summary_lines(case: CaseExplanation) -> list[str]:
         noise = cost_text(diff.total_noise or 0, diff.unit)
         lines.append(f"the totals differ by less than two standard errors of sampling (±{noise}): "
                      "no change to account for, so shares mean nothing here; the rows show where samples moved")
+    elif diff.too_small_to_split:
+        lines.append(too_small_text(diff, "change"))
     elif diff.listed_share is None:
         lines.append("the totals are equal: no change to account for")
     else:
@@ -167,7 +176,7 @@ def case_document(case: CaseExplanation) -> CaseDocument:
             "total_change": diff.total_change, "ratio": diff.ratio,
             "total_noise": None if diff.total_noise is None else round(diff.total_noise),
             "changed_functions": diff.changed_functions,
-            "listed_share": diff.listed_share,
+            "listed_share": diff.listed_share, "moved": diff.moved, "too_small_to_split": diff.too_small_to_split,
             "functions": [change_document(c) for c in diff.changes],
             "notes": symbol_notes(diff),
         })

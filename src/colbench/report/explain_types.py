@@ -60,6 +60,10 @@ class CaseDocument(TypedDict):
     total_noise: NotRequired[int | None]
     changed_functions: NotRequired[int]
     listed_share: NotRequired[float | None]
+    #: every function's self change summed whatever its sign, and whether the total is too small beside it to
+    #: split into shares (profiles/diff.py)
+    moved: NotRequired[float]
+    too_small_to_split: NotRequired[bool]
     functions: NotRequired[list[FunctionDocument]]
     notes: NotRequired[list[str]]
     #: `--metric memory`: each side's churn, allocations, recorded peak RSS and the profiling worker's figures

@@ -11,6 +11,15 @@ data, setup and warm-ups are not recorded), and record only around the timed cal
 - `heaptrack_resume()`, a marker allocation (`MARK_START_BYTES` at a fake address, reported and freed through
   heaptrack's API: it tells the reader where the window starts), the call, the end marker, `heaptrack_pause()`.
 
+Arrow's default pool must be one heaptrack sees. The shim sees a pool only where libarrow calls its backend through
+a symbol the shim can take over (jemalloc in pyarrow 9.0-22.0 and 25.0-26.0, mimalloc in 25.0-26.0: pyarrow 18-24's
+default mimalloc is linked in with hidden symbols, docs/explain.md). `see_arrow_pool` asks the pool for
+one buffer before the timed call and reads the shim's count of the blocks it took over: none means the pool is
+invisible, and the worker switches Arrow's default pool to the system pool (which heaptrack sees directly, since it
+allocates with posix_memalign) for the rest of the process. The bytes the call holds at its peak are the same
+whichever pool serves them (the traced peak over the pool's own peak is 1.00-1.01 for all three pools, measured in
+docs/explain.md); the worker reports the pool it traced, and `explain` says so.
+
 Only the standard library is imported: this module is on the worker's path.
 """
 
@@ -93,6 +102,28 @@ class HeapWindow:
         if reset and peak is not None:
             metrics["call_peak_rss_bytes"] = float(peak)
         return metrics, output
+
+
+def see_arrow_pool(pyarrow: Any) -> str | None:
+    """Make the Arrow pool the timed call allocates from one heaptrack sees: None when the default pool is seen
+    (the system pool, or one whose blocks colbench's preloaded shim takes over), else the pool switched to."""
+    pool = pyarrow.default_memory_pool()
+    if getattr(pool, "backend_name", None) == "system":
+        return None
+    try:
+        taken = ctypes.CDLL(None).colbench_poolshim_taken
+    except AttributeError:  # the shim is not preloaded: of Arrow's pools, heaptrack sees the system one only
+        taken = None
+    if taken is not None:
+        taken.restype = ctypes.c_long
+        before = taken()
+        probe = pyarrow.allocate_buffer(4096, memory_pool=pool)
+        seen = taken() > before
+        del probe
+        if seen:
+            return None
+    pyarrow.set_memory_pool(pyarrow.system_memory_pool())
+    return "system"
 
 
 def open_window() -> HeapWindow | None:

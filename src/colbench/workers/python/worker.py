@@ -123,6 +123,17 @@ def _traced(bench: Benchmark, ctx: Context, window: HeapWindow,
     return sample, output
 
 
+def _see_arrow_pool(report: WorkerReport) -> None:
+    """Before the traced call (after the warm-ups, which import what the case uses): where heaptrack cannot see
+    Arrow's default pool, the call is traced on one it sees, and the report says which."""
+    if "pyarrow" in sys.modules:
+        from colbench.workers.python.heap_window import see_arrow_pool
+
+        traced = see_arrow_pool(sys.modules["pyarrow"])
+        if traced is not None:
+            report.allocator["traced"] = traced
+
+
 def _heap_window() -> HeapWindow | None:
     """heaptrack's pause/resume when the worker runs under it for a memory profile (workers/python/heap_window.py)."""
     if not os.environ.get("COLBENCH_HEAPTRACK_WINDOW"):
@@ -442,6 +453,8 @@ def _iteration(report: WorkerReport, case: _CaseState, bench: Benchmark, ctx: Co
     one starts the counting)."""
     probe = case.probe
     if case.window is not None and measured >= 0:
+        if measured == 0:
+            _see_arrow_pool(report)
         return _traced(bench, ctx, case.window, extra)
     if probe is None:
         return _timed(bench, ctx, extra)
