@@ -125,6 +125,32 @@ def test_dashboard_history_marks_change_points(browser, placebo_home, tmp_path):
     assert "\n12\t20260101T000011-hist11" in text  # one table row per run
 
 
+def test_dashboard_front_page_shows_every_regression_with_a_chart(browser, placebo_home, tmp_path):
+    """Counted runs, +40% from the third of five: the front page lists that regression (not only the newest
+    comparison, which changed nothing), with its chart; the card opens the comparison on instructions."""
+    store_path = tmp_path / "counts.duckdb"
+    derived_history(placebo_home, store_path, runs=5, step_at=2, factor=1.4, series="instructions")
+    with serve_in_thread(str(store_path)) as base:
+        shot = tmp_path / "dashboard-what-changed.png"
+        visit(browser, base + "/", shot, expect_plots=2)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        try:
+            page.goto(base + "/")
+            cards = page.eval_on_selector_all("figure.change", "els => els.map(e => e.innerText)")
+            page.click("figure.change figcaption a")
+            compare = page.inner_text("main")
+            url = page.url
+        finally:
+            page.close()
+        visit(browser, url, tmp_path / "dashboard-change-compare.png", expect_plots=1)
+    step = [c for c in cards if re.match(r"regression 1\.[34]\d\d", c)]
+    # the placebo's case of 1 ms repeats well enough for its +40% to be decided between two runs of 2 processes
+    assert step and all("(h2) vs" in c and "(h1)" in c for c in step), cards
+    assert all("placebo duration=0.001" in c for c in step if "placebo duration=0.002" not in c), cards
+    assert "metric=instructions" in url and "instructions" in compare
+    assert "No case ran successfully on both sides" not in compare
+
+
 LAYOUT = """() => {
   const doc = document.documentElement;
   const over = (el) => el.scrollWidth > el.clientWidth + 1;
@@ -181,9 +207,10 @@ FRONT = """() => {
     page: [doc.scrollWidth, doc.clientWidth],
     scrolling: Array.from(document.querySelectorAll('.scroll')).filter(el => el.scrollWidth > el.clientWidth + 1)
       .length,
-    charts: Array.from(document.querySelectorAll('.overview-grid img')).map(i => [i.complete, i.naturalWidth,
-      i.getBoundingClientRect().width]),
-    columns: new Set(Array.from(document.querySelectorAll('.overview-grid figure'))
+    charts: Array.from(document.querySelectorAll('.overview-grid.histories img')).map(i => [i.complete,
+      i.naturalWidth, i.getBoundingClientRect().width]),
+    changes: Array.from(document.querySelectorAll('figure.change')).map(f => f.innerText),
+    columns: new Set(Array.from(document.querySelectorAll('.overview-grid.histories figure'))
       .map(f => Math.round(f.getBoundingClientRect().left))).size,
     links: Array.from(document.querySelectorAll('table.overview a')).map(a => a.getAttribute('href')),
     text: document.querySelector('#changed').innerText,
@@ -217,6 +244,8 @@ def test_dashboard_front_page_shows_what_changed(browser, dashboard, placebo_hom
             front["charts"]
         assert all(shown >= 330 for _, _, shown in front["charts"]), (width, front["charts"])  # readable, not a stamp
         assert front["columns"] == 2, front  # side by side at every width checked
+        # the A/B run's regression has its card with a chart, whatever the newest comparison says
+        assert len(front["changes"]) == 1 and "regression 2." in front["changes"][0], front["changes"]
     (link,) = front["links"]
     status, _, body = http_get(base + link)
     assert status == 200 and ">regression<" in body, body[:500]

@@ -31,6 +31,8 @@ class CompareView:
     #: the changed cases' differential flame graphs and top functions (report/explain_view.py)
     explained: list[CaseExplained] = field(default_factory=list)
     explained_note: str = ""
+    #: why there is no row, when there is none: no case ran on both sides, or none measured this metric
+    empty: str = "No case ran successfully on both sides."
 
     @property
     def counts(self) -> dict[str, int]:
@@ -162,9 +164,24 @@ def run_compare(store: Store, baseline_id: str, contender_id: str, baseline_env:
         f"{cont.label} vs {base.label}"
     view = compare_view(_compare(store, base, cont, metric), title=heading, baseline_label=base.label,
                         contender_label=cont.label, same_run=same_run, with_plot=with_plot, metric_name=metric)
+    if not view.rows:
+        view.empty = _why_empty(base, cont, metric)
     if explain:
         _attach_explanations(view, store, base, cont, "memory" if metric == "memory" else "instructions")
     return view
+
+
+def _why_empty(baseline: Side, contender: Side, metric: str) -> str:
+    """Why two sides have nothing to compare on `metric`: no case succeeded on both, or they measured another
+    metric (an instruction-count run opened on wall time)."""
+    both = {r.case_id for r in baseline.results if r.ok} & {r.case_id for r in contender.results if r.ok}
+    if not both:
+        return "No case ran successfully on both sides."
+    shared = [r for r in (*baseline.results, *contender.results) if r.ok and r.case_id in both]
+    measured = [m for m in measured_metrics(summarize_cases(shared)) if m != metric]
+    other = f": they measured {' and '.join(measured)} (choose it above)" if measured else ""
+    return (f"{len(both)} case{'s' if len(both) != 1 else ''} ran successfully on both sides, but none measured "
+            f"{metric_named(metric).name} on both{other}.")
 
 
 def cross_run_compares(store: Store, run_ids: Sequence[str], baseline_id: str | None,

@@ -38,7 +38,7 @@ from colbench.model.records import Result, Run
 from colbench.render.figures import Plot
 from colbench.report.compare_page import run_compare
 from colbench.report.history_page import HistoryView, case_history
-from colbench.report.overview import RECENT_RUNS, Overview, build_overview
+from colbench.report.overview import RECENT_RUNS, Overview, build_overview, deciding_metric_of
 from colbench.report.plots_history import history_figure
 from colbench.report.run_page import build_run_view
 from colbench.report.templating import render
@@ -125,9 +125,11 @@ class _Pages:
         if not query.get("baseline"):
             return self.page("dash_compare.html", view=None, choices=choices, picked={}, envs={},
                              metrics=COMPARE_METRICS)
-        metric = _known_metric(query.get("metric"), COMPARE_METRICS)
         envs = {r.run_id: [e.name for e in r.envs] for r in runs}
         baseline, contender, baseline_env, contender_env = _compared_sides(query, runs, envs)
+        metric = _known_metric(query.get("metric"), COMPARE_METRICS) if query.get("metric") else \
+            deciding_metric_of(self.db.results(ResultQuery(run_ids=(contender,), env_name=contender_env,
+                                                           status="ok")))
         view = run_compare(self.db, baseline, contender, baseline_env, contender_env, metric=metric)
         picked = {"baseline": baseline, "contender": contender, "baseline_env": baseline_env or "",
                   "contender_env": contender_env or "", "metric": metric}
