@@ -172,3 +172,40 @@ def test_frame_label_adds_the_library_where_it_says_something():
     assert frame_label("py::f (a.py)", "python") == "py::f (a.py)"
     assert frame_label("[no symbols] libz.so", "libz.so") == "[no symbols] libz.so"
     assert frame_label("0x1234", "?") == "0x1234"
+
+
+def test_a_deep_thin_stack_does_not_make_the_picture_tall():
+    """One wide stack 3 deep and a hair-thin one 60 deep (as a Python interpreter's frames beside a Parquet read):
+    the picture is as tall as the readable rows, and the thin stack's last drawn frame says what it folds."""
+    wide = {("main", "read", "decode"): 10_000.0}
+    thin = {tuple(["main", *[f"py_frame_{i}" for i in range(60)]]): 20.0}
+    svg = differential_svg({**wide, **thin}, {**wide, **thin}, title="t")
+    height = float(ET.fromstring(svg).attrib["height"])
+    assert height < 200, height  # was 60 rows (~1050 px), all but four of them empty
+    drawn = frames(svg)
+    assert {"main", "read", "decode"} <= set(drawn) and not any(n.startswith("py_frame_1") for n in drawn)
+    folded = [f for f in drawn.values() if "are not drawn: too thin to read" in f["title"]]
+    assert folded and all(f["width"] < 4 for f in folded)
+
+
+def test_labels_fit_their_frames_and_are_shortened_before_they_are_cut():
+    from colbench.render.flamegraph import text_width
+
+    name = ("parquet::internal::(anonymous namespace)::TypedRecordReader<parquet::PhysicalType<"
+            "(parquet::Type::type)5> >::ReadRecords(long)")
+    stacks = {("main", name): 300.0, ("main", "other"): 900.0, ("main", "arrow::BufferBuilder::Finish(bool)"): 60.0}
+    drawn = frames(differential_svg(stacks, stacks, title="t"))
+    for frame in drawn.values():
+        if frame["label"]:
+            assert text_width(frame["label"]) <= frame["width"] - 6 + 0.01, frame
+    assert drawn[name]["label"] == "TypedRecordReader<…>::ReadRecords"  # not "parquet::internal::(anon…"
+    assert drawn["arrow::BufferBuilder::Finish(bool)"]["label"] in ("BufferBuilder::Finish", "Finish")
+
+
+def test_a_long_title_wraps_onto_a_second_line_instead_of_being_cut():
+    title = "Where the memory went: " + " ".join(f"param{i}=value{i}" for i in range(14))
+    root = ET.fromstring(differential_svg(A, B, title=title, subtitle="sub"))
+    heading = [t for t in root.findall(f"{SVG}text") if t.attrib.get("text-anchor") == "middle"]
+    lines = [t.text for t in heading if t.attrib.get("font-size") == "15"]
+    assert len(lines) == 2 and " ".join(lines) == title, lines
+    assert heading[-1].text == "sub"
