@@ -34,8 +34,24 @@ def test_the_series_chains_runs_through_a_baseline_and_finds_the_step(stepped_hi
         history(store_at(None, create=False), HistoryRequest("placebo", {"duration": "9"}))
 
 
+@pytest.mark.slow
+def test_a_history_of_peak_memory(stepped_history: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`history --metric memory`: a point per run of the peak RSS each process recorded (one value a process), in
+    bytes, placed as time's points are; the CPU-bound placebo's 50% slowdown leaves its memory alone (peak RSS
+    repeats to hundredths of a percent, so a step of a few pages may be found, never one of percents)."""
+    monkeypatch.setenv("COLBENCH_HOME", str(stepped_history))
+    monkeypatch.delenv("COLBENCH_STORE", raising=False)
+    found = history(store_at(None, create=False),
+                    HistoryRequest("placebo", {"duration": STEPPED_DURATION}, metric="memory"))
+    code = {h.env_name: h for h in found.histories}["code"]
+    assert code.metric == "memory" and len(code.points) == 12
+    assert all(p.processes == 2 and 10 * 2**20 < p.median < 2**30 for p in code.points), [p.median for p in code.points]
+    assert all(abs(c.magnitude) < 0.01 for c in code.change_points), code.change_points
+
+
 @pytest.mark.parametrize(("request_", "message"), [
-    (HistoryRequest("placebo", metric="nope"), "--metric 'nope': choose time or instructions"),
+    (HistoryRequest("placebo", metric="nope"), "--metric 'nope': choose time, instructions, memory"),
+    (HistoryRequest("placebo", metric="memroy"), "did you mean 'memory'?"),
     (HistoryRequest("placebo", by="versoin"), "--by 'versoin': choose time or version"),
     (HistoryRequest("placebo", by="version"), "--by version needs --package NAME"),
     (HistoryRequest("placebo", package="pyarrow"), "--package only goes with --by version"),

@@ -18,7 +18,7 @@ from colbench.analysis.changepoint import ChangePoint, detect_change_points
 from colbench.analysis.comparison import case_label
 from colbench.engines import PYTHON_LIBRARIES
 from colbench.model.metrics import metric as metric_of
-from colbench.model.metrics import series_of
+from colbench.model.metrics import value_key
 from colbench.model.summary import ResultSummary
 from colbench.words import plural
 
@@ -133,12 +133,14 @@ def case_histories(results: list[ResultSummary], machine_id: str, filters: dict[
                    env_specs: Mapping[tuple[str, str], str] | None = None) -> list[History]:
     """One history per case and environment from one machine's successful results of a benchmark (their
     summaries: the stored per-process medians, not the records, so a long history stays fast to read), of
-    `metric`: "time" (wall seconds) or "instructions"; cases that never measured it have none. A point per run, in
+    `metric`: "time" (wall seconds), "instructions", or a per-process metric such as "memory" (peak RSS, in the
+    summaries' medians under its name: store/selection.py `history_results`); cases that never measured it have
+    none. A point per run, in
     time order; its place on the scale comes from what was measured beside it (analysis/chain.py): runs chain only
     through a point both measured (`_identity`: an environment of the same spec, interpreter and versions, and for
     the checkout's own code the same commit), or by raw medians where the calibration trusts them. `env_specs`:
     (run, environment) → the spec the run recorded for it."""
-    series_of(metric)  # an unknown metric, or one without a series, fails here
+    value_key(metric)  # an unknown metric fails here
     results = [r for r in results if all(str(r.params.get(k)) == v for k, v in filters.items())]
     by_case: dict[str, list[ResultSummary]] = defaultdict(list)
     for r in results:
@@ -152,7 +154,7 @@ def case_histories(results: list[ResultSummary], machine_id: str, filters: dict[
 def _case_histories(case_id: str, members: list[ResultSummary], machine_id: str, metric: str,
                     specs: Mapping[tuple[str, str], str], min_size: int, seed: int) -> list[History]:
     """One case's histories, one per environment, its runs placed together."""
-    series = series_of(metric)
+    series = value_key(metric)
     definition = metric_of(metric)
     runs: dict[tuple[str, str], list[ResultSummary]] = defaultdict(list)
     for r in members:
@@ -231,7 +233,7 @@ def version_histories(results: list[ResultSummary], machine_id: str, filters: di
     the ratios a sweep over `--versions` measured side by side, a bisect's steps chained to them through a version
     both measured, raw medians only where the calibration trusts them. Where the interpreter changes from one point
     to the next, the history says so (`python_changes`): a Python change is not a library change."""
-    series = series_of(metric)  # an unknown metric, or one without a series, fails here
+    series = value_key(metric)  # an unknown metric fails here
     name = package_key(package)
     results = [r for r in results if all(str(r.params.get(k)) == v for k, v in filters.items())]
     by_case: dict[str, dict[tuple[str, str], list[ResultSummary]]] = defaultdict(lambda: defaultdict(list))
@@ -247,7 +249,7 @@ def version_histories(results: list[ResultSummary], machine_id: str, filters: di
 def _version_history(case_id: str, runs: Mapping[tuple[str, str], list[ResultSummary]], machine_id: str,
                      package: str, metric: str, min_size: int, seed: int) -> History:
     """One case's history over the versions of `package`, a point per version (and interpreter)."""
-    series = series_of(metric)
+    series = value_key(metric)
     definition = metric_of(metric)
     name = package_key(package)
     nodes = {run: _version_node(group[0], name, package) for run, group in runs.items()}

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from colbench.app.errors import UsageError
-from colbench.model.metrics import SERIES_METRICS
+from colbench.model.metrics import HISTORY_METRICS
 from colbench.model.params import did_you_mean
 from colbench.redact import clip
 
@@ -47,9 +47,9 @@ class HistoryOutcome:
 
 def check(request: HistoryRequest) -> None:
     """Refuse what cannot make a series, before the store is read."""
-    if request.metric not in SERIES_METRICS:
-        raise UsageError(f"--metric {clip(repr(request.metric))}: choose {' or '.join(SERIES_METRICS)}"
-                         f"{did_you_mean(request.metric, SERIES_METRICS)}")
+    if request.metric not in HISTORY_METRICS:
+        raise UsageError(f"--metric {clip(repr(request.metric))}: choose {', '.join(HISTORY_METRICS)}"
+                         f"{did_you_mean(request.metric, HISTORY_METRICS)}")
     if request.by not in BY:
         raise UsageError(f"--by {clip(repr(request.by))}: choose time or version{did_you_mean(request.by, BY)}")
     if (request.by == "version") != bool(request.package):
@@ -66,7 +66,7 @@ def history(store: Store, request: HistoryRequest) -> HistoryOutcome:
     check(request)
     benchmark, filters, package = request.benchmark, dict(request.filters), request.package
     machine_id = pick_machine(store, benchmark, request.machine, here=machine_info()["machine_id"])
-    found = history_results(store, benchmark, machine_id)
+    found = history_results(store, benchmark, machine_id, request.metric)
     if package:
         histories = version_histories(found, machine_id, filters, package, min_size=request.min_size,
                                       metric=request.metric)
@@ -76,8 +76,9 @@ def history(store: Store, request: HistoryRequest) -> HistoryOutcome:
         histories = case_histories(found, machine_id, filters, min_size=request.min_size, metric=request.metric,
                                    env_specs=specs)
     if not histories:
-        measured = "" if request.metric == "time" else f" with {request.metric} measured (`run --measure " \
-                                                       f"{request.metric}`)"
+        measured = "" if request.metric == "time" else \
+            " with instructions measured (`run --measure instructions`)" if request.metric == "instructions" else \
+            f" with {request.metric} recorded"
         ran = f" and ran with a version of {package}" if package else ""
         raise UsageError(f"no successful results of {benchmark} on machine {machine_id} match those "
                          f"params{ran}{measured}")

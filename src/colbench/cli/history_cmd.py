@@ -12,7 +12,7 @@ from rich.table import Table
 from colbench.app.history import HistoryOutcome, HistoryRequest, check
 from colbench.app.history import history as history_use_case
 from colbench.cli.common import StoreOption, UsageError, _store, console, friendly
-from colbench.render.fmt import fmt_instructions
+from colbench.render.fmt import fmt_bytes, fmt_instructions
 from colbench.render.tables import plain
 from colbench.words import plural, ratio_text
 
@@ -26,7 +26,8 @@ def history(
     machine: Annotated[str | None, typer.Option(help="machine name or id (default: this machine)")] = None,
     min_size: Annotated[int, typer.Option(min=2, help="minimum points between change points")] = 5,
     fmt: Annotated[str, typer.Option("--format", "-f", help="table or json")] = "table",
-    metric: Annotated[str, typer.Option(help="time (wall seconds) or instructions")] = "time",
+    metric: Annotated[str, typer.Option(help="time (wall seconds), instructions, memory (peak RSS), arrow_memory "
+                                        "(Arrow pool's peak) or file_size")] = "time",
     by: Annotated[str, typer.Option(help="time (a point per run, in time order) or version (a point per version "
                                     "of --package, in version order)")] = "time",
     package: Annotated[str | None, typer.Option(help="with --by version: the library whose versions are the "
@@ -60,7 +61,8 @@ def history(
 
 
 def _print_tables(found: HistoryOutcome, metric: str, package: str | None) -> None:
-    show = (lambda v: f"{v * 1e3:.3f} ms") if metric == "time" else (lambda v: fmt_instructions(v) + " instr")
+    show = (lambda v: f"{v * 1e3:.3f} ms") if metric == "time" else \
+        (lambda v: fmt_instructions(v) + " instr") if metric == "instructions" else fmt_bytes
     for h in found.histories:
         console.print(_history_table(h, show, package))
         _print_notes(h, package)

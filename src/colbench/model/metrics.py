@@ -139,6 +139,9 @@ METRICS: dict[str, Metric] = {m.name: m for m in (
 COMPARE_METRICS: tuple[str, ...] = tuple(name for name, m in METRICS.items() if m.comparable)
 #: the metrics recorded as a per-iteration series: the ones history, report plots and the dashboard draw over time
 SERIES_METRICS: tuple[str, ...] = tuple(name for name, m in METRICS.items() if m.series and m.comparable)
+#: the metrics `colbench history` follows over runs or versions: every comparable one (a per-process metric such as
+#: peak RSS is one value per process, placed as the per-iteration ones are by the medians of their processes)
+HISTORY_METRICS: tuple[str, ...] = COMPARE_METRICS
 #: the units of the series every worker records; benchmarks add their own (e.g. gbps) through the report
 BASE_UNITS = {"wall_s": "s", "cpu_user_s": "s", "cpu_sys_s": "s"}
 
@@ -166,6 +169,12 @@ def series_of(name: str) -> str:
     if found is None:
         raise UnknownMetric(f"metric {name!r} has one value per process, not a series over iterations")
     return found
+
+
+def value_key(name: str) -> str:
+    """Where a result's summary keeps this metric's per-process value (`ResultSummary.medians`): the samples key of
+    a per-iteration metric (`time` → `wall_s`), else the metric's own name (store/selection.py puts it there)."""
+    return metric(name).series or name
 
 
 def default_threshold(name: str) -> float:

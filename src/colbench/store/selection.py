@@ -10,7 +10,7 @@ from typing import Any
 
 from colbench.model.metrics import metric
 from colbench.model.records import Side
-from colbench.model.summary import ResultSummary
+from colbench.model.summary import ResultSummary, summary_of
 from colbench.store.base import ResultQuery, Store, StoreError, resolve_run_id
 
 
@@ -88,9 +88,22 @@ def pick_machine(store: Store, benchmark: str, machine: str | None, here: str) -
                      + ", ".join(f"{n} ({m})" for m, n in machines.items()))
 
 
-def history_results(store: Store, benchmark: str, machine_id: str) -> list[ResultSummary]:
-    """One machine's successful results of a benchmark, for its history: their summaries, not their records."""
-    return store.summaries(ResultQuery(benchmark=benchmark, machine_id=machine_id, status="ok"))
+def history_results(store: Store, benchmark: str, machine_id: str, metric_name: str = "time") -> list[ResultSummary]:
+    """One machine's successful results of a benchmark, for its history of `metric_name`: their summaries, not
+    their records, for a per-iteration metric (the summaries keep its median); for a per-process one (peak RSS) the
+    records are read and each summary carries the process's value under the metric's name."""
+    query = ResultQuery(benchmark=benchmark, machine_id=machine_id, status="ok")
+    definition = metric(metric_name)
+    if definition.series is not None:
+        return store.summaries(query)
+    found = []
+    for result in store.results(query):
+        summary = summary_of(result)
+        values = definition.values(result)
+        if values:
+            summary.medians[metric_name] = values[0]
+        found.append(summary)
+    return found
 
 
 def latest_run_of_suite(store: Store, suite: str) -> str:
