@@ -98,7 +98,8 @@ def rss_lines(diff: ProfileDiff, facts: MemoryFactsLike) -> list[str]:
         return ["peak RSS: not recorded on both sides (no comparison with the traced peaks)"]
     return [f"peak RSS recorded by the runs (median, the whole worker process): {_change(a, b)}",
             f"peak RSS less the traced peak (interpreter, libraries, imports, pages the allocator keeps): "
-            f"{fmt_bytes(outside[0])} → {fmt_bytes(outside[1])}, {gap:.1%} of the peak RSS apart", *worker_rss(facts)]
+            f"{fmt_bytes(outside[0])} → {fmt_bytes(outside[1])}, {gap:.1%} of the peak RSS apart",
+            *(worker_rss(facts) if gap <= RSS_AGREEMENT else [])]  # else the note beside the verdict has them
 
 
 #: the profiling worker's RSS figures (memory.json), in the order the worker passes them
@@ -140,9 +141,14 @@ def memory_caveats(diff: ProfileDiff, facts: MemoryFactsLike, verdict: str | Non
         notes.append(f"note: the traced peak ({signed_cost(diff.total_change, 'B')}, {traced:+.1%}) {against} the "
                      f"peak RSS's change ({signed_cost(b - a, 'B')}, {b / a - 1:+.1%}){_about(verdict)}: the "
                      "change lies outside the timed call's live allocations (imports and libraries, pages the "
-                     "allocator keeps from the warm-ups: see the worker's RSS line), or in memory heaptrack does "
-                     "not see (mmap by the case itself); the flame graph shows the traced peaks only")
+                     f"allocator keeps from the warm-ups{_phases(facts)}), or in memory heaptrack does not see "
+                     "(mmap by the case itself); the flame graph shows the traced peaks only")
     return notes
+
+
+def _phases(facts: MemoryFactsLike) -> str:
+    lines = worker_rss(facts)
+    return f"; {lines[0]}" if lines else ""
 
 
 def _about(verdict: str | None) -> str:
@@ -211,5 +217,6 @@ def memory_summary(peak_a: float, peak_b: float, listed: float | None, count: in
 
 
 def _sentence(note: str) -> str:
+    """A note as a sentence of the caption (its first word may be a side's label: its case is kept)."""
     body = note.removeprefix("note: ")
-    return body[:1].upper() + body[1:] + ("" if body.endswith(".") else ".")
+    return "Note: " + body + ("" if body.endswith(".") else ".")
