@@ -209,3 +209,12 @@ def test_a_long_title_wraps_onto_a_second_line_instead_of_being_cut():
     lines = [t.text for t in heading if t.attrib.get("font-size") == "15"]
     assert len(lines) == 2 and " ".join(lines) == title, lines
     assert heading[-1].text == "sub"
+
+
+def test_no_share_on_hover_when_the_total_change_is_too_small_to_split():
+    a = {("main", "read"): 1000.0, ("main", "copy"): 1000.0}
+    b = {("main", "read"): 1352.0, ("main", "copy"): 650.0}  # +2 in all over ±350 moved: shares of ±17500%
+    drawn = frames(differential_svg(a, b, title="t"))
+    assert "of the total change" not in drawn["read"]["title"] and "+35.20%" in drawn["read"]["title"]
+    c = {("main", "read"): 1300.0, ("main", "copy"): 1000.0}
+    assert "100.0% of the total change" in frames(differential_svg(a, c, title="t"))["read"]["title"]

@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from xml.sax.saxutils import escape as _escape
 
+from colbench.profiles.diff import SPLIT_FLOOR
 from colbench.redact import document_text
 from colbench.render.fmt import fmt_cost
 from colbench.render.frames import short_function
@@ -95,7 +96,10 @@ def differential_svg(baseline: Mapping[Stack, float], contender: Mapping[Stack, 
     """The SVG document (a string) of the differential flame graph of two folded profiles."""
     root = merge_tree(baseline, contender)
     scale = (WIDTH_PX - 2 * MARGIN_PX) / max((root.a + root.b) / 2, 1e-9)
-    layout = _Layout(scale, max(_largest_change(root), 1e-9), root.b - root.a,
+    total_change = root.b - root.a
+    # a total too small beside what moved between frames is not split into shares (profiles/diff.py)
+    splittable = abs(total_change) >= SPLIT_FLOOR * _moved(root)
+    layout = _Layout(scale, max(_largest_change(root), 1e-9), total_change if splittable else 0.0,
                      (baseline_label, contender_label, unit))
     layout.place(root, 0, MARGIN_PX)
     room = WIDTH_PX - 2 * MARGIN_PX
@@ -182,6 +186,17 @@ def wrap(text: str, room: float, size: float) -> list[str]:
     if not first:  # one word wider than the line
         return [fit(text, room, size)]
     return [first, fit(" ".join(words), room, size)]
+
+
+def _moved(node: _Node) -> float:
+    """Every frame's change of self cost, summed whatever its sign."""
+    moved, stack = 0.0, [node]
+    while stack:
+        current = stack.pop()
+        kids = current.children.values()
+        moved += abs((current.b - sum(k.b for k in kids)) - (current.a - sum(k.a for k in kids)))
+        stack.extend(kids)
+    return moved
 
 
 def _largest_change(node: _Node) -> float:
