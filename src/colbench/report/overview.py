@@ -188,11 +188,13 @@ def recent_changes(store: Store, runs: Sequence[Run], comparisons: _Comparisons 
     return [c for c, _ in found[:limit]], max(len(found) - limit, 0)
 
 
-def _process_values(results: Sequence[Result], case_id: str, env: str | None, metric: str) -> tuple[float, ...]:
+def _process_values(results: Sequence[Result], case_id: str, env: str | None, metric: str,
+                    order: Sequence[str] = ()) -> tuple[float, ...]:
     """Each process's median of the metric, of one case (and environment: None, the first one there)."""
     mine = [r for r in results if r.case_id == case_id]
-    if env is None and mine:
-        env = mine[0].env_name
+    if env is None and mine:  # as run_compare takes a run without an environment named: its first one there
+        present = {r.env_name for r in mine}
+        env = next((e for e in order if e in present), mine[0].env_name)
     values = []
     for result in mine:
         if result.env_name == env:
@@ -217,7 +219,7 @@ def _columns(known: _Comparisons, pair: _Pair, case_id: str, metric: str) -> lis
     columns = []
     for run in upto:
         results = [r for rs in known.by_run[run.run_id].values() for r in rs]
-        values = _process_values(results, case_id, None, metric)
+        values = _process_values(results, case_id, None, metric, run.env_names)
         if values:
             role = "baseline" if run.run_id == baseline else "contender" if run.run_id == contender else ""
             columns.append(Column(_short(run), values, role))
