@@ -127,19 +127,22 @@ def _from_stored(store: Any, baseline: Side, contender: Side, case_id: str, labe
     rows = [FunctionRow(short_function(c.function), c.library, signed_cost(c.delta_self, diff.unit),
                         share_text(c.share)) for c in diff.changes]
     return CaseExplained(case_id, label, svg, _summary(diff.baseline.total, diff.contender.total, diff.listed_share,
-                                                       len(diff.changes)), rows, "run --profile")
+                                                       len(diff.changes), diff.too_small_to_split), rows,
+                         "run --profile")
 
 
 def _written_summary(doc: dict[str, Any]) -> str:
     return _summary(doc["baseline"]["total"], doc["contender"]["total"], doc.get("listed_share"),
-                    len(doc.get("functions", [])))
+                    len(doc.get("functions", [])), bool(doc.get("too_small_to_split")))
 
 
-def _summary(total_a: float, total_b: float, listed: float | None, count: int) -> str:
+def _summary(total_a: float, total_b: float, listed: float | None, count: int, too_small: bool = False) -> str:
     ratio = f" ({total_b / total_a - 1:+.2%})" if total_a else ""
     text = (f"Instructions of the timed call (callgrind): {fmt_instructions(total_a)} → "
             f"{fmt_instructions(total_b)}{ratio}.")
-    if listed is not None:
+    if too_small:
+        text += " The change is too small beside what moved between functions to split into shares."
+    elif listed is not None:
         text += f" The {count} functions listed account for {listed:.0%} of the change."
     return text
 
