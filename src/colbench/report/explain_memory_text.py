@@ -191,8 +191,11 @@ def draw_memory(case: Any, a: MemorySide, b: MemorySide) -> str:
     """The differential flame graph of the two peaks, in bytes."""
     churn = f"; churn {fmt_bytes(a.churn_bytes)} → {fmt_bytes(b.churn_bytes)}"
     ratio = f" ({b.peak_bytes / a.peak_bytes - 1:+.1%})" if a.peak_bytes else ""
+    swapped = "".join(f"; {side.view.label} traced on Arrow's {side.measured['traced_pool']} pool (its default "
+                      f"{side.measured.get('pool') or 'pool'} is invisible to heaptrack)"
+                      for side in (a, b) if side.measured.get("traced_pool"))
     subtitle = (f"{a.view.label}: {fmt_bytes(a.peak_bytes)}, {b.view.label}: {fmt_bytes(b.peak_bytes)}{ratio} live at "
-                f"the timed call's peak{churn}; heaptrack, stacks end at the allocating function")
+                f"the timed call's peak{churn}; heaptrack, stacks end at the allocating function{swapped}")
     return differential_svg(flame_stacks(a.view), flame_stacks(b.view), title=f"Where the memory went: {case.label}",
                             subtitle=subtitle, baseline_label=a.view.label, contender_label=b.view.label, unit="B")
 
