@@ -215,9 +215,8 @@ def _columns(known: _Comparisons, pair: _Pair, case_id: str, metric: str) -> lis
     runs = {r.run_id: r for r in known.runs}
     machine = runs[contender].machine_id
     order = [r for r in known.runs if r.machine_id == machine][::-1]  # oldest first
-    upto = [r for r in order[:order.index(runs[contender]) + 1]]
     columns = []
-    for run in upto:
+    for run in order[:order.index(runs[contender]) + 1]:
         results = [r for rs in known.by_run[run.run_id].values() for r in rs]
         values = _process_values(results, case_id, None, metric, run.env_names)
         if values:
