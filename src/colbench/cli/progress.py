@@ -275,7 +275,10 @@ class RichProgress(RunObserver):
             self.context = f"look {look.number + 1}"
             return
         self.context = ""
-        if not look.pending:
+        if look.ended == "none":
+            self._print(f"look {look.number} ({blocks}): nothing to compare (no case has results on both sides), "
+                        f"{used}")
+        elif not look.pending:
             self._print(f"look {look.number} ({blocks}): every comparison decided, {used}")
         elif look.ended == "fixed":
             self._print(f"look {look.number} ({blocks}, the only one asked for): {look.pending} comparison"

@@ -131,8 +131,7 @@ def run(
         print_session(outcome.session)
         if outcome.regression:
             raise typer.Exit(1)
-        return
-    if outcome.all_failed:
+    if outcome.all_failed:  # with --env sides too: no comparison at all is not a finished run
         err_console.print("[red]colbench: every case of this run ended in an error[/red] (see the table above)",
                           highlight=False, soft_wrap=True)
         raise typer.Exit(ALL_FAILED_EXIT)
@@ -260,7 +259,8 @@ def print_session(session: Any, fmt: str = "table") -> None:
     for contender, comparisons in session.comparisons.items():
         print_comparisons(comparisons, fmt, session.baseline, contender, session.notes)
     why = {"decided": "every comparison decided", "budget": "time budget spent", "looks": "most looks reached",
-           "fixed": "one look of the planned blocks (--no-until-decided)"}
+           "fixed": "one look of the planned blocks (--no-until-decided)",
+           "none": "nothing to compare: no case has results on both sides (see the errors above)"}
     spent = sum(look.alpha for look in session.looks)
     console.print(f"{plural(len(session.looks), 'look')} in {fmt_seconds(session.elapsed_s)}: {why[session.stopped]}; "
                   f"alpha {spent:.2g} spent over the looks")
