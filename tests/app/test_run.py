@@ -15,6 +15,7 @@ from colbench.app.stores import store_at
 from colbench.model.run_config import RunConfig
 from colbench.store.base import ResultQuery
 from tests.app.recording import Recorder
+from tests.conftest import require_tools
 
 TWO_CASES = {"duration": ["0.01", "0.02"]}
 
@@ -155,6 +156,7 @@ def test_the_dry_run_of_a_fresh_home_counts_the_java_workers_build(home: Path) -
     """`run quick` on a fresh home builds the Java worker with Maven first (26-47 s here): the estimate says so."""
     from colbench.runtimes import java
 
+    require_tools("java")  # without Java, quick plans no Java case
     planned = estimate(request(targets=("quick",)))
     java_cases = [c for c in planned.plan.cases if c.runtime == "java"]
     assert java_cases, "quick has a Java case"

@@ -246,8 +246,8 @@ def plan_package(store: Store, request: WatchRequest, package: str, measure: Mea
 
     key = watch_id(request, package, measure, machine_id)
     watched = _by_version(store.watched(WatchQuery(watch_id=key)))
-    worked = [r.version for r in watched if r.worked]
-    done = {Version(r.version) for r in watched}
+    worked = [r.version for r in watched if r.worked and not r.pending]  # a pending release is no baseline yet
+    done = {Version(r.version) for r in watched if not r.pending}  # and is measured again
     fresh = [r for r in newer_releases(releases, worked[-1] if worked else None, pre=request.pre)
              if Version(r.version) not in done]
     if not worked and not fresh:
@@ -262,12 +262,13 @@ def plan_package(store: Store, request: WatchRequest, package: str, measure: Mea
 
 
 def estimate_plan(request: WatchRequest, plan: PackagePlan, measure: Measure) -> PackagePlan:
-    """The dry run's time: each release's run (two environments, the first look), from measured costs."""
+    """The dry run's time: each release's run (two environments, the first look; counting processes at their
+    measured cost under Valgrind), from measured costs, with the environments it builds first."""
     from colbench.app.run import RunRequest, estimate
     from colbench.model.run_config import RunConfig
 
-    if not plan.candidates or plan.baseline is None or "instructions" in measure:
-        return plan  # runner/estimate.py models wall time; a run under Valgrind takes many times longer
+    if not plan.candidates or plan.baseline is None:
+        return plan
     envs = (f"a={plan.package}=={plan.baseline}", f"b={plan.package}=={plan.candidates[0]}")
     config = RunConfig(targets=list(request.targets), overrides=dict(request.overrides),
                        iterations=request.iterations, warmup=request.warmup, processes=request.processes,
@@ -301,6 +302,7 @@ def _watch_package(m: Measuring, plan: PackagePlan, observer: WatchObserver, dea
 
     done = PackagePass(plan)
     baseline = plan.baseline
+    pending = {r.version: r for r in plan.watched if r.pending}
     for version in plan.candidates:
         if baseline is None:  # the only release there is: the start of the timeline, nothing to compare with
             release = release_record(m, version, "baseline")
@@ -311,14 +313,14 @@ def _watch_package(m: Measuring, plan: PackagePlan, observer: WatchObserver, dea
             observer.measuring(plan.package, baseline, version)
             try:
                 release = measure_release(m, baseline, version, _between(plan, baseline, version),
-                                          deadline - clock())
+                                          deadline - clock(), pending.get(version))
             except BaselineGone as exc:
                 done.stopped = f"{exc}; the next pass tries again"
                 break
             if plan.first_pass and not done.releases:  # the start of the timeline, whatever the first release was
                 _record(m.store, release_record(m, baseline, "baseline", run_id=release.run_id), done, observer)
         _record(m.store, release, done, observer)
-        baseline = version if release.worked else baseline
+        baseline = version if release.worked and not release.pending else baseline
         claim()
     return done
 
@@ -350,7 +352,9 @@ def pass_package(store: Store, request: WatchRequest, plan: PackagePlan, config:
     try:
         from colbench.store.queries import WatchQuery
 
-        taken = {Version(r.version) for r in store.watched(WatchQuery(watch_id=plan.watch_id))}
+        known = {(r.version, r.watched_at) for r in plan.watched}
+        taken = {Version(r.version) for r in store.watched(WatchQuery(watch_id=plan.watch_id))
+                 if not r.pending or (r.version, r.watched_at) not in known}  # another pass measured it since
         plan = replace(plan, candidates=tuple(v for v in plan.candidates if Version(v) not in taken))
         m = _measuring(store, request, plan, config, machine, observer)
         return _watch_package(m, plan, observer, deadline, clock,
@@ -379,10 +383,7 @@ def run_watch(store: Store, request: WatchRequest, observer: WatchObserver | Non
     for plan in plans:
         observer.planned(plan)
     if request.dry_run:
-        notes = ["no time estimated: the releases are measured in instruction counts, under Valgrind, whose "
-                 "slowdown the estimate does not model (--measure wall is estimated)"] if "instructions" in measure \
-            else []
-        return WatchOutcome([PackagePass(p) for p in plans], measure, clock() - started, dry_run=True, notes=notes)
+        return WatchOutcome([PackagePass(p) for p in plans], measure, clock() - started, dry_run=True)
     deadline = started + request.budget_s
     passes = [pass_package(store, request, plan, config, machine, observer, deadline, clock) if plan.candidates
               else PackagePass(plan) for plan in plans]

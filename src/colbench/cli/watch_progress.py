@@ -35,12 +35,13 @@ class WatchProgress(WatchObserver):
         if not plan.candidates:
             return
         start = f"from {plan.baseline}" if plan.baseline else "the first release"
-        builds = plural(len(plan.candidates) + 1, "environment build")
-        cost = f" (estimated {fmt_seconds(plan.estimate_s)} of measuring from measured costs, plus up to " \
-               f"{builds}, not estimated)" if plan.estimate_s is not None else ""
-        new_releases = plural(len(plan.candidates), "new release")
+        again = [r.version for r in plan.watched if r.pending and r.version in plan.candidates]
+        pending = f" ({', '.join(again)} again: inconclusive in an earlier pass)" if again else ""
+        new_releases = plural(len(plan.candidates), "release")
         self.out.print(f"{escape(plan.package)} on {escape(plan.index)}: {new_releases} to "
-                       f"measure {escape(start)}: {escape(new)}{escape(cost)}", highlight=False, soft_wrap=True)
+                       f"measure {escape(start)}: {escape(new)}{escape(pending)}", highlight=False, soft_wrap=True)
+        if plan.estimate is not None:
+            self.out.print(escape(watch_estimate_line(plan.estimate)), highlight=False, soft_wrap=True)
         for version, why in plan.not_testable.items():
             self.out.print(f"[yellow]not tested[/yellow] {escape(plan.package)} {escape(version)}: {escape(why)}",
                            highlight=False, soft_wrap=True)
