@@ -105,8 +105,30 @@ class PackagePlan:
     watched: tuple[WatchedRelease, ...] = ()
     #: every release the index lists that a watch may see (not yanked; pre-releases with --pre), oldest first
     listed: tuple[str, ...] = ()
-    #: the dry run's estimate: seconds of measuring (None: not estimated), and environments to build
-    estimate_s: float | None = None
+    #: the dry run's estimate (None: not estimated)
+    estimate: PassEstimate | None = None
+
+    @property
+    def estimate_s(self) -> float | None:
+        return self.estimate.seconds if self.estimate is not None else None
+
+
+@dataclass(frozen=True)
+class PassEstimate:
+    """What measuring a package's new releases should take, from measured costs (runner/estimate.py): each release
+    against the one before it at the metric's first look, the environments built first (each once), every process
+    stretched by the load of the moment (`load_factor`; `idle_s` what an idle machine would take). A regression's
+    bisect and explain come on top."""
+
+    seconds: float
+    idle_s: float
+    processes: int
+    counting: bool
+    envs_fresh: int
+    env_s: float
+    load_average: float | None
+    load_factor: float
+    releases: int
 
 
 @dataclass
@@ -269,13 +291,28 @@ def estimate_plan(request: WatchRequest, plan: PackagePlan, measure: Measure) ->
 
     if not plan.candidates or plan.baseline is None:
         return plan
-    envs = (f"a={plan.package}=={plan.baseline}", f"b={plan.package}=={plan.candidates[0]}")
-    config = RunConfig(targets=list(request.targets), overrides=dict(request.overrides),
-                       iterations=request.iterations, warmup=request.warmup, processes=request.processes,
-                       measure=measure)
-    one = estimate(RunRequest(config=config, envs=envs),
-                   resolve_pins=False)  # the index (perhaps --index, which these specs do not name) just listed them
-    return replace(plan, estimate_s=one.estimate.seconds * len(plan.candidates))
+    seconds = idle = env_s = 0.0
+    processes = fresh = 0
+    one = None
+    for number, (older, newer) in enumerate(zip((plan.baseline, *plan.candidates), plan.candidates, strict=False)):
+        envs = (f"a={plan.package}=={older}", f"b={plan.package}=={newer}")
+        config = RunConfig(targets=list(request.targets), overrides=dict(request.overrides),
+                           iterations=request.iterations, warmup=request.warmup, processes=request.processes,
+                           measure=measure)
+        one = estimate(RunRequest(config=config, envs=envs), resolve_pins=False)  # the index just listed them
+        est = one.estimate
+        # the older release's environment was built for the pair before (the baseline's alone is counted)
+        builds = est.env_seconds if number == 0 else est.env_seconds * (0.5 if est.envs_fresh or est.envs_cached else 0)
+        seconds += est.seconds - est.env_seconds + builds
+        idle += est.seconds - est.env_seconds + builds - est.process_seconds * (1 - 1 / est.load_factor)
+        env_s += builds
+        processes += est.processes
+        fresh += est.envs_fresh if number == 0 else min(est.envs_fresh, 1)
+    assert one is not None
+    return replace(plan, estimate=PassEstimate(
+        seconds=seconds, idle_s=idle, processes=processes, counting="instructions" in measure, envs_fresh=fresh,
+        env_s=env_s, load_average=one.load_average, load_factor=one.estimate.load_factor,
+        releases=len(plan.candidates)))
 
 
 # ------------------------------------------------------------------------------------------------------ a pass
