@@ -61,6 +61,14 @@ def test_bisect_finds_the_slow_wheel_skips_the_broken_ones_and_stores_ordinary_r
     steps = {s["point"]: s for s in doc["steps"] if s["step"] > 0}
     assert steps["1.3.0"]["run_id"] is None and steps["1.3.0"]["processes"] == 0  # nothing built, nothing run
     assert steps["1.6.0"]["verdict"] == "bad" and steps["1.5.0"]["verdict"] == "good"
+    # the point that fails failed at its first process: no more processes were spent on it
+    from colbench.store import open_store
+    from colbench.store.base import ResultQuery
+
+    stored = open_store(str(lab["root"] / "a.duckdb"), create=False, read_only=True)
+    broken = stored.results(ResultQuery(run_ids=(steps["1.4.0"]["run_id"],)))
+    assert [r.ok for r in broken if r.env_name == "1.4.0"] == [False]
+    assert sum(r.ok for r in broken if r.env_name != "1.4.0") == 4 * 2  # the step's other points, all 4 processes
     assert 2 <= len(steps) <= len(RELEASES) - 2
 
     # each step is an ordinary run: show reads it, compare gives the same kind of verdict

@@ -168,7 +168,8 @@ class StoreMeasurer:
                 if run.run_id in self._continued:  # as `run --resume` marks a run it continues
                     self._continued.discard(run.run_id)
                     run.resumes.append({"at": datetime.now(UTC).isoformat(), "status": run.status})
-            run = execute_run(self.store, run, plan, ready, config, self.observer)
+            # a point that fails is failed (_cause): its other processes would cost minutes and change nothing
+            run = execute_run(self.store, run, plan, ready, config, self.observer, stop_failing=True)
             self.earlier[step] = run
             measure_s = time.monotonic() - started
             if self.elapsed is not None:

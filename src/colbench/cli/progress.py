@@ -116,6 +116,12 @@ class RichProgress(RunObserver):
         """A line of the caller's own (markup allowed), counted as something said."""
         self._print(text, highlight=False)
 
+    def doing(self, what: str) -> None:
+        """A step of the caller's own begins (explain's profiles): said now (dim, plain text), and while it runs
+        again after every `quiet_s` of silence, with how long it has taken."""
+        self._print(f"[dim]{escape(what)}[/dim]", highlight=False)
+        self._doing(what)
+
     def _doing(self, what: str) -> None:
         with self._lock:
             self._running = (what, self.clock())

@@ -433,3 +433,25 @@ def _load_then(result: Result) -> float:
         return 1.0
     cpus = machine.get("cpu_threads") or len(machine.get("cpus_allowed") or []) or None
     return load_factor(float(loads[0]), cpus)
+
+
+def profile_process_s(results: Sequence[Result], case_id: str, fallback: Costs | None = None,
+                      ) -> tuple[float | None, str]:
+    """What re-running one case under callgrind (explain's fresh profile: a worker under Valgrind) takes on an idle
+    machine, and from what: the case's own counting processes in `results`, else its plain processes times the
+    Valgrind factor measured over `results`, else `fallback`'s (the reference model's) factor; (None, "") unknown."""
+    ok = [r for r in results if r.ok]
+    counted = _counting([r for r in ok if r.case_id == case_id])
+    if case_id in counted:
+        return counted[case_id], "its counting processes"
+    plain = _plain_spans([r for r in ok if r.case_id == case_id]).get(case_id)
+    if not plain:
+        return None, ""
+    counting, spans = _counting(ok), _plain_spans(ok)
+    factors = [seconds / statistics.median(spans[case]) for case, seconds in counting.items() if spans.get(case)]
+    if factors:
+        return statistics.median(plain) * statistics.median(factors), "its processes × the Valgrind factor here"
+    reference = fallback if fallback is not None else reference_costs()
+    if reference.valgrind_factor > 0:
+        return statistics.median(plain) * reference.valgrind_factor, "its processes × the reference Valgrind factor"
+    return None, ""
