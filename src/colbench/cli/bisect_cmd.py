@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -78,6 +80,8 @@ def bisect(
                                          "re-using the steps in the store")] = False,
     machine: Annotated[str | None, typer.Option(help="a name for this machine (part of its fingerprint)")] = None,
     fmt: Annotated[str, typer.Option("--format", "-f", help="table or json")] = "table",
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="list the points and say what the search expects to "
+                                          "take here (from measured costs); build and measure nothing")] = False,
     store: StoreOption = None,
     deadline: NetDeadlineOption = None,
 ) -> None:
@@ -86,7 +90,7 @@ def bisect(
     Each step is an ordinary run in the store (`show`, `compare`, `report` read it), judged against the last good and
     the first bad with the statistics of `compare`. Exit codes: 0 a step was found, 1 none (good and bad alike,
     undecided, or the budget ended first), 2 bad input."""
-    from colbench.app.bisect import BisectRequest, run_bisect
+    from colbench.app.bisect import BisectRequest, plan_bisect, run_bisect
     from colbench.cli.bisect_progress import BisectProgress
     from colbench.report.bisect_text import json_document
 
@@ -106,6 +110,16 @@ def bisect(
         timeout_s=timeout, alpha=alpha, resume=resume, machine_name=machine, index=index,
         net_deadline_s=net_deadline(deadline))
     progress = BisectProgress(fmt)
+    if dry_run:
+        try:
+            plan = plan_bisect(_store(store), request, progress)
+        finally:
+            progress.close()
+        if fmt == "json":
+            typer.echo(json.dumps({**dataclasses.asdict(plan), "dry_run": True}, indent=2))
+        else:
+            console.print("dry run: nothing built or measured", highlight=False)
+        raise typer.Exit(0)
     try:
         report = run_bisect(_store(store), request, progress)
     finally:
