@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -166,3 +167,14 @@ def test_a_case_that_fails_on_both_sides_is_bad_input(lab, tmp_path):
     assert done.returncode == 2
     error = done.stderr.strip().splitlines()[-1]
     assert error.startswith("colbench: error: good 2.0.0 cannot be measured: the case fails") and "bad 2.1.0" in error
+
+
+@pytest.mark.slow
+def test_the_dry_run_lists_the_points_and_the_expected_time_and_builds_nothing(lab, tmp_path):
+    home = tmp_path / "home"
+    done = colbench(*bisect_args(lab)[:-2], "--dry-run", "--store", str(tmp_path / "dry.duckdb"), home=home,
+                    env={"PYTHONPATH": str(lab["site"])})
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "bisect over 8 points" in done.stdout and re.search(r"expected: (about|at least) ", done.stdout)
+    assert "dry run: nothing built or measured" in done.stdout
+    assert not (home / "envs").exists() and not (tmp_path / "dry.duckdb").exists()

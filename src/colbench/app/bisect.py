@@ -278,11 +278,19 @@ def _search(request: BisectRequest, observer: BisectObserver,
     return config, points, metric_name, first, machine_info(request.machine_name)["machine_id"], why, measure
 
 
-def plan_bisect(store: Store, request: BisectRequest, observer: BisectObserver | None = None) -> SearchPlan:
+def plan_bisect(store_url: str | None, request: BisectRequest, observer: BisectObserver | None = None) -> SearchPlan:
     """`bisect --dry-run`: the points and the plan a search would start from (its metric, steps, processes, the
-    environments to build, the expected time and the budget), said to `observer`; nothing is built or measured."""
+    environments to build, the expected time and the budget), said to `observer`; nothing is built, measured or
+    written (the store is read when there is one: this machine's costs)."""
+    from colbench.app.stores import store_at
+    from colbench.store.base import StoreError
+
     observer = observer or BisectObserver()
     config, points, metric_name, first, machine_id, why, _ = _search(request, observer)
+    try:
+        store: Store | None = store_at(store_url, create=False)
+    except StoreError:
+        store = None  # no store yet: the reference model's costs
     plan = search_plan(store, request, config, points, metric_name, first, machine_id, why)
     observer.planned(plan)
     return plan
@@ -294,7 +302,7 @@ def expected_steps(points: int) -> int:
     return math.ceil(math.log2(interior + 1)) if interior else 0
 
 
-def search_plan(store: Store, request: BisectRequest, config: RunConfig, points: PointList, metric_name: str,
+def search_plan(store: Store | None, request: BisectRequest, config: RunConfig, points: PointList, metric_name: str,
                 first: int, machine_id: str, why: str) -> SearchPlan:
     """What the search expects to take on this machine, and its budget: the ends (two points) and each expected
     step (three points), `first` processes a point at this machine's cost of one (runner/estimate.py), plus the
@@ -306,6 +314,8 @@ def search_plan(store: Store, request: BisectRequest, config: RunConfig, points:
     plan = make_plan(config.targets, config.overrides)
     iterations, warmup, _ = config.resolved(plan)
     try:
+        if store is None:
+            raise StoreError("no store")
         history = history_costs(store, plan, machine_id)
     except StoreError:
         history = Costs()

@@ -356,7 +356,8 @@ def plan_explain(store: Store, request: ExplainRequest) -> ExplainPlan:
     memory = request.metric == "memory"
     planned = []
     for case_id, label in choose_cases(baseline, contender, request.cases):
-        fresh, kept = [], []
+        fresh: list[str] = []
+        kept: list[str] = []
         for side in (baseline, contender):
             if memory:
                 found = stored_memory_profile(store, side.run_id, side.env_name, case_id) is not None

@@ -112,7 +112,7 @@ def bisect(
     progress = BisectProgress(fmt)
     if dry_run:
         try:
-            plan = plan_bisect(_store(store), request, progress)
+            plan = plan_bisect(store, request, progress)
         finally:
             progress.close()
         if fmt == "json":

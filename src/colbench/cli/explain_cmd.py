@@ -114,9 +114,9 @@ def _print_plan(plan: Any) -> None:
         cost = (f" ({fmt_duration(case.idle_s)} idle, from {case.source})" if case.idle_s and case.source
                 else " (no measured cost)" if case.fresh and case.idle_s is None else "")
         console.print(plain(f"{case.label}: {fresh}{kept}{cost}"))
-    fresh = sum(len(c.fresh) for c in plan.cases)
+    profiles = sum(len(c.fresh) for c in plan.cases)
     total = f"{'at least ' if plan.unknown else ''}{fmt_duration(plan.seconds)}"
-    line = (f"estimated time: {total} for {plural(fresh, 'fresh profile')} of "
+    line = (f"estimated time: {total} for {plural(profiles, 'fresh profile')} of "
             f"{plural(len(plan.cases), 'case')} ({plan.contender} vs {plan.baseline}), the command's own "
             f"{fmt_duration(plan.command_s)} included")
     if plan.load_factor > 1.0 and plan.load_average is not None:
