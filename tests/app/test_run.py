@@ -163,3 +163,22 @@ def test_the_dry_run_of_a_fresh_home_counts_the_java_workers_build(home: Path) -
     expected = 0 if java.missing_tools() else 1
     assert planned.estimate.worker_builds == expected
     assert planned.estimate.worker_build_seconds > 0 or not expected
+
+
+@pytest.mark.slow
+def test_a_run_that_builds_first_says_its_whole_estimate_before_the_builds(home: Path) -> None:
+    """`run quick` said "about 14 s" after its Java build and data: the time it says must include what it builds."""
+
+    class Estimates(Recorder):
+        def estimated(self, planned: Any) -> None:
+            self.events.append(("estimated", planned.data_files_to_build, planned.estimate.seconds))
+
+    seen = Estimates()
+    outcome = run(request(targets=("file-read",), overrides={
+        "rows": ["2000"], "format": ["parquet"], "codec": ["uncompressed"], "engine": ["pyarrow"],
+        "output": ["arrow_table"], "threads": ["1"], "source": ["fanniemae_2016Q4"]},
+        processes=1, iterations=1, warmup=0), seen)
+    assert outcome.cases_ok == 1
+    kind, files, seconds = seen.events[0]
+    assert kind == "estimated" and files >= 1 and seconds > 0  # the data it builds (the twin, the file) is in it
+    assert seen.kinds().index("estimated") < seen.kinds().index("start")

@@ -55,6 +55,10 @@ class RunObserver(runner_observer.RunObserver):
     def expecting(self, seconds: float | None, processes: int) -> None:
         """What is about to run: `processes` worker processes, about `seconds` in all (None: no estimate)."""
 
+    def estimated(self, planned: RunEstimate) -> None:
+        """Before anything is built: the whole run's estimate, what it builds first (data, environments, the Java
+        worker) included."""
+
     def blocks_chosen(self, envs: int, blocks: int, decider: str | None, budget_s: float | None = None) -> None:
         """Several environments and no `processes`: `blocks` interleaved blocks per case; `decider` (the metric
         that decides) when these are only the first look of `until_decided`, with its time `budget_s`."""
@@ -250,6 +254,7 @@ def run(request: RunRequest, observer: RunObserver | None = None) -> RunOutcome:
     from colbench.runtimes import env_options
 
     observer = observer or RunObserver()
+    _say_estimate(request, observer)
     prepared = _prepare(request, observer, dry_run=False)
     config, plan, run_doc = prepared.config, prepared.plan, prepared.run_doc
     envs = env_options.envs_from_run(run_doc) if run_doc else _environments(request, observer)
@@ -273,6 +278,19 @@ def run(request: RunRequest, observer: RunObserver | None = None) -> RunOutcome:
         return RunOutcome(session.run, *case_counts(db, session.run.run_id), session=session)
     finished = run_and_store(db, config, plan, envs, run_doc, observer=observer, argv=request.argv)
     return RunOutcome(finished, *case_counts(db, finished.run_id))
+
+
+def _say_estimate(request: RunRequest, observer: RunObserver) -> None:
+    """The whole run's estimate before its builds (the Java worker's Maven build, data, uv environments), so the
+    time it says is the time the command takes, not what is left after them. Advice: a failing estimate is quiet
+    (the run itself says what is wrong)."""
+    if request.resume:
+        return
+    try:
+        planned = estimate(request, resolve_pins=False)
+    except Exception:  # noqa: BLE001 - bad input is the run's to refuse, in its own words
+        return
+    observer.estimated(planned)
 
 
 def _check_sweep(request: RunRequest) -> Any:

@@ -31,7 +31,7 @@ from colbench.render.fmt import fmt_bytes, fmt_duration, fmt_seconds, instructio
 from colbench.report.terminal import throughput_cell
 
 if TYPE_CHECKING:  # what the run's observer hears of, named by the use case
-    from colbench.app.run import Execution, Look, LookPlan, PlannedCase
+    from colbench.app.run import Execution, Look, LookPlan, PlannedCase, RunEstimate
 
 #: the longest the view stays silent while something runs
 QUIET_S = 10.0
@@ -167,6 +167,20 @@ class RichProgress(RunObserver):
 
     def expecting(self, seconds: float | None, processes: int) -> None:
         self._expected_per = seconds / processes if seconds and processes else None
+
+    def estimated(self, planned: RunEstimate) -> None:
+        """Said only when the run builds something first: its processes' "about" comes after the builds."""
+        est = planned.estimate
+        builds = [f"the Java worker's Maven build {fmt_duration(est.worker_build_seconds)}"] if est.worker_builds \
+            else []
+        if planned.data_files_to_build:
+            builds.append(f"data to build {fmt_duration(est.data_seconds)}")
+        if est.envs_fresh:
+            builds.append(f"{est.envs_fresh} uv environment{'s' if est.envs_fresh != 1 else ''} to build "
+                          f"{fmt_duration(est.env_seconds)}")
+        if builds:
+            self._print(f"expected: about {fmt_duration(est.seconds)} in all, {escape(', '.join(builds))} first "
+                        "(from measured costs, as `run --dry-run`)", highlight=False)
 
     def start(self, run: Run, cases: int, executions: int) -> None:
         self.bandwidth = bandwidth_of(run)
