@@ -70,6 +70,10 @@ def test_bisect_finds_the_slow_wheel_skips_the_broken_ones_and_stores_ordinary_r
     broken = stored.results(ResultQuery(run_ids=(steps["1.4.0"]["run_id"],)))
     assert [r.ok for r in broken if r.env_name == "1.4.0"] == [False]
     assert sum(r.ok for r in broken if r.env_name != "1.4.0") == 4 * 2  # the step's other points, all 4 processes
+    # one stored case is named by its id, not by a --param for each of its params
+    named = run(lab, "a.duckdb", "bisect", "--case", broken[0].case_id[:8], "--wheels", str(lab["wheels"]),
+                "--good", "1.0.0", "--bad", "1.7.0", "--measure", "wall", "--dry-run")
+    assert named.returncode == 0 and "bisect over 8 points" in named.stdout, named.stdout + named.stderr
     assert 2 <= len(steps) <= len(RELEASES) - 2
 
     # each step is an ordinary run: show reads it, compare gives the same kind of verdict

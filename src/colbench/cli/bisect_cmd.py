@@ -42,11 +42,15 @@ DIRECTIONS: dict[str, Direction] = {"slower": "slower", "faster": "faster"}
 
 @friendly
 def bisect(
-    benchmark: Annotated[str, typer.Argument(help="the benchmark (one case: fix its params with --param)",
-                                             autocompletion=complete_targets)],
     good: Annotated[str, typer.Option(help="the older version (commit, wheel) where the case is as expected")],
     bad: Annotated[str, typer.Option(help="the newer version (commit, wheel) where it changed")],
+    benchmark: Annotated[str | None, typer.Argument(help="the benchmark (one case: fix its params with --param, or "
+                                                    "name a stored case with --case)",
+                                                    autocompletion=complete_targets)] = None,
     param: ParamOption = None,
+    case: Annotated[str | None, typer.Option("--case", help="a stored case's id (or a unique prefix: `show --format "
+                                             "json` lists them): its benchmark and every param, --param overriding "
+                                             "one")] = None,
     package: Annotated[str | None, typer.Option(help="the library: its releases on the package index, or "
                                                 "java:arrow for Arrow Java on Maven Central; with --git or "
                                                 "--wheels, the distribution")] = None,
@@ -100,6 +104,15 @@ def bisect(
     if chosen is None:
         raise UsageError(f"--direction {direction!r}: choose slower or faster")
     overrides = parse_params(param, one_value="bisect")
+    if case is not None:
+        from colbench.app.stores import stored_case
+
+        named, params = stored_case(store, case)
+        if benchmark not in (None, named):
+            raise UsageError(f"--case {case} is a case of {named}, not of {benchmark}")
+        benchmark, overrides = named, {**params, **overrides}
+    if benchmark is None:
+        raise UsageError("name the case: a benchmark with its --param values, or --case ID of a stored case")
     variables = parse_variables(var)
     request = BisectRequest(
         benchmark=benchmark, good=good, bad=bad, overrides=overrides, package=package, wheels=wheels, git=git,
