@@ -101,6 +101,7 @@ class RichProgress(RunObserver):
         self._done = 0
         self._durations: list[float] = []
         self._running: tuple[str, float] | None = None  # what is going on, since when
+        self._since_line = False  # `_running` is a line said (which may tell of something done), not an activity
         self._last_line = clock()
         self._lock = threading.RLock()
         self.heartbeat = Heartbeat(self._tick)
@@ -122,9 +123,10 @@ class RichProgress(RunObserver):
         self._print(f"[dim]{escape(what)}[/dim]", highlight=False)
         self._doing(what)
 
-    def _doing(self, what: str) -> None:
+    def _doing(self, what: str, since_line: bool = False) -> None:
         with self._lock:
             self._running = (what, self.clock())
+            self._since_line = since_line
             if self.started_at is None:
                 self.started_at = self.clock()
         self.heartbeat.start()
@@ -139,6 +141,10 @@ class RichProgress(RunObserver):
             if self._running is None or now - self._last_line < self.quiet_s:
                 return
             what, since = self._running
+            if self._since_line:
+                self._print(f"  … {fmt_duration(now - since)} since: {escape(what)}{self._elapsed_text()}",
+                            highlight=False)
+                return
             self._print(f"  … {escape(what)}: {fmt_duration(now - since)} so far{self._elapsed_text()}",
                         highlight=False)
 
@@ -272,7 +278,9 @@ class RichProgress(RunObserver):
 
     def said(self, text: str) -> None:
         self._print(text, highlight=False)
-        self._doing(text)
+        # a line may say that something ended ("built in 12 s"): the heartbeat says the time since it, never that
+        # it is still going on
+        self._doing(text, since_line=True)
 
     def blocks_chosen(self, envs: int, blocks: int, decider: str | None, budget_s: float | None = None) -> None:
         if decider is not None:
