@@ -34,7 +34,9 @@ if TYPE_CHECKING:  # the use case (runner, statistics) is imported when a pass s
     from colbench.app.notify import Delivery
     from colbench.app.watch import WatchOutcome
 
-FORMATS = ("text", "markdown", "json")
+#: the words every other command's --format uses (table, markdown, json); "text" is this command's older name for
+#: its table view, kept so crontabs that say it still work
+FORMATS = ("table", "text", "markdown", "json")
 
 
 @friendly
@@ -74,7 +76,7 @@ def watch(
                                           "(callgrind profiles)")] = True,
     summary: Annotated[Path | None, typer.Option(help="append the pass's Markdown summary to this file (e.g. "
                                                  "$GITHUB_STEP_SUMMARY)")] = None,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="text, markdown or json")] = "text",
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table, markdown or json")] = "table",
     dry_run: Annotated[bool, typer.Option("--dry-run", help="say which releases a pass would measure and its "
                                           "estimated time; measure nothing")] = False,
     deadline: NetDeadlineOption = None,
@@ -89,7 +91,8 @@ def watch(
     from colbench.cli.watch_progress import WatchProgress
 
     if fmt not in FORMATS:
-        raise typer.BadParameter(f"--format {fmt!r}: choose text, markdown or json")
+        raise typer.BadParameter(f"--format {fmt!r}: choose table, markdown or json")
+    fmt = "text" if fmt == "table" else fmt
     request = WatchRequest(
         targets=tuple(targets), packages=tuple(package), overrides=parse_params(param), index=index, pre=pre,
         since=since, with_requirements=tuple(with_ or ()), variables=parse_variables(var),
