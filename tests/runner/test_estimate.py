@@ -138,3 +138,12 @@ def test_the_reference_model_has_what_a_fresh_machine_needs_for_builds_and_count
     reference = reference_costs()
     assert reference.valgrind_factor > 1 and reference.env_build_s > reference.env_cached_s > 0
     assert reference.java_build_s > reference.java_build_cached_s > 0
+
+
+def test_the_load_factor_of_the_moment_is_measured_and_never_below_the_load_averages():
+    from colbench.runner.estimate import current_load_factor, measured_share
+
+    share = measured_share()
+    assert 0 < share <= 1.0
+    assert current_load_factor(5.0) >= load_factor(5.0)  # a quiet moment caught by the probe does not lower it
+    assert current_load_factor(0.0) == pytest.approx(max(1.0, 1.0 / share))

@@ -307,7 +307,14 @@ def search_plan(store: Store | None, request: BisectRequest, config: RunConfig, 
     """What the search expects to take on this machine, and its budget: the ends (two points) and each expected
     step (three points), `first` processes a point at this machine's cost of one (runner/estimate.py), plus the
     points' environments (those not cached at this machine's build time)."""
-    from colbench.runner.estimate import Costs, builds_here, estimate_plan, history_costs, load_factor, reference_costs
+    from colbench.runner.estimate import (
+        Costs,
+        builds_here,
+        current_load_factor,
+        estimate_plan,
+        history_costs,
+        reference_costs,
+    )
     from colbench.runtimes.python import EnvSpec, probably_cached
     from colbench.store.base import StoreError
 
@@ -325,7 +332,7 @@ def search_plan(store: Store | None, request: BisectRequest, config: RunConfig, 
         load: float | None = os.getloadavg()[0]
     except OSError:
         load = None
-    stretch = load_factor(load)
+    stretch = current_load_factor(load)
     estimate = estimate_plan(plan, iterations, warmup, lambda case: 1, history, reference, measure=config.measure,
                              load_factor=stretch)
     case = estimate.cases[0]

@@ -347,7 +347,7 @@ def plan_explain(store: Store, request: ExplainRequest) -> ExplainPlan:
     import os
 
     from colbench.profiles.stored import stored_memory_profile
-    from colbench.runner.estimate import load_factor, profile_process_s, reference_costs
+    from colbench.runner.estimate import current_load_factor, profile_process_s, reference_costs
 
     if request.top < 1:
         raise UsageError(f"--top {request.top}: list at least 1 function")
@@ -374,4 +374,4 @@ def plan_explain(store: Store, request: ExplainRequest) -> ExplainPlan:
     except OSError:
         load = None
     return ExplainPlan(baseline.label, contender.label, request.metric, request.profiler, planned, load,
-                       load_factor(load), command_s=reference_costs().run_s)
+                       current_load_factor(load), command_s=reference_costs().run_s)

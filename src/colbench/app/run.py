@@ -406,7 +406,7 @@ def estimate(request: RunRequest, observer: RunObserver | None = None, *, resolv
     (`resolve_pins`) every pin they name is resolved, as the real run would, without installing: one that cannot
     exist is an EnvError."""
     from colbench.paths import data_dir
-    from colbench.runner.estimate import build_rates, estimate_plan, load_factor, local_manifests
+    from colbench.runner.estimate import build_rates, current_load_factor, estimate_plan, local_manifests
     from colbench.runtimes import env_options
 
     prepared = _prepare(request, observer or RunObserver(), dry_run=True)
@@ -439,7 +439,7 @@ def estimate(request: RunRequest, observer: RunObserver | None = None, *, resolv
                         new_data=[(f.format, f.size_bytes) for f in missing if f.format != "download"],
                         build_rates_here=build_rates(local_manifests(data_dir())), measure=config.measure,
                         env_builds=env_builds, worker_builds=worker_builds,
-                        load_factor=load_factor(load) if load is not None else 1.0)
+                        load_factor=current_load_factor(load))
     budget = request.budget_s
     if first_look and budget is None:
         budget = default_budget(config, est, sides)

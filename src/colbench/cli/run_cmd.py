@@ -224,7 +224,8 @@ def _estimate_caveats(planned: RunEstimate) -> list[str]:
     lines = []
     if est.load_factor > 1.0 and planned.load_average is not None:
         lines.append(f"the machine is busy (load {planned.load_average:.1f} on {_cpus()} CPUs): processes are "
-                     f"counted {est.load_factor:.1f}x as long as on an idle machine")
+                     f"counted {est.load_factor:.1f}x as long as on an idle machine (measured now: the share of a "
+                     "CPU a new process gets)")
     if planned.downloads:
         lines.append(f"downloads not in the estimate: {', '.join(planned.downloads)}")
     if est.unknown_cases:
