@@ -210,7 +210,7 @@ def _counting(results: Sequence[Result]) -> dict[str, float]:
         counted = (result.measure or {}).get("instructions") or {}
         process = counted.get("process") if isinstance(counted, Mapping) else None
         if isinstance(process, Mapping) and process.get("spawn_to_result_s"):
-            spans[result.case_id].append(float(process["spawn_to_result_s"]) / _load_then(result))
+            spans[result.case_id].append(float(process["spawn_to_result_s"]) / _load_then(result, process))
     return {case: statistics.median(values) for case, values in spans.items()}
 
 
@@ -449,9 +449,15 @@ def current_load_factor(load_average: float | None = None) -> float:
     return max(1.0 / max(share, 0.02), load_factor(load_average))
 
 
-def _load_then(result: Result) -> float:
-    """The load factor when `result` was measured (from the machine record of its run's start; 1 when unknown):
-    history is kept as what the processes would have taken on an idle machine."""
+def _load_then(result: Result, process: Mapping[str, Any] | None = None) -> float:
+    """The load factor when `result`'s process ran: measured, where its record has the child's CPU time (its wall
+    time over its CPU time: the share of a CPU it got, as `measured_share` measures the share now), else from the
+    load average its run's machine record holds (1 when unknown). History is kept as what the processes would have
+    taken on an idle machine, so that it and the factor of the moment stretch alike."""
+    process = result.process if process is None else process
+    wall, cpu = process.get("spawn_to_result_s"), (process.get("child_user_s") or 0) + (process.get("child_sys_s") or 0)
+    if wall and cpu > 0 and result.params.get("cache") != "cold":  # a cold read waits on the disk, not for a CPU
+        return max(1.0, float(wall) / float(cpu))
     machine = result.machine or {}
     loads = machine.get("load_average") or []
     if not loads:
