@@ -17,11 +17,12 @@ find_uv() {
 }
 
 if ! UV=$(find_uv); then
-  echo "bootstrap: uv not found, installing it from PyPI" >&2
+  echo "bootstrap: uv not found (PATH, ~/.local/bin, .tools/uv), installing it from PyPI with pip" >&2
   python3 -m pip install --quiet --user uv 2>/dev/null \
     || python3 -m pip install --quiet --user --break-system-packages uv 2>/dev/null \
     || { python3 -m venv .tools/uv && .tools/uv/bin/pip install --quiet uv; }
   UV=$(find_uv) || { echo "bootstrap: could not install uv; see https://docs.astral.sh/uv/" >&2; exit 1; }
+  echo "bootstrap: installed $("$UV" --version) at $UV" >&2
 fi
 
 # colbench's --env feature (and its tests) call uv themselves: make the uv found here the one they find, on PATH
@@ -34,5 +35,15 @@ export UV PATH="$(dirname "$UV"):$PATH"
 # --compile-bytecode: the environment's modules compiled once, at install, as pip does. Without it each Python
 # process compiles what it imports again wherever PYTHONDONTWRITEBYTECODE is set (scipy, pandas, matplotlib: about
 # 2 s of CPU for every `colbench` command and worker the tests start)
-"$UV" sync --frozen --all-extras --inexact --compile-bytecode --quiet
+# Say what the silent part is doing: a first sync installs every locked package and compiles it (about a minute on
+# the 2-core reference VM with uv's cache warm; with an empty cache uv downloads them first). An environment already
+# in sync (`--check`, a few milliseconds) is used without a word, so the command's own output comes first.
+if ! "$UV" sync --frozen --all-extras --inexact --check --quiet 2>/dev/null; then
+  packages=$(grep -c '^\[\[package\]\]' uv.lock || true)
+  echo "bootstrap: installing colbench's environment into .venv with $UV ($packages locked packages, compiled once;" \
+       "about a minute from uv's cache, longer when it downloads them first)" >&2
+  started=$SECONDS
+  "$UV" sync --frozen --all-extras --inexact --compile-bytecode --quiet
+  echo "bootstrap: environment ready in $((SECONDS - started)) s" >&2
+fi
 exec "$UV" run --frozen --all-extras "$@"

@@ -15,6 +15,7 @@ from colbench.app.stores import store_at
 from colbench.model.metrics import metric
 from colbench.model.run_config import RunConfig
 from colbench.runtimes.points import Point
+from tests.conftest import require_tools
 
 needs_valgrind = pytest.mark.skipif(shutil.which("valgrind") is None or shutil.which("cc") is None,
                                     reason="Valgrind and a C compiler are needed to count instructions")
@@ -36,6 +37,7 @@ def test_what_counts_cannot_see_is_bisected_on_wall_time_and_says_why(home: Path
 
 
 def test_an_r_case_is_bisected_on_wall_time(home: Path) -> None:
+    require_tools("Rscript")  # without R the case is not planned at all
     measure, why = default_measure(BisectRequest("csv-read", "1", "2", overrides={
         "reader": ["data.table"], "source": ["fanniemae_2016Q4"], "compression": ["none"],
         "output": ["dataframe"], "threads": ["1"]}))

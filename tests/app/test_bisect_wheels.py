@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -61,6 +62,18 @@ def test_bisect_finds_the_slow_wheel_skips_the_broken_ones_and_stores_ordinary_r
     steps = {s["point"]: s for s in doc["steps"] if s["step"] > 0}
     assert steps["1.3.0"]["run_id"] is None and steps["1.3.0"]["processes"] == 0  # nothing built, nothing run
     assert steps["1.6.0"]["verdict"] == "bad" and steps["1.5.0"]["verdict"] == "good"
+    # the point that fails failed at its first process: no more processes were spent on it
+    from colbench.store import open_store
+    from colbench.store.base import ResultQuery
+
+    stored = open_store(str(lab["root"] / "a.duckdb"), create=False, read_only=True)
+    broken = stored.results(ResultQuery(run_ids=(steps["1.4.0"]["run_id"],)))
+    assert [r.ok for r in broken if r.env_name == "1.4.0"] == [False]
+    assert sum(r.ok for r in broken if r.env_name != "1.4.0") == 4 * 2  # the step's other points, all 4 processes
+    # one stored case is named by its id, not by a --param for each of its params
+    named = run(lab, "a.duckdb", "bisect", "--case", broken[0].case_id[:8], "--wheels", str(lab["wheels"]),
+                "--good", "1.0.0", "--bad", "1.7.0", "--measure", "wall", "--dry-run")
+    assert named.returncode == 0 and "bisect over 8 points" in named.stdout, named.stdout + named.stderr
     assert 2 <= len(steps) <= len(RELEASES) - 2
 
     # each step is an ordinary run: show reads it, compare gives the same kind of verdict
@@ -158,3 +171,14 @@ def test_a_case_that_fails_on_both_sides_is_bad_input(lab, tmp_path):
     assert done.returncode == 2
     error = done.stderr.strip().splitlines()[-1]
     assert error.startswith("colbench: error: good 2.0.0 cannot be measured: the case fails") and "bad 2.1.0" in error
+
+
+@pytest.mark.slow
+def test_the_dry_run_lists_the_points_and_the_expected_time_and_builds_nothing(lab, tmp_path):
+    home = tmp_path / "home"
+    done = colbench(*bisect_args(lab)[:-2], "--dry-run", "--store", str(tmp_path / "dry.duckdb"), home=home,
+                    env={"PYTHONPATH": str(lab["site"])})
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "bisect over 8 points" in done.stdout and re.search(r"expected: (about|at least) ", done.stdout)
+    assert "dry run: nothing built or measured" in done.stdout
+    assert not (home / "envs").exists() and not (tmp_path / "dry.duckdb").exists()

@@ -150,6 +150,20 @@ def test_explain_table_names_the_functions_and_the_flame_graph(ab):
     assert box.outside_the_home() == []
 
 
+@pytest.mark.slow
+def test_the_dry_run_says_which_profiles_it_would_take_and_their_time_and_writes_nothing(ab):
+    box, run_id = ab
+    profiles = box.home / "profiles"
+    before = sorted(p for p in profiles.rglob("*")) if profiles.exists() else []
+    out = box("explain", f"{run_id}:a", f"{run_id}:b", "--dry-run", timeout=600)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert re.search(r"placebo .*: profile \S+, \S+ again under callgrind \([\d.]+ s idle, from its counting "
+                     r"processes\)", out.stdout), out.stdout
+    assert re.search(r"estimated time: [\d.]+ s for 2 fresh profiles of 1 case", out.stdout), out.stdout
+    after = sorted(p for p in profiles.rglob("*")) if profiles.exists() else []
+    assert after == before  # nothing profiled, nothing written
+
+
 # --- bad input: one line, exit 2 ---------------------------------------------------------------------------------
 
 

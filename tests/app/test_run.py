@@ -15,6 +15,7 @@ from colbench.app.stores import store_at
 from colbench.model.run_config import RunConfig
 from colbench.store.base import ResultQuery
 from tests.app.recording import Recorder
+from tests.conftest import require_tools
 
 TWO_CASES = {"duration": ["0.01", "0.02"]}
 
@@ -155,9 +156,29 @@ def test_the_dry_run_of_a_fresh_home_counts_the_java_workers_build(home: Path) -
     """`run quick` on a fresh home builds the Java worker with Maven first (26-47 s here): the estimate says so."""
     from colbench.runtimes import java
 
+    require_tools("java")  # without Java, quick plans no Java case
     planned = estimate(request(targets=("quick",)))
     java_cases = [c for c in planned.plan.cases if c.runtime == "java"]
     assert java_cases, "quick has a Java case"
     expected = 0 if java.missing_tools() else 1
     assert planned.estimate.worker_builds == expected
     assert planned.estimate.worker_build_seconds > 0 or not expected
+
+
+@pytest.mark.slow
+def test_a_run_that_builds_first_says_its_whole_estimate_before_the_builds(home: Path) -> None:
+    """`run quick` said "about 14 s" after its Java build and data: the time it says must include what it builds."""
+
+    class Estimates(Recorder):
+        def estimated(self, planned: Any) -> None:
+            self.events.append(("estimated", planned.data_files_to_build, planned.estimate.seconds))
+
+    seen = Estimates()
+    outcome = run(request(targets=("file-read",), overrides={
+        "rows": ["2000"], "format": ["parquet"], "codec": ["uncompressed"], "engine": ["pyarrow"],
+        "output": ["arrow_table"], "threads": ["1"], "source": ["fanniemae_2016Q4"]},
+        processes=1, iterations=1, warmup=0), seen)
+    assert outcome.cases_ok == 1
+    kind, files, seconds = seen.events[0]
+    assert kind == "estimated" and files >= 1 and seconds > 0  # the data it builds (the twin, the file) is in it
+    assert seen.kinds().index("estimated") < seen.kinds().index("start")

@@ -3,6 +3,7 @@ and the store's records; bad input is one line (exit 2) and costs nothing."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -71,6 +72,60 @@ def test_later_passes_go_on_from_the_last_release_that_worked_and_never_retry_an
     assert other_machine.first_pass and other_machine.candidates == ("1.3.0",)
 
 
+def test_an_inconclusive_release_is_measured_again_and_is_no_baseline_until_decided(store, index):
+    """A pass that ends inconclusive does not make that release the next baseline: the next pass measures it again
+    (against the last decided release) and compares newer ones with that; after INCONCLUSIVE_TRIES passes it
+    stands."""
+    from colbench.model.watch import INCONCLUSIVE_TRIES
+
+    req = request(index)
+    for version, verdict in (("1.0.0", "baseline"), ("1.1.0", "no change"), ("1.2.0", "inconclusive")):
+        store.record_watch(dataclasses.replace(record(req, version, verdict), baseline="1.1.0" if version == "1.2.0"
+                                               else None))
+    plan = plan_package(store, req, NAME, MEASURE, "here")
+    assert (plan.baseline, plan.candidates) == ("1.1.0", ("1.2.0", "1.3.0"))
+    assert [r.version for r in plan.watched if r.pending] == ["1.2.0"]
+    last_try = dataclasses.replace(record(req, "1.2.0", "inconclusive"), baseline="1.1.0", tries=INCONCLUSIVE_TRIES)
+    store.record_watch(last_try)
+    stands = plan_package(store, req, NAME, MEASURE, "here")
+    assert (stands.baseline, stands.candidates) == ("1.2.0", ("1.3.0",))
+
+
+def test_the_slack_line_names_the_function_that_grew_most_by_a_short_name() -> None:
+    from colbench.model.watch import CaseExplained, CaseVerdict, FunctionGrowth
+    from colbench.report.watch_text import release_line, slack_text
+
+    signature = ("void arrow::internal::FnOnce<void ()>::FnImpl<std::_Bind<arrow::detail::ContinueFuture (arrow::"
+                 "Future<arrow::internal::Empty>, parquet::arrow::(anonymous namespace)::FileReaderImpl::"
+                 "DecodeRowGroups(std::shared_ptr<parquet::arrow::(anonymous namespace)::FileReaderImpl>, "
+                 "std::vector<int, std::allocator<int> > const&)::{lambda(unsigned long)#1}, unsigned long)> >::"
+                 "invoke()")
+    grown = FunctionGrowth(signature, "libparquet.so.2100", 1000.0, 5000.0, 0.7)
+    case = CaseVerdict(case_id="c", label="file-read", metric="instructions", verdict="regression", ratio=1.4,
+                       ci_low=1.3, ci_high=1.5, explained=CaseExplained(functions=(grown,)))
+    release = WatchedRelease(watch_id="w", package="pyarrow", version="21.0.0", machine_id="m",
+                             verdict="regression", watched_at="2026-11-26T10:00:00+00:00", baseline="20.0.0",
+                             cases=(case,))
+    text = slack_text([release])
+    assert "grew most: arrow::internal::FnOnce<void ()>::FnImpl<std::_Bind<…> >::invoke (libparquet.so.2100" in text
+    assert "DecodeRowGroups" not in text and len(text.splitlines()[1]) < 300
+    pending = dataclasses.replace(release, verdict="inconclusive", cases=())
+    assert "pending: the next pass measures it again" in release_line(pending)
+
+
+def test_a_pass_says_what_became_of_its_webhook_also_when_it_sent_nothing() -> None:
+    from colbench.app.notify import Delivery
+    from colbench.cli.watch_cmd import _webhook_lines
+
+    assert _webhook_lines(Delivery()) == ["webhook: none configured (--notify URL or $COLBENCH_WATCH_WEBHOOK): "
+                                          "nothing sent (and nothing to tell)"]
+    quiet = _webhook_lines(Delivery(destination="https://hooks.example/…"))
+    assert quiet == ["webhook: nothing sent to https://hooks.example/…: nothing to tell (no regression, improvement "
+                     "or release that could not be measured)"]
+    assert "sent 1 alert to https://hooks.example/…" in _webhook_lines(
+        Delivery(sent=["a"], destination="https://hooks.example/…", told=True))[0]
+
+
 @pytest.mark.parametrize(("options", "message"), [
     ({"packages": ()}, "name the libraries to watch"),
     ({"packages": ("../etc",)}, "not a Python distribution name"),
@@ -101,7 +156,11 @@ def test_the_command_says_what_is_wrong_in_one_line_and_measures_nothing(cli, in
               "--store", store, env=env)
     assert dry.returncode == 0, dry.stderr
     assert "1 new release to measure from 1.2.0: 1.3.0" in dry.stdout and "would measure 1.3.0" in dry.stdout
-    assert "estimated" in dry.stdout
+    assert "estimated time: " in dry.stdout
+    counted = cli("watch", BENCHMARK, "--package", NAME, "--index", index.url, "--measure", "instructions",
+                  "--dry-run", "--store", store, env=env)  # the default metric where Valgrind runs: estimated too
+    assert counted.returncode == 0, counted.stderr
+    assert "estimated time: " in counted.stdout and "counting (Valgrind) worker processes" in counted.stdout
     assert open_store(store, create=False, read_only=True).watched() == []  # a dry run records nothing
 
 

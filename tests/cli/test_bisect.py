@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.app.probe import build_wheel
+from tests.conftest import require_tools
 
 pytestmark = pytest.mark.slow  # real CLI processes: the full run, not the fast tier
 
@@ -48,6 +49,10 @@ def test_bad_input_is_one_line_and_exit_2(cli, home, wheels, args, message):
      "ipc-bandwidth runs in the java worker here, and the wheels of"),
 ])
 def test_what_to_bisect_must_be_clear(cli, wheels, args, message):
+    if "r:data.table" in args:
+        require_tools("Rscript")  # what R has installed is what refuses the pin
+    if "runtime=java" in args:
+        require_tools("java")  # without Java the case is not planned at all
     done = cli("bisect", *[str(wheels) if a == "WHEELS" else a for a in args])
     assert done.returncode == 2, done.stdout + done.stderr
     lines = done.stderr.strip().splitlines()

@@ -132,3 +132,17 @@ def test_run_help_states_the_registry_thresholds():
     text = " ".join(_help(("run",)).split())
     assert "(default: the deciding metric's, 3%, 0.25% for instructions)" in text, text
     assert "1% for instructions" not in text
+
+
+def test_the_store_default_in_help_is_where_this_environment_puts_it():
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "COLBENCH_HOME": "/srv/cb"}  # short: click breaks a long path in a word
+    env.pop("COLBENCH_STORE", None)
+    shown = subprocess.run([sys.executable, "-m", "colbench", "show", "--help"], capture_output=True, text=True,
+                           env={**env, "COLUMNS": "200"}, timeout=120)
+    text = " ".join(shown.stdout.split())  # as wide as click makes it
+    assert "here: /srv/cb/results.duckdb" in text, shown.stdout
+    assert "~/.colbench/results.duckdb" not in text

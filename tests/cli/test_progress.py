@@ -76,8 +76,28 @@ def test_a_long_build_is_said_while_it_goes():
     progress.said("environment old: building pyarrow==17.0.0 with uv (a fresh environment took 28 s here)")
     clock.now += 11
     progress._tick()
-    assert "… environment old: building pyarrow==17.0.0 with uv" in out.getvalue().splitlines()[-1]
-    assert "11 s so far" in out.getvalue().splitlines()[-1]
+    assert "… 11 s since: environment old: building pyarrow==17.0.0 with uv" in out.getvalue().splitlines()[-1]
+
+
+def test_a_line_that_says_something_ended_is_never_repeated_as_going_on():
+    progress, out, clock = view()
+    progress.said("environment old: built in 28 s")
+    clock.now += 11
+    progress._tick()
+    last = out.getvalue().splitlines()[-1]
+    assert last.startswith("  … 11 s since: environment old: built in 28 s") and "so far" not in last
+
+
+def test_a_step_of_the_callers_own_is_said_and_then_every_quiet_s_while_it_runs():
+    """explain's profiles under Valgrind take minutes each: said when they start, then a line every 10 s."""
+    progress, out, clock = view()
+    progress.doing("profiling placebo on a under callgrind (a fresh worker)")
+    clock.now += 9
+    progress._tick()
+    assert out.getvalue().count("profiling placebo") == 1
+    clock.now += 2
+    progress._tick()
+    assert "… profiling placebo on a under callgrind (a fresh worker): 11 s so far" in out.getvalue()
 
 
 def test_a_run_is_announced_once_and_later_looks_say_only_what_they_add():

@@ -77,3 +77,18 @@ def test_a_case_cell_is_its_median_and_spread_and_an_error_says_its_kind():
     assert cell(failed) == "[red]timeout[/red]" and cell(None) == "-"
     assert row_for(summaries, reader="pyarrow") is failed  # the most threads, as the posts reported
     assert row_for([one, two], reader="pyarrow") is two
+
+
+def test_a_counted_case_without_times_is_one_dash_not_a_time_and_a_spread_of_nothing():
+    (counted,) = summarize_cases([make_result(case_id="d", benchmark="csv-read", env_name="default",
+                                              process_index=0, params={"reader": "pyarrow", "threads": 1},
+                                              samples={"instructions": [1.0e6, 1.1e6]})])
+    assert cell(counted) == "-"
+
+
+@pytest.mark.parametrize(("seconds", "shown"), [(4.24, "4.2 s"), (42, "42 s"), (200, "3 min 20 s"),
+                                                (725, "12 min 05 s"), (3599, "59 min 59 s"), (3900, "1 h 05 min")])
+def test_an_elapsed_time_keeps_its_seconds_past_ten_minutes(seconds, shown):
+    from colbench.render.fmt import fmt_duration
+
+    assert fmt_duration(seconds) == shown

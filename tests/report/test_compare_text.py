@@ -71,3 +71,15 @@ def test_summary_json_and_units():
     assert format_value(512, "file_size") == "512 B"
     assert format_value(float("nan")) == "-"
     assert format_value(2.5, "rows") == "2.5"
+
+
+def test_a_verdict_on_cpu_time_says_its_medians_are_cpu_time():
+    """Beside a results table of wall time, a median of CPU time must not pass for a wall time."""
+    import dataclasses
+
+    wall = _results()[0]
+    cpu = dataclasses.replace(wall, basis="cpu")
+    (row,) = table_rows([cpu])
+    assert row[1] == "time (CPU)" and row[2].endswith(" CPU") and row[3].endswith(" CPU")
+    assert not table_rows([wall])[0][2].endswith("CPU")
+    assert f"{table_rows([cpu])[0][2]} |" in markdown_report([cpu], baseline_label="a", contender_label="b")

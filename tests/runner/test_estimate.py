@@ -138,3 +138,28 @@ def test_the_reference_model_has_what_a_fresh_machine_needs_for_builds_and_count
     reference = reference_costs()
     assert reference.valgrind_factor > 1 and reference.env_build_s > reference.env_cached_s > 0
     assert reference.java_build_s > reference.java_build_cached_s > 0
+
+
+def test_the_load_factor_of_the_moment_is_measured_and_never_below_the_load_averages():
+    from colbench.runner.estimate import current_load_factor, measured_share
+
+    share = measured_share()
+    assert 0 < share <= 1.0
+    assert current_load_factor(5.0) >= load_factor(5.0)  # a quiet moment caught by the probe does not lower it
+    assert current_load_factor(0.0) == pytest.approx(max(1.0, 1.0 / share))
+
+
+def test_history_is_kept_as_idle_by_the_share_of_a_cpu_each_process_got():
+    """A counting process that ran 101 s of wall for 19.4 s of CPU (load 13-20 here) is 19.4 s on an idle machine:
+    its own record measures the load it met, which the load average understated (3-4x against 5.2x)."""
+    from colbench.runner.estimate import _load_then
+    from tests.records import make_result
+
+    loaded = make_result(process={"spawn_to_result_s": 101.5, "child_user_s": 18.3, "child_sys_s": 1.1},
+                         machine={"load_average": [13.0], "cpu_threads": 2})
+    assert _load_then(loaded) == pytest.approx(101.5 / 19.4)
+    no_cpu = make_result(process={"spawn_to_result_s": 10.0}, machine={"load_average": [13.0], "cpu_threads": 2})
+    assert _load_then(no_cpu) == pytest.approx(load_factor(13.0, 2))  # an older record: the load average's formula
+    cold = make_result(params={"cache": "cold"}, process={"spawn_to_result_s": 10.0, "child_user_s": 1.0},
+                       machine={"load_average": [0.0], "cpu_threads": 2})
+    assert _load_then(cold) == 1.0  # waiting on the disk is not load

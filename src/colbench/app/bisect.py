@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import secrets
 import time
 from collections.abc import Callable, Sequence
@@ -111,6 +112,9 @@ class SearchPlan:
     expected_s: float
     budget_s: float
     budget_given: bool
+    #: the load when planned, and how much longer it makes a process than on an idle machine (runner/estimate.py)
+    load_average: float | None = None
+    load_factor: float = 1.0
 
 
 @dataclass
@@ -225,15 +229,7 @@ def run_bisect(store: Store, request: BisectRequest, observer: BisectObserver | 
     """Search, measuring each step as a run in `store`; the report says where the search ended."""
     observer = observer or BisectObserver()
     started = clock()
-    measure, why = (request.measure, "") if request.measure else default_measure(request)
-    config = check_case(request, measure)
-    points = list_points(request.good, request.bad, package=request.package, wheels=request.wheels,
-                         git=request.git, pre=request.pre, index=request.index, deadline_s=request.net_deadline_s)
-    check_runtime(request, points)
-    observer.listed(points)
-    metric_name = deciding_metric(config)
-    first = request.processes or metric_named(metric_name).bisect_first_look
-    machine_id = machine_info(request.machine_name)["machine_id"]
+    config, points, metric_name, first, machine_id, why, measure = _search(request, observer)
     print_ = fingerprint(request, points, metric_name, first, machine_id, measure)
     bisect_id = _earlier_search(store, print_) if request.resume else None
     if request.resume and bisect_id is None:
@@ -267,31 +263,78 @@ def run_bisect(store: Store, request: BisectRequest, observer: BisectObserver | 
                         plan=plan)
 
 
+def _search(request: BisectRequest, observer: BisectObserver,
+            ) -> tuple[RunConfig, PointList, str, int, str, str, Measure]:
+    """What a search needs before it plans: the case checked, the points listed (said to `observer`), the deciding
+    metric, processes a point at a step's first look, this machine, why this metric, and the measure."""
+    measure, why = (request.measure, "") if request.measure else default_measure(request)
+    config = check_case(request, measure)
+    points = list_points(request.good, request.bad, package=request.package, wheels=request.wheels,
+                         git=request.git, pre=request.pre, index=request.index, deadline_s=request.net_deadline_s)
+    check_runtime(request, points)
+    observer.listed(points)
+    metric_name = deciding_metric(config)
+    first = request.processes or metric_named(metric_name).bisect_first_look
+    return config, points, metric_name, first, machine_info(request.machine_name)["machine_id"], why, measure
+
+
+def plan_bisect(store_url: str | None, request: BisectRequest, observer: BisectObserver | None = None) -> SearchPlan:
+    """`bisect --dry-run`: the points and the plan a search would start from (its metric, steps, processes, the
+    environments to build, the expected time and the budget), said to `observer`; nothing is built, measured or
+    written (the store is read when there is one: this machine's costs)."""
+    from colbench.app.stores import store_at
+    from colbench.store.base import StoreError
+
+    observer = observer or BisectObserver()
+    config, points, metric_name, first, machine_id, why, _ = _search(request, observer)
+    try:
+        store: Store | None = store_at(store_url, create=False)
+    except StoreError:
+        store = None  # no store yet: the reference model's costs
+    plan = search_plan(store, request, config, points, metric_name, first, machine_id, why)
+    observer.planned(plan)
+    return plan
+
+
 def expected_steps(points: int) -> int:
     """Steps after the ends of a binary search over `points` (ends included): ceil(log2(interior points + 1))."""
     interior = max(0, points - 2)
     return math.ceil(math.log2(interior + 1)) if interior else 0
 
 
-def search_plan(store: Store, request: BisectRequest, config: RunConfig, points: PointList, metric_name: str,
+def search_plan(store: Store | None, request: BisectRequest, config: RunConfig, points: PointList, metric_name: str,
                 first: int, machine_id: str, why: str) -> SearchPlan:
     """What the search expects to take on this machine, and its budget: the ends (two points) and each expected
     step (three points), `first` processes a point at this machine's cost of one (runner/estimate.py), plus the
     points' environments (those not cached at this machine's build time)."""
-    from colbench.runner.estimate import Costs, builds_here, estimate_plan, history_costs, load_factor, reference_costs
+    from colbench.runner.estimate import (
+        Costs,
+        builds_here,
+        current_load_factor,
+        estimate_plan,
+        history_costs,
+        reference_costs,
+    )
     from colbench.runtimes.python import EnvSpec, probably_cached
     from colbench.store.base import StoreError
 
     plan = make_plan(config.targets, config.overrides)
     iterations, warmup, _ = config.resolved(plan)
     try:
+        if store is None:
+            raise StoreError("no store")
         history = history_costs(store, plan, machine_id)
     except StoreError:
         history = Costs()
         history.env_build_s, history.java_build_s = builds_here()
     reference = reference_costs()
+    try:
+        load: float | None = os.getloadavg()[0]
+    except OSError:
+        load = None
+    stretch = current_load_factor(load)
     estimate = estimate_plan(plan, iterations, warmup, lambda case: 1, history, reference, measure=config.measure,
-                             load_factor=load_factor())
+                             load_factor=stretch)
     case = estimate.cases[0]
     process_s = estimate.process_seconds
     source = case.counting_source if "instructions" in config.measure else case.source
@@ -310,7 +353,7 @@ def search_plan(store: Store, request: BisectRequest, config: RunConfig, points:
     expected = processes * process_s + env_s + (1 + measured) * reference.run_s / 2
     budget = request.budget_s if request.budget_s is not None else max(MIN_BUDGET_S, BUDGET_FACTOR * expected)
     return SearchPlan(metric_name, why, first, steps, process_s, source, to_build, env_s, expected, budget,
-                      request.budget_s is not None)
+                      request.budget_s is not None, load, stretch)
 
 
 def _notes(outcome: BisectOutcome, envs: PointEnvironments, package: str) -> list[str]:

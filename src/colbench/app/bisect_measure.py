@@ -121,8 +121,10 @@ class StoreMeasurer:
     def _missing(self, run: Run, labels: Sequence[str], processes: int) -> int:
         done = self.store.completed(run.run_id)
         names = {env_name(label) for label in labels}
+        # a point that failed got no more processes (execute_run's stop_failing): its error is its whole answer
+        failed = {r.env_name for r in self.store.results(ResultQuery(run_ids=(run.run_id,))) if not r.ok}
         have = {(env, index) for _, env, index in done if env in names}
-        return sum(1 for name in names for index in range(processes) if (name, index) not in have)
+        return sum(1 for name in names - failed for index in range(processes) if (name, index) not in have)
 
     def stored(self, step: int, points: Sequence[str], processes: int) -> bool:
         run = self._run_of(step, points)
@@ -168,7 +170,8 @@ class StoreMeasurer:
                 if run.run_id in self._continued:  # as `run --resume` marks a run it continues
                     self._continued.discard(run.run_id)
                     run.resumes.append({"at": datetime.now(UTC).isoformat(), "status": run.status})
-            run = execute_run(self.store, run, plan, ready, config, self.observer)
+            # a point that fails is failed (_cause): its other processes would cost minutes and change nothing
+            run = execute_run(self.store, run, plan, ready, config, self.observer, stop_failing=True)
             self.earlier[step] = run
             measure_s = time.monotonic() - started
             if self.elapsed is not None:

@@ -296,3 +296,82 @@ def _verdicts(store: Store, request: ExplainRequest, baseline: Side, contender: 
             verdicts[case_id] = f"{case.verdict} ({case.metric} {case.ratio:.4f}× [{case.ci_low:.4f}, " \
                                 f"{case.ci_high:.4f}])"
     return verdicts, []
+
+
+# ------------------------------------------------------------------------------------------------ the dry run
+
+
+@dataclass(frozen=True)
+class PlannedProfile:
+    """One case of a dry run: which sides explain would profile again (a fresh worker under the profiler) and which
+    it finds kept, and what the fresh ones take on an idle machine (None: nothing measured to say)."""
+
+    case_id: str
+    label: str
+    fresh: tuple[str, ...]
+    kept: tuple[str, ...]
+    idle_s: float | None
+    source: str
+
+
+@dataclass(frozen=True)
+class ExplainPlan:
+    """`explain --dry-run`: the cases, the profiles to take, and the time from measured costs, stretched by the
+    machine's load (`load_factor`, runner/estimate.py); nothing runs, nothing is written."""
+
+    baseline: str
+    contender: str
+    metric: str
+    profiler: str
+    cases: list[PlannedProfile]
+    load_average: float | None
+    load_factor: float
+    #: the command's own start, verdicts, diffs and flame graphs on an idle machine (the reference model's run_s)
+    command_s: float = 0.0
+
+    @property
+    def idle_s(self) -> float:
+        return sum(c.idle_s or 0.0 for c in self.cases) + self.command_s
+
+    @property
+    def seconds(self) -> float:
+        return self.idle_s * self.load_factor
+
+    @property
+    def unknown(self) -> int:
+        return sum(1 for c in self.cases if c.fresh and c.idle_s is None)
+
+
+def plan_explain(store: Store, request: ExplainRequest) -> ExplainPlan:
+    """What `explain` would do for `request`, and how long it should take (see ExplainPlan)."""
+    import os
+
+    from colbench.profiles.stored import stored_memory_profile
+    from colbench.runner.estimate import current_load_factor, profile_process_s, reference_costs
+
+    if request.top < 1:
+        raise UsageError(f"--top {request.top}: list at least 1 function")
+    baseline, contender = resolve_sides(store, request.baseline, request.contender)
+    results = [*baseline.results, *contender.results]
+    memory = request.metric == "memory"
+    planned = []
+    for case_id, label in choose_cases(baseline, contender, request.cases):
+        fresh: list[str] = []
+        kept: list[str] = []
+        for side in (baseline, contender):
+            if memory:
+                found = stored_memory_profile(store, side.run_id, side.env_name, case_id) is not None
+            else:
+                found = request.profiler != "perf" and \
+                    stored_profile(store, side.run_id, side.env_name, case_id) is not None
+            found = found and not request.rerun
+            (kept if found else fresh).append(side.label)
+        one, source = (None, "") if memory or request.profiler == "perf" else profile_process_s(results, case_id)
+        planned.append(PlannedProfile(case_id, label, tuple(fresh), tuple(kept),
+                                      one * len(fresh) if one is not None else (0.0 if not fresh else None), source))
+    try:
+        load: float | None = os.getloadavg()[0]
+    except OSError:
+        load = None
+    return ExplainPlan(baseline.label, contender.label, request.metric, request.profiler, planned, load,
+                       current_load_factor(load), command_s=reference_costs().run_s)

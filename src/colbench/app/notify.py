@@ -39,8 +39,10 @@ class Delivery:
 
     sent: list[str] = field(default_factory=list)
     kept: dict[str, str] = field(default_factory=dict)
-    #: where they went, without its secret part
+    #: where they went, without its secret part ("": no webhook configured)
     destination: str = ""
+    #: this pass had something to tell (a regression, an improvement, a release that could not be measured)
+    told: bool = False
 
 
 def webhook_url(given: str | None) -> str | None:
@@ -102,10 +104,10 @@ def deliver(store: Store, url: str | None, watch_ids: Sequence[str], alert: Watc
             deadline_s: float | None = None) -> Delivery:
     """Keep this pass's alert, then send it and every alert of these watches still waiting, oldest first."""
     if url is None:
-        return Delivery()
+        return Delivery(told=alert is not None)
     if alert is not None:
         store.save_alert(alert)
-    delivery = Delivery(destination=shown(url))
+    delivery = Delivery(destination=shown(url), told=alert is not None)
     for waiting in store.watch_alerts(tuple(watch_ids), pending=True):
         try:
             post_json(url, waiting.payload, deadline_s)

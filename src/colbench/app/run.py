@@ -55,6 +55,10 @@ class RunObserver(runner_observer.RunObserver):
     def expecting(self, seconds: float | None, processes: int) -> None:
         """What is about to run: `processes` worker processes, about `seconds` in all (None: no estimate)."""
 
+    def estimated(self, planned: RunEstimate) -> None:
+        """Before anything is built: the whole run's estimate, what it builds first (data, environments, the Java
+        worker) included."""
+
     def blocks_chosen(self, envs: int, blocks: int, decider: str | None, budget_s: float | None = None) -> None:
         """Several environments and no `processes`: `blocks` interleaved blocks per case; `decider` (the metric
         that decides) when these are only the first look of `until_decided`, with its time `budget_s`."""
@@ -250,6 +254,7 @@ def run(request: RunRequest, observer: RunObserver | None = None) -> RunOutcome:
     from colbench.runtimes import env_options
 
     observer = observer or RunObserver()
+    _say_estimate(request, observer)
     prepared = _prepare(request, observer, dry_run=False)
     config, plan, run_doc = prepared.config, prepared.plan, prepared.run_doc
     envs = env_options.envs_from_run(run_doc) if run_doc else _environments(request, observer)
@@ -273,6 +278,19 @@ def run(request: RunRequest, observer: RunObserver | None = None) -> RunOutcome:
         return RunOutcome(session.run, *case_counts(db, session.run.run_id), session=session)
     finished = run_and_store(db, config, plan, envs, run_doc, observer=observer, argv=request.argv)
     return RunOutcome(finished, *case_counts(db, finished.run_id))
+
+
+def _say_estimate(request: RunRequest, observer: RunObserver) -> None:
+    """The whole run's estimate before its builds (the Java worker's Maven build, data, uv environments), so the
+    time it says is the time the command takes, not what is left after them. Advice: a failing estimate is quiet
+    (the run itself says what is wrong)."""
+    if request.resume:
+        return
+    try:
+        planned = estimate(request, resolve_pins=False)
+    except Exception:  # noqa: BLE001 - bad input is the run's to refuse, in its own words
+        return
+    observer.estimated(planned)
 
 
 def _check_sweep(request: RunRequest) -> Any:
@@ -388,7 +406,7 @@ def estimate(request: RunRequest, observer: RunObserver | None = None, *, resolv
     (`resolve_pins`) every pin they name is resolved, as the real run would, without installing: one that cannot
     exist is an EnvError."""
     from colbench.paths import data_dir
-    from colbench.runner.estimate import build_rates, estimate_plan, load_factor, local_manifests
+    from colbench.runner.estimate import build_rates, current_load_factor, estimate_plan, local_manifests
     from colbench.runtimes import env_options
 
     prepared = _prepare(request, observer or RunObserver(), dry_run=True)
@@ -421,7 +439,7 @@ def estimate(request: RunRequest, observer: RunObserver | None = None, *, resolv
                         new_data=[(f.format, f.size_bytes) for f in missing if f.format != "download"],
                         build_rates_here=build_rates(local_manifests(data_dir())), measure=config.measure,
                         env_builds=env_builds, worker_builds=worker_builds,
-                        load_factor=load_factor(load) if load is not None else 1.0)
+                        load_factor=current_load_factor(load))
     budget = request.budget_s
     if first_look and budget is None:
         budget = default_budget(config, est, sides)

@@ -23,3 +23,22 @@ def existing_store(url: str | None) -> Store:
 def run_id_of(store: Store, ref: str) -> str:
     """The run a reference names: an id, a unique prefix, a run name or `latest`."""
     return resolve_run_id(store, ref)
+
+
+def stored_case(url: str | None, ref: str) -> tuple[str, dict[str, list[str]]]:
+    """The benchmark and every param of the stored case `ref` names: its case id or a unique prefix of one (`show
+    --format json` lists them, `show` names the case), so one case is named without a `--param` for each param."""
+    from colbench.app.errors import UsageError
+    from colbench.redact import clip
+
+    store = store_at(url, create=False)
+    found = {s.case_id: s for s in store.summaries() if s.case_id.startswith(ref)} if ref else {}
+    if not found:
+        raise UsageError(f"--case {clip(ref)!r}: no case in the store has that id (`colbench show RUN --format json` "
+                         "lists each case's case_id)")
+    if len(found) > 1:
+        shown = ", ".join(sorted(found)[:4])
+        more = " …" if len(found) > 4 else ""
+        raise UsageError(f"--case {clip(ref)!r}: {len(found)} cases start with it ({shown}{more}); give more of the id")
+    (summary,) = found.values()
+    return summary.benchmark, {name: [str(value)] for name, value in summary.params.items()}

@@ -105,8 +105,30 @@ class PackagePlan:
     watched: tuple[WatchedRelease, ...] = ()
     #: every release the index lists that a watch may see (not yanked; pre-releases with --pre), oldest first
     listed: tuple[str, ...] = ()
-    #: the dry run's estimate: seconds of measuring (None: not estimated), and environments to build
-    estimate_s: float | None = None
+    #: the dry run's estimate (None: not estimated)
+    estimate: PassEstimate | None = None
+
+    @property
+    def estimate_s(self) -> float | None:
+        return self.estimate.seconds if self.estimate is not None else None
+
+
+@dataclass(frozen=True)
+class PassEstimate:
+    """What measuring a package's new releases should take, from measured costs (runner/estimate.py): each release
+    against the one before it at the metric's first look, the environments built first (each once), every process
+    stretched by the load of the moment (`load_factor`; `idle_s` what an idle machine would take). A regression's
+    bisect and explain come on top."""
+
+    seconds: float
+    idle_s: float
+    processes: int
+    counting: bool
+    envs_fresh: int
+    env_s: float
+    load_average: float | None
+    load_factor: float
+    releases: int
 
 
 @dataclass
@@ -246,8 +268,8 @@ def plan_package(store: Store, request: WatchRequest, package: str, measure: Mea
 
     key = watch_id(request, package, measure, machine_id)
     watched = _by_version(store.watched(WatchQuery(watch_id=key)))
-    worked = [r.version for r in watched if r.worked]
-    done = {Version(r.version) for r in watched}
+    worked = [r.version for r in watched if r.worked and not r.pending]  # a pending release is no baseline yet
+    done = {Version(r.version) for r in watched if not r.pending}  # and is measured again
     fresh = [r for r in newer_releases(releases, worked[-1] if worked else None, pre=request.pre)
              if Version(r.version) not in done]
     if not worked and not fresh:
@@ -262,19 +284,35 @@ def plan_package(store: Store, request: WatchRequest, package: str, measure: Mea
 
 
 def estimate_plan(request: WatchRequest, plan: PackagePlan, measure: Measure) -> PackagePlan:
-    """The dry run's time: each release's run (two environments, the first look), from measured costs."""
+    """The dry run's time: each release's run (two environments, the first look; counting processes at their
+    measured cost under Valgrind), from measured costs, with the environments it builds first."""
     from colbench.app.run import RunRequest, estimate
     from colbench.model.run_config import RunConfig
 
-    if not plan.candidates or plan.baseline is None or "instructions" in measure:
-        return plan  # runner/estimate.py models wall time; a run under Valgrind takes many times longer
-    envs = (f"a={plan.package}=={plan.baseline}", f"b={plan.package}=={plan.candidates[0]}")
-    config = RunConfig(targets=list(request.targets), overrides=dict(request.overrides),
-                       iterations=request.iterations, warmup=request.warmup, processes=request.processes,
-                       measure=measure)
-    one = estimate(RunRequest(config=config, envs=envs),
-                   resolve_pins=False)  # the index (perhaps --index, which these specs do not name) just listed them
-    return replace(plan, estimate_s=one.estimate.seconds * len(plan.candidates))
+    if not plan.candidates or plan.baseline is None:
+        return plan
+    seconds = idle = env_s = 0.0
+    processes = fresh = 0
+    one = None
+    for number, (older, newer) in enumerate(zip((plan.baseline, *plan.candidates), plan.candidates, strict=False)):
+        envs = (f"a={plan.package}=={older}", f"b={plan.package}=={newer}")
+        config = RunConfig(targets=list(request.targets), overrides=dict(request.overrides),
+                           iterations=request.iterations, warmup=request.warmup, processes=request.processes,
+                           measure=measure)
+        one = estimate(RunRequest(config=config, envs=envs), resolve_pins=False)  # the index just listed them
+        est = one.estimate
+        # the older release's environment was built for the pair before (the baseline's alone is counted)
+        builds = est.env_seconds if number == 0 else est.env_seconds * (0.5 if est.envs_fresh or est.envs_cached else 0)
+        seconds += est.seconds - est.env_seconds + builds
+        idle += est.seconds - est.env_seconds + builds - est.process_seconds * (1 - 1 / est.load_factor)
+        env_s += builds
+        processes += est.processes
+        fresh += est.envs_fresh if number == 0 else min(est.envs_fresh, 1)
+    assert one is not None
+    return replace(plan, estimate=PassEstimate(
+        seconds=seconds, idle_s=idle, processes=processes, counting="instructions" in measure, envs_fresh=fresh,
+        env_s=env_s, load_average=one.load_average, load_factor=one.estimate.load_factor,
+        releases=len(plan.candidates)))
 
 
 # ------------------------------------------------------------------------------------------------------ a pass
@@ -301,6 +339,7 @@ def _watch_package(m: Measuring, plan: PackagePlan, observer: WatchObserver, dea
 
     done = PackagePass(plan)
     baseline = plan.baseline
+    pending = {r.version: r for r in plan.watched if r.pending}
     for version in plan.candidates:
         if baseline is None:  # the only release there is: the start of the timeline, nothing to compare with
             release = release_record(m, version, "baseline")
@@ -311,14 +350,14 @@ def _watch_package(m: Measuring, plan: PackagePlan, observer: WatchObserver, dea
             observer.measuring(plan.package, baseline, version)
             try:
                 release = measure_release(m, baseline, version, _between(plan, baseline, version),
-                                          deadline - clock())
+                                          deadline - clock(), pending.get(version))
             except BaselineGone as exc:
                 done.stopped = f"{exc}; the next pass tries again"
                 break
             if plan.first_pass and not done.releases:  # the start of the timeline, whatever the first release was
                 _record(m.store, release_record(m, baseline, "baseline", run_id=release.run_id), done, observer)
         _record(m.store, release, done, observer)
-        baseline = version if release.worked else baseline
+        baseline = version if release.worked and not release.pending else baseline
         claim()
     return done
 
@@ -350,7 +389,9 @@ def pass_package(store: Store, request: WatchRequest, plan: PackagePlan, config:
     try:
         from colbench.store.queries import WatchQuery
 
-        taken = {Version(r.version) for r in store.watched(WatchQuery(watch_id=plan.watch_id))}
+        known = {(r.version, r.watched_at) for r in plan.watched}
+        taken = {Version(r.version) for r in store.watched(WatchQuery(watch_id=plan.watch_id))
+                 if not r.pending or (r.version, r.watched_at) not in known}  # another pass measured it since
         plan = replace(plan, candidates=tuple(v for v in plan.candidates if Version(v) not in taken))
         m = _measuring(store, request, plan, config, machine, observer)
         return _watch_package(m, plan, observer, deadline, clock,
@@ -379,10 +420,7 @@ def run_watch(store: Store, request: WatchRequest, observer: WatchObserver | Non
     for plan in plans:
         observer.planned(plan)
     if request.dry_run:
-        notes = ["no time estimated: the releases are measured in instruction counts, under Valgrind, whose "
-                 "slowdown the estimate does not model (--measure wall is estimated)"] if "instructions" in measure \
-            else []
-        return WatchOutcome([PackagePass(p) for p in plans], measure, clock() - started, dry_run=True, notes=notes)
+        return WatchOutcome([PackagePass(p) for p in plans], measure, clock() - started, dry_run=True)
     deadline = started + request.budget_s
     passes = [pass_package(store, request, plan, config, machine, observer, deadline, clock) if plan.candidates
               else PackagePass(plan) for plan in plans]

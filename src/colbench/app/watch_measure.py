@@ -28,7 +28,14 @@ from colbench.app.notify import shown
 from colbench.app.run import RunObserver, mark_resumed
 from colbench.model.records import Result, Run
 from colbench.model.run_config import EnvChoice, RunConfig
-from colbench.model.watch import CaseExplained, CaseVerdict, FunctionGrowth, WatchedRelease, WatchTag
+from colbench.model.watch import (
+    INCONCLUSIVE_TRIES,
+    CaseExplained,
+    CaseVerdict,
+    FunctionGrowth,
+    WatchedRelease,
+    WatchTag,
+)
 from colbench.redact import clip, redact
 from colbench.runner.execute import Execution, start_run
 from colbench.runner.instructions import restrict_plan
@@ -151,11 +158,14 @@ def run_argv(argv: Sequence[str]) -> list[str]:
     return kept
 
 
-def earlier_run(store: Store, watch_id: str, baseline: str, version: str) -> Run | None:
-    """The run an earlier pass started for this pair (cut short, or finished before its release was recorded)."""
+def earlier_run(store: Store, watch_id: str, baseline: str, version: str, after: str | None = None) -> Run | None:
+    """The run an earlier pass started for this pair (cut short, or finished before its release was recorded);
+    `after`: only a run started after that moment (a release measured again leaves its inconclusive runs alone)."""
+    since = datetime.fromisoformat(after) if after else None
     for run in store.list_runs():
         tag = run.watch
-        if tag and (tag.get("id"), tag.get("baseline"), tag.get("version")) == (watch_id, baseline, version):
+        if tag and (tag.get("id"), tag.get("baseline"), tag.get("version")) == (watch_id, baseline, version) \
+                and (since is None or datetime.fromisoformat(run.started_at) > since):
             return run
     return None
 
@@ -171,13 +181,14 @@ def _environments(m: Measuring, baseline: str, version: str) -> tuple[EnvChoice,
     return (base, new) if new is not None else m.envs.failed[version]
 
 
-def _run_of(m: Measuring, baseline: str, version: str, envs: list[EnvChoice]) -> tuple[Run, RunConfig, Plan]:
+def _run_of(m: Measuring, baseline: str, version: str, envs: list[EnvChoice],
+            earlier: WatchedRelease | None) -> tuple[Run, RunConfig, Plan]:
     config = dataclasses.replace(m.config, run_name=f"watch-{m.package}-{version}")
     plan = make_plan(config.targets, config.overrides, config.scale)
     if "instructions" in config.measure:
         restrict_plan(plan, config.measure)
     fit_plan_to_envs(plan, envs, say=m.say)
-    run = earlier_run(m.store, m.watch_id, baseline, version)
+    run = earlier_run(m.store, m.watch_id, baseline, version, earlier.watched_at if earlier else None)
     if run is None:
         run = start_run(m.store, config, plan, envs, run_argv(sys.argv))
         run.watch = WatchTag(id=m.watch_id, package=m.package, baseline=baseline, version=version)
@@ -190,14 +201,15 @@ def _run_of(m: Measuring, baseline: str, version: str, envs: list[EnvChoice]) ->
 
 
 def measure_release(m: Measuring, baseline: str, version: str, between: Sequence[str],
-                    budget_s: float) -> WatchedRelease:
-    """`version` against `baseline` (see the module docstring); an error row when it cannot be measured."""
+                    budget_s: float, earlier: WatchedRelease | None = None) -> WatchedRelease:
+    """`version` against `baseline` (see the module docstring); an error row when it cannot be measured.
+    `earlier`: its record from a pass that found it inconclusive; it is measured afresh, in a new run."""
     built = _environments(m, baseline, version)
     if isinstance(built, str):
         return dataclasses.replace(release_record(m, version, "error", baseline), cause=built,
                                    between=tuple(between))
     envs = list(built)
-    run, config, plan = _run_of(m, baseline, version, envs)
+    run, config, plan = _run_of(m, baseline, version, envs, earlier)
     before = len(m.store.completed(run.run_id))
     settings = GateSettings(threshold=m.threshold, alpha=m.alpha, budget_s=max(budget_s, 1.0))
     counting = Counting(m.observer)
@@ -206,10 +218,28 @@ def measure_release(m: Measuring, baseline: str, version: str, between: Sequence
     cases = case_verdicts(results, session.comparisons.get(envs[1].name, []), envs[0].name, envs[1].name)
     release = dataclasses.replace(release_record(m, version, release_verdict(cases), baseline, run.run_id),
                                   cases=tuple(cases), between=tuple(between), measured=counting.executions,
-                                  reused=before, notes=tuple(session.notes), cause=_first_error(cases))
+                                  reused=before, notes=tuple(session.notes), cause=_first_error(cases),
+                                  tries=earlier.tries + 1 if earlier else 1)
+    release = dataclasses.replace(release, notes=(*_tries_notes(release, earlier), *release.notes))
     if release.verdict == "regression":
         release = localize(m, release, budget_s)
     return release
+
+
+def _tries_notes(release: WatchedRelease, earlier: WatchedRelease | None) -> list[str]:
+    """What a pass says of a release measured again, or one that stays pending (inconclusive)."""
+    notes = []
+    if earlier is not None:
+        notes.append(f"measured again (pass {release.tries} of {INCONCLUSIVE_TRIES}): the pass of "
+                     f"{earlier.watched_at[:16].replace('T', ' ')} UTC found it inconclusive against {earlier.baseline}"
+                     + (f" (run {earlier.run_id})" if earlier.run_id else ""))
+    if release.pending:
+        notes.append(f"inconclusive: pending, not a baseline; the next pass measures it again (pass "
+                     f"{release.tries + 1} of {INCONCLUSIVE_TRIES}), and a newer release is compared with "
+                     f"{release.baseline}")
+    elif release.verdict == "inconclusive":
+        notes.append(f"inconclusive in {release.tries} passes: it stands as the baseline of the next release")
+    return notes
 
 
 def case_verdicts(results: list[Result], comparisons: list[CaseComparison], baseline_env: str,

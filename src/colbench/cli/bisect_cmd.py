@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -40,11 +42,15 @@ DIRECTIONS: dict[str, Direction] = {"slower": "slower", "faster": "faster"}
 
 @friendly
 def bisect(
-    benchmark: Annotated[str, typer.Argument(help="the benchmark (one case: fix its params with --param)",
-                                             autocompletion=complete_targets)],
     good: Annotated[str, typer.Option(help="the older version (commit, wheel) where the case is as expected")],
     bad: Annotated[str, typer.Option(help="the newer version (commit, wheel) where it changed")],
+    benchmark: Annotated[str | None, typer.Argument(help="the benchmark (one case: fix its params with --param, or "
+                                                    "name a stored case with --case)",
+                                                    autocompletion=complete_targets)] = None,
     param: ParamOption = None,
+    case: Annotated[str | None, typer.Option("--case", help="a stored case's id (or a unique prefix: `show --format "
+                                             "json` lists them): its benchmark and every param, --param overriding "
+                                             "one")] = None,
     package: Annotated[str | None, typer.Option(help="the library: its releases on the package index, or "
                                                 "java:arrow for Arrow Java on Maven Central; with --git or "
                                                 "--wheels, the distribution")] = None,
@@ -78,6 +84,8 @@ def bisect(
                                          "re-using the steps in the store")] = False,
     machine: Annotated[str | None, typer.Option(help="a name for this machine (part of its fingerprint)")] = None,
     fmt: Annotated[str, typer.Option("--format", "-f", help="table or json")] = "table",
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="list the points and say what the search expects to "
+                                          "take here (from measured costs); build and measure nothing")] = False,
     store: StoreOption = None,
     deadline: NetDeadlineOption = None,
 ) -> None:
@@ -86,7 +94,7 @@ def bisect(
     Each step is an ordinary run in the store (`show`, `compare`, `report` read it), judged against the last good and
     the first bad with the statistics of `compare`. Exit codes: 0 a step was found, 1 none (good and bad alike,
     undecided, or the budget ended first), 2 bad input."""
-    from colbench.app.bisect import BisectRequest, run_bisect
+    from colbench.app.bisect import BisectRequest, plan_bisect, run_bisect
     from colbench.cli.bisect_progress import BisectProgress
     from colbench.report.bisect_text import json_document
 
@@ -96,6 +104,15 @@ def bisect(
     if chosen is None:
         raise UsageError(f"--direction {direction!r}: choose slower or faster")
     overrides = parse_params(param, one_value="bisect")
+    if case is not None:
+        from colbench.app.stores import stored_case
+
+        named, params = stored_case(store, case)
+        if benchmark not in (None, named):
+            raise UsageError(f"--case {case} is a case of {named}, not of {benchmark}")
+        benchmark, overrides = named, {**params, **overrides}
+    if benchmark is None:
+        raise UsageError("name the case: a benchmark with its --param values, or --case ID of a stored case")
     variables = parse_variables(var)
     request = BisectRequest(
         benchmark=benchmark, good=good, bad=bad, overrides=overrides, package=package, wheels=wheels, git=git,
@@ -106,6 +123,16 @@ def bisect(
         timeout_s=timeout, alpha=alpha, resume=resume, machine_name=machine, index=index,
         net_deadline_s=net_deadline(deadline))
     progress = BisectProgress(fmt)
+    if dry_run:
+        try:
+            plan = plan_bisect(store, request, progress)
+        finally:
+            progress.close()
+        if fmt == "json":
+            typer.echo(json.dumps({**dataclasses.asdict(plan), "dry_run": True}, indent=2))
+        else:
+            console.print("dry run: nothing built or measured", highlight=False)
+        raise typer.Exit(0)
     try:
         report = run_bisect(_store(store), request, progress)
     finally:

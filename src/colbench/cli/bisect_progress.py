@@ -40,9 +40,13 @@ class BisectProgress(BisectObserver):
         builds = (f", {plan.envs_to_build} environment{'s' if plan.envs_to_build != 1 else ''} to build "
                   f"{fmt_duration(plan.env_s)}" if plan.envs_to_build else "")
         budget = "--budget" if plan.budget_given else "the default budget, twice that"
-        self.view.said(f"expected: about {fmt_duration(plan.expected_s)} ({plan.first} processes a point at "
-                      f"{fmt_seconds(plan.process_s)} each here, from {escape(plan.process_source)}{builds}); "
-                      f"{budget}: {fmt_duration(plan.budget_s)}")
+        busy = (f"; the machine is busy (load {plan.load_average:.1f}): processes counted "
+                f"{plan.load_factor:.1f}x as long as idle" if plan.load_factor > 1.0 and plan.load_average else "")
+        each = (f"at {fmt_seconds(plan.process_s)} each here, from {escape(plan.process_source)}"
+                if plan.process_s > 0 else "not estimated: no measured cost of this case or its benchmark here")
+        about = "at least " if plan.process_s <= 0 else "about "
+        self.view.said(f"expected: {about}{fmt_duration(plan.expected_s)} ({plan.first} processes a point {each}"
+                       f"{builds}{busy}); {budget}: {fmt_duration(plan.budget_s)}")
 
     def look(self, step: int, look: int, points: Sequence[str], processes: int) -> None:
         of = " (the ends)" if step == 0 else (f" of about {self.steps}" if self.steps and step <= self.steps else "")

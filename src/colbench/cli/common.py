@@ -38,8 +38,16 @@ from colbench.words import plural
 console = Console(width=None if sys.stdout.isatty() else 160, soft_wrap=True)
 err_console = Console(stderr=True, soft_wrap=True)
 
-StoreOption = Annotated[str | None, typer.Option("--store", help="DuckDB file or postgresql:// URL "
-                                                 "(default $COLBENCH_STORE or ~/.colbench/results.duckdb)")]
+def default_store_help() -> str:
+    """Where the store is when --store is not given, as this environment says (COLBENCH_STORE, else COLBENCH_HOME,
+    else ~/.colbench), a password in a URL masked."""
+    from colbench.paths import default_store_url
+
+    return f"DuckDB file or postgresql:// URL (default $COLBENCH_STORE, else $COLBENCH_HOME/results.duckdb; here: " \
+           f"{redact(default_store_url())})"
+
+
+StoreOption = Annotated[str | None, typer.Option("--store", help=default_store_help())]
 # Options `bisect` and `watch` share: one definition, one parser, one meaning
 ParamOption = Annotated[list[str] | None, typer.Option("--param", "-p", help="NAME=VALUE (repeatable)")]
 WithOption = Annotated[list[str] | None, typer.Option("--with", help="a requirement for every version's environment, "

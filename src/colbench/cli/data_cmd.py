@@ -19,6 +19,7 @@ from rich.table import Table
 
 from colbench.cli.common import NetDeadlineOption, UsageError, console, friendly
 from colbench.model.benchmark import DataRequest
+from colbench.paths import data_dir
 from colbench.redact import redact
 from colbench.render.fmt import fmt_bytes
 from colbench.words import plural
@@ -28,8 +29,8 @@ if TYPE_CHECKING:
 
 data_app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
                        help="Data sets: real sources, synthetic twins and the format cache.")
-RootOption = Annotated[Path | None, typer.Option("--root", help="data directory (default $COLBENCH_DATA or "
-                                                 "~/.colbench/data)")]
+RootOption = Annotated[Path | None, typer.Option("--root", help="data directory (default $COLBENCH_DATA, else "
+                                                 f"$COLBENCH_HOME/data; here: {data_dir()})")]
 
 
 def _root(root: Path | None) -> Path:

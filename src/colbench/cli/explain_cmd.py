@@ -28,6 +28,8 @@ def explain(
     rerun: Annotated[bool, typer.Option("--rerun", help="profile again even where `run --profile` kept "
                                         "profiles")] = False,
     fmt: Annotated[str, typer.Option("--format", "-f", help="table or json")] = "table",
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="say which profiles it would take and how long they "
+                                          "should take (from measured costs); profile and write nothing")] = False,
     store: StoreOption = None,
 ) -> None:
     """Say where the instructions went: profile each case on both sides under callgrind (fresh workers, or the
@@ -35,9 +37,10 @@ def explain(
     and draw a differential flame graph. With --metric memory: who owns each side's peak instead (heaptrack,
     or the profiles `run --profile-memory` kept), in bytes, with the churn. Exit 0; 2 on bad input or when no case
     could be explained."""
-    from colbench.app.explain import METRICS, ExplainRequest
+    from colbench.app.explain import METRICS, ExplainRequest, plan_explain
     from colbench.app.explain import explain as explain_instructions
     from colbench.app.explain_memory import explain_memory
+    from colbench.cli.progress import RichProgress
 
     @friendly
     def body() -> int:
@@ -47,9 +50,16 @@ def explain(
             raise UsageError(f"--metric {metric!r}: choose {' or '.join(METRICS)}")
         explain_use_case = explain_memory if metric == "memory" else explain_instructions
         db = _store(store, create=False)
-        say = (lambda text: err_console.print(f"[dim]{text}[/dim]", highlight=False)) if fmt == "table" else None
         request = ExplainRequest(baseline, contender, tuple(case or ()), profiler, top, rerun, metric)
-        result = explain_use_case(db, request, say=say or (lambda _: None))
+        if dry_run:
+            _print_plan(plan_explain(db, request))
+            return 0
+        # each step is said on stderr, and while one runs (a profile under Valgrind takes minutes) a line every 10 s
+        progress = RichProgress(err_console, live=False)
+        try:
+            result = explain_use_case(db, request, say=progress.doing)
+        finally:
+            progress.close()
         _print(result, fmt)
         return 0 if any(c.diff is not None for c in result.cases) else 2
 
@@ -90,3 +100,29 @@ def _print(result: Any, fmt: str) -> None:
     console.print(plain(f"explained {explained} of {cases} in {fmt_seconds(result.seconds)}"))
     for note in result.notes:
         err_console.print(plain(f"note: {note}"))
+
+
+def _print_plan(plan: Any) -> None:
+    """The dry run: per case the profiles to take again and those kept, then the time and how the load moves it."""
+    from colbench.render.fmt import fmt_duration
+    from colbench.render.tables import plain
+
+    tool = "heaptrack" if plan.metric == "memory" else plan.profiler
+    for case in plan.cases:
+        fresh = f"profile {', '.join(case.fresh)} again under {tool}" if case.fresh else "nothing to profile"
+        kept = f"; kept profiles of {', '.join(case.kept)}" if case.kept else ""
+        cost = (f" ({fmt_duration(case.idle_s)} idle, from {case.source})" if case.idle_s and case.source
+                else " (no measured cost)" if case.fresh and case.idle_s is None else "")
+        console.print(plain(f"{case.label}: {fresh}{kept}{cost}"))
+    profiles = sum(len(c.fresh) for c in plan.cases)
+    total = f"{'at least ' if plan.unknown else ''}{fmt_duration(plan.seconds)}"
+    line = (f"estimated time: {total} for {plural(profiles, 'fresh profile')} of "
+            f"{plural(len(plan.cases), 'case')} ({plan.contender} vs {plan.baseline}), the command's own "
+            f"{fmt_duration(plan.command_s)} included")
+    if plan.load_factor > 1.0 and plan.load_average is not None:
+        line += (f"; the machine is busy (load {plan.load_average:.1f}): processes counted {plan.load_factor:.1f}x "
+                 f"as long as idle ({fmt_duration(plan.idle_s)})")
+    console.print(plain(line))
+    if plan.unknown:
+        console.print(plain(f"{plural(plan.unknown, 'case')} without a measured cost: the total leaves "
+                            f"{'it' if plan.unknown == 1 else 'them'} out"))

@@ -31,7 +31,7 @@ from colbench.render.fmt import fmt_bytes, fmt_duration, fmt_seconds, instructio
 from colbench.report.terminal import throughput_cell
 
 if TYPE_CHECKING:  # what the run's observer hears of, named by the use case
-    from colbench.app.run import Execution, Look, LookPlan, PlannedCase
+    from colbench.app.run import Execution, Look, LookPlan, PlannedCase, RunEstimate
 
 #: the longest the view stays silent while something runs
 QUIET_S = 10.0
@@ -101,6 +101,7 @@ class RichProgress(RunObserver):
         self._done = 0
         self._durations: list[float] = []
         self._running: tuple[str, float] | None = None  # what is going on, since when
+        self._since_line = False  # `_running` is a line said (which may tell of something done), not an activity
         self._last_line = clock()
         self._lock = threading.RLock()
         self.heartbeat = Heartbeat(self._tick)
@@ -116,9 +117,16 @@ class RichProgress(RunObserver):
         """A line of the caller's own (markup allowed), counted as something said."""
         self._print(text, highlight=False)
 
-    def _doing(self, what: str) -> None:
+    def doing(self, what: str) -> None:
+        """A step of the caller's own begins (explain's profiles): said now (dim, plain text), and while it runs
+        again after every `quiet_s` of silence, with how long it has taken."""
+        self._print(f"[dim]{escape(what)}[/dim]", highlight=False)
+        self._doing(what)
+
+    def _doing(self, what: str, since_line: bool = False) -> None:
         with self._lock:
             self._running = (what, self.clock())
+            self._since_line = since_line
             if self.started_at is None:
                 self.started_at = self.clock()
         self.heartbeat.start()
@@ -133,6 +141,10 @@ class RichProgress(RunObserver):
             if self._running is None or now - self._last_line < self.quiet_s:
                 return
             what, since = self._running
+            if self._since_line:
+                self._print(f"  … {fmt_duration(now - since)} since: {escape(what)}{self._elapsed_text()}",
+                            highlight=False)
+                return
             self._print(f"  … {escape(what)}: {fmt_duration(now - since)} so far{self._elapsed_text()}",
                         highlight=False)
 
@@ -161,6 +173,20 @@ class RichProgress(RunObserver):
 
     def expecting(self, seconds: float | None, processes: int) -> None:
         self._expected_per = seconds / processes if seconds and processes else None
+
+    def estimated(self, planned: RunEstimate) -> None:
+        """Said only when the run builds something first: its processes' "about" comes after the builds."""
+        est = planned.estimate
+        builds = [f"the Java worker's Maven build {fmt_duration(est.worker_build_seconds)}"] if est.worker_builds \
+            else []
+        if planned.data_files_to_build:
+            builds.append(f"data to build {fmt_duration(est.data_seconds)}")
+        if est.envs_fresh:
+            builds.append(f"{est.envs_fresh} uv environment{'s' if est.envs_fresh != 1 else ''} to build "
+                          f"{fmt_duration(est.env_seconds)}")
+        if builds:
+            self._print(f"expected: about {fmt_duration(est.seconds)} in all, {escape(', '.join(builds))} first "
+                        "(from measured costs, as `run --dry-run`)", highlight=False)
 
     def start(self, run: Run, cases: int, executions: int) -> None:
         self.bandwidth = bandwidth_of(run)
@@ -252,7 +278,9 @@ class RichProgress(RunObserver):
 
     def said(self, text: str) -> None:
         self._print(text, highlight=False)
-        self._doing(text)
+        # a line may say that something ended ("built in 12 s"): the heartbeat says the time since it, never that
+        # it is still going on
+        self._doing(text, since_line=True)
 
     def blocks_chosen(self, envs: int, blocks: int, decider: str | None, budget_s: float | None = None) -> None:
         if decider is not None:
@@ -275,7 +303,10 @@ class RichProgress(RunObserver):
             self.context = f"look {look.number + 1}"
             return
         self.context = ""
-        if not look.pending:
+        if look.ended == "none":
+            self._print(f"look {look.number} ({blocks}): nothing to compare (no case has results on both sides), "
+                        f"{used}")
+        elif not look.pending:
             self._print(f"look {look.number} ({blocks}): every comparison decided, {used}")
         elif look.ended == "fixed":
             self._print(f"look {look.number} ({blocks}, the only one asked for): {look.pending} comparison"

@@ -18,10 +18,10 @@ from typing import Annotated
 
 import typer
 
+from colbench.cli.common import default_store_help
 from colbench.words import plural
 
-StoreOption = Annotated[str | None, typer.Option("--store", help="DuckDB file or postgresql:// URL "
-                                                 "(default $COLBENCH_STORE or ~/.colbench/results.duckdb)")]
+StoreOption = Annotated[str | None, typer.Option("--store", help=default_store_help())]
 
 
 def report(

@@ -131,8 +131,7 @@ def run(
         print_session(outcome.session)
         if outcome.regression:
             raise typer.Exit(1)
-        return
-    if outcome.all_failed:
+    if outcome.all_failed:  # with --env sides too: no comparison at all is not a finished run
         err_console.print("[red]colbench: every case of this run ended in an error[/red] (see the table above)",
                           highlight=False, soft_wrap=True)
         raise typer.Exit(ALL_FAILED_EXIT)
@@ -225,7 +224,8 @@ def _estimate_caveats(planned: RunEstimate) -> list[str]:
     lines = []
     if est.load_factor > 1.0 and planned.load_average is not None:
         lines.append(f"the machine is busy (load {planned.load_average:.1f} on {_cpus()} CPUs): processes are "
-                     f"counted {est.load_factor:.1f}x as long as on an idle machine")
+                     f"counted {est.load_factor:.1f}x as long as on an idle machine (measured now: the share of a "
+                     "CPU a new process gets)")
     if planned.downloads:
         lines.append(f"downloads not in the estimate: {', '.join(planned.downloads)}")
     if est.unknown_cases:
@@ -260,7 +260,8 @@ def print_session(session: Any, fmt: str = "table") -> None:
     for contender, comparisons in session.comparisons.items():
         print_comparisons(comparisons, fmt, session.baseline, contender, session.notes)
     why = {"decided": "every comparison decided", "budget": "time budget spent", "looks": "most looks reached",
-           "fixed": "one look of the planned blocks (--no-until-decided)"}
+           "fixed": "one look of the planned blocks (--no-until-decided)",
+           "none": "nothing to compare: no case has results on both sides (see the errors above)"}
     spent = sum(look.alpha for look in session.looks)
     console.print(f"{plural(len(session.looks), 'look')} in {fmt_seconds(session.elapsed_s)}: {why[session.stopped]}; "
                   f"alpha {spent:.2g} spent over the looks")

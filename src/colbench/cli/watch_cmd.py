@@ -31,9 +31,12 @@ from colbench.cli.common import (
 from colbench.words import plural
 
 if TYPE_CHECKING:  # the use case (runner, statistics) is imported when a pass starts, not with every command
+    from colbench.app.notify import Delivery
     from colbench.app.watch import WatchOutcome
 
-FORMATS = ("text", "markdown", "json")
+#: the words every other command's --format uses (table, markdown, json); "text" is this command's older name for
+#: its table view, kept so crontabs that say it still work
+FORMATS = ("table", "text", "markdown", "json")
 
 
 @friendly
@@ -73,7 +76,7 @@ def watch(
                                           "(callgrind profiles)")] = True,
     summary: Annotated[Path | None, typer.Option(help="append the pass's Markdown summary to this file (e.g. "
                                                  "$GITHUB_STEP_SUMMARY)")] = None,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="text, markdown or json")] = "text",
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table, markdown or json")] = "table",
     dry_run: Annotated[bool, typer.Option("--dry-run", help="say which releases a pass would measure and its "
                                           "estimated time; measure nothing")] = False,
     deadline: NetDeadlineOption = None,
@@ -88,7 +91,8 @@ def watch(
     from colbench.cli.watch_progress import WatchProgress
 
     if fmt not in FORMATS:
-        raise typer.BadParameter(f"--format {fmt!r}: choose text, markdown or json")
+        raise typer.BadParameter(f"--format {fmt!r}: choose table, markdown or json")
+    fmt = "text" if fmt == "table" else fmt
     request = WatchRequest(
         targets=tuple(targets), packages=tuple(package), overrides=parse_params(param), index=index, pre=pre,
         since=since, with_requirements=tuple(with_ or ()), variables=parse_variables(var),
@@ -133,13 +137,24 @@ def outcome_lines(outcome: WatchOutcome) -> list[str]:
         if done.stopped:
             lines.append(f"{plan.package}: stopped: {done.stopped}")
     lines += [f"note: {note}" for note in outcome.notes]
-    delivery = outcome.delivery
-    if delivery.sent:
-        lines.append(f"sent {plural(len(delivery.sent), 'alert')} to {delivery.destination}")
-    for alert_id, why in delivery.kept.items():
-        lines.append(f"alert {alert_id} kept for the next pass: {why}")
+    if not outcome.dry_run:
+        lines += _webhook_lines(outcome.delivery)
     if not outcome.dry_run:
         watched = plural(len(outcome.releases), "release")
         lines.append(f"watch pass done in {outcome.elapsed_s:.1f} s: {watched} watched, "
                      f"{plural(len(outcome.regressions), 'regression')}")
+    return lines
+
+
+def _webhook_lines(delivery: Delivery) -> list[str]:
+    """What became of the webhook, also when nothing was sent (and why)."""
+    if not delivery.destination:
+        return ["webhook: none configured (--notify URL or $COLBENCH_WATCH_WEBHOOK)"
+                + (": nothing sent, though this pass had something to tell (--format markdown or --summary FILE "
+                   "gives its Markdown)" if delivery.told else ": nothing sent (and nothing to tell)")]
+    lines = [f"webhook: sent {plural(len(delivery.sent), 'alert')} to {delivery.destination}"] if delivery.sent else []
+    lines += [f"webhook: alert {alert_id} kept for the next pass: {why}" for alert_id, why in delivery.kept.items()]
+    if not delivery.told and not delivery.sent and not delivery.kept:
+        lines.append(f"webhook: nothing sent to {delivery.destination}: nothing to tell (no regression, improvement "
+                     "or release that could not be measured)")
     return lines

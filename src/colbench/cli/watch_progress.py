@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING
 
 from rich.markup import escape
 
-from colbench.app.watch import PackagePlan, WatchObserver
+from colbench.app.watch import PackagePlan, PassEstimate, WatchObserver
 from colbench.cli.common import console, err_console
 from colbench.cli.progress import RichProgress
 from colbench.model.watch import WatchedRelease
-from colbench.render.fmt import fmt_seconds
+from colbench.render.fmt import fmt_duration
 from colbench.report.watch_text import release_line
 from colbench.words import plural
 
@@ -35,12 +35,13 @@ class WatchProgress(WatchObserver):
         if not plan.candidates:
             return
         start = f"from {plan.baseline}" if plan.baseline else "the first release"
-        builds = plural(len(plan.candidates) + 1, "environment build")
-        cost = f" (estimated {fmt_seconds(plan.estimate_s)} of measuring from measured costs, plus up to " \
-               f"{builds}, not estimated)" if plan.estimate_s is not None else ""
-        new_releases = plural(len(plan.candidates), "new release")
+        again = [r.version for r in plan.watched if r.pending and r.version in plan.candidates]
+        pending = f" ({', '.join(again)} again: inconclusive in an earlier pass)" if again else ""
+        new_releases = plural(len(plan.candidates), "release" if again else "new release")
         self.out.print(f"{escape(plan.package)} on {escape(plan.index)}: {new_releases} to "
-                       f"measure {escape(start)}: {escape(new)}{escape(cost)}", highlight=False, soft_wrap=True)
+                       f"measure {escape(start)}: {escape(new)}{escape(pending)}", highlight=False, soft_wrap=True)
+        if plan.estimate is not None:
+            self.out.print(escape(watch_estimate_line(plan.estimate)), highlight=False, soft_wrap=True)
         for version, why in plan.not_testable.items():
             self.out.print(f"[yellow]not tested[/yellow] {escape(plan.package)} {escape(version)}: {escape(why)}",
                            highlight=False, soft_wrap=True)
@@ -59,3 +60,16 @@ class WatchProgress(WatchObserver):
         what = f"{step.good} → {step.bad}" if step.number == 0 else step.point
         self.out.print(f"bisect step {step.number} {escape(what)}: {step.verdict} {escape(ratio_cell(step.vs_good))}",
                        highlight=False, soft_wrap=True)
+
+
+def watch_estimate_line(est: PassEstimate) -> str:
+    """The dry run's time in words: the total, what it is made of, and how the machine's load stretches it."""
+    kind = "counting (Valgrind) " if est.counting else ""
+    builds = f", {plural(est.envs_fresh, 'uv environment')} to build first ({fmt_duration(est.env_s)})" \
+        if est.envs_fresh else ""
+    line = (f"estimated time: {fmt_duration(est.seconds)} for {plural(est.releases, 'release')} at the first look "
+            f"({plural(est.processes, kind + 'worker process')}{builds}; from measured costs, as `run --dry-run`)")
+    if est.load_factor > 1.0 and est.load_average is not None:
+        line += (f"; the machine is busy (load {est.load_average:.1f}): processes counted {est.load_factor:.1f}x as "
+                 f"long as idle, which would take {fmt_duration(est.idle_s)}")
+    return line + "; a regression's bisect and explain come on top"

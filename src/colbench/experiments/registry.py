@@ -41,8 +41,17 @@ def all_suites() -> dict[str, Suite]:
 
 
 def experiment_tables(summaries: Sequence[CaseSummary], run: Run) -> list[Table]:
-    """Each experiment's table, for the experiments these results cover."""
-    return [t for t in (e.build_table(summaries, run) for e in EXPERIMENTS) if t is not None]
+    """Each experiment's table, for the experiments the run is of: it ran one of the experiment's suites, or `quick`
+    (a small run of every experiment). A run of a benchmark (a comparison of two releases, a bisect's step) whose
+    cases happen to be an experiment's gets no reference tables it did not ask for."""
+    return [t for t in (e.build_table(summaries, run) for e in experiments_of(run)) if t is not None]
+
+
+def experiments_of(run: Run) -> list[Experiment]:
+    targets = set(run.config.targets)
+    if QUICK.name in targets:
+        return list(EXPERIMENTS)
+    return [e for e in EXPERIMENTS if any(suite.name in targets for suite in e.suites)]
 
 
 def plot_specs() -> tuple[PlotSpec, ...]:

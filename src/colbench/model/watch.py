@@ -23,8 +23,12 @@ Json = dict[str, Any]
 #: a release's verdict: the first one of a watch is its `baseline`; `error` when it could not be measured
 ReleaseVerdict = Literal["baseline", "regression", "improvement", "no change", "inconclusive", "error"]
 VERDICTS: tuple[str, ...] = ("baseline", "regression", "improvement", "no change", "inconclusive", "error")
-#: verdicts of releases that worked: a later release is compared with the newest of these
+#: verdicts of releases that worked (installed, imported, ran): a later release is compared with the newest of these
+#: that is not pending (`WatchedRelease.pending`)
 MEASURED: tuple[str, ...] = ("baseline", "regression", "improvement", "no change", "inconclusive")
+#: passes that measure an inconclusive release: each one after the first measures it afresh (a new run, against the
+#: last decided release); after the last it stands as measured and becomes a baseline, said in its notes
+INCONCLUSIVE_TRIES = 3
 
 
 class WatchTag(TypedDict):
@@ -163,6 +167,15 @@ class WatchedRelease:
     #: executions of this release's run that this pass ran, and those it found stored (a pass cut short)
     measured: int = 0
     reused: int = 0
+    #: passes that measured this release (an inconclusive one is measured again: INCONCLUSIVE_TRIES)
+    tries: int = 1
+
+    @property
+    def pending(self) -> bool:
+        """Inconclusive, with passes left to decide it: not a baseline yet, and the next pass measures it again.
+        (A release that stayed inconclusive would otherwise become the baseline of every later one, never
+        measured again: a change it hid would be hidden for good.)"""
+        return self.verdict == "inconclusive" and self.tries < INCONCLUSIVE_TRIES
 
     @property
     def regressed(self) -> list[CaseVerdict]:

@@ -180,7 +180,7 @@ def fmt_duration(seconds: float | None) -> str:
         return f"{seconds:.0f} s"
     minutes, secs = divmod(round(seconds), 60)
     if minutes < 60:
-        return f"{minutes} min {secs:02d} s" if minutes < 10 else f"{minutes} min"
+        return f"{minutes} min {secs:02d} s"  # the seconds stay past 10 minutes: an elapsed time must keep moving
     hours, minutes = divmod(minutes, 60)
     return f"{hours} h {minutes:02d} min"
 

@@ -28,7 +28,11 @@ def cell(s: CaseSummary | None) -> str:
         return "-"
     if not s.ok:
         return f"[red]{','.join(s.error_kinds)}[/red]"
-    return f"{fmt_seconds(median_s(s))} {spread(s)}"
+    median = median_s(s)
+    if median is None:  # counted, not timed (--measure instructions): one dash, not a time and a spread of nothing
+        return "-"
+    shown = spread(s)
+    return fmt_seconds(median) + (f" {shown}" if shown != "-" else "")
 
 
 def row_for(summaries: Sequence[CaseSummary], **params: Any) -> CaseSummary | None:

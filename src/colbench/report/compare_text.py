@@ -57,6 +57,12 @@ def format_metric(c: CaseComparison) -> str:
     return c.metric
 
 
+def _value(c: CaseComparison, value: float) -> str:
+    """A side's median as the verdict compared it: a CPU time says so, beside results tables of wall time."""
+    shown = format_value(value, c.metric)
+    return f"{shown} CPU" if c.metric == "time" and c.basis == "cpu" and shown != "-" else shown
+
+
 def _n(c: CaseComparison) -> str:
     """Blocks or processes a side, and the test: '12 blocks, rank', '3/3, t 4 df'."""
     counted = f"{c.n_blocks} blocks" if c.paired else f"{c.n_baseline}/{c.n_contender}"
@@ -96,8 +102,8 @@ def table_rows(comparisons: Sequence[CaseComparison]) -> list[tuple[str, ...]]:
         (
             c.label,
             format_metric(c),
-            format_value(c.baseline_median, c.metric),
-            format_value(c.contender_median, c.metric),
+            _value(c, c.baseline_median),
+            _value(c, c.contender_median),
             format_ratio(c),
             format_ci(c),
             _n(c),
@@ -139,8 +145,8 @@ def _md_table(comparisons: Sequence[CaseComparison], baseline_label: str, conten
         if c.verdict == Verdict.REGRESSION:
             marker = f"**{marker}**"
         lines.append(
-            f"| {md_text(c.label)} | {format_metric(c)} | {format_value(c.baseline_median, c.metric)} | "
-            f"{format_value(c.contender_median, c.metric)} | {format_ratio(c)} {format_ci(c)} | "
+            f"| {md_text(c.label)} | {format_metric(c)} | {_value(c, c.baseline_median)} | "
+            f"{_value(c, c.contender_median)} | {format_ratio(c)} {format_ci(c)} | "
             f"{format_mde(c)} | {marker}: {md_text(c.reason)} |"
         )
     return lines

@@ -8,8 +8,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from colbench.model.watch import CaseVerdict, WatchedRelease
-from colbench.redact import redact
+from colbench.redact import clip, redact
 from colbench.render.fmt import md_text
+from colbench.render.frames import short_function
 from colbench.words import plural
 
 #: verdicts worth telling someone about (a release that is no different is in the history, not in an alert)
@@ -33,6 +34,8 @@ def release_line(release: WatchedRelease) -> str:
     head = f"{release.package} {release.version}{against}: {release.verdict}"
     if release.verdict == "error":
         return f"{head} ({release.cause})"
+    if release.pending:
+        head += " (pending: the next pass measures it again)"
     shown = release.regressed or [c for c in release.cases if c.verdict not in ("no change", "error")]
     details = ", ".join(f"{c.label}: {ratio_text(c)} {c.metric}" for c in shown[:3])
     more = f" … {len(shown) - 3} more" if len(shown) > 3 else ""
@@ -129,8 +132,8 @@ def slack_text(releases: Sequence[WatchedRelease]) -> str:
             line += f"; first bad: {release.first_bad}"
         top = next((c.explained.functions[0] for c in release.regressed
                     if c.explained is not None and c.explained.functions), None)
-        if top is not None:
-            line += f"; grew most: {top.function} ({top.library}, {top.delta:+,.0f})"
+        if top is not None:  # a C++ signature runs to hundreds of characters: its name only, as the flame graph shows
+            line += f"; grew most: {clip(short_function(top.function), 80)} ({top.library}, {top.delta:+,.0f})"
         lines.append(f"• {line}")
     return "\n".join(lines)
 

@@ -25,9 +25,11 @@ a suite takes").
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import statistics
+import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -208,7 +210,7 @@ def _counting(results: Sequence[Result]) -> dict[str, float]:
         counted = (result.measure or {}).get("instructions") or {}
         process = counted.get("process") if isinstance(counted, Mapping) else None
         if isinstance(process, Mapping) and process.get("spawn_to_result_s"):
-            spans[result.case_id].append(float(process["spawn_to_result_s"]) / _load_then(result))
+            spans[result.case_id].append(float(process["spawn_to_result_s"]) / _load_then(result, process))
     return {case: statistics.median(values) for case, values in spans.items()}
 
 
@@ -424,12 +426,63 @@ def load_factor(load_average: float | None = None, cpus: int | None = None) -> f
     return max(1.0, (load_average + 1.0) / cpus) ** LOAD_EXPONENT
 
 
-def _load_then(result: Result) -> float:
-    """The load factor when `result` was measured (from the machine record of its run's start; 1 when unknown):
-    history is kept as what the processes would have taken on an idle machine."""
+#: how long the probe of the CPU share a new process gets right now spins (once a command)
+PROBE_S = 0.3
+
+
+@functools.cache
+def measured_share(probe_s: float = PROBE_S) -> float:
+    """The share of a CPU a new single-threaded process gets right now, measured: a busy loop of `probe_s` seconds,
+    its thread's CPU time over the wall time it took (1.0: a CPU is free). Under load this is what a worker gets:
+    on the 2-core reference VM at load 13 counting processes took 7-9x their idle time, where the load average's
+    formula (`load_factor`) said 3.1x."""
+    started, cpu = time.perf_counter(), time.thread_time()
+    while time.perf_counter() - started < probe_s:
+        pass
+    return min(1.0, (time.thread_time() - cpu) / max(time.perf_counter() - started, 1e-9))
+
+
+def current_load_factor(load_average: float | None = None) -> float:
+    """How much longer a process takes now than on an idle machine: the measured share of a CPU (`measured_share`),
+    never less than the load average's formula says (a probe of 0.3 s may catch a quiet moment)."""
+    share = measured_share()
+    return max(1.0 / max(share, 0.02), load_factor(load_average))
+
+
+def _load_then(result: Result, process: Mapping[str, Any] | None = None) -> float:
+    """The load factor when `result`'s process ran: measured, where its record has the child's CPU time (its wall
+    time over its CPU time: the share of a CPU it got, as `measured_share` measures the share now), else from the
+    load average its run's machine record holds (1 when unknown). History is kept as what the processes would have
+    taken on an idle machine, so that it and the factor of the moment stretch alike."""
+    process = result.process if process is None else process
+    wall, cpu = process.get("spawn_to_result_s"), (process.get("child_user_s") or 0) + (process.get("child_sys_s") or 0)
+    if wall and cpu > 0 and result.params.get("cache") != "cold":  # a cold read waits on the disk, not for a CPU
+        return max(1.0, float(wall) / float(cpu))
     machine = result.machine or {}
     loads = machine.get("load_average") or []
     if not loads:
         return 1.0
     cpus = machine.get("cpu_threads") or len(machine.get("cpus_allowed") or []) or None
     return load_factor(float(loads[0]), cpus)
+
+
+def profile_process_s(results: Sequence[Result], case_id: str, fallback: Costs | None = None,
+                      ) -> tuple[float | None, str]:
+    """What re-running one case under callgrind (explain's fresh profile: a worker under Valgrind) takes on an idle
+    machine, and from what: the case's own counting processes in `results`, else its plain processes times the
+    Valgrind factor measured over `results`, else `fallback`'s (the reference model's) factor; (None, "") unknown."""
+    ok = [r for r in results if r.ok]
+    counted = _counting([r for r in ok if r.case_id == case_id])
+    if case_id in counted:
+        return counted[case_id], "its counting processes"
+    plain = _plain_spans([r for r in ok if r.case_id == case_id]).get(case_id)
+    if not plain:
+        return None, ""
+    counting, spans = _counting(ok), _plain_spans(ok)
+    factors = [seconds / statistics.median(spans[case]) for case, seconds in counting.items() if spans.get(case)]
+    if factors:
+        return statistics.median(plain) * statistics.median(factors), "its processes × the Valgrind factor here"
+    reference = fallback if fallback is not None else reference_costs()
+    if reference.valgrind_factor > 0:
+        return statistics.median(plain) * reference.valgrind_factor, "its processes × the reference Valgrind factor"
+    return None, ""

@@ -8,7 +8,7 @@ import os
 import random
 import secrets
 import subprocess
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -180,10 +180,17 @@ def config_from_run(run: Run) -> RunConfig:
                    run_name=run.name, commit=run.commit)
 
 
+def _not_failing(executions: Sequence[Execution], failing: set[tuple[str, str]]) -> Iterator[Execution]:
+    """The executions whose case has not failed in their environment (read as the loop goes: the set grows)."""
+    return (e for e in executions if (e.case.case_id, e.env.name) not in failing)
+
+
 def execute_run(store: Store, run: Run, plan: Plan, envs: Sequence[EnvChoice], config: RunConfig,
                 observer: RunObserver | None = None,
-                only_cases: Callable[[PlannedCase], bool] | None = None) -> Run:
+                only_cases: Callable[[PlannedCase], bool] | None = None, *, stop_failing: bool = False) -> Run:
     """Run every execution of the plan that the store does not have yet; returns the finished run record.
+    `stop_failing`: once a case fails in an environment, its other executions there are left out (a bisect's
+    point that cannot read the file fails every process the same way: more are minutes of Valgrind for nothing).
 
     SIGINT or SIGTERM ends it: the running worker's process group is killed, the run is stored as
     `interrupted`, and `Interrupted` (with a line for the user in its detail) propagates."""
@@ -204,7 +211,8 @@ def execute_run(store: Store, run: Run, plan: Plan, envs: Sequence[EnvChoice], c
             inputs = prepare_inputs(plan.cases)
             executions = _missing_executions(store, run, plan, envs, config, processes, only_cases)
             observer.start(run, len(dict.fromkeys(e.case.case_id for e in executions)), len(executions))
-            for execution in executions:
+            failing: set[tuple[str, str]] = set()  # (case, environment) failed, with stop_failing
+            for execution in _not_failing(executions, failing):
                 case = execution.case
                 if case.case_id != current:
                     if current is not None:
@@ -220,6 +228,7 @@ def execute_run(store: Store, run: Run, plan: Plan, envs: Sequence[EnvChoice], c
                     stored += 1
                 by_case[current].append(result)
                 observer.execution_done(execution, result)
+                failing |= {(case.case_id, execution.env.name)} if stop_failing and not result.ok else set()
                 if config.profile and result.ok:
                     _keep_profile(store, run, execution, inputs[case.case_id], warmup, config, toolchain, observer)
                 if tracer is not None and result.ok:

@@ -65,7 +65,8 @@ class Look:
     blocks_added: int
     #: blocks per case once this look's data were in
     blocks: int = 0
-    #: on the last look: why no more followed ("decided", "budget", "looks", or "fixed": one look was asked for)
+    #: on the last look: why no more followed ("decided", "budget", "looks", "fixed": one look was asked for, or
+    #: "none": not one case had results on both sides to compare, so nothing was decided)
     ended: str | None = None
 
 
@@ -77,7 +78,9 @@ class SessionResult:
     notes: list[str]
     looks: list[Look]
     elapsed_s: float
-    stopped: str  # "decided", "budget", "looks", "fixed" (one look of the planned blocks: --no-until-decided)
+    #: "decided", "budget", "looks", "fixed" (one look of the planned blocks: --no-until-decided), or "none" (no case
+    #: had results on both sides: nothing to compare, which is not "every comparison decided")
+    stopped: str
 
     @property
     def inconclusive(self) -> list[CaseComparison]:
@@ -212,7 +215,7 @@ def run_until_decided(
         looks.append(Look(len(looks) + 1, clock() - started, seq.fraction, seq.spent_alphas[-1],
                           len(seq.pending), next_look.blocks, blocks))
     if not seq.pending:
-        stopped = "decided"
+        stopped = "decided" if results else "none"
     looks[-1] = dataclasses.replace(looks[-1], ended=stopped)
     if on_look:
         on_look(looks[-1], None)
