@@ -31,7 +31,9 @@ from colbench.app.notify import Delivery, deliver, new_alert, webhook_url
 from colbench.app.run import RunObserver
 from colbench.model.metrics import Measure
 from colbench.model.watch import WatchedRelease, WatchHolder
+from colbench.processes import deadline_at
 from colbench.redact import redact
+from colbench.render.fmt import fmt_duration
 from colbench.runtimes.releases import Release, ReleaseError, check_package_name, listed_releases, newer_releases
 from colbench.words import plural
 
@@ -301,26 +303,43 @@ def _watch_package(m: Measuring, plan: PackagePlan, observer: WatchObserver, dea
 
     done = PackagePass(plan)
     baseline = plan.baseline
+    cost: float | None = None  # what measuring one release took in this pass: the next is started only if it fits
     for version in plan.candidates:
         if baseline is None:  # the only release there is: the start of the timeline, nothing to compare with
             release = release_record(m, version, "baseline")
-        elif clock() >= deadline:
-            done.stopped = f"the budget ended before {version}: the next pass goes on from there"
+        elif (unaffordable := _budget_stop(version, deadline - clock(), cost)) is not None:
+            done.stopped = unaffordable
             break
         else:
             observer.measuring(plan.package, baseline, version)
+            began = clock()
             try:
-                release = measure_release(m, baseline, version, _between(plan, baseline, version),
-                                          deadline - clock())
+                # every process the release starts (uv, the import check, git) ends by the budget's end too
+                with deadline_at(time.monotonic() + deadline - began):
+                    release = measure_release(m, baseline, version, _between(plan, baseline, version),
+                                              deadline - began)
             except BaselineGone as exc:
                 done.stopped = f"{exc}; the next pass tries again"
                 break
+            if release.run_id is not None:
+                cost = max(cost or 0.0, clock() - began)
             if plan.first_pass and not done.releases:  # the start of the timeline, whatever the first release was
                 _record(m.store, release_record(m, baseline, "baseline", run_id=release.run_id), done, observer)
         _record(m.store, release, done, observer)
         baseline = version if release.worked else baseline
         claim()
     return done
+
+
+def _budget_stop(version: str, left_s: float, cost_s: float | None) -> str | None:
+    """Why `version` is not started (a budget is a promise: no release begun that its measured cost says cannot
+    end in time), or None to start it."""
+    if left_s <= 0:
+        return f"the budget ended before {version}: the next pass goes on from there"
+    if cost_s is not None and cost_s > left_s:
+        return (f"the budget's {fmt_duration(left_s)} left cannot pay for {version} (a release took "
+                f"{fmt_duration(cost_s)} in this pass): the next pass goes on from there")
+    return None
 
 
 def _between(plan: PackagePlan, baseline: str, version: str) -> list[str]:
