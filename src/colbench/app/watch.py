@@ -109,6 +109,8 @@ class PackagePlan:
     listed: tuple[str, ...] = ()
     #: the dry run's estimate: seconds of measuring (None: not estimated), and environments to build
     estimate_s: float | None = None
+    #: what the index listing said (entries of its page skipped, and why)
+    notes: tuple[str, ...] = ()
 
 
 @dataclass
@@ -240,8 +242,9 @@ def _first_start(request: WatchRequest, eligible: list[Release], releases: list[
 def plan_package(store: Store, request: WatchRequest, package: str, measure: Measure,
                  machine_id: str) -> PackagePlan:
     """Ask the index (the only network call of a pass with nothing new) and the store what is new."""
+    notes: list[str] = []
     try:
-        index, releases = listed_releases(package, request.index, deadline_s=request.net_deadline_s)
+        index, releases = listed_releases(package, request.index, deadline_s=request.net_deadline_s, notes=notes)
     except ReleaseError as exc:
         raise UsageError(f"{exc}; the next pass asks again") from None
     from colbench.store.queries import WatchQuery
@@ -254,13 +257,21 @@ def plan_package(store: Store, request: WatchRequest, package: str, measure: Mea
              if Version(r.version) not in done]
     if not worked and not fresh:
         raise UsageError(f"--package {package}: {redact(index)} lists no release to watch"
-                         + ("" if request.pre else " (pre-releases need --pre)"))
+                         + _why_none(releases, request.pre))
     baseline = worked[-1] if worked else None
     if not worked:
         baseline, fresh = _first_start(request, [r for r in fresh if not r.skip], releases, package)
     return PackagePlan(package, key, redact(index), baseline, tuple(r.version for r in fresh if not r.skip),
                        {r.version: r.skip for r in fresh if r.skip}, first_pass=not worked, watched=tuple(watched),
-                       listed=tuple(r.version for r in newer_releases(releases, None, pre=request.pre)))
+                       listed=tuple(r.version for r in newer_releases(releases, None, pre=request.pre)),
+                       notes=tuple(f"{package}: {redact(note)}" for note in notes))
+
+
+def _why_none(releases: Sequence[Release], pre: bool) -> str:
+    """Why an index that lists a package has no release of it to watch."""
+    if releases and all(r.skip == "yanked" for r in releases):
+        return f" (every one of its {plural(len(releases), 'release')} is yanked)"
+    return "" if pre else " (pre-releases need --pre)"
 
 
 def estimate_plan(request: WatchRequest, plan: PackagePlan, measure: Measure) -> PackagePlan:
@@ -401,11 +412,12 @@ def run_watch(store: Store, request: WatchRequest, observer: WatchObserver | Non
         notes = ["no time estimated: the releases are measured in instruction counts, under Valgrind, whose "
                  "slowdown the estimate does not model (--measure wall is estimated)"] if "instructions" in measure \
             else []
-        return WatchOutcome([PackagePass(p) for p in plans], measure, clock() - started, dry_run=True, notes=notes)
+        return WatchOutcome([PackagePass(p) for p in plans], measure, clock() - started, dry_run=True,
+                            notes=[*(n for p in plans for n in p.notes), *notes])
     deadline = started + request.budget_s
     passes = [pass_package(store, request, plan, config, machine, observer, deadline, clock) if plan.candidates
               else PackagePass(plan) for plan in plans]
-    outcome = WatchOutcome(passes, measure)
+    outcome = WatchOutcome(passes, measure, notes=[n for p in plans for n in p.notes])
     outcome.markdown = markdown_summary(outcome.releases, unchanged=[_quiet_line(p) for p in passes
                                                                      if not p.releases])
     outcome.notes += _publish(store, request, outcome)
