@@ -292,6 +292,49 @@ def remove(path: Path, *, within: Path, own_temp: bool = False, root: Path | Non
     return freed
 
 
+# ------------------------------------------------------------------------------------ files the user names
+
+
+def check_output_file(path: Path, what: str) -> Path:
+    """A file the user named for colbench to write or append to (`export -o`, `store copy`'s destination, `watch
+    --summary`), checked for what it is before any work starts: an existing regular file (a link to one is the
+    user's choice), or a new name in an existing directory. Never a directory, a FIFO (writing to one waits for a
+    reader: forever under cron), a socket or a device; a one-line UnsafePath says which."""
+    path = Path(path)
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        if os.path.lexists(path):
+            raise UnsafePath(f"{what} {path}: a symlink to nothing ({os.readlink(path)}); name a file") from None
+        if not path.parent.is_dir():
+            raise UnsafePath(f"{what} {path}: no directory {path.parent} to write it in") from None
+        return path
+    except OSError as exc:
+        raise UnsafePath(f"{what} {path}: cannot look at it ({exc.strerror or exc})") from None
+    if stat.S_ISREG(mode):
+        return path
+    kind = ("a directory; give a file name in it" if stat.S_ISDIR(mode) else
+            "a FIFO (a named pipe): colbench would wait for a reader" if stat.S_ISFIFO(mode) else
+            "a socket" if stat.S_ISSOCK(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else
+            "not a regular file")
+    raise UnsafePath(f"{what} {path}: is {kind}; name a regular file or a new one")
+
+
+def append_output(path: Path, text: str, what: str) -> None:
+    """Append `text` to a file the user named, checked again as it is opened (O_NONBLOCK: a FIFO swapped in since
+    `check_output_file` fails at once instead of blocking; fstat: only a regular file is written)."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags, 0o644)
+    except OSError as exc:
+        raise UnsafePath(f"{what} {path}: cannot open it for writing ({exc.strerror or exc})") from None
+    with os.fdopen(fd, "ab") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise UnsafePath(f"{what} {path}: is not a regular file; name a regular file or a new one")
+        os.set_blocking(fd, True)
+        handle.write(text.encode("utf-8"))
+
+
 def tree_size(path: Path) -> int:
     """Bytes of the regular files under `path`, symlinks not followed."""
     total = 0
