@@ -30,13 +30,14 @@ class LineSource(Protocol):
 def bounded_lines(stream: LineSource, name: str, fail: Callable[[str], Exception], *,
                   max_bytes: int = MAX_PROFILE_BYTES, max_line: int = MAX_LINE_BYTES) -> Iterator[str]:
     """The lines (newline kept, UTF-8 with bad bytes replaced) of a binary stream, refused with `fail(message)`
-    at a line past `max_line` bytes or a total past `max_bytes`; a damaged compressed stream is `fail` too."""
+    at a line past `max_line` bytes or a total past `max_bytes`; a damaged gzip stream is `fail` too (a pipe's
+    failure, zstd's, is its caller's to read from the exit status)."""
     total = 0
     while True:
         try:
             raw = stream.readline(max_line + 1)
         except (OSError, EOFError, zlib.error) as exc:
-            raise fail(f"{name} is damaged or cut short ({exc})") from None
+            raise fail(f"{name} is not a complete gzip file ({exc})") from None
         if not raw:
             return
         total += len(raw)
