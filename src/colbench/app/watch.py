@@ -239,7 +239,7 @@ def _first_start(request: WatchRequest, eligible: list[Release], releases: list[
     return baseline, [r for r in eligible if Version(r.version) > since]
 
 
-def plan_package(store: Store, request: WatchRequest, package: str, measure: Measure,
+def plan_package(store: Store | None, request: WatchRequest, package: str, measure: Measure,
                  machine_id: str) -> PackagePlan:
     """Ask the index (the only network call of a pass with nothing new) and the store what is new."""
     notes: list[str] = []
@@ -250,7 +250,7 @@ def plan_package(store: Store, request: WatchRequest, package: str, measure: Mea
     from colbench.store.queries import WatchQuery
 
     key = watch_id(request, package, measure, machine_id)
-    watched = _by_version(store.watched(WatchQuery(watch_id=key)))
+    watched = _by_version(store.watched(WatchQuery(watch_id=key))) if store is not None else []
     worked = [r.version for r in watched if r.worked]
     done = {Version(r.version) for r in watched}
     fresh = [r for r in newer_releases(releases, worked[-1] if worked else None, pre=request.pre)
@@ -389,10 +389,11 @@ def pass_package(store: Store, request: WatchRequest, plan: PackagePlan, config:
         store.release_watch(plan.watch_id, holder)
 
 
-def run_watch(store: Store, request: WatchRequest, observer: WatchObserver | None = None,
+def run_watch(store: Store | None, request: WatchRequest, observer: WatchObserver | None = None,
               clock: Callable[[], float] = time.monotonic) -> WatchOutcome:
     """One pass (see the module docstring). Bad input and an index that cannot be read are a UsageError before
-    anything is measured; a release that cannot be measured is an error row and the pass goes on."""
+    anything is measured; a release that cannot be measured is an error row and the pass goes on. A dry run
+    (`request.dry_run`) only reads `store` (None: no store yet) and writes nothing."""
     from colbench.machine.facts import machine_info
     from colbench.report.watch_text import markdown_summary
 
@@ -414,6 +415,8 @@ def run_watch(store: Store, request: WatchRequest, observer: WatchObserver | Non
             else []
         return WatchOutcome([PackagePass(p) for p in plans], measure, clock() - started, dry_run=True,
                             notes=[*(n for p in plans for n in p.notes), *notes])
+    if store is None:
+        raise UsageError("a pass that measures needs a store to write to")
     deadline = started + request.budget_s
     passes = [pass_package(store, request, plan, config, machine, observer, deadline, clock) if plan.candidates
               else PackagePass(plan) for plan in plans]

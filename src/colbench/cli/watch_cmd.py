@@ -99,7 +99,12 @@ def watch(
         dry_run=dry_run, net_deadline_s=net_deadline(deadline))
     if summary is not None:  # a directory, a FIFO or a device: refused before the pass measures anything
         check_output_file(summary, "--summary")
-    outcome = run_watch(_store(store), request, WatchProgress(fmt))
+    if dry_run:  # reads the store as it is (or none): no new file, no schema upgrade
+        from colbench.app.stores import store_to_plan
+
+        outcome = run_watch(store_to_plan(store), request, WatchProgress(fmt))
+    else:
+        outcome = run_watch(_store(store), request, WatchProgress(fmt))
     _print(outcome, fmt)
     if summary is not None and outcome.markdown:
         append_output(summary, outcome.markdown, "--summary")

@@ -186,7 +186,8 @@ class _Anchors(HTMLParser):
             self._attrs = None
 
 
-#: the longest file name an index entry may have (PyPI's own limit is far below); longer ones are skipped
+#: the longest file name an index entry may have: no file system holds a longer one (a 5,000-digit version is skipped
+#: here, before Python parses it)
 MAX_FILENAME = 255
 
 
