@@ -134,17 +134,25 @@ class HostileIndex:
                 else:
                     self.send_error(404)
 
-            def _file(self, name: str) -> None:
+            def do_HEAD(self) -> None:  # noqa: N802 - uv asks for a file's size (range requests) first
+                if not index._authorized(self.headers.get("Authorization", "")):
+                    self.send_response(401)
+                    self.end_headers()
+                    return
+                self._file(self.path.removeprefix("/files/"), body=False)
+
+            def _file(self, name: str, body: bool = True) -> None:
                 path = index.folder / Path(name).name
                 if not path.is_file():
                     self.send_error(404)
                     return
-                body = path.read_bytes()
+                data = path.read_bytes()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/octet-stream")
-                self.send_header("Content-Length", str(len(body)))
+                self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
-                self.wfile.write(body)
+                if body:
+                    self.wfile.write(data)
 
             def _page(self, project: str) -> None:
                 agent = (self.headers.get("User-Agent") or "?").split("/")[0].split()[0].lower()

@@ -77,6 +77,16 @@ def test_the_enclosing_budget_bounds_a_process_sooner_than_its_own_deadline(tmp_
     assert caught.value.by_budget and "the budget's end" in str(caught.value)
 
 
+def test_a_check_with_its_own_deadline_only_gets_it_whole_once_started() -> None:
+    started = time.monotonic()
+    with deadline_at(time.monotonic() + 0.5):
+        done = run_bounded([sys.executable, "-c", "import time; time.sleep(1.5)"], timeout_s=30, what="check",
+                           own_deadline_only=True)
+    assert done.returncode == 0 and time.monotonic() - started >= 1.5
+    with deadline_at(time.monotonic() - 1), pytest.raises(ProcessTimeout):  # the budget over: it never starts
+        run_bounded([sys.executable, "-c", "pass"], timeout_s=30, what="check", own_deadline_only=True)
+
+
 def test_nested_budgets_keep_the_nearer_end_and_a_spent_one_starts_nothing(tmp_path: Path) -> None:
     now = time.monotonic()
     with deadline_at(now + 100):

@@ -77,14 +77,21 @@ def kill_group(pid: int) -> None:
 
 def run_bounded(argv: Sequence[str], *, timeout_s: float | None, what: str, cwd: Path | str | None = None,
                 env: Mapping[str, str] | None = None, stdin: str | None = None,
-                capture: bool = True, check: bool = False) -> subprocess.CompletedProcess[str]:
+                capture: bool = True, check: bool = False,
+                own_deadline_only: bool = False) -> subprocess.CompletedProcess[str]:
     """`subprocess.run(argv)` as text, bounded: in a new session (its own process group), its output captured
     (`capture=False`: inherited, for a script whose progress the user watches), waited for at most the nearer of
     `timeout_s` and the enclosing `deadline_at`. Past that, or on any exception while waiting (Ctrl-C: the group
     is out of the terminal's reach), the whole group is killed and `ProcessTimeout` (a subprocess.TimeoutExpired)
     raised. `check=True` raises subprocess.CalledProcessError on a non-zero exit, as subprocess.run does.
-    `OSError` (no such program) propagates as from subprocess.run."""
+    `OSError` (no such program) propagates as from subprocess.run.
+
+    `own_deadline_only`: a short check whose verdict must not depend on when the budget ends (an import check
+    cut by the budget would call a sound release broken): it gets `timeout_s` whole, the budget decides only
+    whether it starts (none once the budget has ended)."""
     timeout, by_budget = effective_timeout(timeout_s)
+    if own_deadline_only and timeout is not None and timeout > 0:
+        timeout, by_budget = timeout_s, False
     if timeout is not None and timeout <= 0:
         raise ProcessTimeout(argv, 0.0, what, by_budget)
     pipe = subprocess.PIPE if capture else None
