@@ -177,8 +177,13 @@ class HostileIndex:
             def log_message(self, *args: Any) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
+        class Server(ThreadingHTTPServer):
+            daemon_threads = True
+
+            def handle_error(self, request: Any, client_address: Any) -> None:
+                pass  # a client that gave up on a slow page (uv at its deadline): its broken pipe is the point
+
+        self.server = Server(("127.0.0.1", 0), Handler)
         port = self.server.server_address[1]
         self.bare_url = f"http://127.0.0.1:{port}/simple"
         self.url = (f"http://{login[0]}:{login[1]}@127.0.0.1:{port}/simple" if login else self.bare_url)

@@ -5,7 +5,8 @@ each time), and a user-written benchmark, `watchprobe-crc`, that times its `work
 A release built with `extra` bytes also runs zlib's Adler-32 over that many bytes per call, so it costs a few
 percent more instructions, all of them in one native function (`adler32_z` in libz) that `explain` can name. A
 release of kind "raises" fails every call; "corrupt" is not a zip and cannot install; "hangs" never finishes its
-import (and starts a child that hangs too); "segfaults" crashes on import.
+import (and starts a child that hangs too); "segfaults" crashes on import; "slow" sleeps 5 ms a call (a
+regression no noise hides, in wall time).
 """
 
 from __future__ import annotations
@@ -87,7 +88,8 @@ def build_wheel(directory: Path, version: str, extra: int = 0, kind: str = "ok")
     if kind == "corrupt":
         part.write_bytes(b"this is not a zip file\n")
         return part.replace(path)
-    body = 'raise RuntimeError("watchprobe %s is broken on purpose" % __version__)' if kind == "raises" else "pass"
+    body = {"raises": 'raise RuntimeError("watchprobe %s is broken on purpose" % __version__)',
+            "slow": "import time; time.sleep(0.005)"}.get(kind, "pass")
     on_import = ON_IMPORT.get(kind, "")
     info = f"{NAME}-{version}.dist-info"
     files = {
