@@ -183,3 +183,19 @@ def test_bisect_over_a_release_that_segfaults_on_import_skips_it_with_the_cause(
     text = found.stdout + found.stderr
     assert "1.1.0" in text and "killed by SIGSEGV (a crash)" in text, text[-3000:]
     assert os.environ.get("COLBENCH_HOME") != str(home)
+
+
+def test_a_sweep_dry_run_asks_the_index_and_plans_every_environment(serve, wheels, tmp_path, site):
+    """Issue 48: `run --versions 'pkg>=X' --dry-run` never asked the index and planned no environment. It lists
+    the range from the index as the run would, counts its environments, and writes nothing."""
+    for version in ("0.9.0", "1.0.0", "1.1.0"):
+        build_wheel(wheels, version)
+    index = serve()
+    home = tmp_path / "home"
+    planned = colbench("run", BENCHMARK, "--versions", f"{NAME}>=1.0", "--dry-run", *CHEAP[:6], home=home,
+                       timeout=300, env={"PYTHONPATH": str(site), "UV_INDEX_URL": index.url, "UV_NO_CONFIG": "1"})
+    assert planned.returncode == 0, planned.stdout + planned.stderr
+    assert index.requests.get("colbench", 0) >= 1, index.requests
+    assert "sweep over 2 releases: 1.0.0, 1.1.0" in planned.stdout, planned.stdout
+    assert "× 2 environments" in planned.stdout
+    assert not home.exists() or not any(home.rglob("*.duckdb"))
