@@ -41,7 +41,7 @@ def test_what_a_named_output_is_is_checked(tmp_path: Path, fifo: Path) -> None:
     with socket.socket(socket.AF_UNIX) as sock:
         sock.bind(str(tmp_path / "sock"))
         cases = {fifo: "a FIFO", tmp_path: "a directory", Path("/dev/null"): "a device",
-                 tmp_path / "sock": "a socket", tmp_path / "no" / "such.md": "no directory"}
+                 tmp_path / "sock": "a socket", tmp_path / "no" / "such.md": "cannot write it"}
         dangling = tmp_path / "dangling"
         dangling.symlink_to(tmp_path / "nowhere")
         cases[dangling] = "a symlink to nothing"

@@ -375,17 +375,20 @@ def check_output_file(path: Path, what: str) -> Path:
     path = Path(path)
     try:
         mode = os.stat(path).st_mode
+    except NotADirectoryError:
+        raise UnsafePath(f"{what} {path}: cannot write it: a part of its folder is a file, not a directory") from None
     except FileNotFoundError:
         if os.path.lexists(path):
             raise UnsafePath(f"{what} {path}: a symlink to nothing ({os.readlink(path)}); name a file") from None
         if not path.parent.is_dir():
-            raise UnsafePath(f"{what} {path}: no directory {path.parent} to write it in") from None
+            why = "is not a directory" if os.path.lexists(path.parent) else "does not exist"
+            raise UnsafePath(f"{what} {path}: cannot write it: {path.parent} {why}") from None
         return path
     except OSError as exc:
         raise UnsafePath(f"{what} {path}: cannot look at it ({exc.strerror or exc})") from None
     if stat.S_ISREG(mode):
         return path
-    kind = ("a directory; give a file name in it" if stat.S_ISDIR(mode) else
+    kind = ("a directory: give a file name in it" if stat.S_ISDIR(mode) else
             "a FIFO (a named pipe): colbench would wait for a reader" if stat.S_ISFIFO(mode) else
             "a socket" if stat.S_ISSOCK(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else
             "not a regular file")
