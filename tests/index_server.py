@@ -118,64 +118,7 @@ class HostileIndex:
         self.login, self.page_delay_s, self.delay_for = login, page_delay_s, delay_for
         self.yank_all, self.bad_entries = yank_all, bad_entries
         self.requests: dict[str, int] = {}
-        index = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 - http.server's name
-                if not index._authorized(self.headers.get("Authorization", "")):
-                    self.send_response(401)
-                    self.send_header("WWW-Authenticate", 'Basic realm="hostile"')
-                    self.end_headers()
-                    return
-                if self.path.startswith("/files/"):
-                    self._file(self.path.removeprefix("/files/"))
-                elif self.path.startswith("/simple/"):
-                    self._page(self.path.removeprefix("/simple/").strip("/"))
-                else:
-                    self.send_error(404)
-
-            def do_HEAD(self) -> None:  # noqa: N802 - uv asks for a file's size (range requests) first
-                if not index._authorized(self.headers.get("Authorization", "")):
-                    self.send_response(401)
-                    self.end_headers()
-                    return
-                self._file(self.path.removeprefix("/files/"), body=False)
-
-            def _file(self, name: str, body: bool = True) -> None:
-                path = index.folder / Path(name).name
-                if not path.is_file():
-                    self.send_error(404)
-                    return
-                data = path.read_bytes()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/octet-stream")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                if body:
-                    self.wfile.write(data)
-
-            def _page(self, project: str) -> None:
-                agent = (self.headers.get("User-Agent") or "?").split("/")[0].split()[0].lower()
-                index.requests[agent] = index.requests.get(agent, 0) + 1
-                if index.page_delay_s and (not index.delay_for or index.delay_for in agent):
-                    time.sleep(index.page_delay_s)
-                wheels = sorted(p.name for p in index.folder.glob("*.whl")
-                                if p.name.split("-")[0].replace("_", "-") == project)
-                if not wheels:
-                    self.send_error(404)
-                    return
-                if "json" in (self.headers.get("Accept") or ""):
-                    body, kind = json.dumps(index._json(project, wheels)).encode(), "application/vnd.pypi.simple.v1+json"
-                else:
-                    body, kind = index._html(wheels).encode(), "text/html"
-                self.send_response(200)
-                self.send_header("Content-Type", kind)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args: Any) -> None:
-                pass
+        handler = type("Handler", (_HostileHandler,), {"index": self})
 
         class Server(ThreadingHTTPServer):
             daemon_threads = True
@@ -183,7 +126,7 @@ class HostileIndex:
             def handle_error(self, request: Any, client_address: Any) -> None:
                 pass  # a client that gave up on a slow page (uv at its deadline): its broken pipe is the point
 
-        self.server = Server(("127.0.0.1", 0), Handler)
+        self.server = Server(("127.0.0.1", 0), handler)
         port = self.server.server_address[1]
         self.bare_url = f"http://127.0.0.1:{port}/simple"
         self.url = (f"http://{login[0]}:{login[1]}@127.0.0.1:{port}/simple" if login else self.bare_url)
@@ -227,3 +170,66 @@ class HostileIndex:
             yanked = ' data-yanked="withdrawn on purpose"' if self.yank_all else ""
             links.append(f'<a href="{entry["url"]}#sha256={entry["hashes"]["sha256"]}"{yanked}>{name}</a><br/>')
         return "<!DOCTYPE html><html><body>\n" + "\n".join(links) + "\n</body></html>\n"
+
+
+class _HostileHandler(BaseHTTPRequestHandler):
+    """HostileIndex's requests (its `index`, set on a subclass per server)."""
+
+    index: HostileIndex
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        if not self.index._authorized(self.headers.get("Authorization", "")):
+            self.send_response(401)
+            self.send_header("WWW-Authenticate", 'Basic realm="hostile"')
+            self.end_headers()
+            return
+        if self.path.startswith("/files/"):
+            self._file(self.path.removeprefix("/files/"))
+        elif self.path.startswith("/simple/"):
+            self._page(self.path.removeprefix("/simple/").strip("/"))
+        else:
+            self.send_error(404)
+
+    def do_HEAD(self) -> None:  # noqa: N802 - uv asks for a file's size (range requests) first
+        if not self.index._authorized(self.headers.get("Authorization", "")):
+            self.send_response(401)
+            self.end_headers()
+            return
+        self._file(self.path.removeprefix("/files/"), body=False)
+
+    def _file(self, name: str, body: bool = True) -> None:
+        path = self.index.folder / Path(name).name
+        if not path.is_file():
+            self.send_error(404)
+            return
+        data = path.read_bytes()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        if body:
+            self.wfile.write(data)
+
+    def _page(self, project: str) -> None:
+        agent = (self.headers.get("User-Agent") or "?").split("/")[0].split()[0].lower()
+        self.index.requests[agent] = self.index.requests.get(agent, 0) + 1
+        if self.index.page_delay_s and (not self.index.delay_for or self.index.delay_for in agent):
+            time.sleep(self.index.page_delay_s)
+        wheels = sorted(p.name for p in self.index.folder.glob("*.whl")
+                        if p.name.split("-")[0].replace("_", "-") == project)
+        if not wheels:
+            self.send_error(404)
+            return
+        if "json" in (self.headers.get("Accept") or ""):
+            body = json.dumps(self.index._json(project, wheels)).encode()
+            kind = "application/vnd.pypi.simple.v1+json"
+        else:
+            body, kind = self.index._html(wheels).encode(), "text/html"
+        self.send_response(200)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass

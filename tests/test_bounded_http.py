@@ -194,8 +194,8 @@ def test_a_download_ends_in_one_line_and_keeps_what_it_had(server: FaultServer, 
 def test_a_login_in_the_url_is_sent_as_basic_auth_and_named_nowhere(tmp_path: Path) -> None:
     """Issue 48: `--index`/`--notify` with `user:pass@` failed as "the name does not resolve": urllib took
     `user:pass@127.0.0.1` for a host name. The login goes as an Authorization header; no message holds it."""
-    from tests.index_server import HostileIndex
     from tests.app.watch_probe import build_wheel
+    from tests.index_server import HostileIndex
 
     build_wheel(tmp_path, "1.0.0")
     index = HostileIndex(tmp_path, login=("probe", "Pw-s3cret-x")).start()

@@ -120,9 +120,9 @@ def test_a_crash_is_named_with_its_signal() -> None:
 
 def test_a_streamed_process_is_killed_at_its_deadline() -> None:
     started = time.monotonic()
-    with pytest.raises(ProcessTimeout):
-        with streaming([sys.executable, "-c", "import time; print('x', flush=True); time.sleep(600)"],
-                       timeout_s=1.5, what="zstd") as proc:
-            assert proc.stdout is not None
-            assert proc.stdout.read() == b"x\n"  # ends when the group is killed
+    with pytest.raises(ProcessTimeout), streaming(
+            [sys.executable, "-c", "import time; print('x', flush=True); time.sleep(600)"], timeout_s=1.5,
+            what="zstd") as proc:
+        assert proc.stdout is not None
+        assert proc.stdout.read() == b"x\n"  # ends when the group is killed
     assert time.monotonic() - started < 10

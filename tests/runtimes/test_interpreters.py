@@ -154,7 +154,7 @@ def test_a_hung_interpreter_on_path_is_killed_with_what_it_started(tmp_path):
     while time.monotonic() < deadline:
         try:
             os.kill(child, 0)
-            state = open(f"/proc/{child}/stat").read().split(") ")[1][0]
+            state = Path(f"/proc/{child}/stat").read_text().split(") ")[1][0]
         except (ProcessLookupError, FileNotFoundError):
             break
         if state == "Z":
