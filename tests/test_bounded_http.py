@@ -189,3 +189,24 @@ def test_a_download_ends_in_one_line_and_keeps_what_it_had(server: FaultServer, 
     assert time.monotonic() - started < DEADLINE + 1 + SLACK
     if behaviour == "slow-body":
         assert (tmp_path / "f.csv.part").stat().st_size > 0  # what arrived is kept for the next try
+
+
+def test_a_login_in_the_url_is_sent_as_basic_auth_and_named_nowhere(tmp_path: Path) -> None:
+    """Issue 48: `--index`/`--notify` with `user:pass@` failed as "the name does not resolve": urllib took
+    `user:pass@127.0.0.1` for a host name. The login goes as an Authorization header; no message holds it."""
+    from tests.app.watch_probe import build_wheel
+    from tests.index_server import HostileIndex
+
+    build_wheel(tmp_path, "1.0.0")
+    index = HostileIndex(tmp_path, login=("probe", "Pw-s3cret-x")).start()
+    try:
+        answer = request(index.url + "/watchprobe/", deadline_s=10)
+        assert answer.status == 200 and b"watchprobe-1.0.0" in answer.body
+        refused = request(index.url.replace("Pw-s3cret-x", "wrong%40pass") + "/watchprobe/", deadline_s=10)
+        assert refused.status == 401
+        assert request(index.bare_url + "/watchprobe/", deadline_s=10).status == 401
+        with pytest.raises(NetError) as caught:  # a failure names the URL without its login
+            request(index.url + "/watchprobe/", deadline_s=10, content_types=("json",))
+        assert "Pw-s3cret-x" not in str(caught.value)
+    finally:
+        index.stop()

@@ -259,3 +259,43 @@ def test_an_explicit_root_outside_the_home_is_checked_from_itself(tmp_path, monk
     with pytest.raises(UnsafePath, match="outside"):
         write_text(root / "f", "x")  # without the root, a place outside the home is not colbench's
     assert not any(decoy.iterdir())
+
+
+def test_a_link_swapped_in_after_the_check_cannot_redirect_a_write_or_a_rename(tmp_path, monkeypatch):
+    """Issue 48's known limit: between the owned-path walk and the write, a folder swapped for a link to elsewhere
+    took the write there. colbench now writes, renames and deletes relative to a handle on the folder it checked
+    (`directory_handle`): the swap changes the path, not the folder written."""
+    from colbench.paths import atomic_path, move
+
+    home = tmp_path / "home"
+    monkeypatch.setenv("COLBENCH_HOME", str(home))
+    folder, outside = home / "out", tmp_path / "outside"
+    folder.mkdir(parents=True)
+    outside.mkdir()
+    with atomic_path(folder / "result.json") as tmp:
+        folder.rename(home / "moved")  # the swap, after the check and before the first byte
+        folder.symlink_to(outside, target_is_directory=True)
+        tmp.write_bytes(b"data")
+    assert list(outside.iterdir()) == []
+    assert (home / "moved" / "result.json").read_bytes() == b"data"
+
+    (home / "src").mkdir()
+    (home / "src" / "a").write_bytes(b"a")
+    folder.unlink()
+    folder.mkdir()
+    real = folder
+    import colbench.paths as paths
+
+    checked = paths.owned
+
+    def owned_then_swapped(path, what="directory", root=None):  # the swap lands right after each check
+        result = checked(path, what, root)
+        if Path(path) == real / "a" and not (home / "moved2").exists():
+            real.rename(home / "moved2")
+            real.symlink_to(outside, target_is_directory=True)
+        return result
+
+    monkeypatch.setattr(paths, "owned", owned_then_swapped)
+    with pytest.raises((UnsafePath, FileNotFoundError)):
+        move(home / "src" / "a", real / "a")
+    assert list(outside.iterdir()) == []

@@ -15,6 +15,7 @@ Standard library only (urllib, for proxies from the environment and cookies).
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import http.client
 import math
@@ -207,7 +208,10 @@ class _Redirects(urllib.request.HTTPRedirectHandler):
         if not same and not (self.policy == "https-anywhere" and urlsplit(target).scheme == "https"):
             raise NetError("redirect", f"{req.full_url} redirected (HTTP {code}) to {target}, another server: "
                                        "colbench does not follow that; give the URL you mean")
-        return super().redirect_request(req, fp, code, msg, headers, target)
+        follow = super().redirect_request(req, fp, code, msg, headers, target)
+        if follow is not None and not same:  # a login goes to the server it was given for, never on
+            follow.headers = {k: v for k, v in follow.headers.items() if k.lower() != "authorization"}
+        return follow
 
 
 def _opener(watch: _Watch, cookies: CookieJar | None, redirects: Redirects) -> urllib.request.OpenerDirector:
@@ -275,11 +279,12 @@ def request(url: str, *, method: str = "GET", data: bytes | None = None, headers
     seconds = deadline_s if deadline_s is not None else deadline_from_env()
     scheme = urlsplit(url).scheme
     if scheme not in ("http", "https"):
-        raise NetError("bad-url", f"{url}: colbench fetches http:// and https:// URLs only")
+        raise NetError("bad-url", f"{redact(url)}: colbench fetches http:// and https:// URLs only")
+    url, login = without_login(url)
     call = _Call(url, method, max_bytes, content_types, open_sink, progress, seconds_per_byte, _Watch(seconds))
     watch = call.watch
     try:
-        req = urllib.request.Request(url, data=data, method=method, headers=dict(headers or {}))
+        req = urllib.request.Request(url, data=data, method=method, headers={**login, **dict(headers or {})})
         try:
             response = _opener(watch, cookies, redirects).open(req, timeout=watch.remaining())
         except urllib.error.HTTPError as exc:
@@ -296,6 +301,19 @@ def request(url: str, *, method: str = "GET", data: bytes | None = None, headers
         raise _failure(url, exc, watch, call.got, call.total) from None
     finally:
         watch.close()
+
+
+def without_login(url: str) -> tuple[str, dict[str, str]]:
+    """A URL's `user:password@` taken out of it and made a Basic Authorization header (RFC 7617), as pip and uv
+    send it: urllib would take `user:password@host` for a host name. A private index or a webhook with its login
+    in the URL works, and no message names the password (the URL left has none)."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url, {}
+    userinfo, _, host = parts.netloc.rpartition("@")
+    user, _, password = userinfo.partition(":")
+    token = base64.b64encode(f"{urllib.parse.unquote(user)}:{urllib.parse.unquote(password)}".encode()).decode()
+    return parts._replace(netloc=host).geturl(), {"Authorization": f"Basic {token}"}
 
 
 @dataclass

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
 from colbench.paths import UnsafePath, expand_user
+from colbench.processes import run_bounded
 
 #: config that makes git run nothing a repository (or a user's config) names
 SAFE_CONFIG: tuple[tuple[str, str], ...] = (
@@ -33,6 +35,17 @@ def git_command(*args: str) -> list[str]:
     """`git` with the safe config and no pager, then `args`."""
     config = [item for key, value in SAFE_CONFIG for item in ("-c", f"{key}={value}")]
     return ["git", *config, "--no-pager", *args]
+
+
+#: a local git command answers in seconds; a clone or fetch over the network is given minutes, then stopped
+GIT_TIMEOUT_S = 600.0
+
+
+def run_git(*args: str, env: Mapping[str, str] | None = None, timeout_s: float = GIT_TIMEOUT_S,
+            what: str = "git") -> subprocess.CompletedProcess[str]:
+    """`git_command(*args)` run bounded (colbench.processes): output captured as text, its process group killed
+    past `timeout_s` (subprocess.TimeoutExpired, a one-line message); the exit status is the caller's to read."""
+    return run_bounded(git_command(*args), timeout_s=timeout_s, what=what, env=git_env() if env is None else env)
 
 
 def git_env(base: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -144,6 +144,21 @@ def _where(root: Path | None) -> str:
             f"{', $COLBENCH_DATA ' + str(data_dir()) if os.environ.get('COLBENCH_DATA') else ''})")
 
 
+def real_path(path: Path) -> Path:
+    """`path` with a handle's name (/proc/PID/fd/FD/…, as `through_handle` makes it) put back as the directory the
+    handle holds, so the checks below see where a temporary file really is; any other path as it is."""
+    prefix = f"/proc/{os.getpid()}/fd/"
+    text = str(path)
+    if not text.startswith(prefix):
+        return Path(path)
+    fd, _, rest = text[len(prefix):].partition("/")
+    try:
+        held = Path(os.readlink(prefix + fd))
+    except OSError:
+        return Path(path)
+    return held / rest if rest else held
+
+
 def owned(path: Path, what: str = "directory", root: Path | None = None) -> Path:
     """`path` (a directory or a file colbench writes, renames or deletes) if every level of it, from the owned root
     it lies in down to its last component, stays in that root; else UnsafePath naming the symlink that leads out.
@@ -153,7 +168,7 @@ def owned(path: Path, what: str = "directory", root: Path | None = None) -> Path
     a symlink is allowed only when it resolves inside the root, and a component that does not exist yet ends the
     walk (colbench makes it, below a checked folder). Checked before the first byte is written, so nothing is
     built into, written through or renamed onto a planted link."""
-    path = Path(path)
+    path = real_path(Path(path))
     written = _lexical(path)
     start = _walk_start(written, root)
     if start is None:
@@ -216,19 +231,61 @@ def fsync_dir(path: Path) -> None:
 
 
 @contextlib.contextmanager
+def directory_handle(path: Path, what: str = "directory", roots: list[Path] | None = None) -> Iterator[int]:
+    """An open handle (a file descriptor) on the directory `path`, checked where it really is: the kernel's own
+    name of the opened directory (/proc/self/fd) must lie in one of `roots` (resolved). What is then written,
+    renamed or deleted relative to the handle (dir_fd) stays in that directory, whatever link is swapped into the
+    path afterwards: the window between the owned-path walk and the write is closed (issue 48). Without /proc
+    (not Linux) the path walk before it is the check."""
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if roots is not None:
+            try:
+                real = Path(os.readlink(f"/proc/self/fd/{fd}"))
+            except OSError:
+                real = None
+            if real is not None and not any(_within(real, Path(top).resolve()) for top in roots):
+                raise UnsafePath(f"{what} {path} is {real}, outside {', '.join(str(r) for r in roots)}: a link was "
+                                 "swapped in while colbench wrote; nothing was written there")
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def through_handle(fd: int, name: str, fallback: Path) -> Path:
+    """A path to `name` in the directory the handle `fd` holds open, for code that needs a path (a library writing
+    a file, a child process): /proc/PID/fd/FD/NAME resolves through the handle, not through the path's links.
+    `fallback` where there is no /proc."""
+    through = Path(f"/proc/{os.getpid()}/fd/{fd}")
+    return through / name if through.is_dir() else fallback
+
+
+def _unlink_at(fd: int, name: str) -> None:
+    """Delete `name` (a file, a link, or a tree colbench made) in the directory the handle holds; gone is fine."""
+    try:
+        os.unlink(name, dir_fd=fd)
+    except FileNotFoundError:
+        return
+    except IsADirectoryError:
+        shutil.rmtree(name, dir_fd=fd)
+
+
+@contextlib.contextmanager
 def atomic_path(target: Path, what: str = "file", root: Path | None = None) -> Iterator[Path]:
-    """Yield a temporary path next to `target` (its folder made and checked, every level: `owned_dir`); rename it
-    onto `target` when the block succeeds. The rename replaces a symlink at `target` rather than writing through
-    it; the temporary file is ours (removed when the block fails)."""
-    target = Path(target)
+    """Yield a temporary path next to `target` (its folder made and checked, every level: `owned_dir`, then held
+    open: `directory_handle`); rename it onto `target` when the block succeeds, relative to that handle. The
+    rename replaces a symlink at `target` rather than writing through it; the temporary file is ours (removed when
+    the block fails)."""
+    target = real_path(Path(target))
     owned_dir(target.parent, f"folder of {what}", root)
     owned(target, what, root)
-    tmp = temp_path_for(target)
-    try:
-        yield tmp
-        os.replace(tmp, target)
-    finally:
-        remove(tmp, within=target.parent, own_temp=True)  # ours, a moment old; gone already when the rename worked
+    name = temp_path_for(target).name
+    with directory_handle(target.parent, f"folder of {what}", _roots(root)) as fd:
+        try:
+            yield through_handle(fd, name, target.parent / name)
+            os.replace(name, target.name, src_dir_fd=fd, dst_dir_fd=fd)
+        finally:
+            _unlink_at(fd, name)  # ours, a moment old; gone already when the rename worked
 
 
 def create_new(path: Path) -> BinaryIO:
@@ -260,10 +317,14 @@ def write_text(path: Path, text: str, what: str = "file", root: Path | None = No
 def move(source: Path, target: Path, what: str = "file", root: Path | None = None) -> Path:
     """Rename `source` onto `target` (both checked at every level: nothing is moved out of, or into, a folder a
     link leads to); a symlink at `target` is replaced, never followed."""
-    owned(Path(source).parent, f"folder of {what}", root)
+    source, target = real_path(Path(source)), real_path(Path(target))
+    owned(source.parent, f"folder of {what}", root)
     owned(target, what, root)
-    os.replace(source, target)
-    return Path(target)
+    roots = _roots(root)
+    with directory_handle(source.parent, f"folder of {what}", roots) as from_fd, \
+            directory_handle(target.parent, f"folder of {what}", roots) as to_fd:
+        os.replace(source.name, target.name, src_dir_fd=from_fd, dst_dir_fd=to_fd)
+    return target
 
 
 def remove(path: Path, *, within: Path, own_temp: bool = False, root: Path | None = None) -> int:
@@ -274,22 +335,79 @@ def remove(path: Path, *, within: Path, own_temp: bool = False, root: Path | Non
     `benchmarks.common.remove_output`, on Python 3.8 too). `own_temp`: the entry is a temporary file colbench itself
     created a moment ago next to a file the user asked for (an export's `*.part`), which may be outside colbench's
     tree."""
-    path = Path(path)
+    path, within = real_path(Path(path)), real_path(Path(within))
     if not own_temp:
         owned(within, "directory", root)
         owned(path.parent, "directory", root)
     if not is_within(path, within):
         raise UnsafePath(f"refusing to delete {path}: it is not inside {within}")
     try:
-        if path.is_symlink() or not path.is_dir():
-            size = path.lstat().st_size if path.is_file() and not path.is_symlink() else 0
-            path.unlink()
-            return size
+        folder = directory_handle(path.parent, "folder of what is deleted",
+                                  [Path(within).resolve()] if own_temp else _roots(root))
+        with folder as fd:  # what goes is what the handle's directory holds, whatever the path leads to by then
+            return _remove_at(fd, path)
     except FileNotFoundError:
         return 0
+
+
+def _remove_at(fd: int, path: Path) -> int:
+    """Delete the entry `path.name` of the directory the handle `fd` holds: a file or link, or a tree."""
+    try:
+        entry = os.lstat(path.name, dir_fd=fd)
+    except FileNotFoundError:
+        return 0
+    if not stat.S_ISDIR(entry.st_mode):
+        os.unlink(path.name, dir_fd=fd)
+        return entry.st_size if stat.S_ISREG(entry.st_mode) else 0
     freed = tree_size(path)
-    shutil.rmtree(path)  # fd-based on Linux: never follows a link planted inside
+    shutil.rmtree(path.name, dir_fd=fd)  # fd-based: never follows a link planted inside
     return freed
+
+
+# ------------------------------------------------------------------------------------ files the user names
+
+
+def check_output_file(path: Path, what: str) -> Path:
+    """A file the user named for colbench to write or append to (`export -o`, `store copy`'s destination, `watch
+    --summary`), checked for what it is before any work starts: an existing regular file (a link to one is the
+    user's choice), or a new name in an existing directory. Never a directory, a FIFO (writing to one waits for a
+    reader: forever under cron), a socket or a device; a one-line UnsafePath says which."""
+    path = Path(path)
+    try:
+        mode = os.stat(path).st_mode
+    except NotADirectoryError:
+        raise UnsafePath(f"{what} {path}: cannot write it: a part of its folder is a file, not a directory") from None
+    except FileNotFoundError:
+        if os.path.lexists(path):
+            raise UnsafePath(f"{what} {path}: a symlink to nothing ({os.readlink(path)}); name a file") from None
+        if not path.parent.is_dir():
+            why = "is not a directory" if os.path.lexists(path.parent) else "does not exist"
+            raise UnsafePath(f"{what} {path}: cannot write it: {path.parent} {why}") from None
+        return path
+    except OSError as exc:
+        raise UnsafePath(f"{what} {path}: cannot look at it ({exc.strerror or exc})") from None
+    if stat.S_ISREG(mode):
+        return path
+    kind = ("a directory: give a file name in it" if stat.S_ISDIR(mode) else
+            "a FIFO (a named pipe): colbench would wait for a reader" if stat.S_ISFIFO(mode) else
+            "a socket" if stat.S_ISSOCK(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else
+            "not a regular file")
+    raise UnsafePath(f"{what} {path}: is {kind}; name a regular file or a new one")
+
+
+def append_output(path: Path, text: str, what: str) -> None:
+    """Append `text` to a file the user named, checked again as it is opened (O_NONBLOCK: a FIFO swapped in since
+    `check_output_file` fails at once instead of blocking; fstat: only a regular file is written)."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags, 0o644)
+    except OSError as exc:
+        raise UnsafePath(f"{what} {path}: cannot open it for writing ({exc.strerror or exc})") from None
+    with os.fdopen(fd, "ab") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise UnsafePath(f"{what} {path}: is not a regular file; name a regular file or a new one")
+        os.set_blocking(fd, True)
+        handle.write(text.encode("utf-8"))
 
 
 def tree_size(path: Path) -> int:

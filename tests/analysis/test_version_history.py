@@ -151,3 +151,20 @@ def test_a_time_history_chains_runs_through_the_baseline_each_measured_beside_th
     assert all(p.ratio is not None for p in head.points)
     (change,) = head.change_points
     assert change.index == 6 and 0.2 < change.magnitude < 0.4
+
+
+def test_a_median_of_zero_or_below_is_left_unplaced_not_a_math_domain_error() -> None:
+    """Issue 48: `history --by version` ended in "math domain error" when a stored median was 0 or negative, values
+    a worker may report. Such a point is incomparable; the others are still placed."""
+    results = sweep(["1.0.0", "2.0.0", "3.0.0"], {"1.0.0": 0.1, "2.0.0": 0.1, "3.0.0": 0.1}, "sweep", blocks=4)
+    results += [summary("2.0.0", 0.0, "zeros", block=b) for b in range(3)]
+    results += [summary("4.0.0", -1.0, "zeros", block=b) for b in range(3)]
+    for stable in (False, True):
+        measured = [Measurement("v", "r", "e", (0.0, 0.0, 0.0), (0, 1, 2)),
+                    Measurement("v", "s", "e", (-1.0, 0.5), (0, 1))]
+        assert between_runs(measured, stable_noise=stable).reason  # no exception, whichever branch
+        assert place(measured, ["v"], stable_noise=stable).nodes == {}
+    (history,) = version_histories(results, "m", {}, "pyarrow", min_size=3)
+    placed = {p.label: p.ratio for p in history.points}
+    assert placed["1.0.0"] is not None and placed["3.0.0"] is not None
+    assert placed.get("4.0.0") is None

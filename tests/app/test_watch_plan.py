@@ -181,3 +181,16 @@ def test_after_a_first_pass_whose_release_failed_the_next_goes_on_from_its_basel
     store.record_watch(record(req, "1.3.0", "error"))
     plan = plan_package(store, req, NAME, MEASURE, "here")
     assert (plan.baseline, plan.candidates, plan.first_pass) == ("1.2.0", (), False)
+
+
+def test_a_release_is_started_only_when_the_budget_left_pays_for_what_one_took():
+    """Issue 48: `--budget 120s` ended at 173 s: a release was started that its measured cost said could not end in
+    time. The next release starts only when the budget left is at least what a release took in this pass."""
+    from colbench.app.watch import _budget_stop
+
+    assert _budget_stop("1.2.0", 100.0, None) is None  # the first release: nothing measured yet, time left
+    assert _budget_stop("1.2.0", 100.0, 60.0) is None
+    said = _budget_stop("1.2.0", 40.0, 60.0)
+    assert said is not None and "cannot pay for 1.2.0" in said and "the next pass goes on from there" in said
+    assert "the budget ended before 1.2.0" in (_budget_stop("1.2.0", 0.0, None) or "")
+

@@ -4,7 +4,9 @@ each time), and a user-written benchmark, `watchprobe-crc`, that times its `work
 `work(rounds)` runs zlib's CRC-32 over 64 KiB `rounds` times: native code whose instruction count repeats exactly.
 A release built with `extra` bytes also runs zlib's Adler-32 over that many bytes per call, so it costs a few
 percent more instructions, all of them in one native function (`adler32_z` in libz) that `explain` can name. A
-release of kind "raises" fails every call; "corrupt" is not a zip and cannot install.
+release of kind "raises" fails every call; "corrupt" is not a zip and cannot install; "hangs" never finishes its
+import (and starts a child that hangs too); "segfaults" crashes on import; "slow" sleeps 5 ms a call (a
+regression no noise hides, in wall time).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ BENCHMARK = "watchprobe-crc"
 
 MODULE = '''"""watchprobe {version}: CRC-32 over 64 KiB, `rounds` times (and Adler-32 over EXTRA bytes)."""
 import zlib
+{on_import}
 
 __version__ = "{version}"
 EXTRA = {extra}
@@ -65,6 +68,17 @@ class WatchProbe(Benchmark):
 '''
 
 
+#: what a release of a hostile kind does when it is imported (issue 48): "hangs" starts a child that hangs too (the
+#: test then looks for HANG_MARK among the processes: the whole group must be gone), "segfaults" crashes
+HANG_MARK = "watchprobe-hang-child"
+ON_IMPORT = {
+    "hangs": ("import subprocess, sys, time\n"
+              f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(3600)', '{HANG_MARK}'])\n"
+              "time.sleep(3600)\n"),
+    "segfaults": "import ctypes\nctypes.string_at(0)\n",
+}
+
+
 def build_wheel(directory: Path, version: str, extra: int = 0, kind: str = "ok") -> Path:
     """watchprobe-VERSION-py3-none-any.whl in `directory`, written whole or not at all (a server may list it the
     moment its name appears)."""
@@ -74,10 +88,12 @@ def build_wheel(directory: Path, version: str, extra: int = 0, kind: str = "ok")
     if kind == "corrupt":
         part.write_bytes(b"this is not a zip file\n")
         return part.replace(path)
-    body = 'raise RuntimeError("watchprobe %s is broken on purpose" % __version__)' if kind == "raises" else "pass"
+    body = {"raises": 'raise RuntimeError("watchprobe %s is broken on purpose" % __version__)',
+            "slow": "import time; time.sleep(0.005)"}.get(kind, "pass")
+    on_import = ON_IMPORT.get(kind, "")
     info = f"{NAME}-{version}.dist-info"
     files = {
-        f"{NAME}/__init__.py": MODULE.format(version=version, extra=extra, body=body).encode(),
+        f"{NAME}/__init__.py": MODULE.format(version=version, extra=extra, body=body, on_import=on_import).encode(),
         f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {NAME}\nVersion: {version}\n".encode(),
         f"{info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: colbench-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
     }

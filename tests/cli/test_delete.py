@@ -105,6 +105,15 @@ def test_unknown_run_and_ambiguous_prefix_are_one_line_and_delete_nothing(home, 
     assert not (home / "missing.duckdb").exists()
 
 
+def test_an_empty_or_blank_reference_names_no_run_even_the_only_one(home, cli):
+    """Issue 48: '' was taken as a unique prefix of every run id: `delete '' --yes` deleted the only run."""
+    _store(home, {A: 1})
+    for blank in ("", "  "):
+        line = _one_line_error(cli("delete", blank, "--yes"))
+        assert "an empty run reference names no run" in line and "nothing deleted" in line
+    assert _runs(cli) == [A]
+
+
 def test_a_symlinked_profiles_folder_is_removed_as_a_link_and_its_target_survives(home, cli, tmp_path):
     decoy = tmp_path / "decoy"
     (decoy / "deep").mkdir(parents=True)

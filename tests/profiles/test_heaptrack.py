@@ -5,6 +5,7 @@ tracer runs in tests/app/test_explain_memory.py."""
 from __future__ import annotations
 
 import gzip
+import io
 from pathlib import Path
 
 import pytest
@@ -104,3 +105,30 @@ def test_a_truncated_file_is_damaged(tmp_path):
     zst.write_bytes(b"\x28\xb5\x2f\xfd" + b"\0" * 40)
     with pytest.raises(DamagedProfile, match="zstd"):
         read_heaptrack(zst)
+
+
+def test_a_profile_that_decompresses_past_its_bound_is_refused_before_it_is_held(tmp_path):
+    """Issue 48: a 174 KB memory profile with 3 GB of zeros after its data held 6 GB for 26 s. Every profile read
+    is bounded after decompression: a line past MAX_LINE_BYTES or a file past MAX_PROFILE_BYTES is refused."""
+    import time
+    import zlib
+
+    from colbench.profiles import bounded
+
+    path = tmp_path / "profile.heaptrack.gz"
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)  # gzip framing
+    with path.open("wb") as out:
+        out.write(packer.compress(heaptrack_text(WINDOW).encode()))
+        zeros = b"\0" * (1 << 20)
+        for _ in range(64):  # 64 MiB of zeros on one line, a few KB on disk
+            out.write(packer.compress(zeros))
+        out.write(packer.flush())
+    assert path.stat().st_size < 200_000
+    started = time.monotonic()
+    with pytest.raises(DamagedProfile, match="a line longer than"):
+        read_heaptrack(path)
+    assert time.monotonic() - started < 10
+    lines = [b"x" * 100 + b"\n"] * 50
+    with pytest.raises(DamagedProfile, match="more than 1,000 bytes once decompressed"):
+        list(bounded.bounded_lines(io.BytesIO(b"".join(lines)), "p", DamagedProfile, max_bytes=1000))
+    assert len(list(bounded.bounded_lines(io.BytesIO(b"".join(lines)), "p", DamagedProfile))) == 50

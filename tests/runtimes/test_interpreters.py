@@ -129,3 +129,37 @@ def test_a_release_gets_the_companions_of_its_day_or_the_known_constraints_witho
     assert recipe("pyarrow", Release("16.1.0"), dated=False).requirements == ("pyarrow==16.1.0", "numpy", "pandas")
     mine = recipe("pyarrow", Release("15.0.2"), ("numpy==1.26.4", "duckdb"))
     assert mine.requirements == ("pyarrow==15.0.2", "pandas", "numpy==1.26.4", "duckdb")  # a named numpy wins
+
+
+def test_a_hung_interpreter_on_path_is_killed_with_what_it_started(tmp_path):
+    """Issue 48: a `python3.X` on PATH that hangs was killed after 10 s, but the child it started lived on with
+    parent 1. The probe runs in a process group of its own (colbench.processes), killed whole."""
+    import os
+    import signal
+    import sys
+    import time
+
+    from colbench.runtimes.interpreters import PROBE_TIMEOUT_S, _ask_version
+
+    pid_file = tmp_path / "child.pid"
+    fake = tmp_path / "python3.77"
+    fake.write_text(f"#!/bin/sh\n{sys.executable} -c 'import time; time.sleep(600)' &\necho $! > {pid_file}\n"
+                    "sleep 600\n")
+    fake.chmod(0o755)
+    started = time.monotonic()
+    assert _ask_version(fake) is None
+    assert time.monotonic() - started < PROBE_TIMEOUT_S + 10
+    child = int(pid_file.read_text())
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            os.kill(child, 0)
+            state = Path(f"/proc/{child}/stat").read_text().split(") ")[1][0]
+        except (ProcessLookupError, FileNotFoundError):
+            break
+        if state == "Z":
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(child, signal.SIGKILL)
+        raise AssertionError("the hung interpreter's child lives on")

@@ -68,6 +68,10 @@ class Placed:
     via: str
 
 
+#: a node with no measurement on a ratio scale (`usable`): shown with its values, placed nowhere
+UNPLACEABLE = Placed(None, None, None, "incomparable: its values are not all positive and finite")
+
+
 @dataclass(frozen=True)
 class BetweenRuns:
     """What repeated runs of the same node say about comparing raw medians across runs on this machine."""
@@ -93,6 +97,13 @@ class _Link:
     runs: tuple[str, ...]
 
 
+def usable(m: Measurement) -> bool:
+    """Whether a measurement can be placed on a ratio scale: values, every one positive and finite. A store may
+    hold a median of 0 or below (a worker reports what it measured; a metric of a difference can be negative):
+    such a point is left unplaced (incomparable), never a log of it (issue 48: "math domain error")."""
+    return bool(m.values) and all(v > 0 and math.isfinite(v) for v in m.values)
+
+
 def between_runs(measurements: Sequence[Measurement], *, stable_noise: bool,
                  threshold: float = DEFAULT_THRESHOLD) -> BetweenRuns:
     """Whether raw medians compare across runs here: always for a metric of stable noise; else when at least
@@ -102,7 +113,7 @@ def between_runs(measurements: Sequence[Measurement], *, stable_noise: bool,
         return BetweenRuns(True, None, 0, "its noise does not change with the machine's load")
     groups: dict[Hashable, list[float]] = defaultdict(list)
     for m in measurements:
-        if m.values:
+        if usable(m):
             groups[m.node].append(math.log(m.median))
     repeated = [g for g in groups.values() if len(g) >= 2]
     runs = sum(len(g) for g in repeated)
@@ -149,7 +160,7 @@ def _combined(links: Sequence[_Link]) -> _Link:
 def _runs_of(measurements: Sequence[Measurement]) -> dict[str, list[Measurement]]:
     by_run: dict[str, list[Measurement]] = defaultdict(list)
     for m in measurements:
-        if m.values:
+        if usable(m):
             by_run[m.run_id].append(m)
     return by_run
 
@@ -256,7 +267,7 @@ def _raw(measurements: Sequence[Measurement], reference: Hashable, calibration: 
     spread (by run medians) when it was measured, else the unpaired comparison of the processes."""
     pooled: dict[Hashable, list[Measurement]] = defaultdict(list)
     for m in measurements:
-        if m.values:
+        if usable(m):
             pooled[m.node].append(m)
     ref_values = [v for m in pooled[reference] for v in m.values]
     ref_median = float(np.median(ref_values))

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from packaging.version import InvalidVersion, Version
 
-from colbench.analysis.chain import Measurement, Placement, place
+from colbench.analysis.chain import UNPLACEABLE, Measurement, Placement, place
 from colbench.analysis.changepoint import ChangePoint, detect_change_points
 from colbench.analysis.comparison import case_label
 from colbench.engines import PYTHON_LIBRARIES
@@ -278,7 +278,7 @@ def _version_point(at: tuple[str, str], members: list[Measurement], placement: P
     version, python = at
     values = [v for m in members for v in m.values]
     newest = max(members, key=lambda m: m.when)
-    placed = placement.nodes[at]
+    placed = placement.nodes.get(at, UNPLACEABLE)
     minor = ".".join(python.split(".")[:2])
     label = version if pythons == 1 else f"{version} (Python {minor})"
     return Point(when=min(m.when for m in members), run_id=newest.run_id, env_name=newest.env_name,

@@ -31,6 +31,7 @@ from colbench.model.benchmark import int_param
 from colbench.model.metrics import Measure
 from colbench.model.metrics import metric as metric_named
 from colbench.model.run_config import RunConfig
+from colbench.processes import deadline_at
 from colbench.render.fmt import fmt_duration
 from colbench.runner.execute import RunObserver, counting_toolchain
 from colbench.runner.instructions import InstructionsUnavailable, find_toolchain, restrict_plan, unsupported_reason
@@ -252,7 +253,10 @@ def run_bisect(store: Store, request: BisectRequest, observer: BisectObserver | 
     settings = BisectSettings(direction=request.direction, alpha=request.alpha, first_processes=first,
                               budget_s=max(0.0, plan.budget_s - (clock() - started)))
     try:
-        outcome = bisect([p.label for p in points.points], measurer, settings, clock=clock, on_step=observer.step)
+        # the environments built for the steps (uv, their import checks) end by the budget's end too
+        with deadline_at(time.monotonic() + settings.budget_s):
+            outcome = bisect([p.label for p in points.points], measurer, settings, clock=clock,
+                             on_step=observer.step)
     except BisectInputError as exc:
         raise UsageError(str(exc)) from None
     finally:

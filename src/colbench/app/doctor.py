@@ -20,6 +20,7 @@ from typing import Literal
 
 import colbench
 from colbench.install import INSTALL_UV, Install, add_extra, detect
+from colbench.processes import run_bounded
 
 APT = "apt-get install"
 
@@ -85,7 +86,7 @@ def tool_version(argv: list[str], pattern: str = r"\d+(?:\.\d+)+\S*", timeout: f
     if exe is None:
         return None
     try:
-        proc = subprocess.run([exe, *argv[1:]], capture_output=True, text=True, timeout=timeout)
+        proc = run_bounded([exe, *argv[1:]], timeout_s=timeout, what=f"{exe} --version")
     except (OSError, subprocess.TimeoutExpired):
         return None
     if proc.returncode != 0:

@@ -28,6 +28,7 @@ from colbench.app.compare import CompareRequest, compare_resolved
 from colbench.app.errors import UsageError
 from colbench.model.records import Result, Run, Side
 from colbench.paths import owned, owned_dir, write_atomic
+from colbench.processes import run_bounded
 from colbench.profiles.callgrind import ProfileError
 from colbench.profiles.diff import DEFAULT_TOP, diff_files
 from colbench.profiles.explanation import CaseExplanation, Explanation, SideProfile
@@ -81,9 +82,8 @@ def find_perf() -> tuple[str | None, str]:
                       "use --profiler callgrind")
     with tempfile.TemporaryDirectory(prefix="colbench-perf-") as tmp:
         try:
-            probe = subprocess.run([perf, "record", "--event", "cpu-clock", "--call-graph", "dwarf", "--output",
-                                    f"{tmp}/perf.data", "--quiet", "--", "true"],
-                                   capture_output=True, text=True, timeout=60)
+            probe = run_bounded([perf, "record", "--event", "cpu-clock", "--call-graph", "dwarf", "--output",
+                                 f"{tmp}/perf.data", "--quiet", "--", "true"], timeout_s=60, what="perf's probe")
         except (OSError, subprocess.SubprocessError) as exc:
             return None, f"--profiler perf: cannot run {perf}: {exc}; use --profiler callgrind"
     if probe.returncode != 0:

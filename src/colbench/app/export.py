@@ -8,6 +8,7 @@ from pathlib import Path
 
 from colbench.app.errors import UsageError
 from colbench.app.stores import run_id_of
+from colbench.paths import UnsafePath, check_output_file
 from colbench.store.base import ResultQuery, Store
 from colbench.store.export import FORMATS as FILE_FORMATS
 
@@ -22,7 +23,10 @@ def check_export(fmt: str, output: Path | None) -> Path:
     output = output or Path(f"colbench-results.{'json' if fmt == 'conbench' else fmt}")
     if output.is_dir():
         raise UsageError(f"--output {output}: is a directory; give a file name, e.g. {output / ('results.' + fmt)}")
-    return output
+    try:  # a FIFO, a socket or a device: refused before the store is read
+        return check_output_file(output, "--output")
+    except UnsafePath as exc:
+        raise UsageError(str(exc)) from None
 
 
 def export(store: Store, run_refs: Sequence[str], fmt: str, output: Path) -> int:

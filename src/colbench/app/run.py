@@ -164,6 +164,10 @@ class RunEstimate:
     measure: Measure = ("wall",)
     #: a run that stops once decided: the blocks per case the estimate counts (the deciding metric's expected_blocks)
     expected_blocks: int | None = None
+    #: a sweep (`--versions`): the releases the index lists that it would measure, oldest first, and those of its
+    #: range it would skip, with why
+    releases: tuple[str, ...] = ()
+    skipped: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -411,9 +415,9 @@ def estimate(request: RunRequest, observer: RunObserver | None = None, *, resolv
 
     prepared = _prepare(request, observer or RunObserver(), dry_run=True)
     env_options.check_envs(list(request.envs), resolve=resolve_pins)
-    sweep = _check_sweep(request)
+    sweep = _planned_sweep(request)
     config, plan = prepared.config, prepared.plan
-    sides = max(1, len(request.envs), len(sweep.named) if sweep else 0)
+    sides = max(1, len(request.envs), len(sweep.points) if sweep else 0)
     until = request.stops_once_decided
     first_look = sides > 1 and until  # the first of several looks: the run stops once decided
     if sides > 1 and config.processes is None:
@@ -449,7 +453,20 @@ def estimate(request: RunRequest, observer: RunObserver | None = None, *, resolv
                        data_error=data_error, counts_instructions="instructions" in config.measure, envs=sides,
                        first_look=first_look, budget_s=budget if first_look else None,
                        load_average=load, measure=tuple(config.measure),
-                       expected_blocks=expected if request.config.processes is None else None)
+                       expected_blocks=expected if request.config.processes is None else None,
+                       releases=tuple(p.label for p in sweep.points) if sweep else (),
+                       skipped=dict(sweep.skipped) if sweep else {})
+
+
+def _planned_sweep(request: RunRequest) -> Any:
+    """A dry run's sweep (`--versions`) as the run would make it: its releases listed from the index (a range too),
+    so the plan counts and checks every environment; None without --versions."""
+    versions = _check_sweep(request)
+    if versions is None:
+        return None
+    from colbench.runner.sweep import plan_sweep
+
+    return plan_sweep(versions)
 
 
 def _measured_costs(request: RunRequest, plan: Plan) -> Costs:

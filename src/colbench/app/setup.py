@@ -9,7 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from colbench.app.errors import UsageError
+from colbench.processes import run_bounded
 
+#: installing R's packages from source takes minutes; an hour is a setup that hangs (stopped, with its children)
+SETUP_TIMEOUT_S = 3600.0
 
 def setup_r(check: bool = False) -> int:
     """Run the R worker's setup script (`check`: only report whether R is ready); returns its exit code. Its output
@@ -21,7 +24,11 @@ def setup_r(check: bool = False) -> int:
         script = worker_file(*str(get_runtime("r").setup_script).split("/"))
     except WorkerSourcesError as exc:
         raise UsageError(str(exc)) from None
-    return subprocess.run(["bash", str(script), *(["--check"] if check else [])], check=False).returncode
+    try:
+        return run_bounded(["bash", str(script), *(["--check"] if check else [])], timeout_s=SETUP_TIMEOUT_S,
+                           what="the R setup script", capture=False).returncode
+    except subprocess.TimeoutExpired as exc:
+        raise UsageError(str(exc)) from None
 
 
 @dataclass(frozen=True)

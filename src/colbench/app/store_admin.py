@@ -13,8 +13,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from colbench.app.errors import UsageError
 from colbench.app.stores import existing_store, run_id_of
-from colbench.paths import default_store_url
-from colbench.store import open_store
+from colbench.paths import UnsafePath, check_output_file, default_store_url, expand_user
+from colbench.store import is_postgres_url, open_store
 from colbench.store.base import Store
 from colbench.store.spool import Spool, SyncReport
 
@@ -51,6 +51,11 @@ def copy_runs(source_url: str, target_url: str, run_refs: Sequence[str] = ()) ->
     missing); copying again adds only what is new."""
     from colbench.store.copy import copy_store
 
+    if not is_postgres_url(target_url):  # a FIFO, a socket or a device: refused before the source is opened
+        try:
+            check_output_file(expand_user(target_url, "destination"), "the destination")
+        except UnsafePath as exc:
+            raise UsageError(str(exc)) from None
     source = open_store(source_url, create=False)
     target = open_store(target_url, create=True)
     try:

@@ -8,6 +8,19 @@ from colbench.store import open_store
 from colbench.store.base import Store, resolve_run_id
 
 
+def store_to_plan(url: str | None) -> Store | None:
+    """For a dry run, which writes nothing: the store opened read-only (never created, never upgraded to a newer
+    schema), or None when there is no store yet (nothing has been measured into it)."""
+    from pathlib import Path
+
+    from colbench.store import is_postgres_url
+
+    target = url or default_store_url()
+    if not is_postgres_url(target) and not Path(target).expanduser().exists():
+        return None
+    return open_store(target, create=False, read_only=True)
+
+
 def store_at(url: str | None, create: bool = True) -> Store:
     """The store at `url` (None: the default). `create=False` is for reading only: the store must exist and a DuckDB
     file is opened read-only, so reading never changes it."""

@@ -31,7 +31,9 @@ from colbench.app.notify import Delivery, deliver, new_alert, webhook_url
 from colbench.app.run import RunObserver
 from colbench.model.metrics import Measure
 from colbench.model.watch import WatchedRelease, WatchHolder
+from colbench.processes import deadline_at
 from colbench.redact import redact
+from colbench.render.fmt import fmt_duration
 from colbench.runtimes.releases import Release, ReleaseError, check_package_name, listed_releases, newer_releases
 from colbench.words import plural
 
@@ -105,6 +107,8 @@ class PackagePlan:
     watched: tuple[WatchedRelease, ...] = ()
     #: every release the index lists that a watch may see (not yanked; pre-releases with --pre), oldest first
     listed: tuple[str, ...] = ()
+    #: what the index listing said (entries of its page skipped, and why)
+    notes: tuple[str, ...] = ()
     #: the dry run's estimate (None: not estimated)
     estimate: PassEstimate | None = None
 
@@ -257,30 +261,39 @@ def _first_start(request: WatchRequest, eligible: list[Release], releases: list[
     return baseline, [r for r in eligible if Version(r.version) > since]
 
 
-def plan_package(store: Store, request: WatchRequest, package: str, measure: Measure,
+def plan_package(store: Store | None, request: WatchRequest, package: str, measure: Measure,
                  machine_id: str) -> PackagePlan:
     """Ask the index (the only network call of a pass with nothing new) and the store what is new."""
+    notes: list[str] = []
     try:
-        index, releases = listed_releases(package, request.index, deadline_s=request.net_deadline_s)
+        index, releases = listed_releases(package, request.index, deadline_s=request.net_deadline_s, notes=notes)
     except ReleaseError as exc:
         raise UsageError(f"{exc}; the next pass asks again") from None
     from colbench.store.queries import WatchQuery
 
     key = watch_id(request, package, measure, machine_id)
-    watched = _by_version(store.watched(WatchQuery(watch_id=key)))
+    watched = _by_version(store.watched(WatchQuery(watch_id=key))) if store is not None else []
     worked = [r.version for r in watched if r.worked and not r.pending]  # a pending release is no baseline yet
     done = {Version(r.version) for r in watched if not r.pending}  # and is measured again
     fresh = [r for r in newer_releases(releases, worked[-1] if worked else None, pre=request.pre)
              if Version(r.version) not in done]
     if not worked and not fresh:
         raise UsageError(f"--package {package}: {redact(index)} lists no release to watch"
-                         + ("" if request.pre else " (pre-releases need --pre)"))
+                         + _why_none(releases, request.pre))
     baseline = worked[-1] if worked else None
     if not worked:
         baseline, fresh = _first_start(request, [r for r in fresh if not r.skip], releases, package)
     return PackagePlan(package, key, redact(index), baseline, tuple(r.version for r in fresh if not r.skip),
                        {r.version: r.skip for r in fresh if r.skip}, first_pass=not worked, watched=tuple(watched),
-                       listed=tuple(r.version for r in newer_releases(releases, None, pre=request.pre)))
+                       listed=tuple(r.version for r in newer_releases(releases, None, pre=request.pre)),
+                       notes=tuple(f"{package}: {redact(note)}" for note in notes))
+
+
+def _why_none(releases: Sequence[Release], pre: bool) -> str:
+    """Why an index that lists a package has no release of it to watch."""
+    if releases and all(r.skip == "yanked" for r in releases):
+        return f" (every one of its {plural(len(releases), 'release')} is yanked)"
+    return "" if pre else " (pre-releases need --pre)"
 
 
 def estimate_plan(request: WatchRequest, plan: PackagePlan, measure: Measure) -> PackagePlan:
@@ -340,26 +353,43 @@ def _watch_package(m: Measuring, plan: PackagePlan, observer: WatchObserver, dea
     done = PackagePass(plan)
     baseline = plan.baseline
     pending = {r.version: r for r in plan.watched if r.pending}
+    cost: float | None = None  # what measuring one release took in this pass: the next is started only if it fits
     for version in plan.candidates:
         if baseline is None:  # the only release there is: the start of the timeline, nothing to compare with
             release = release_record(m, version, "baseline")
-        elif clock() >= deadline:
-            done.stopped = f"the budget ended before {version}: the next pass goes on from there"
+        elif (unaffordable := _budget_stop(version, deadline - clock(), cost)) is not None:
+            done.stopped = unaffordable
             break
         else:
             observer.measuring(plan.package, baseline, version)
+            began = clock()
             try:
-                release = measure_release(m, baseline, version, _between(plan, baseline, version),
-                                          deadline - clock(), pending.get(version))
+                # every process the release starts (uv, the import check, git) ends by the budget's end too
+                with deadline_at(time.monotonic() + deadline - began):
+                    release = measure_release(m, baseline, version, _between(plan, baseline, version),
+                                              deadline - began, pending.get(version))
             except BaselineGone as exc:
                 done.stopped = f"{exc}; the next pass tries again"
                 break
+            if release.run_id is not None:
+                cost = max(cost or 0.0, clock() - began)
             if plan.first_pass and not done.releases:  # the start of the timeline, whatever the first release was
                 _record(m.store, release_record(m, baseline, "baseline", run_id=release.run_id), done, observer)
         _record(m.store, release, done, observer)
         baseline = version if release.worked and not release.pending else baseline
         claim()
     return done
+
+
+def _budget_stop(version: str, left_s: float, cost_s: float | None) -> str | None:
+    """Why `version` is not started (a budget is a promise: no release begun that its measured cost says cannot
+    end in time), or None to start it."""
+    if left_s <= 0:
+        return f"the budget ended before {version}: the next pass goes on from there"
+    if cost_s is not None and cost_s > left_s:
+        return (f"the budget's {fmt_duration(left_s)} left cannot pay for {version} (a release took "
+                f"{fmt_duration(cost_s)} in this pass): the next pass goes on from there")
+    return None
 
 
 def _between(plan: PackagePlan, baseline: str, version: str) -> list[str]:
@@ -400,10 +430,11 @@ def pass_package(store: Store, request: WatchRequest, plan: PackagePlan, config:
         store.release_watch(plan.watch_id, holder)
 
 
-def run_watch(store: Store, request: WatchRequest, observer: WatchObserver | None = None,
+def run_watch(store: Store | None, request: WatchRequest, observer: WatchObserver | None = None,
               clock: Callable[[], float] = time.monotonic) -> WatchOutcome:
     """One pass (see the module docstring). Bad input and an index that cannot be read are a UsageError before
-    anything is measured; a release that cannot be measured is an error row and the pass goes on."""
+    anything is measured; a release that cannot be measured is an error row and the pass goes on. A dry run
+    (`request.dry_run`) only reads `store` (None: no store yet) and writes nothing."""
     from colbench.machine.facts import machine_info
     from colbench.report.watch_text import markdown_summary
 
@@ -420,11 +451,14 @@ def run_watch(store: Store, request: WatchRequest, observer: WatchObserver | Non
     for plan in plans:
         observer.planned(plan)
     if request.dry_run:
-        return WatchOutcome([PackagePass(p) for p in plans], measure, clock() - started, dry_run=True)
+        return WatchOutcome([PackagePass(p) for p in plans], measure, clock() - started, dry_run=True,
+                            notes=[n for p in plans for n in p.notes])
+    if store is None:
+        raise UsageError("a pass that measures needs a store to write to")
     deadline = started + request.budget_s
     passes = [pass_package(store, request, plan, config, machine, observer, deadline, clock) if plan.candidates
               else PackagePass(plan) for plan in plans]
-    outcome = WatchOutcome(passes, measure)
+    outcome = WatchOutcome(passes, measure, notes=[n for p in plans for n in p.notes])
     outcome.markdown = markdown_summary(outcome.releases, unchanged=[_quiet_line(p) for p in passes
                                                                      if not p.releases])
     outcome.notes += _publish(store, request, outcome)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -37,6 +38,7 @@ from colbench.model.watch import (
     WatchTag,
 )
 from colbench.redact import clip, redact
+from colbench.render.fmt import fmt_duration
 from colbench.runner.execute import Execution, start_run
 from colbench.runner.instructions import restrict_plan
 from colbench.runner.plan import Plan, PlannedCase, fit_plan_to_envs, make_plan
@@ -48,6 +50,9 @@ from colbench.store.base import ResultQuery, Store
 TOP_FUNCTIONS = 5
 #: regressed cases of one release that are bisected and explained (the rest are listed with their verdicts)
 MOST_EXPLAINED = 3
+#: a bisect or an explain of a regression is started only with this much of the budget left (each measures or
+#: profiles the case again, in more environments): fewer is a note saying the command that does it
+LOCALIZE_MIN_S = 60.0
 
 
 class BaselineGone(Exception):
@@ -56,10 +61,10 @@ class BaselineGone(Exception):
     next pass tries again; nothing is recorded."""
 
 
-#: what uv says when the trouble is the way to the index, not the release: never an error row (the next pass
-#: would not try that release again)
+#: what uv says when the trouble is the way to the index, not the release, and a build the budget's end stopped
+#: (colbench.processes): never an error row (the next pass would not try that release again)
 _TRANSIENT = ("failed to fetch", "error sending request", "request failed after", "timed out", "connection",
-              "dns error", "network", "uv not found", "temporary failure")
+              "dns error", "network", "uv not found", "temporary failure", "the budget's end")
 
 
 def transient(cause: str) -> bool:
@@ -204,6 +209,7 @@ def measure_release(m: Measuring, baseline: str, version: str, between: Sequence
                     budget_s: float, earlier: WatchedRelease | None = None) -> WatchedRelease:
     """`version` against `baseline` (see the module docstring); an error row when it cannot be measured.
     `earlier`: its record from a pass that found it inconclusive; it is measured afresh, in a new run."""
+    ends = time.monotonic() + budget_s
     built = _environments(m, baseline, version)
     if isinstance(built, str):
         return dataclasses.replace(release_record(m, version, "error", baseline), cause=built,
@@ -222,7 +228,7 @@ def measure_release(m: Measuring, baseline: str, version: str, between: Sequence
                                   tries=earlier.tries + 1 if earlier else 1)
     release = dataclasses.replace(release, notes=(*_tries_notes(release, earlier), *release.notes))
     if release.verdict == "regression":
-        release = localize(m, release, budget_s)
+        release = localize(m, release, ends - time.monotonic())
     return release
 
 
@@ -297,13 +303,20 @@ def localize(m: Measuring, release: WatchedRelease, budget_s: float) -> WatchedR
     assert release.baseline is not None and release.run_id is not None
     last_good, first_bad, bisect_id, notes = release.baseline, release.version, None, list(release.notes)
     regressed = release.regressed[:MOST_EXPLAINED]
-    if release.between:
+    ends = time.monotonic() + budget_s
+    if release.between and budget_s < LOCALIZE_MIN_S:
+        notes.append(f"not bisected: the budget had {fmt_duration(max(budget_s, 0.0))} left (`colbench bisect "
+                     f"--good {release.baseline} --bad {release.version}` finds the first bad release)")
+    elif release.between:
         last_good, first_bad, bisect_id, said = _bisect(m, release, regressed[0], budget_s)
         notes += said
     cases = {c.case_id: c for c in release.cases}
-    if m.explain:
-        for case in regressed:
-            cases[case.case_id] = dataclasses.replace(case, explained=explain_case(m, release, case))
+    for case in regressed if m.explain else []:
+        if ends - time.monotonic() < LOCALIZE_MIN_S:
+            notes.append(f"not explained: {case.label}: the budget ended first (`colbench explain` of the run's "
+                         "two environments explains it)")
+            continue
+        cases[case.case_id] = dataclasses.replace(case, explained=explain_case(m, release, case))
     return dataclasses.replace(release, last_good=last_good, first_bad=first_bad, bisect_id=bisect_id,
                                cases=tuple(cases.values()), notes=tuple(notes))
 
@@ -321,7 +334,7 @@ def _bisect(m: Measuring, release: WatchedRelease, case: CaseVerdict,
     threshold = m.threshold if m.threshold is not None else 0.05
     request = BisectRequest(benchmark=benchmark, good=release.baseline, bad=release.version, overrides=overrides,
                             package=m.package, with_requirements=m.with_requirements, variables=dict(m.variables),
-                            threshold=threshold, budget_s=max(budget_s, 60.0), measure=m.config.measure,
+                            threshold=threshold, budget_s=budget_s, measure=m.config.measure,
                             iterations=m.config.iterations, warmup=m.config.warmup, timeout_s=m.config.timeout_s,
                             machine_name=m.config.machine_name, index=m.index, pre=True)
     try:

@@ -154,6 +154,10 @@ def _print_plan(planned: RunEstimate) -> None:
         console.print(f"[dim]data not estimated: {planned.data_error}[/dim]", highlight=False)
     processes_text = " or ".join(str(n) for n in planned.processes)
     processes_word = "process" if tuple(planned.processes) == (1,) else "processes"
+    if planned.releases:  # a sweep: the releases the index lists that it would measure (a range too)
+        skipped = "".join(f"; {v} skipped: {why}" for v, why in planned.skipped.items())
+        console.print(f"sweep over {plural(len(planned.releases), 'release')}: {', '.join(planned.releases)}{skipped}",
+                      highlight=False, soft_wrap=True)
     sides = f" × {planned.envs} environments" if planned.envs > 1 else ""
     look = " (the first look)" if planned.first_look else ""
     table = Table(title=f"plan: {plural(len(plan.cases), 'case')}{sides} × {processes_text} {processes_word}{look} × "

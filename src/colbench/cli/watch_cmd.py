@@ -28,6 +28,7 @@ from colbench.cli.common import (
     parse_threshold,
     parse_variables,
 )
+from colbench.paths import append_output, check_output_file
 from colbench.words import plural
 
 if TYPE_CHECKING:  # the use case (runner, statistics) is imported when a pass starts, not with every command
@@ -100,11 +101,17 @@ def watch(
         alpha=alpha, budget_s=parse_duration(budget), processes=processes, iterations=iterations, warmup=warmup,
         timeout_s=timeout, machine_name=machine, notify=notify, conbench=conbench, explain=explain,
         dry_run=dry_run, net_deadline_s=net_deadline(deadline))
-    outcome = run_watch(_store(store), request, WatchProgress(fmt))
+    if summary is not None:  # a directory, a FIFO or a device: refused before the pass measures anything
+        check_output_file(summary, "--summary")
+    if dry_run:  # reads the store as it is (or none): no new file, no schema upgrade
+        from colbench.app.stores import store_to_plan
+
+        outcome = run_watch(store_to_plan(store), request, WatchProgress(fmt))
+    else:
+        outcome = run_watch(_store(store), request, WatchProgress(fmt))
     _print(outcome, fmt)
     if summary is not None and outcome.markdown:
-        with summary.open("a", encoding="utf-8") as handle:
-            handle.write(outcome.markdown)
+        append_output(summary, outcome.markdown, "--summary")
     raise typer.Exit(outcome.exit_code)
 
 

@@ -19,12 +19,12 @@ Only the first event (`Ir`, instructions executed) is read. The parser keeps con
 
 from __future__ import annotations
 
-import gzip
 import re
-import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from colbench.profiles.bounded import bounded_lines, open_profile
 
 #: how `fn=` names separate a function from its callers (`--separate-callers`) and from its recursion level
 CHAIN_SEPARATOR = "'"
@@ -105,12 +105,11 @@ def split_chain(name: str) -> list[str]:
 
 def parse_callgrind(path: Path) -> CallgrindProfile:
     """A callgrind file, plain or gzipped (`.gz`: how colbench keeps profiles)."""
-    opener = gzip.open if path.suffix == ".gz" else open
     try:
-        with opener(path, "rt", encoding="utf-8", errors="replace") as handle:
-            return parse_lines(handle, str(path))
-    except (gzip.BadGzipFile, EOFError, zlib.error) as exc:  # a damaged or cut-short file: not a traceback
-        raise ProfileError(f"{path}: not a complete gzip file ({exc})") from None
+        with open_profile(path) as handle:  # a damaged, cut-short or oversized file: one line, not a traceback
+            return parse_lines(bounded_lines(handle, str(path), ProfileError), str(path))
+    except OSError as exc:
+        raise ProfileError(f"{path}: cannot read it ({exc})") from None
 
 
 def parse_lines(lines: Iterable[str], source: str = "profile") -> CallgrindProfile:

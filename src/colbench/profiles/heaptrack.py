@@ -21,18 +21,23 @@ byte the call allocated.
 from __future__ import annotations
 
 import gzip
-import io
 import subprocess
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from colbench.processes import streaming
+from colbench.profiles.bounded import bounded_lines
 from colbench.workers.python.heap_window import MARK_END_BYTES, MARK_START_BYTES
 
 #: a frame as heaptrack resolved it: (function name, or "" when unresolved; library path; address)
 RawFrame = tuple[str, str, int]
 RawStack = tuple[RawFrame, ...]
+
+
+#: reading a profile colbench wrote decompresses in seconds; one that takes minutes is stopped
+ZSTD_TIMEOUT_S = 300.0
 
 
 class DamagedProfile(ValueError):
@@ -53,19 +58,23 @@ class HeapPeak:
 def _lines(path: Path) -> Iterator[str]:
     if path.name.endswith(".zst"):
         try:
-            proc = subprocess.Popen(["zstd", "-dc", "--", str(path)], stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE)
+            with streaming(["zstd", "-dc", "--", str(path)], timeout_s=ZSTD_TIMEOUT_S, what=f"zstd -dc {path.name}") \
+                    as proc:
+                assert proc.stdout is not None and proc.stderr is not None
+                yield from bounded_lines(proc.stdout, path.name, DamagedProfile)
+                proc.stdout.close()
+                err = proc.stderr.read(1 << 16)
+                proc.wait()
         except OSError as exc:
             raise DamagedProfile(f"cannot run zstd to read {path.name}: {exc}") from None
-        assert proc.stdout is not None
-        yield from io.TextIOWrapper(proc.stdout, errors="replace")
-        _, err = proc.communicate()
+        except subprocess.TimeoutExpired as exc:
+            raise DamagedProfile(str(exc)) from None
         if proc.returncode != 0:
             raise DamagedProfile(f"{path.name} is not a complete zstd file ({err.decode(errors='replace').strip()})")
     else:
         try:
-            with gzip.open(path, "rt", errors="replace") as text:
-                yield from text
+            with gzip.open(path, "rb") as packed:
+                yield from bounded_lines(packed, path.name, DamagedProfile)
         except (OSError, EOFError) as exc:
             raise DamagedProfile(f"{path.name} is not a complete gzip file ({exc})") from None
 

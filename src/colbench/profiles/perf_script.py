@@ -20,13 +20,13 @@ costs are whole, callers above that function are not in the stack.
 
 from __future__ import annotations
 
-import gzip
 import math
 import re
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from colbench.profiles.bounded import bounded_lines, open_profile
 from colbench.profiles.callgrind import Frame, ProfileError
 from colbench.profiles.stacks import Folded
 from colbench.profiles.symbols import PYTHON_OBJECT, PYTHON_PREFIX, PerfMap, demangle_cython, python_function
@@ -49,10 +49,10 @@ class SampleCounts:
 
 def read_samples(path: Path, perf_map: PerfMap | None = None) -> tuple[Folded, str, SampleCounts]:
     """Folded stacks (root first) → cost, the event's unit, and the sample counts."""
-    opener = gzip.open if path.suffix == ".gz" else open
     try:
-        with opener(path, "rt", encoding="utf-8", errors="replace") as handle:
-            return parse_samples(handle.read().split("\n"), perf_map)
+        with open_profile(path) as handle:
+            return parse_samples([line.rstrip("\n") for line in bounded_lines(handle, str(path), ProfileError)],
+                                 perf_map)
     except (OSError, EOFError) as exc:
         raise ProfileError(f"{path}: cannot read the perf samples ({exc})") from None
 

@@ -17,7 +17,7 @@ from typing import Any
 import psutil
 
 import colbench
-from colbench.git import git_command, git_env
+from colbench.git import run_git
 from colbench.machine.facts import checks_as_json, environment_checks, machine_info
 from colbench.model.benchmark import int_param
 from colbench.model.records import CaseSpec, CommitInfo, InputFile, Result, Run, WorkerReport
@@ -52,15 +52,15 @@ def new_run_id() -> str:
 def git_commit(repo: str | Path) -> CommitInfo:
     """The commit of the project under test, and whether its work tree had changes."""
     def git(*args: str) -> str:
-        done = subprocess.run(git_command("-C", str(repo), *args), capture_output=True, text=True, check=True,
-                              env=git_env())
+        done = run_git("-C", str(repo), *args, timeout_s=60, what=f"git {args[0]}")
+        done.check_returncode()
         return done.stdout.strip()
 
     try:
         sha = git("rev-parse", "HEAD")
         dirty = bool(git("status", "--porcelain"))
         when = git("log", "-1", "--format=%cI")
-    except (OSError, subprocess.CalledProcessError) as exc:
+    except (OSError, subprocess.SubprocessError) as exc:
         raise PlanError(f"cannot read a git commit from {repo}: {exc}") from None
     return {"sha": sha, "repository": str(Path(repo).resolve()), "dirty": dirty, "timestamp": when}
 

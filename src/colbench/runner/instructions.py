@@ -55,6 +55,7 @@ from typing import Any
 from colbench.model.metrics import metric
 from colbench.model.records import CaseSpec, ErrorInfo, MeasureInfo, MemoryUse, WorkerReport
 from colbench.paths import colbench_home
+from colbench.processes import run_bounded
 from colbench.runner.isolate import WorkerLaunch, WorkerOutcome, run_worker
 from colbench.runner.lifeline import exec_dir_prefix
 from colbench.workers.python.callgrind_probe import DUMP_DIR_VAR, LIB_VAR, METRIC
@@ -157,8 +158,8 @@ def find_toolchain(home: Path | None = None) -> Toolchain:
         raise InstructionsUnavailable("--measure instructions needs Valgrind: install it (Debian/Ubuntu: "
                                       "`apt-get install valgrind`)")
     try:
-        version = subprocess.run([valgrind, "--version"], capture_output=True, text=True, timeout=30,
-                                 check=True).stdout.strip().removeprefix("valgrind-")
+        version = run_bounded([valgrind, "--version"], timeout_s=30, what=f"{valgrind} --version",
+                              check=True).stdout.strip().removeprefix("valgrind-")
     except (OSError, subprocess.SubprocessError) as exc:
         raise InstructionsUnavailable(f"cannot run {valgrind} --version: {exc}") from None
     return Toolchain(valgrind, version, build_helper(version, home or colbench_home()))

@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 
 from colbench.paths import move, owned, owned_dir
+from colbench.processes import run_bounded
 
 
 class BuildFailed(RuntimeError):
@@ -35,8 +36,8 @@ def build_library(source: str, library: Path, what: str, home: Path, link: tuple
         source_path, built = Path(tmp) / "source.c", Path(tmp) / "built.so"
         source_path.write_text(source)
         try:
-            done = subprocess.run([compiler, "-O2", "-shared", "-fPIC", "-o", str(built), str(source_path), *link],
-                                  capture_output=True, text=True, timeout=120)
+            done = run_bounded([compiler, "-O2", "-shared", "-fPIC", "-o", str(built), str(source_path), *link],
+                               timeout_s=120, what=f"the C compiler {compiler}")
         except (OSError, subprocess.SubprocessError) as exc:
             raise BuildFailed(f"cannot run the C compiler {compiler}: {exc}") from None
         if done.returncode != 0:

@@ -23,14 +23,16 @@ from __future__ import annotations
 import dataclasses
 import gzip
 import os
-import shutil
 import subprocess
 import tempfile
 import time
 from pathlib import Path
+from typing import IO
 
 from colbench.model.records import CaseSpec
 from colbench.paths import atomic_path, create_new, owned_dir, remove
+from colbench.processes import streaming
+from colbench.profiles.bounded import MAX_PROFILE_BYTES
 from colbench.runner.isolate import WorkerLaunch, run_worker
 from colbench.runner.profile import ProfileRun, failure_text
 from colbench.workers.python.perf_control import CTL_VAR
@@ -45,6 +47,9 @@ MAX_ITERATIONS = 200
 PERF_PROFILE_NAME = "profile.perf.gz"
 SCRIPT_FIELDS = "comm,tid,event,period,ip,sym,dso"
 TIMEOUT_FACTOR = 3.0
+#: `perf script` of a few seconds of samples takes seconds (minutes with many unresolved addresses); past ten
+#: minutes it is stopped
+SCRIPT_TIMEOUT_S = 600.0
 
 
 def perf_command(perf: str, data: Path, ctl: Path, ack: Path) -> list[str]:
@@ -99,18 +104,31 @@ def _script(perf: str, data: Path, kept: Path) -> str | None:
         with atomic_path(kept, "profile") as partial, create_new(partial) as out, \
                 gzip.GzipFile(fileobj=out, mode="wb", compresslevel=6) as packed:
             # --no-inline: resolving inlined frames runs addr2line per address (most of perf script's time)
-            proc = subprocess.Popen([perf, "script", "--input", str(data), "--fields", SCRIPT_FIELDS, "--no-inline"],
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-            assert proc.stdout is not None
-            shutil.copyfileobj(proc.stdout, packed, 1 << 20)
-            _, stderr = proc.communicate()
+            with streaming([perf, "script", "--input", str(data), "--fields", SCRIPT_FIELDS, "--no-inline"],
+                           timeout_s=SCRIPT_TIMEOUT_S, what="perf script") as proc:
+                assert proc.stdout is not None
+                _copy_bounded(proc.stdout, packed)
+                _, stderr = proc.communicate()
             if proc.returncode != 0:
                 raise _ScriptFailed(proc.returncode, stderr)
+    except subprocess.TimeoutExpired as exc:
+        return str(exc)
     except _ScriptFailed as failed:
         last = next((line for line in reversed(failed.stderr.decode(errors="replace").splitlines()) if line.strip()),
                     "")
         return f"perf script failed (exit {failed.code}): {last.strip()[:200]}"
     return None
+
+
+def _copy_bounded(source: IO[bytes], target: gzip.GzipFile) -> None:
+    """perf script's text into the kept profile, refused past what a profile may decompress to (its reader's
+    bound: colbench.profiles.bounded)."""
+    copied = 0
+    while chunk := source.read(1 << 20):
+        copied += len(chunk)
+        if copied > MAX_PROFILE_BYTES:
+            raise _ScriptFailed(0, f"more than {MAX_PROFILE_BYTES:,} bytes of samples: too many to keep".encode())
+        target.write(chunk)
 
 
 class _ScriptFailed(Exception):

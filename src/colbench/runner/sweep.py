@@ -151,7 +151,7 @@ def build_sweep(sweep: Sweep, extra: tuple[str, ...] = (), say: Callable[[str], 
     return envs
 
 
-def planned_builds(versions: Versions, extra: tuple[str, ...] = ()) -> list[bool]:
-    """For a dry run: per release named, whether its environment must be built (True) or is probably in the cache;
-    a range lists its releases from the index only when it runs, so it plans none."""
-    return [not release_probably_cached(f"{versions.package}=={v}", extra) for v in versions.named]
+def planned_builds(sweep: Sweep, extra: tuple[str, ...] = ()) -> list[bool]:
+    """For a dry run: per release the sweep measures (named, or listed from the index for a range), whether its
+    environment must be built (True) or is probably in the cache."""
+    return [not release_probably_cached(point.requirement, extra) for point in sweep.points]

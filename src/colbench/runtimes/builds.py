@@ -27,9 +27,8 @@ from colbench.git import (
     check_source,
     credential_env,
     failure_reason,
-    git_command,
-    git_env,
     is_url,
+    run_git,
     split_credentials,
 )
 from colbench.paths import colbench_home, expand_user, owned, owned_dir
@@ -113,8 +112,10 @@ def wheel_package(builds: Sequence[Build]) -> str:
 
 
 def _git(repo: Path, *args: str, env: dict[str, str] | None = None) -> str:
-    proc = subprocess.run(git_command("-C", str(repo), *args), capture_output=True, text=True,
-                          env=env if env is not None else git_env())
+    try:
+        proc = run_git("-C", str(repo), *args, env=env, what=f"git {args[0]} in {repo}")
+    except subprocess.TimeoutExpired as exc:
+        raise ReleaseError(redact(str(exc))) from None
     if proc.returncode != 0:
         raise ReleaseError(redact(f"git {' '.join(args)} in {repo}: {failure_reason(proc.stderr, proc.stdout)}"))
     return proc.stdout.strip()
@@ -132,8 +133,11 @@ def _clone(url: str) -> Path:
         _git(target, "fetch", "--quiet", "--filter=blob:none", "origin", "+refs/heads/*:refs/heads/*",
              "+refs/tags/*:refs/tags/*", env=env)
         return target
-    proc = subprocess.run(git_command("clone", "--quiet", "--bare", "--filter=blob:none", "--", clean, str(target)),
-                          capture_output=True, text=True, env=env)
+    try:
+        proc = run_git("clone", "--quiet", "--bare", "--filter=blob:none", "--", clean, str(target), env=env,
+                       what=f"git clone {clean}")
+    except subprocess.TimeoutExpired as exc:
+        raise ReleaseError(redact(f"--git {url}: {exc}")) from None
     if proc.returncode != 0:
         raise ReleaseError(redact(f"--git {url}: cannot clone it ({failure_reason(proc.stderr, proc.stdout)})"))
     return target
@@ -162,8 +166,11 @@ def git_builds(source: str, good: str, bad: str, package: str) -> list[Build]:
             raise ReleaseError(redact(f"{option} {ref}: no such commit in {source}")) from None
     if shas["--good"] == shas["--bad"]:
         raise ReleaseError(f"--good and --bad are the same commit ({shas['--good'][:12]}): name two")
-    ancestor = subprocess.run(git_command("-C", str(repo), "merge-base", "--is-ancestor", "--end-of-options",
-                                          shas["--good"], shas["--bad"]), capture_output=True, env=git_env())
+    try:
+        ancestor = run_git("-C", str(repo), "merge-base", "--is-ancestor", "--end-of-options", shas["--good"],
+                           shas["--bad"], what="git merge-base")
+    except subprocess.TimeoutExpired as exc:
+        raise ReleaseError(redact(str(exc))) from None
     if ancestor.returncode != 0:
         raise ReleaseError(f"--good {good} is not an ancestor of --bad {bad}: good is the older commit")
     between = _git(repo, "rev-list", "--first-parent", "--reverse", "--end-of-options",

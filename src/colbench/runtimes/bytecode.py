@@ -12,6 +12,8 @@ import contextlib
 import subprocess
 from pathlib import Path
 
+from colbench.processes import run_bounded
+
 #: what `python -c` runs to compile a directory's missing or stale bytecode, on every CPU, printing nothing. A
 #: package's own test folders (`test/`, `tests/` below the directory) are left out: no worker imports them, and they
 #: hold most of the files (1,463 of 2,090 for pyarrow 17, pandas and numpy: 1.1 s instead of 2.8 s). A file that
@@ -28,5 +30,4 @@ def compile_with(python: str, directory: Path, timeout_s: float = 600) -> None:
     """Compile `directory`'s missing or stale bytecode with `python`; a failure is left alone (the modules then
     compile on import, as they would without this)."""
     with contextlib.suppress(OSError, subprocess.SubprocessError):
-        subprocess.run([python, "-c", COMPILE_DIR, str(directory)], capture_output=True, timeout=timeout_s,
-                       check=False)
+        run_bounded([python, "-c", COMPILE_DIR, str(directory)], timeout_s=timeout_s, what="compiling bytecode")

@@ -27,10 +27,15 @@ from pathlib import Path
 
 from packaging.tags import Tag, compatible_tags, cpython_tags, platform_tags
 
+from colbench.processes import run_bounded
+
 #: the oldest Python the worker (and the benchmark code it loads) runs on
 OLDEST = (3, 8)
 _VERSION_DIR = re.compile(r"(\d+)\.(\d+)\.(\d+)")
 _UV_DIR = re.compile(r"cpython-(\d+)\.(\d+)\.(\d+)-[^+]*")  # cpython-3.12.1-linux-x86_64-gnu; not …+freethreaded
+#: an interpreter answers its version in well under a second; one that has not in 10 s is hung (and killed, with
+#: whatever it started)
+PROBE_TIMEOUT_S = 10.0
 _PATH_NAME = re.compile(r"python(\d+)\.(\d+)")
 _SOURCES = ("pyenv", "uv", "PATH")
 
@@ -97,7 +102,7 @@ def _ask_version(exe: Path) -> tuple[int, int, int] | None:
     """The exact version of an interpreter on PATH (a CPython one; None for anything else or a broken one)."""
     code = "import sys; print(sys.implementation.name, *sys.version_info[:3], getattr(sys, '_is_gil_enabled', None))"
     try:
-        out = subprocess.run([str(exe), "-c", code], capture_output=True, text=True, timeout=10, check=True).stdout
+        out = run_bounded([str(exe), "-c", code], timeout_s=PROBE_TIMEOUT_S, what=f"probing {exe}", check=True).stdout
         name, major, minor, patch, gil = out.split()
     except (OSError, subprocess.SubprocessError, ValueError):
         return None

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from colbench.paths import atomic_path, colbench_home, owned, owned_dir, remove, write_text
+from colbench.processes import run_bounded
 from colbench.runtimes.sources import WorkerSourcesError, copy_tree, tree_digest, worker_file, workers_root
 
 JAR = "colbench-worker.jar"
@@ -45,6 +46,9 @@ class BuiltJar:
     current: bool  # built from the sources colbench has now
     build_seconds: float = 0.0  # how long Maven took (0: not recorded)
 
+
+#: a first Maven build downloads Arrow Java and its plugins (minutes); one past an hour hangs and is stopped
+MAVEN_TIMEOUT_S = 3600.0
 
 def cache_root() -> Path:
     return colbench_home() / "workers" / "java"
@@ -159,7 +163,11 @@ def build_jar(version: str, *, force: bool = False, say: Callable[[str], None] =
     started = time.monotonic()
     try:
         copy_tree(workers_root() / "java", work)
-        proc = subprocess.run(["bash", str(work / "build.sh"), version], cwd=work, capture_output=True, text=True)
+        try:
+            proc = run_bounded(["bash", str(work / "build.sh"), version], cwd=work, timeout_s=MAVEN_TIMEOUT_S,
+                               what=f"the Maven build of the Java worker for Arrow Java {version}")
+        except subprocess.TimeoutExpired as exc:
+            raise JavaWorkerError(str(exc)) from None
         write_text(log, proc.stdout + proc.stderr, "Maven log")
         built = work / "target" / JAR
         if proc.returncode != 0 or not built.is_file():

@@ -11,6 +11,7 @@ search, so a point is resolved at most once per bisect. A point that cannot be b
 
 from __future__ import annotations
 
+import contextvars
 import os
 import queue
 import re
@@ -235,7 +236,9 @@ class AheadBuilder:
             if point.label not in self.envs.built and point.label not in self.envs.failed:
                 self._queue.put(point)
         if self._thread is None:
-            self._thread = threading.Thread(target=self._work, name="colbench-build-ahead", daemon=True)
+            # the builds run under the caller's deadline (colbench.processes.deadline_at) too: its context goes along
+            self._thread = threading.Thread(target=contextvars.copy_context().run, args=(self._work,),
+                                            name="colbench-build-ahead", daemon=True)
             self._thread.start()
 
     def close(self) -> None:

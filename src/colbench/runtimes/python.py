@@ -40,7 +40,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from colbench.git import Credential, credential_env, git_command, git_env, split_credentials
+from colbench.bounded_http import deadline_from_env
+from colbench.git import Credential, credential_env, run_git, split_credentials
 from colbench.install import INSTALL_UV
 from colbench.paths import (
     NAME_PATTERN,
@@ -54,6 +55,7 @@ from colbench.paths import (
     remove,
     write_text,
 )
+from colbench.processes import exit_cause, last_line, run_bounded
 from colbench.redact import redact, redact_argv
 from colbench.runtimes.bytecode import compile_with
 from colbench.runtimes.interpreters import InterpreterError, find_interpreter, parse_python_version
@@ -349,13 +351,39 @@ def _uv() -> list[str]:
     return [sys.executable, "-m", "uv"]
 
 
+#: the longest a uv call may take (a source build included) before it is stopped with what it started; a watch's
+#: or bisect's budget ends it sooner (colbench.processes.deadline_at)
+UV_TIMEOUT_S = 1800.0
+#: the longest the import check of a new environment may take: importing pyarrow, pandas, polars and DuckDB takes
+#: seconds, even on a loaded machine; a release whose import hangs is an error row, not a pass that never ends
+#: (issue 48). The check always gets its whole deadline (a budget ending meanwhile must not make a sound release
+#: an error), so it is also the most a watch pass or bisect can run past its budget.
+IMPORT_CHECK_TIMEOUT_S = 30.0
+
+
+def uv_network_env(env: dict[str, str]) -> dict[str, str]:
+    """uv's own bound on each HTTP request set to colbench's network deadline ($COLBENCH_NET_DEADLINE_S, a minute;
+    a value the user gave uv stands) and one retry instead of three: a slow index page costs uv what it costs
+    colbench's listing, not four times that. The whole uv call is bounded by UV_TIMEOUT_S and the budget."""
+    extra: dict[str, str] = {}
+    if not env.get("UV_HTTP_TIMEOUT") and not env.get("UV_REQUEST_TIMEOUT"):
+        extra["UV_HTTP_TIMEOUT"] = str(max(1, round(deadline_from_env())))
+    if not env.get("UV_HTTP_RETRIES"):
+        extra["UV_HTTP_RETRIES"] = "1"
+    return extra
+
+
 def _run(cmd: Sequence[str], what: str, cwd: Path | None = None, *, stdin: str | None = None,
          credentials: Sequence[Credential] = ()) -> subprocess.CompletedProcess[str]:
     # uv runs git for git URLs: with a repository's own commands off, and the login of a URL from the environment
     # (colbench.git): the URLs uv is given, and so the lock it writes, hold none
     env = credential_env(credentials)
     env.pop("VIRTUAL_ENV", None)  # uv must use the --python given, never an activated environment
-    proc = subprocess.run(list(cmd), capture_output=True, text=True, cwd=cwd, env=env, input=stdin)
+    env.update(uv_network_env(env))
+    try:
+        proc = run_bounded(cmd, timeout_s=UV_TIMEOUT_S, what=what, cwd=cwd, env=env, stdin=stdin)
+    except subprocess.TimeoutExpired as exc:
+        raise EnvError(redact(str(exc))) from None
     if proc.returncode != 0:
         detail = (proc.stderr or proc.stdout).strip()
         raise EnvError(redact(f"{what} failed:\n{detail[-3000:]}"))  # uv quotes git URLs, tokens included
@@ -419,12 +447,12 @@ def _local_fingerprint(req: str) -> str:
                 digest.update(chunk)
         return f"{path}:{digest.hexdigest()}"
     try:
-        head = subprocess.run(git_command("-C", str(path), "rev-parse", "HEAD"), capture_output=True, text=True,
-                              check=True, env=git_env()).stdout.strip()
-        status = subprocess.run(git_command("-C", str(path), "status", "--porcelain"), capture_output=True,
-                                text=True, check=True, env=git_env()).stdout
-        return f"{path}:{head}:{hashlib.sha256(status.encode()).hexdigest()}"
-    except (OSError, subprocess.CalledProcessError):
+        head = run_git("-C", str(path), "rev-parse", "HEAD", timeout_s=60, what="git rev-parse")
+        status = run_git("-C", str(path), "status", "--porcelain", timeout_s=60, what="git status")
+        head.check_returncode()
+        status.check_returncode()
+        return f"{path}:{head.stdout.strip()}:{hashlib.sha256(status.stdout.encode()).hexdigest()}"
+    except (OSError, subprocess.SubprocessError):
         newest = max((p.stat().st_mtime_ns for p in path.rglob("*") if p.is_file()), default=0)
         return f"{path}:{newest}"
 
@@ -555,11 +583,20 @@ def _smoke_test(python: str, spec: EnvSpec) -> None:
     rather than turning every benchmark into an error result."""
     dists = sorted(spec_package_names(spec.requirements))
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    proc = subprocess.run([python, "-c", _SMOKE, json.dumps(dists)], capture_output=True, text=True, env=env)
+    try:
+        proc = run_bounded([python, "-c", _SMOKE, json.dumps(dists)], timeout_s=IMPORT_CHECK_TIMEOUT_S, env=env,
+                           own_deadline_only=True,
+                           what=f"environment {spec.name!r}: the import check of {', '.join(dists) or 'colbench'}")
+    except subprocess.TimeoutExpired as exc:
+        raise EnvError(redact(str(exc))) from None
     try:
         failures = json.loads(proc.stdout.strip().splitlines()[-1])
-    except (IndexError, json.JSONDecodeError):
-        raise EnvError(f"environment {spec.name!r}: import check failed: {proc.stderr.strip()[-500:]}") from None
+        if not isinstance(failures, dict):
+            raise TypeError(type(failures).__name__)
+    except (IndexError, json.JSONDecodeError, TypeError):
+        said = last_line(proc.stderr)
+        raise EnvError(redact(f"environment {spec.name!r}: import check failed: {exit_cause(proc.returncode)}"
+                              + (f": {said}" if said else ""))) from None
     if failures:
         detail = "; ".join(
             f"{dist} does not import ({msg.splitlines()[0] if msg else ''})" for dist, msg in failures.items()

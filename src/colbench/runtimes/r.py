@@ -10,6 +10,7 @@ import shutil
 import subprocess
 from collections.abc import Sequence
 
+from colbench.processes import run_bounded
 from colbench.runtimes.pins import PinError, parse_pins
 from colbench.runtimes.sources import WorkerSourcesError, worker_file
 
@@ -37,8 +38,11 @@ def installed_versions(packages: Sequence[str]) -> dict[str, str | None]:
         raise PinError("R is not installed: run `colbench setup r`")
     code = ("args <- commandArgs(TRUE); v <- sapply(args, function(p) tryCatch(as.character(packageVersion(p)), "
             "error = function(e) '')); cat(paste(names(v), v, sep = '=', collapse = '\\n'))")
-    proc = subprocess.run([rscript, "--vanilla", "-e", code, "--args", *packages], capture_output=True, text=True,
-                          timeout=60)
+    try:
+        proc = run_bounded([rscript, "--vanilla", "-e", code, "--args", *packages], timeout_s=60,
+                           what="Rscript's package versions")
+    except subprocess.TimeoutExpired as exc:
+        raise PinError(str(exc)) from None
     if proc.returncode != 0:
         raise PinError(f"Rscript could not report package versions: {proc.stderr.strip()[-300:]}")
     found = dict(line.split("=", 1) for line in proc.stdout.splitlines() if "=" in line)

@@ -186,16 +186,50 @@ class _Anchors(HTMLParser):
             self._attrs = None
 
 
+#: the longest file name an index entry may have: no file system holds a longer one (a 5,000-digit version is skipped
+#: here, before Python parses it)
+MAX_FILENAME = 255
+
+
 def _files(content_type: str, body: str) -> list[dict[str, object]]:
+    """The file entries of an index page; a page that is not the Simple API's JSON or HTML is a ValueError."""
     if "json" in content_type:
-        return list(json.loads(body).get("files") or [])
+        try:
+            page = json.loads(body)
+        except (ValueError, RecursionError) as exc:
+            raise ValueError(f"not JSON ({str(exc)[:100]})") from None
+        files = page.get("files") if isinstance(page, dict) else None
+        if not isinstance(files, list):
+            raise ValueError("its JSON has no list of files (PEP 691)")
+        return files
     parser = _Anchors()
     parser.feed(body)
     return parser.files
 
 
-def releases_from_files(package: str, files: Iterable[dict[str, object]], tags: frozenset[Tag] | None = None,
-                        interpreters: Sequence[Interpreter] | None = None) -> list[Release]:
+def checked_files(files: Iterable[object], notes: list[str] | None = None) -> list[dict[str, object]]:
+    """The entries of an index's file list that are what PEP 691 says (an object with a string `filename`, a
+    `yanked` that is a bool or a reason, an `upload-time` string); every other entry is skipped, counted in one
+    note (appended to `notes`)."""
+    kept: list[dict[str, object]] = []
+    bad = 0
+    for entry in files:
+        if (isinstance(entry, dict) and isinstance(entry.get("filename"), str)
+                and 0 < len(entry["filename"]) <= MAX_FILENAME
+                and isinstance(entry.get("yanked"), (bool, str, type(None)))
+                and isinstance(entry.get("upload-time"), (str, type(None)))):
+            kept.append(entry)
+        else:
+            bad += 1
+    if bad and notes is not None:
+        notes.append(f"skipped {bad} index entr{'y' if bad == 1 else 'ies'} that are not a file of PEP 691 (a "
+                     "wrong type, or a name too long)")
+    return kept
+
+
+def releases_from_files(package: str, files: Iterable[object], tags: frozenset[Tag] | None = None,
+                        interpreters: Sequence[Interpreter] | None = None,
+                        notes: list[str] | None = None) -> list[Release]:
     """Versions (in version order) from an index's file list, each with why it cannot be tested here, if so, and the
     newest of `interpreters` (default: the installed ones) its wheels install on. `tags`: the wheel tags that count
     as installable instead (one interpreter's), when given."""
@@ -204,7 +238,8 @@ def releases_from_files(package: str, files: Iterable[dict[str, object]], tags: 
         supported = frozenset().union(*(interpreter_tags(i.version[:2]) for i in interpreters))
     else:
         supported, interpreters = tags, []
-    seen, wheel_tags, uploaded = _files_by_version(canonicalize_name(package), files, supported)
+    seen, wheel_tags, uploaded = _files_by_version(canonicalize_name(package), checked_files(files, notes),
+                                                   supported)
     ships_wheels = any(f["wheel"] for f in seen.values())
     out = []
     for version in sorted(seen):
@@ -252,8 +287,8 @@ def _parse_file_name(filename: str, supported: frozenset[Tag]) -> tuple[str, Ver
             return dist, version, "wheel" if file_tags & supported else "other wheel", file_tags
         dist, version = parse_sdist_filename(filename)
         return dist, version, "sdist", frozenset()
-    except (InvalidWheelFilename, InvalidSdistFilename, InvalidVersion):
-        return None
+    except (InvalidWheelFilename, InvalidSdistFilename, InvalidVersion, ValueError):
+        return None  # ValueError: a version past Python's int limit (4,300 digits) is no version either
 
 
 def _no_wheel(tags: frozenset[Tag], interpreters: Sequence[Interpreter], sdist: bool) -> str:
@@ -271,8 +306,10 @@ def check_package_name(package: str) -> None:
         raise ReleaseError(f"--package {package!r}: not a Python distribution name")
 
 
-def pypi_releases(package: str, fetch: Fetch = fetch_url, index: str | None = None) -> list[Release]:
-    """Every version of `package` on the index, oldest first."""
+def pypi_releases(package: str, fetch: Fetch = fetch_url, index: str | None = None,
+                  notes: list[str] | None = None) -> list[Release]:
+    """Every version of `package` on the index, oldest first; entries of the page that are not files are skipped
+    (a note in `notes`), a page that is not an index page is a one-line ReleaseError."""
     check_package_name(package)
     base = index or package_index()
     url = f"{base}/{canonicalize_name(package)}/"
@@ -281,8 +318,8 @@ def pypi_releases(package: str, fetch: Fetch = fetch_url, index: str | None = No
     except FileNotFoundError:
         raise ReleaseError(redact(f"--package {package}: no such package on {base} (check the name)")) from None
     try:
-        releases = releases_from_files(package, _files(content_type, body))
-    except (ValueError, AttributeError) as exc:
+        releases = releases_from_files(package, _files(content_type, body), notes=notes)
+    except ValueError as exc:
         raise ReleaseError(redact(f"cannot read the index page {url}: {exc}")) from None
     if not releases:
         raise ReleaseError(redact(f"--package {package}: {base} lists no files of it"))
@@ -290,7 +327,7 @@ def pypi_releases(package: str, fetch: Fetch = fetch_url, index: str | None = No
 
 
 def listed_releases(package: str, index: str | None = None, fetch: Fetch = fetch_url,
-                    deadline_s: float | None = None) -> tuple[str, list[Release]]:
+                    deadline_s: float | None = None, notes: list[str] | None = None) -> tuple[str, list[Release]]:
     """(the index that has `package`, its versions oldest first), searching uv's indexes in uv's order (or only
     `index`), each call within `deadline_s` (None: $COLBENCH_NET_DEADLINE_S, else a minute); a one-line ReleaseError
     when none has it or one cannot be read."""
@@ -300,7 +337,7 @@ def listed_releases(package: str, index: str | None = None, fetch: Fetch = fetch
     urls = index_urls(index)
     for base in urls:
         try:
-            return base, pypi_releases(package, fetch, base)
+            return base, pypi_releases(package, fetch, base, notes)
         except ReleaseError as exc:
             if "no such package" not in str(exc) or base == urls[-1]:
                 raise

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from pathlib import Path
 
-from colbench.paths import UnsafePath, expand_user
+from colbench.paths import UnsafePath, check_output_file, expand_user
 from colbench.store.base import Store, StoreError
 
 
@@ -28,11 +30,30 @@ _WHAT_A_STORE_IS = ("colbench stores results in a DuckDB file whose name ends in
 
 
 def is_duckdb_file(path: Path) -> bool:
+    """Whether `path` is a regular file with DuckDB's magic bytes; opened without blocking (a FIFO would wait for a
+    writer) and only read when it is a regular file."""
     try:
-        with open(path, "rb") as handle:
-            return handle.read(12)[8:12] == _DUCKDB_MAGIC
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except (OSError, ValueError):  # ValueError: a NUL in the path
         return False
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
+        return handle.read(12)[8:12] == _DUCKDB_MAGIC
+
+
+def _store_path(url: str) -> Path:
+    """The file a DuckDB store's --store names, if it is one: a new name, or an existing regular file (a directory,
+    a FIFO, a socket or a device is refused before anything opens it: a FIFO would block)."""
+    try:
+        path = expand_user(url, "--store")
+        if path.is_dir():
+            raise StoreError(f"--store {path} is a directory: give a file, e.g. {path / 'results.duckdb'}")
+        if os.path.lexists(path):
+            check_output_file(path, "--store")
+    except UnsafePath as exc:
+        raise StoreError(str(exc)) from None
+    return path
 
 
 def check_store_url(url: str) -> None:
@@ -51,12 +72,7 @@ def check_store_url(url: str) -> None:
     if _KEYWORD_DSN.search(url):
         raise StoreError("--store looks like a PostgreSQL keyword connection string (key=value …), which would "
                          f"become a file name, password included: write it as a postgresql:// URL; {_WHAT_A_STORE_IS}")
-    try:
-        path = expand_user(url, "--store")
-    except UnsafePath as exc:
-        raise StoreError(str(exc)) from None
-    if path.is_dir():
-        raise StoreError(f"--store {path} is a directory: give a file, e.g. {path / 'results.duckdb'}")
+    path = _store_path(url)
     if not path.name.endswith(DUCKDB_SUFFIX) and not is_duckdb_file(path):
         shown = path.name if len(path.name) <= 60 else path.name[:57] + "…"
         raise StoreError(f"--store {shown!r} is not a DuckDB file, and its name does not end in .duckdb: "

@@ -74,7 +74,11 @@ class Store(Protocol):
 
 
 def resolve_run_id(store: Store, ref: str) -> str:
-    """A run id, a unique prefix of one, a run name, or `latest`."""
+    """A run id, a unique prefix of one, a run name, or `latest`. A blank reference names no run (issue 48: as a
+    prefix, '' is one of every run id, and `delete '' --yes` deleted the only run)."""
+    if not ref.strip():
+        raise StoreError("an empty run reference names no run: give a run id, a prefix of one, a run name or "
+                         "`latest` (`colbench show` lists runs)")
     if ref == "latest":
         newest = store.find_runs(None)
         if not newest:

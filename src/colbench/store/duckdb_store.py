@@ -29,7 +29,7 @@ import duckdb
 
 from colbench.model.records import Result, Run
 from colbench.model.watch import WatchAlert, WatchedRelease, WatchHolder, holder_of
-from colbench.paths import UnsafePath, colbench_home, expand_user, in_tree, owned, owned_dir
+from colbench.paths import UnsafePath, check_output_file, colbench_home, expand_user, in_tree, owned, owned_dir
 from colbench.store.base import STORE_SCHEMA_VERSION, WATCH_SCHEMA_VERSION, StoreError, StoreLocked, check_deletable
 from colbench.store.duckdb_connect import connection, wait_window
 from colbench.store.queries import (
@@ -205,6 +205,10 @@ class DuckDBStore:
         if self.path.is_dir():
             raise StoreError(f"--store {self.path} is a directory: give a file, e.g. {self.path / 'results.duckdb'}")
         if self.path.exists():
+            try:  # a FIFO, a socket or a device is no store (DuckDB would block on a FIFO)
+                check_output_file(self.path, "--store")
+            except UnsafePath as exc:
+                raise StoreError(str(exc)) from None
             return
         blocker = _blocker(self.path)
         in_the_way = f" ({blocker} is a file, not a directory)" if blocker else ""
