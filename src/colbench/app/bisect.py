@@ -29,6 +29,7 @@ from colbench.machine.facts import machine_info
 from colbench.model.benchmark import int_param
 from colbench.model.metrics import Measure
 from colbench.model.metrics import metric as metric_named
+from colbench.model.release import Release
 from colbench.model.run_config import RunConfig
 from colbench.render.fmt import fmt_duration
 from colbench.runner.execute import RunObserver, counting_toolchain
@@ -79,6 +80,11 @@ class BisectRequest:
     index: str | None = None
     #: the total deadline of each call to the package index or Maven Central (None: $COLBENCH_NET_DEADLINE_S or 60 s)
     net_deadline_s: float | None = None
+    #: `package`'s releases as a watch pass just listed them (its index, in version order): not listed again, and
+    #: each built as the pass built it; empty: listed from the index
+    releases: tuple[Release, ...] = ()
+    #: the index those releases were listed from
+    listed_from: str = ""
 
 
 class BisectObserver:
@@ -228,7 +234,8 @@ def run_bisect(store: Store, request: BisectRequest, observer: BisectObserver | 
     measure, why = (request.measure, "") if request.measure else default_measure(request)
     config = check_case(request, measure)
     points = list_points(request.good, request.bad, package=request.package, wheels=request.wheels,
-                         git=request.git, pre=request.pre, index=request.index, deadline_s=request.net_deadline_s)
+                         git=request.git, pre=request.pre, index=request.index, deadline_s=request.net_deadline_s,
+                         listed=(request.listed_from, request.releases) if request.releases else None)
     check_runtime(request, points)
     observer.listed(points)
     metric_name = deciding_metric(config)
@@ -279,7 +286,7 @@ def search_plan(store: Store, request: BisectRequest, config: RunConfig, points:
     step (three points), `first` processes a point at this machine's cost of one (runner/estimate.py), plus the
     points' environments (those not cached at this machine's build time)."""
     from colbench.runner.estimate import Costs, builds_here, estimate_plan, history_costs, load_factor, reference_costs
-    from colbench.runtimes.python import EnvSpec, probably_cached
+    from colbench.runtimes.builders import builder_for
     from colbench.store.base import StoreError
 
     plan = make_plan(config.targets, config.overrides)
@@ -301,8 +308,10 @@ def search_plan(store: Store, request: BisectRequest, config: RunConfig, points:
     labels = [p for p in points.points]
     # which points' environments are cached cannot be told before the search picks them: the ends, and the share
     # of the others that is cached
-    cached_share = sum(1 for p in labels if p.runtime == "python" and probably_cached(
-        EnvSpec(p.label, (p.requirement, *request.with_requirements)))) / max(1, len(labels))
+    asked = PointEnvironments(extra=request.with_requirements, variables=dict(request.variables),
+                              indexes=(request.index,) if request.index else ())
+    cached_share = sum(1 for p in labels if p.runtime == "python" and builder_for(asked.request(p)).planned(
+        asked.request(p)).uv_build is False) / max(1, len(labels))
     to_build = round(measured * (1 - cached_share))
     build_s = history.first("env_build_s", reference) if labels[0].runtime == "python" else \
         history.first("java_build_s", reference)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -29,6 +29,7 @@ from packaging.version import InvalidVersion, Version
 from colbench.app.errors import UsageError
 from colbench.app.notify import Delivery, deliver, new_alert, webhook_url
 from colbench.app.run import RunObserver
+from colbench.model.env_request import release_request
 from colbench.model.metrics import Measure
 from colbench.model.watch import WatchedRelease, WatchHolder
 from colbench.redact import redact
@@ -107,6 +108,11 @@ class PackagePlan:
     listed: tuple[str, ...] = ()
     #: the dry run's estimate: seconds of measuring (None: not estimated), and environments to build
     estimate_s: float | None = None
+    #: each release as the index listed it (its Python, its upload, its wheels): built by its era's recipe, by this
+    #: pass and by the bisect it starts alike (runtimes/builders.py)
+    releases: Mapping[str, Release] = field(default_factory=dict, compare=False, repr=False)
+    #: the index they were listed from (`index` is it redacted, for showing)
+    listed_from: str = field(default="", compare=False, repr=False)
 
 
 @dataclass
@@ -258,7 +264,8 @@ def plan_package(store: Store, request: WatchRequest, package: str, measure: Mea
         baseline, fresh = _first_start(request, [r for r in fresh if not r.skip], releases, package)
     return PackagePlan(package, key, redact(index), baseline, tuple(r.version for r in fresh if not r.skip),
                        {r.version: r.skip for r in fresh if r.skip}, first_pass=not worked, watched=tuple(watched),
-                       listed=tuple(r.version for r in newer_releases(releases, None, pre=request.pre)))
+                       listed=tuple(r.version for r in newer_releases(releases, None, pre=request.pre)),
+                       releases={r.version: r for r in releases}, listed_from=index)
 
 
 def estimate_plan(request: WatchRequest, plan: PackagePlan, measure: Measure) -> PackagePlan:
@@ -268,7 +275,12 @@ def estimate_plan(request: WatchRequest, plan: PackagePlan, measure: Measure) ->
 
     if not plan.candidates or plan.baseline is None or "instructions" in measure:
         return plan  # runner/estimate.py models wall time; a run under Valgrind takes many times longer
-    envs = (f"a={plan.package}=={plan.baseline}", f"b={plan.package}=={plan.candidates[0]}")
+    from colbench.runtimes.points import env_name
+
+    indexes = (request.index,) if request.index else ()
+    envs = tuple(release_request(env_name(version), plan.package, plan.releases.get(version) or Release(version),
+                                 extra=request.with_requirements, variables=request.variables, indexes=indexes)
+                 for version in (plan.baseline, plan.candidates[0]))
     config = RunConfig(targets=list(request.targets), overrides=dict(request.overrides),
                        iterations=request.iterations, warmup=request.warmup, processes=request.processes,
                        measure=measure)
@@ -291,7 +303,7 @@ def _measuring(store: Store, request: WatchRequest, plan: PackagePlan, config: R
     return Measuring(store, plan.watch_id, plan.package, config, machine["id"], machine["name"], envs,
                      observer.run, request.threshold, request.alpha, request.index, plan.index,
                      request.with_requirements, dict(request.variables), request.explain, observer.say,
-                     bisect_observer)
+                     bisect_observer, releases=dict(plan.releases), listed_from=plan.listed_from)
 
 
 def _watch_package(m: Measuring, plan: PackagePlan, observer: WatchObserver, deadline: float,

@@ -27,6 +27,7 @@ from colbench.app.explain import ExplainRequest, explain
 from colbench.app.notify import shown
 from colbench.app.run import RunObserver, mark_resumed
 from colbench.model.records import Result, Run
+from colbench.model.release import Release
 from colbench.model.run_config import EnvChoice, RunConfig
 from colbench.model.watch import CaseExplained, CaseVerdict, FunctionGrowth, WatchedRelease, WatchTag
 from colbench.redact import clip, redact
@@ -81,6 +82,10 @@ class Measuring:
     explain: bool = True
     say: Callable[[str], None] = lambda _: None
     bisect_observer: BisectObserver | None = None
+    #: each release as the index listed it: built by its era's recipe, as the bisect this pass starts builds it
+    releases: dict[str, Release] = field(default_factory=dict)
+    #: the index they were listed from
+    listed_from: str = ""
 
 
 class BisectSays(BisectObserver):
@@ -120,8 +125,11 @@ class Counting(RunObserver):
         self.inner.finish(run)
 
 
-def _point(package: str, version: str) -> Point:
-    return Point(version, f"{package}=={version}")
+def release_point(m: Measuring, version: str) -> Point:
+    """A release of the pass as a point: built with its era's companions on its own Python, the same environment
+    (the same lock) as the bisect this pass starts builds for it (tests/app/test_watch_envs.py)."""
+    return Point(version, f"{m.package}=={version}", release=m.releases.get(version) or Release(version),
+                 package=m.package)
 
 
 def _now() -> str:
@@ -162,10 +170,10 @@ def earlier_run(store: Store, watch_id: str, baseline: str, version: str) -> Run
 
 def _environments(m: Measuring, baseline: str, version: str) -> tuple[EnvChoice, EnvChoice] | str:
     """Both releases' environments, or the one-line cause why the new one cannot be built."""
-    base = m.envs.get(_point(m.package, baseline))
+    base = m.envs.get(release_point(m, baseline))
     if base is None:
         raise BaselineGone(f"{baseline}, the release {version} is compared with, {m.envs.failed[baseline]}")
-    new = m.envs.get(_point(m.package, version))
+    new = m.envs.get(release_point(m, version))
     if new is None and transient(m.envs.failed[version]):
         raise BaselineGone(f"{version} cannot be built now: {m.envs.failed[version]}")
     return (base, new) if new is not None else m.envs.failed[version]
@@ -293,7 +301,8 @@ def _bisect(m: Measuring, release: WatchedRelease, case: CaseVerdict,
                             package=m.package, with_requirements=m.with_requirements, variables=dict(m.variables),
                             threshold=threshold, budget_s=max(budget_s, 60.0), measure=m.config.measure,
                             iterations=m.config.iterations, warmup=m.config.warmup, timeout_s=m.config.timeout_s,
-                            machine_name=m.config.machine_name, index=m.index, pre=True)
+                            machine_name=m.config.machine_name, index=m.index, pre=True,
+                            releases=tuple(m.releases.values()), listed_from=m.listed_from)
     try:
         report = run_bisect(m.store, request, m.bisect_observer)
     except UsageError as exc:

@@ -71,7 +71,7 @@ def net_deadline(seconds: float | None) -> float | None:
 USER_ERRORS = (("colbench.analysis.comparison", "ComparisonError"), ("colbench.bounded_http", "NetError"),
                ("colbench.benchmarks.registry", "UnknownTarget"),
                ("colbench.data.errors", "DataError"), ("colbench.model.metrics", "UnknownMetric"),
-               ("colbench.model.params", "ParamError"), ("colbench.runtimes.python", "EnvError"),
+               ("colbench.model.params", "ParamError"), ("colbench.model.env_request", "EnvError"),
                ("colbench.runner.plan", "PlanError"), ("colbench.store.base", "StoreError"))
 
 

@@ -27,7 +27,6 @@ import json
 import os
 import platform
 import re
-import shlex
 import shutil
 import statistics
 import subprocess
@@ -42,12 +41,11 @@ from typing import Any
 
 from colbench.git import Credential, credential_env, git_command, git_env, split_credentials
 from colbench.install import INSTALL_UV
+from colbench.model.env_request import EnvError as EnvError  # raised here, defined with the request it refuses
+from colbench.model.packages import canonical_name, requirement_name
 from colbench.paths import (
-    NAME_PATTERN,
-    UnsafePath,
     check_name,
     envs_dir,
-    expand_user,
     move,
     owned,
     owned_dir,
@@ -56,17 +54,12 @@ from colbench.paths import (
 )
 from colbench.redact import redact, redact_argv
 from colbench.runtimes.bytecode import compile_with
-from colbench.runtimes.interpreters import InterpreterError, find_interpreter, parse_python_version
+from colbench.runtimes.interpreters import InterpreterError, find_interpreter
 
 MARKER = "colbench-env.json"
 LOCK_FILE = "requirements.lock"
 #: the file in an environment's site-packages that puts colbench's source directory on sys.path
 WORKER_PTH = "_colbench_worker.pth"
-_SOURCE_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
-
-
-class EnvError(Exception):
-    """A bad --env option or an environment that cannot be resolved or built."""
 
 
 @dataclass(frozen=True)
@@ -118,116 +111,6 @@ class Environment:
 
 
 # ---------------------------------------------------------------------------------------------- parse
-
-
-def canonical_name(name: str) -> str:
-    """PEP 503 normalised distribution name."""
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def _looks_like_path(token: str) -> bool:
-    return token.startswith(("/", "./", "../", "~")) or token.endswith(".whl") or os.sep in token
-
-
-def _is_git(token: str) -> bool:
-    return token.startswith("git+") or "@git+" in token.replace(" ", "")
-
-
-def _parse_token(name: str, token: str, cwd: Path) -> str:
-    if _is_git(token):
-        url = token.split("@", 1)[1].strip() if not token.startswith("git+") else token
-        if "://" not in url:
-            raise EnvError(f"--env {name}: not a git URL: {token!r} (expected git+https://host/repo@ref)")
-        return token
-    if _looks_like_path(token) and not re.match(r"^[A-Za-z0-9._-]+\s*(@|\[)", token):
-        return _local_source(name, token, cwd)
-    try:
-        from packaging.requirements import InvalidRequirement, Requirement
-    except ImportError:  # pragma: no cover - packaging ships with pip/matplotlib; fall back to a name check
-        if not re.match(r"^[A-Za-z0-9][A-Za-z0-9._-]*", token):
-            raise EnvError(f"--env {name}: not a requirement, wheel, directory or git URL: {token!r}") from None
-        return token
-    try:
-        Requirement(token)
-    except InvalidRequirement:
-        raise EnvError(f"--env {name}: not a requirement, wheel, directory or git URL: {token!r}") from None
-    return token
-
-
-def _local_source(name: str, token: str, cwd: Path) -> str:
-    """The absolute path of a local wheel or Python source tree (relative ones from `cwd`)."""
-    try:
-        path = expand_user(token, f"--env {name}:")
-    except UnsafePath as exc:
-        raise EnvError(str(exc)) from None
-    path = (cwd / path).resolve() if not path.is_absolute() else path.resolve()
-    if not path.exists():
-        raise EnvError(f"--env {name}: no such file or directory: {token}")
-    if path.is_file() and path.suffix != ".whl":
-        raise EnvError(f"--env {name}: {token} is a file but not a wheel (.whl)")
-    if path.is_dir() and not any((path / f).exists() for f in _SOURCE_FILES):
-        raise EnvError(f"--env {name}: {token} is not a Python source tree (no pyproject.toml or setup.py)")
-    return str(path)
-
-
-def parse_env_option(option: str, cwd: Path | None = None) -> EnvSpec:
-    """Parse `NAME=SPEC`; SPEC is requirements separated by spaces (`pyarrow==26.0.1 pandas<3`), a local
-    wheel or source directory, or a git URL (`git+https://host/repo@ref`, `pkg@git+...`), or a mix.
-
-    Relative paths are taken from `cwd` (default: the current directory). Raises `EnvError` with a
-    one-line message on bad input.
-    """
-    cwd = cwd or Path.cwd()
-    name, sep, spec = option.partition("=")
-    name = name.strip()
-    if not sep or not name or spec.startswith("="):
-        raise EnvError(f"--env expects NAME=SPEC (e.g. old=pyarrow==15.0.2), got {option!r}")
-    if not NAME_PATTERN.fullmatch(name):
-        raise EnvError(f"--env name {name!r}: use letters, digits, '.', '_' or '-' (at most 64)")
-    try:
-        tokens = shlex.split(spec)
-    except ValueError as exc:
-        raise EnvError(f"--env {name}: cannot split {spec!r}: {exc}") from None
-    joined = _joined_at_urls(tokens)
-    if not joined:
-        raise EnvError(f"--env {name}: empty spec (give requirements, a wheel, a source directory or a git URL)")
-    python, rest = _python_pin(name, joined)
-    if not rest:
-        raise EnvError(f"--env {name}: name what to install beside python=={python} (e.g. pyarrow==21.0.0)")
-    return EnvSpec(name=name, requirements=tuple(_parse_token(name, t, cwd) for t in rest), python=python)
-
-
-def _joined_at_urls(tokens: list[str]) -> list[str]:
-    """The tokens with "pkg @ url" written with spaces re-joined into one."""
-    joined: list[str] = []
-    i = 0
-    while i < len(tokens):
-        if i + 2 < len(tokens) and tokens[i + 1] == "@":
-            joined.append(f"{tokens[i]} @ {tokens[i + 2]}")
-            i += 3
-        else:
-            joined.append(tokens[i])
-            i += 1
-    return joined
-
-
-def _python_pin(name: str, tokens: list[str]) -> tuple[str | None, list[str]]:
-    """The Python version a spec pins (`python==3.12`, at most one), and the spec's other tokens."""
-    python = None
-    rest = []
-    for token in tokens:
-        match = re.fullmatch(r"python\s*(==|=|>=|<=|~=|!=|<|>)?\s*(.*)", token, flags=re.IGNORECASE)
-        if not match:
-            rest.append(token)
-            continue
-        if match.group(1) not in ("==", "=") or python is not None:
-            raise EnvError(f"--env {name}: pin one Python version as python==3.12 (not {token!r})")
-        python = match.group(2).strip()
-        try:
-            parse_python_version(python, f"--env {name}: python")
-        except InterpreterError as exc:
-            raise EnvError(str(exc)) from None
-    return python, rest
 
 
 def spec_package_names(requirements: Iterable[str]) -> set[str]:
@@ -451,7 +334,7 @@ def resolve_requirements(spec: EnvSpec, project_root: Path | None, python: str |
     project = [] if spec.worker_only else [
         r
         for r in _project_requirements(project_root)
-        if canonical_name(re.split(r"[\s\[<>=!~;@]", r, maxsplit=1)[0]) not in pinned
+        if requirement_name(r) not in pinned
     ]
     wanted, credentials = without_credentials(spec.requirements)
     requirements = [*project, *wanted]

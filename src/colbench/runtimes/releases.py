@@ -27,7 +27,6 @@ import re
 import tomllib
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -42,6 +41,7 @@ from packaging.utils import (
 from packaging.version import InvalidVersion, Version
 
 from colbench.bounded_http import NetError, request, status_problem
+from colbench.model.release import Release as Release  # listed here, defined in the model that carries it
 from colbench.redact import redact
 from colbench.runtimes.interpreters import (
     Interpreter,
@@ -65,20 +65,6 @@ Fetch = Callable[[str, str], tuple[str, str]]
 
 class ReleaseError(ValueError):
     """Versions that cannot be listed, or a range that makes no sense; one line that says what to do."""
-
-
-@dataclass(frozen=True)
-class Release:
-    """One version of a package. `skip` is why it cannot be tested here ("" when it can); `python` the newest
-    installed Python (MAJOR.MINOR) its wheels install on ("" when it ships no wheel, or none fits); `wheel_tags`
-    the tags of its wheels that are not yanked; `uploaded` when its last file was uploaded (RFC 3339; "" when the
-    index does not say)."""
-
-    version: str
-    skip: str = ""
-    python: str = ""
-    wheel_tags: frozenset[Tag] = frozenset()
-    uploaded: str = ""
 
 
 def fetch_url(url: str, accept: str, deadline_s: float | None = None) -> tuple[str, str]:
