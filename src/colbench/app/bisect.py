@@ -233,9 +233,7 @@ def run_bisect(store: Store, request: BisectRequest, observer: BisectObserver | 
     started = clock()
     measure, why = (request.measure, "") if request.measure else default_measure(request)
     config = check_case(request, measure)
-    points = list_points(request.good, request.bad, package=request.package, wheels=request.wheels,
-                         git=request.git, pre=request.pre, index=request.index, deadline_s=request.net_deadline_s,
-                         listed=(request.listed_from, request.releases) if request.releases else None)
+    points = points_of(request)
     check_runtime(request, points)
     observer.listed(points)
     metric_name = deciding_metric(config)
@@ -256,8 +254,7 @@ def run_bisect(store: Store, request: BisectRequest, observer: BisectObserver | 
     observer.planned(plan)
     runs = StepRuns(request.benchmark, dict(request.overrides), config, bisect_id, print_, metric_name,
                     request.threshold, points.package)
-    envs = PointEnvironments(extra=request.with_requirements, say=observer.say, variables=dict(request.variables),
-                             indexes=(request.index,) if request.index else ())
+    envs = point_environments(request, observer.say)
     measurer = StoreMeasurer(store, runs, {p.label: p for p in points.points}, envs, observer.run, earlier,
                              on_look=observer.look, elapsed=lambda: earlier_s + clock() - started)
     settings = BisectSettings(direction=request.direction, alpha=request.alpha, first_processes=first,
@@ -272,6 +269,20 @@ def run_bisect(store: Store, request: BisectRequest, observer: BisectObserver | 
     return BisectReport(bisect_id, request, points, metric_name, outcome, resumed=bool(earlier),
                         notes=_notes(outcome, envs, points.package), ahead_s=envs.ahead_seconds, earlier_s=earlier_s,
                         plan=plan)
+
+
+def points_of(request: BisectRequest) -> PointList:
+    """The request's points, from its one source (a watch's listing when it hands one over)."""
+    return list_points(request.good, request.bad, package=request.package, wheels=request.wheels, git=request.git,
+                       pre=request.pre, index=request.index, deadline_s=request.net_deadline_s,
+                       listed=(request.listed_from, request.releases) if request.releases else None)
+
+
+def point_environments(request: BisectRequest, say: Callable[[str], None] = lambda _: None) -> PointEnvironments:
+    """What builds the points' environments: every point with the request's extra requirements, variables and index,
+    a release by its era's recipe (runtimes/builders.py), as a watch pass builds the releases it measures."""
+    return PointEnvironments(extra=request.with_requirements, say=say, variables=dict(request.variables),
+                             indexes=(request.index,) if request.index else ())
 
 
 def expected_steps(points: int) -> int:
@@ -308,8 +319,7 @@ def search_plan(store: Store, request: BisectRequest, config: RunConfig, points:
     labels = [p for p in points.points]
     # which points' environments are cached cannot be told before the search picks them: the ends, and the share
     # of the others that is cached
-    asked = PointEnvironments(extra=request.with_requirements, variables=dict(request.variables),
-                              indexes=(request.index,) if request.index else ())
+    asked = point_environments(request)
     cached_share = sum(1 for p in labels if p.runtime == "python" and builder_for(asked.request(p)).planned(
         asked.request(p)).uv_build is False) / max(1, len(labels))
     to_build = round(measured * (1 - cached_share))

@@ -291,18 +291,24 @@ def _case_overrides(m: Measuring, run_id: str, case_id: str) -> tuple[str, dict[
     return result.benchmark, {name: [str(value)] for name, value in result.params.items()}
 
 
+def bisect_request(m: Measuring, benchmark: str, overrides: dict[str, list[str]], good: str, bad: str,
+                   budget_s: float) -> BisectRequest:
+    """The bisect a pass starts between two releases: over the releases the pass listed, each built as the pass
+    built it (the same Release, so the same era recipe and lock)."""
+    return BisectRequest(benchmark=benchmark, good=good, bad=bad, overrides=overrides, package=m.package,
+                         with_requirements=m.with_requirements, variables=dict(m.variables),
+                         threshold=m.threshold if m.threshold is not None else 0.05, budget_s=max(budget_s, 60.0),
+                         measure=m.config.measure, iterations=m.config.iterations, warmup=m.config.warmup,
+                         timeout_s=m.config.timeout_s, machine_name=m.config.machine_name, index=m.index, pre=True,
+                         releases=tuple(m.releases.values()), listed_from=m.listed_from)
+
+
 def _bisect(m: Measuring, release: WatchedRelease, case: CaseVerdict,
             budget_s: float) -> tuple[str, str, str | None, list[str]]:
     """Where between the baseline and the release the case changed, by `colbench bisect` over the releases."""
     assert release.baseline is not None and release.run_id is not None
     benchmark, overrides = _case_overrides(m, release.run_id, case.case_id)
-    threshold = m.threshold if m.threshold is not None else 0.05
-    request = BisectRequest(benchmark=benchmark, good=release.baseline, bad=release.version, overrides=overrides,
-                            package=m.package, with_requirements=m.with_requirements, variables=dict(m.variables),
-                            threshold=threshold, budget_s=max(budget_s, 60.0), measure=m.config.measure,
-                            iterations=m.config.iterations, warmup=m.config.warmup, timeout_s=m.config.timeout_s,
-                            machine_name=m.config.machine_name, index=m.index, pre=True,
-                            releases=tuple(m.releases.values()), listed_from=m.listed_from)
+    request = bisect_request(m, benchmark, overrides, release.baseline, release.version, budget_s)
     try:
         report = run_bisect(m.store, request, m.bisect_observer)
     except UsageError as exc:
