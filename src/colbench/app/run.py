@@ -302,9 +302,10 @@ def _environments(request: RunRequest, observer: RunObserver) -> list[EnvChoice]
 
 def decider_of(config: RunConfig) -> Metric:
     """The metric a run of several environments decides on: instruction counts when it counts them, else time."""
+    from colbench.model.metrics import deciding_metric
     from colbench.model.metrics import metric as metric_named
 
-    return metric_named("instructions" if "instructions" in config.measure else "time")
+    return metric_named(deciding_metric(config.measure))
 
 
 def _planned_costs(db: Store | None, config: RunConfig, plan: Plan, envs: int) -> Estimate:

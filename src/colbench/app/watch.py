@@ -31,6 +31,7 @@ from colbench.app.notify import Delivery, deliver, new_alert, webhook_url
 from colbench.app.run import RunObserver
 from colbench.model.env_request import release_request
 from colbench.model.metrics import Measure
+from colbench.model.packages import canonical_name
 from colbench.model.watch import WatchedRelease, WatchHolder
 from colbench.redact import redact
 from colbench.runtimes.releases import Release, ReleaseError, check_package_name, listed_releases, newer_releases
@@ -191,6 +192,7 @@ def resolve_measure(request: WatchRequest) -> Measure:
 
 def run_config(request: WatchRequest, measure: Measure) -> RunConfig:
     """The run every release is measured with; the targets must plan at least one case this machine can run."""
+    from colbench.model.metrics import deciding_metric
     from colbench.model.metrics import metric as metric_named
     from colbench.model.run_config import RunConfig
     from colbench.runner.execute import counting_toolchain
@@ -208,17 +210,32 @@ def run_config(request: WatchRequest, measure: Measure) -> RunConfig:
     if not plan.cases:
         reasons = "; ".join(reason for _, _, reason in [*plan.skipped, *plan.dropped][:2])
         raise UsageError(f"{', '.join(request.targets)}: no case to measure" + (f" ({reasons})" if reasons else ""))
-    deciding = "instructions" if "instructions" in measure else "time"  # runner.session's rule, without scipy
-    config.processes = request.processes or metric_named(deciding).first_look
+    config.processes = request.processes or metric_named(deciding_metric(measure)).first_look
     return config
 
 
-def watch_id(request: WatchRequest, package: str, measure: Measure, machine_id: str) -> str:
-    """What decides a watch's verdicts: equal ids continue one timeline."""
-    material = {"targets": list(request.targets), "overrides": request.overrides, "package": package.lower(),
+def watch_id(request: WatchRequest, package: str, measure: Measure, machine_id: str, *,
+             legacy: bool = False) -> str:
+    """What decides a watch's verdicts: equal ids continue one timeline. The package counts by its PEP 503 name
+    (`Py_Arrow` and `py-arrow` are one watch); `legacy`: the id versions before that gave it (the name in lower
+    case), under which a watch started then keeps its state (`known_watch_id`)."""
+    name = package.lower() if legacy else canonical_name(package)
+    material = {"targets": list(request.targets), "overrides": request.overrides, "package": name,
                 "with": list(request.with_requirements), "variables": request.variables, "measure": list(measure),
                 "machine": machine_id}
     return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def known_watch_id(store: Store, request: WatchRequest, package: str, measure: Measure, machine_id: str) -> str:
+    """The watch's id: the one an existing watch of this package was recorded under when an earlier version named it
+    otherwise (a name with `_` or `.`), else today's."""
+    from colbench.store.queries import WatchQuery
+
+    key = watch_id(request, package, measure, machine_id)
+    legacy = watch_id(request, package, measure, machine_id, legacy=True)
+    if legacy != key and not store.watched(WatchQuery(watch_id=key)) and store.watched(WatchQuery(watch_id=legacy)):
+        return legacy
+    return key
 
 
 # ------------------------------------------------------------------------------------------------------ plans
@@ -250,7 +267,7 @@ def plan_package(store: Store, request: WatchRequest, package: str, measure: Mea
         raise UsageError(f"{exc}; the next pass asks again") from None
     from colbench.store.queries import WatchQuery
 
-    key = watch_id(request, package, measure, machine_id)
+    key = known_watch_id(store, request, package, measure, machine_id)
     watched = _by_version(store.watched(WatchQuery(watch_id=key)))
     worked = [r.version for r in watched if r.worked]
     done = {Version(r.version) for r in watched}

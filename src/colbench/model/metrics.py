@@ -9,7 +9,7 @@ from here.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -188,6 +188,13 @@ def parse_measure(text: str) -> Measure:
     if unknown or not chosen:
         raise ValueError(f"--measure {text!r}: choose wall, instructions or wall,instructions")
     return tuple(m for m in MEASURES if m in chosen)
+
+
+def deciding_metric(measured: Iterable[str]) -> str:
+    """The one rule of which metric a comparison's verdicts decide on: instruction counts where they were counted
+    (deterministic: a few processes decide; `measured` holds `--measure`'s words or the metrics' names, where
+    "instructions" is both), else time. Runs, sessions, watches, bisects, calibration and the report ask here."""
+    return "instructions" if "instructions" in measured else "time"
 
 
 def measure_from_json(stored: object) -> Measure:

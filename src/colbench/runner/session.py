@@ -24,6 +24,7 @@ import numpy as np
 from colbench.analysis.compare import CaseComparison, CaseInput, Method
 from colbench.analysis.comparison import case_inputs, noise_priors, short_labels
 from colbench.analysis.sequential import FIRST_LOOK_FRACTION, LookPlan, SequentialCompare, Spending, plan_next_look
+from colbench.model.metrics import deciding_metric as measured_decider
 from colbench.model.metrics import metric
 from colbench.model.records import Result, Run, Side
 from colbench.model.run_config import EnvChoice, RunConfig
@@ -127,7 +128,7 @@ class _Timing(RunObserver):
 def deciding_metric(config: RunConfig) -> str:
     """The metric a run's verdicts decide on: instruction counts when it counts them (deterministic: a few
     processes decide), else time."""
-    return "instructions" if "instructions" in config.measure else "time"
+    return measured_decider(config.measure)
 
 
 def _inputs(store: Store, run_id: str, baseline: str, contenders: Sequence[str], basis: str, metric_name: str,

@@ -34,13 +34,13 @@ from packaging.tags import Tag
 from packaging.utils import (
     InvalidSdistFilename,
     InvalidWheelFilename,
-    canonicalize_name,
     parse_sdist_filename,
     parse_wheel_filename,
 )
 from packaging.version import InvalidVersion, Version
 
 from colbench.bounded_http import NetError, request, status_problem
+from colbench.model.packages import canonical_name
 from colbench.model.release import Release as Release  # listed here, defined in the model that carries it
 from colbench.redact import redact
 from colbench.runtimes.interpreters import (
@@ -190,7 +190,7 @@ def releases_from_files(package: str, files: Iterable[dict[str, object]], tags: 
         supported = frozenset().union(*(interpreter_tags(i.version[:2]) for i in interpreters))
     else:
         supported, interpreters = tags, []
-    seen, wheel_tags, uploaded = _files_by_version(canonicalize_name(package), files, supported)
+    seen, wheel_tags, uploaded = _files_by_version(canonical_name(package), files, supported)
     ships_wheels = any(f["wheel"] for f in seen.values())
     out = []
     for version in sorted(seen):
@@ -216,7 +216,7 @@ def _files_by_version(name: str, files: Iterable[dict[str, object]], supported: 
     for file in files:
         filename = str(file.get("filename", ""))
         parsed = _parse_file_name(filename, supported)
-        if parsed is None or canonicalize_name(parsed[0]) != name:
+        if parsed is None or canonical_name(parsed[0]) != name:
             continue
         _, version, kind, file_tags = parsed
         flags = seen.setdefault(version, {"wheel": False, "sdist": False, "other wheel": False, "live": False})
@@ -261,7 +261,7 @@ def pypi_releases(package: str, fetch: Fetch = fetch_url, index: str | None = No
     """Every version of `package` on the index, oldest first."""
     check_package_name(package)
     base = index or package_index()
-    url = f"{base}/{canonicalize_name(package)}/"
+    url = f"{base}/{canonical_name(package)}/"
     try:
         content_type, body = fetch(url, _ACCEPT)
     except FileNotFoundError:
