@@ -21,7 +21,8 @@ def test_delays_double_up_to_the_cap_and_stop_at_the_window() -> None:
     backoff = Backoff(0.1, 2.0, within_s=10.0, sleep=clock.sleep, clock=lambda: clock.now)
     while backoff.wait():
         pass
-    assert [round(s, 6) for s in clock.slept] == [0.1, 0.2, 0.4, 0.8, 1.6, 2.0, 2.0, 2.0, 0.9]  # the last: what was left
+    # the last delay: what was left of the window
+    assert [round(s, 6) for s in clock.slept] == [0.1, 0.2, 0.4, 0.8, 1.6, 2.0, 2.0, 2.0, 0.9]
 
 
 def test_retries_are_counted_and_a_margin_keeps_time_for_the_attempt() -> None:

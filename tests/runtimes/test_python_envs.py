@@ -7,14 +7,12 @@ import pytest
 
 from colbench.model.env_request import parse_env
 from colbench.runtimes.builders import uv_builder
+from colbench.runtimes.env_cache import MARKER, clean_environments, list_environments
 from colbench.runtimes.python import (
-    MARKER,
     WORKER_PTH,
     EnvError,
     EnvSpec,
-    clean_environments,
     ensure_environment,
-    list_environments,
     spec_package_names,
 )
 

@@ -23,9 +23,10 @@ from packaging.version import Version
 
 from colbench.model.env_request import Versions
 from colbench.model.run_config import EnvChoice
+from colbench.runtimes.env_cache import release_probably_cached
 from colbench.runtimes.interpreters import OLDEST, install_advice
 from colbench.runtimes.points import Point, PointEnvironments, env_name
-from colbench.runtimes.python import EnvError, release_probably_cached
+from colbench.runtimes.python import EnvError
 from colbench.runtimes.releases import Release, ReleaseError, package_index, pypi_releases
 
 

@@ -35,7 +35,7 @@ import time
 import tomllib
 import uuid
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +44,6 @@ from colbench.install import INSTALL_UV
 from colbench.model.env_request import EnvError as EnvError  # raised here, defined with the request it refuses
 from colbench.model.packages import canonical_name, requirement_name
 from colbench.paths import (
-    check_name,
     envs_dir,
     move,
     owned,
@@ -54,10 +53,17 @@ from colbench.paths import (
 )
 from colbench.redact import redact, redact_argv
 from colbench.runtimes.bytecode import compile_with
+from colbench.runtimes.env_cache import (
+    LOCK_FILE,
+    MARKER,
+    Environment,
+    build_seconds,
+    load_environment,
+    markers,
+    python_in,
+)
 from colbench.runtimes.interpreters import InterpreterError, find_interpreter
 
-MARKER = "colbench-env.json"
-LOCK_FILE = "requirements.lock"
 #: the file in an environment's site-packages that puts colbench's source directory on sys.path
 WORKER_PTH = "_colbench_worker.pth"
 
@@ -90,27 +96,7 @@ class EnvSpec:
         return [option for url in self.indexes for option in ("--index", url)]
 
 
-@dataclass(frozen=True)
-class Environment:
-    """A ready environment. `python` is the interpreter the worker runs with; `resolved` maps each
-    installed distribution (canonical name) to its version, colbench included."""
-
-    name: str
-    key: str
-    path: Path
-    python: Path
-    resolved: dict[str, str]
-    requirements: tuple[str, ...] = ()
-    python_version: str = ""
-    created: str = ""
-    extra: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
-
-    @property
-    def lock_file(self) -> Path:
-        return self.path / LOCK_FILE
-
-
-# ---------------------------------------------------------------------------------------------- parse
+# ----------------------------------------------------------------------------------- what a spec pins
 
 
 def spec_package_names(requirements: Iterable[str]) -> set[str]:
@@ -365,35 +351,6 @@ def _environment_key(lock: str, interp: dict[str, str], project_root: Path, spec
 # --------------------------------------------------------------------------------------------- build
 
 
-def _python_in(env_dir: Path) -> Path:
-    return env_dir / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
-
-
-def _load(env_dir: Path, name: str | None = None) -> Environment | None:
-    marker = env_dir / MARKER
-    if not marker.is_file():
-        return None
-    try:
-        meta = json.loads(marker.read_text())
-    except (OSError, json.JSONDecodeError):
-        return None
-    python = _python_in(env_dir)
-    if not python.exists():
-        return None
-    return Environment(
-        name=name or meta.get("name", ""),
-        key=meta["key"],
-        path=env_dir,
-        python=python,
-        resolved=dict(meta.get("resolved", {})),
-        requirements=tuple(meta.get("requirements", ())),
-        python_version=meta.get("python_version", ""),
-        created=meta.get("created", ""),
-        extra={k: v for k, v in meta.items()
-               if k in ("project_root", "first_name", "worker_only", "exclude_newer", "base_python")},
-    )
-
-
 def _installed(python: Path) -> dict[str, str]:
     proc = _run([*_uv(), "pip", "list", "--python", str(python), "--format", "json"], "listing packages")
     return {canonical_name(p["name"]): p["version"] for p in json.loads(proc.stdout or "[]")}
@@ -520,7 +477,7 @@ def ensure_environment(spec: EnvSpec, project_root: Path, *, python: str | None 
     key = _environment_key(lock, interp, project_root, spec)
     root = envs_dir()
     dest = root / key
-    existing = _load(dest, spec.name)
+    existing = load_environment(dest, spec.name)
     if existing is not None:
         if say:
             say(f"environment {spec.name}: {redact(spec.text)} (uv, found in the cache)")
@@ -540,7 +497,7 @@ def ensure_environment(spec: EnvSpec, project_root: Path, *, python: str | None 
             [*uv, "venv", str(tmp), "--python", python, "--relocatable", "--quiet"], f"creating venv for {spec.name!r}"
         )
         write_text(tmp / LOCK_FILE, lock, "lock file")  # the URLs in it hold no login (resolve_requirements)
-        env_python = str(_python_in(tmp))
+        env_python = str(python_in(tmp))
         _run(
             [*uv, "pip", "sync", str(tmp / LOCK_FILE), "--python", env_python, "--quiet", *spec.index_options,
              *(["--only-binary", ":all:"] if spec.wheels_only else [])],
@@ -571,34 +528,18 @@ def ensure_environment(spec: EnvSpec, project_root: Path, *, python: str | None 
             move(tmp, dest, "environment")
         except OSError:
             # Someone else finished the same key first (or a broken leftover is in the way).
-            if _load(dest) is None:
+            if load_environment(dest) is None:
                 remove(dest, within=root)
                 move(tmp, dest, "environment")
     finally:
         if tmp.exists():
             remove(tmp, within=root)
-    env = _load(dest, spec.name)
+    env = load_environment(dest, spec.name)
     if env is None:  # pragma: no cover - only if the directory vanished under us
         raise EnvError(f"environment {key} disappeared while being created")
     if say:
         say(f"environment {spec.name}: built in {time.monotonic() - started:.0f} s")
     return env
-
-
-def _markers() -> list[dict[str, object]]:
-    root = envs_dir()
-    found = []
-    if root.is_dir():
-        for marker in root.glob(f"*/{MARKER}"):
-            with contextlib.suppress(OSError, json.JSONDecodeError):
-                found.append(json.loads(marker.read_text()))
-    return found
-
-
-def build_seconds() -> list[float]:
-    """How long each environment in the cache took to build (those built since colbench records it)."""
-    seconds = [m.get("build_seconds") for m in _markers()]
-    return [float(s) for s in seconds if isinstance(s, int | float) and s > 0]
 
 
 def probably_cached(spec: EnvSpec, python: str | None = None) -> bool:
@@ -610,70 +551,6 @@ def probably_cached(spec: EnvSpec, python: str | None = None) -> bool:
     except EnvError:  # no interpreter for its python==X: nothing of it can be in the cache
         return False
     version = platform.python_version() if base == sys.executable else _interpreter_info(base).get("version")
-    return any(m.get("requirements") == wanted and m.get("python_version") == version for m in _markers())
+    return any(m.get("requirements") == wanted and m.get("python_version") == version for m in markers())
 
 
-def release_probably_cached(requirement: str, extra: Sequence[str] = ()) -> bool:
-    """Whether a release's worker-only environment (`pyarrow==0.17.1` first, its companions after, runtimes/era.py)
-    with these extra requirements is in the cache: what a dry run of a sweep can tell without asking the index."""
-    wanted = redact_argv([requirement, *extra])
-    return any(m.get("worker_only") and isinstance(found := m.get("requirements"), list) and found[:1] == wanted[:1]
-               and set(wanted[1:]) <= set(found) for m in _markers())
-
-
-# ------------------------------------------------------------------------------------------- list/clean
-
-
-def list_environments() -> list[Environment]:
-    """Complete environments under `envs_dir()`, oldest first (name = the name it was created with)."""
-    root = envs_dir()
-    if not root.is_dir():
-        return []
-    envs = [env for d in sorted(root.iterdir()) if not d.name.startswith(".") and (env := _load(d)) is not None]
-    return sorted(envs, key=lambda e: e.created)
-
-
-def environment_size(env: Environment) -> int:
-    """Bytes on disk (files counted once even if hard-linked from uv's cache)."""
-    seen: set[tuple[int, int]] = set()
-    total = 0
-    for p in env.path.rglob("*"):
-        try:
-            st = p.lstat()
-        except OSError:
-            continue
-        if p.is_file() and (st.st_dev, st.st_ino) not in seen:
-            seen.add((st.st_dev, st.st_ino))
-            total += st.st_size
-    return total
-
-
-def clean_environments(keys: Iterable[str] | None = None) -> list[str]:
-    """Remove environments by key (or unique key prefix); all of them, plus leftovers, when `keys` is None.
-
-    Returns the names of the removed directories.
-    """
-    for k in keys or ():
-        check_name(k, "environment key")  # a key is a name, never a path
-    root = envs_dir()
-    if not root.is_dir():
-        if keys:
-            raise EnvError(f"no environments under {root}")
-        return []
-    owned(root, "environments directory")  # before listing: a linked-out root is refused, whatever it holds
-    dirs = [d for d in root.iterdir() if d.is_dir()]
-    if keys is None:
-        targets = dirs
-    else:
-        targets = []
-        for k in keys:
-            matches = [d for d in dirs if not d.name.startswith(".") and d.name.startswith(k)]
-            if len(matches) != 1:
-                what = "no environment" if not matches else f"{len(matches)} environments"
-                raise EnvError(f"{what} match {k!r}")
-            targets.append(matches[0])
-    removed = []
-    for d in targets:
-        remove(d, within=root)
-        removed.append(d.name)
-    return removed
