@@ -32,7 +32,7 @@ from colbench.model.metrics import metric as metric_named
 from colbench.model.release import Release
 from colbench.model.run_config import RunConfig
 from colbench.render.fmt import fmt_duration
-from colbench.runner.execute import RunObserver, counting_toolchain
+from colbench.runner.execute import ExecutionHooks, counting_toolchain
 from colbench.runner.instructions import InstructionsUnavailable, find_toolchain, restrict_plan, unsupported_reason
 from colbench.runner.plan import make_plan
 from colbench.runner.session import deciding_metric
@@ -90,7 +90,7 @@ class BisectRequest:
 class BisectObserver:
     """What the caller sees while a search runs (no-op defaults)."""
 
-    run: RunObserver = RunObserver()
+    run: ExecutionHooks = ExecutionHooks()
 
     def say(self, text: str) -> None: ...
     def listed(self, points: PointList) -> None: ...

@@ -43,9 +43,9 @@ if TYPE_CHECKING:
     from colbench.store.base import Store
 
 
-class RunObserver(runner_observer.RunObserver):
+class RunObserver(runner_observer.ExecutionHooks):
     """What a run reports while it goes; every hook does nothing unless overridden. The runner's hooks (`start`,
-    `case_started`, `execution_done`, `case_done`, `finish`) come from `runner.observer.RunObserver`."""
+    `case_started`, `execution_done`, `case_done`, `finish`) come from `runner.observer.ExecutionHooks`."""
 
     def skipped(self, benchmark: str, params: Mapping[str, Any], reason: str) -> None:
         """A case of the plan that this machine, the measure or the environments cannot run: left out."""
@@ -333,7 +333,7 @@ def default_budget(config: RunConfig, costs: Estimate, envs: int) -> float:
 
 def run_and_store(db: Store, config: RunConfig, plan: Plan, envs: list[EnvChoice],
                   run_doc: Run | None = None, only_cases: Any = None, *,
-                  observer: runner_observer.RunObserver | None = None, argv: tuple[str, ...] = ()) -> Run:
+                  observer: runner_observer.ExecutionHooks | None = None, argv: tuple[str, ...] = ()) -> Run:
     """Start (or continue) a run and execute what it is missing."""
     from colbench.runner.execute import execute_run, start_run
 

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from colbench.analysis.bisect import Step
-from colbench.analysis.compare import CaseComparison
 from colbench.analysis.comparison import short_labels
+from colbench.analysis.verdicts import CaseComparison
 from colbench.app.bisect import BisectObserver, BisectRequest, run_bisect
 from colbench.app.errors import UsageError
 from colbench.app.explain import ExplainRequest, explain

@@ -2,7 +2,7 @@
 
 A `Metric` says where its values live in a stored result, its unit, which direction is better, how it is
 measured, the smallest change that matters by default, and which comparison fits its noise (see
-colbench.analysis.compare, and docs/gating.md for why each metric gets the test it gets). Adding a metric is one
+colbench.analysis.verdicts, and docs/gating.md for why each metric gets the test it gets). Adding a metric is one
 entry here plus whatever records its values; compare, the gate, history, reports, the dashboard and claims read it
 from here.
 """
@@ -17,7 +17,7 @@ from colbench.model.params import did_you_mean
 from colbench.redact import clip
 
 Direction = Literal["lower_is_better", "higher_is_better"]
-#: which test decides a comparison of this metric (analysis/compare.py):
+#: which test decides a comparison of this metric (analysis/verdicts.py):
 #: "rank" exact rank tests only; "t" the pooled t on per-process log values at every size; "auto" the paired t over
 #: blocks where the rank test cannot reach the error level with the blocks at hand (or barely), the rank test beyond
 Test = Literal["rank", "t", "auto"]
