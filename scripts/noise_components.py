@@ -25,10 +25,10 @@ from collections import defaultdict
 import numpy as np
 
 from colbench.analysis.basis import iteration_values
-from colbench.analysis.compare import CaseInput, block_log_ratios
 from colbench.analysis.comparison import case_label
 from colbench.analysis.power import blocks_needed
 from colbench.analysis.stats import qn_sigma as robust_sigma
+from colbench.analysis.verdicts import CaseInput, block_log_ratios
 from colbench.model.records import Result
 from colbench.paths import default_store_url
 from colbench.store import open_store

@@ -28,9 +28,9 @@ from collections import Counter
 
 import numpy as np
 
-from colbench.analysis.compare import Verdict, decide
 from colbench.analysis.simulation import NoiseModel, SimulatedCase, simulate_until_decided
 from colbench.analysis.stats import wilson_interval
+from colbench.analysis.verdicts import Verdict, decide
 
 
 def sessions(rng: np.random.Generator, model: NoiseModel, ratio: float, trials: int, args: argparse.Namespace,

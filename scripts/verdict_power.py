@@ -45,11 +45,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from detection_rate import CASES as TIME_CASES  # noqa: E402
 from detection_rate import SITECUSTOMIZE, colbench  # noqa: E402
 
-from colbench.analysis.compare import CaseInput, Verdict, compare_suite  # noqa: E402
 from colbench.analysis.comparison import CompareSettings, compare_sides  # noqa: E402
 from colbench.analysis.simulation import NoiseModel, blocks  # noqa: E402
 from colbench.analysis.stats import wilson_interval  # noqa: E402
 from colbench.analysis.t_tests import pooled_prior  # noqa: E402
+from colbench.analysis.verdicts import CaseInput, Verdict, compare_suite  # noqa: E402
 from colbench.model.metrics import metric  # noqa: E402
 from colbench.model.records import Result, Run, Side  # noqa: E402
 

@@ -8,6 +8,7 @@ exception, never a message with a line break or a raw control character, never a
 from __future__ import annotations
 
 import os
+import shlex
 import string
 from pathlib import Path
 from urllib.parse import quote
@@ -17,11 +18,10 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from colbench.git import GitSourceError, check_source, is_url, split_credentials
+from colbench.model.env_request import EnvError, parse_env, parse_pins
 from colbench.model.params import Param, ParamError, parse_param_option, positive
 from colbench.paths import NAME_PATTERN, UnsafePath, check_name, inside
 from colbench.redact import MASK, document_text, printable, redact
-from colbench.runtimes.pins import PinError, parse_pins
-from colbench.runtimes.python import EnvError, parse_env_option
 from colbench.store import check_store_url, is_postgres_url
 from colbench.store.base import StoreError
 
@@ -139,19 +139,19 @@ def test_redaction_masks_every_password_in_a_url(scheme: str, user: str, secret:
 @given(ANY)
 def test_an_env_option_is_a_named_spec_or_refused(tmp_path: Path, option: str) -> None:
     try:
-        spec = parse_env_option(option, cwd=tmp_path)
+        spec = parse_env(option, cwd=tmp_path)
     except EnvError as exc:
         assert "\n" not in str(exc)
         return
-    assert NAME_PATTERN.fullmatch(spec.name) and spec.requirements
+    assert NAME_PATTERN.fullmatch(spec.name) and (spec.requirements or spec.pins or spec.kind == "current")
 
 
 @FAST
 @given(ANY)
 def test_a_runtime_pin_is_exact_or_refused(spec: str) -> None:
     try:
-        pins = parse_pins(spec)
-    except PinError as exc:
+        pins = parse_pins("a", shlex.split(spec))
+    except (EnvError, ValueError) as exc:
         assert "\n" not in str(exc)
         return
     assert pins and all(package and (version is None or "==" not in version) for package, version in pins)
@@ -160,10 +160,8 @@ def test_a_runtime_pin_is_exact_or_refused(spec: str) -> None:
 @FAST
 @given(ANY)
 def test_current_env_variables_are_key_value_or_refused(spec: str) -> None:
-    from colbench.runtimes.env_options import current_env
-
     try:
-        env = current_env("a", "@current " + spec)
+        env = parse_env("a=@current " + spec)
     except (EnvError, UnsafePath) as exc:
         assert "\n" not in str(exc)
         return

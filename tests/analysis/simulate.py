@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from colbench.analysis.compare import CaseInput
+from colbench.analysis.verdicts import CaseInput
 
 
 def processes(

@@ -3,8 +3,8 @@
 import numpy as np
 
 from colbench.analysis.basis import choose_basis, iteration_values
-from colbench.analysis.compare import CaseInput, Verdict, compare_suite
 from colbench.analysis.comparison import case_inputs
+from colbench.analysis.verdicts import CaseInput, Verdict, compare_suite
 from colbench.model.records import Result, Side
 from tests.records import make_result
 

@@ -15,7 +15,7 @@ from colbench.analysis.bisect import (
     bisect,
     classify,
 )
-from colbench.analysis.compare import CaseComparison, CaseInput, Verdict, compare_suite
+from colbench.analysis.verdicts import CaseComparison, CaseInput, Verdict, compare_suite
 
 VERSIONS = [f"1.{i}.0" for i in range(16)]
 

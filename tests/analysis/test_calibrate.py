@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from colbench.analysis.calibrate import calibrate_suite, split_aa
-from colbench.analysis.compare import CaseInput, compare_suite
 from colbench.analysis.power import blocks_needed
+from colbench.analysis.verdicts import CaseInput, compare_suite
 
 from .simulate import processes
 

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from colbench.analysis.compare import Verdict, decide
+from colbench.analysis.verdicts import Verdict, decide
 
 
 def log_ci(estimate: float, low: float, high: float) -> tuple[float, float, float]:

@@ -5,11 +5,11 @@ import math
 import numpy as np
 import pytest
 
-from colbench.analysis.compare import compare_case
 from colbench.analysis.power import blocks_needed, mde_from_se, minimum_detectable_effect
 from colbench.analysis.rank_tests import pairs_needed
 from colbench.analysis.simulation import NoiseModel, blocks
 from colbench.analysis.stats import qn_sigma as robust_sigma
+from colbench.analysis.verdicts import compare_case
 
 
 def test_mde_shrinks_with_more_blocks_and_never_goes_below_the_threshold():

@@ -1,9 +1,9 @@
 import numpy as np
 import pytest
 
-from colbench.analysis.compare import CaseInput, Verdict
 from colbench.analysis.sequential import SequentialCompare, look_alphas, plan_next_look
 from colbench.analysis.simulation import NoiseModel, SimulatedCase, simulate_until_decided
+from colbench.analysis.verdicts import CaseInput, Verdict
 
 from .simulate import processes
 

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from colbench.analysis.compare import CaseInput, Verdict, compare_case, compare_suite, uses_t
 from colbench.analysis.t_tests import NoisePrior, pooled_prior, pooled_t
+from colbench.analysis.verdicts import CaseInput, Verdict, compare_case, compare_suite, uses_t
 
 
 def test_pooled_t_is_the_textbook_two_sample_t():

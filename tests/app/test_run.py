@@ -12,6 +12,7 @@ import pytest
 from colbench.app.errors import UsageError
 from colbench.app.run import RunRequest, estimate, run
 from colbench.app.stores import store_at
+from colbench.model.env_request import parse_envs
 from colbench.model.run_config import RunConfig
 from colbench.store.base import ResultQuery
 from tests.app.recording import Recorder
@@ -67,7 +68,7 @@ def test_a_run_whose_every_case_fails_says_so(home: Path) -> None:
 @pytest.mark.slow
 def test_several_environments_are_compared_look_by_look(home: Path) -> None:
     seen = Recorder()
-    outcome = run(quick(processes=None, envs=("a=@current", "b=@current"), until_decided=True, budget_s=60,
+    outcome = run(quick(processes=None, envs=parse_envs(("a=@current", "b=@current")), until_decided=True, budget_s=60,
                         max_looks=2), seen)
     # the first look's blocks (time decides) and the budget given
     assert seen.of("blocks_chosen") == [("blocks_chosen", 2, 4, "time", 60)]
@@ -88,7 +89,7 @@ def test_one_look_asked_for_ends_as_asked_and_never_as_decided(home: Path) -> No
     """--no-until-decided: the planned blocks, one look; an inconclusive comparison is said to be so because one look
     was asked for, not because 'no more blocks fit', and the summary never says 'every comparison decided'."""
     seen = Recorder()
-    outcome = run(quick(processes=2, envs=("a=@current", "b=@current"), until_decided=False), seen)
+    outcome = run(quick(processes=2, envs=parse_envs(("a=@current", "b=@current")), until_decided=False), seen)
     assert outcome.session is not None
     assert outcome.session.inconclusive  # two blocks cannot decide a wall-time comparison
     assert outcome.stopped == "fixed"
@@ -102,7 +103,7 @@ def test_runs_of_several_environments_stop_once_decided_unless_told_otherwise(ho
     costs) by default, its fixed blocks for one look, and every process of every environment."""
     from colbench.model.metrics import metric
 
-    sides = ("a=@current", "b=@current")
+    sides = parse_envs(("a=@current", "b=@current"))
     default = estimate(quick(processes=None, envs=sides))
     assert default.first_look and default.processes == (metric("time").first_look,)
     assert default.budget_s is not None and default.budget_s >= metric("time").min_budget_s

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from colbench.app.errors import UsageError
-from colbench.app.watch import WatchRequest, check, plan_package, watch_id
+from colbench.app.watch import WatchRequest, check, known_watch_id, plan_package, watch_id
 from colbench.model.watch import WatchedRelease
 from colbench.store import open_store
 from colbench.store.base import Store
@@ -124,6 +124,22 @@ def test_a_pass_says_what_became_of_its_webhook_also_when_it_sent_nothing() -> N
                      "or release that could not be measured)"]
     assert "sent 1 alert to https://hooks.example/…" in _webhook_lines(
         Delivery(sent=["a"], destination="https://hooks.example/…", told=True))[0]
+
+
+def test_a_package_is_one_watch_by_its_pep_503_name_and_an_older_watch_keeps_its_state(store, index):
+    """`Watch_Probe` and `watch-probe` are one watch; a watch an earlier version recorded under the name in lower
+    case (`watch_probe`) goes on under that id rather than starting again."""
+    req = request(index)
+    assert watch_id(req, "Watch_Probe", MEASURE, "here") == watch_id(req, "watch-probe", MEASURE, "here")
+    legacy = watch_id(req, "Watch_Probe", MEASURE, "here", legacy=True)
+    assert legacy == watch_id(req, "watch_probe", MEASURE, "here", legacy=True) != watch_id(req, "watch_probe",
+                                                                                              MEASURE, "here")
+    assert known_watch_id(store, req, "Watch_Probe", MEASURE, "here") == watch_id(req, "watch-probe", MEASURE,
+                                                                                  "here")
+    store.record_watch(WatchedRelease(watch_id=legacy, package="watch_probe", version="1.0.0", machine_id="here",
+                                      verdict="baseline", watched_at="2026-11-26T10:00:00+00:00"))
+    assert known_watch_id(store, req, "Watch_Probe", MEASURE, "here") == legacy
+    assert watch_id(req, NAME, MEASURE, "here", legacy=True) == watch_id(req, NAME, MEASURE, "here")
 
 
 @pytest.mark.parametrize(("options", "message"), [

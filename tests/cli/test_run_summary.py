@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from colbench.analysis.compare import CaseComparison, Verdict
+from colbench.analysis.verdicts import CaseComparison, Verdict
 from colbench.cli.run_cmd import print_session
 from colbench.runner.session import SessionResult
 

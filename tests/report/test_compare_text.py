@@ -2,7 +2,7 @@ import json
 
 import numpy as np
 
-from colbench.analysis.compare import CaseInput, compare_suite
+from colbench.analysis.verdicts import CaseInput, compare_suite
 from colbench.report.compare_text import (
     MARKERS,
     TABLE_COLUMNS,

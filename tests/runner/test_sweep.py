@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from colbench.runner.sweep import Versions, parse_versions
+from colbench.model.env_request import Versions, parse_versions
 from colbench.runtimes.interpreters import installed_interpreters
 from colbench.runtimes.python import EnvError
 from tests.conftest import REQUIRE_ALL, colbench

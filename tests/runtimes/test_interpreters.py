@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from packaging.tags import Tag
 
+from colbench.model.env_request import EnvError, parse_env
 from colbench.runtimes.era import recipe
 from colbench.runtimes.interpreters import (
     Interpreter,
@@ -18,7 +19,6 @@ from colbench.runtimes.interpreters import (
     newest_supporting,
     wheel_pythons,
 )
-from colbench.runtimes.python import EnvError, parse_env_option
 from colbench.runtimes.releases import Release, releases_from_files
 
 REAL = Path(os.path.realpath(os.sys.executable))  # an interpreter to stand behind the decoy installs
@@ -84,13 +84,13 @@ def test_the_install_command_is_uvs_where_there_is_no_pyenv(decoys: Path, monkey
 ])
 def test_env_specs_name_one_python(option: str, said: str) -> None:
     with pytest.raises(EnvError, match=said):
-        parse_env_option(option)
+        parse_env(option)
 
 
 def test_an_env_spec_keeps_its_python_apart_from_its_requirements() -> None:
-    spec = parse_env_option("new=python==3.12 pyarrow==21.0.0")
+    spec = parse_env("new=python==3.12 pyarrow==21.0.0")
     assert spec.python == "3.12" and spec.requirements == ("pyarrow==21.0.0",)
-    assert spec.text == "python==3.12 pyarrow==21.0.0"
+    assert spec.spec == "python==3.12 pyarrow==21.0.0"
 
 
 def _files(*names: str, uploaded: str = "2020-05-18T20:26:22Z") -> list[dict[str, object]]:

@@ -5,19 +5,23 @@ from pathlib import Path
 
 import pytest
 
+from colbench.model.env_request import parse_env
+from colbench.runtimes.builders import uv_builder
+from colbench.runtimes.env_cache import MARKER, clean_environments, list_environments
 from colbench.runtimes.python import (
-    MARKER,
     WORKER_PTH,
     EnvError,
     EnvSpec,
-    clean_environments,
     ensure_environment,
-    list_environments,
-    parse_env_option,
     spec_package_names,
 )
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
+
+
+def parse_env_option(option: str, cwd: Path | None = None) -> EnvSpec:
+    """What uv resolves for an `--env` option: parsed at the CLI's edge, made a uv spec by the uv builder."""
+    return uv_builder().spec(parse_env(option, cwd))[0]
 
 
 def test_parse_requirements():

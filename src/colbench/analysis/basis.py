@@ -35,8 +35,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from colbench.analysis.compare import CaseInput
 from colbench.analysis.stats import qn_sigma
+from colbench.analysis.verdicts import CaseInput
 from colbench.model.records import Result
 
 BASES = ("wall", "cpu")

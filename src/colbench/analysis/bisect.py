@@ -37,8 +37,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
-from colbench.analysis.compare import CaseComparison, Verdict
 from colbench.analysis.sequential import look_alphas
+from colbench.analysis.verdicts import CaseComparison, Verdict
 
 Direction = Literal["slower", "faster"]
 Classification = Literal["good", "bad", "undecided"]

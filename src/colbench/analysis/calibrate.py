@@ -24,10 +24,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from colbench.analysis.compare import RANK_REACH, CaseComparison, CaseInput, Method, Samples, Verdict, compare_suite
 from colbench.analysis.power import blocks_needed, fewest, paired_t_mde, pooled_t_mde
 from colbench.analysis.rank_tests import pairs_needed
 from colbench.analysis.stats import process_locations, within_process_cv
+from colbench.analysis.verdicts import RANK_REACH, CaseComparison, CaseInput, Method, Samples, Verdict, compare_suite
 
 
 @dataclass(frozen=True)
@@ -100,7 +100,7 @@ def split_aa(processes: Samples) -> CaseInput:
 def needed(comp: CaseComparison, case: CaseInput, effect: float, level: float) -> int | None:
     """Blocks (or processes a side) with which the test that would decide catches a true slowdown of `effect` with
     95% power: the pooled t (instruction counts), or, for "auto", the paired t below the rank test's reach and the
-    rank test beyond (analysis/compare.py). Spreads convert between a process's log value and a block's log-ratio
+    rank test beyond (analysis/verdicts.py). Spreads convert between a process's log value and a block's log-ratio
     as for independent processes (x sqrt(2)); the paired t's spread never goes below the metric's floor."""
     sigma_block = comp.sigma_log * math.sqrt(2) if comp.test == "t" else comp.sigma_log
     if not math.isfinite(sigma_block) or effect <= comp.threshold:

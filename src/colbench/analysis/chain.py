@@ -6,7 +6,7 @@ a quiet hour beside 26.0.1 at 145.8 ms from a busy one, CV ±60%). So each point
 point through what was measured side by side:
 
 - **Within a run**, each point is compared with the run's anchor (the point of the run measured in the most runs)
-  by the one comparison's statistics (`analysis.compare.compare_suite`, paired by block: the per-process values of
+  by the one comparison's statistics (`analysis.verdicts.compare_suite`, paired by block: the per-process values of
   one block ran back to back, so the machine's state cancels): a ratio with its interval.
 - **Across runs**, through a point both runs measured: a ratio to it in one run times its ratio to the reference in
   the other. Chains are the shortest in variance (Dijkstra over the squared log half-widths); the chain's interval
@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
-from colbench.analysis.compare import CaseInput, compare_suite
+from colbench.analysis.verdicts import CaseInput, compare_suite
 from colbench.model.metrics import DEFAULT_THRESHOLD
 
 #: the error level of each link's interval (as `colbench compare`'s default)

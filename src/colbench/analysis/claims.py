@@ -4,7 +4,7 @@
   param neither side names is a condition (rows, threads, source …): the two sides must share it, and a claim is
   evaluated once per shared condition. Where several thread counts were measured, the most threads are used, as
   every post reported its biggest machine.
-- **Estimate and interval: the statistics of `compare`** (colbench.analysis.compare): per-process values,
+- **Estimate and interval: the statistics of `compare`** (colbench.analysis.verdicts): per-process values,
   Hodges–Lehmann ratio, exact rank interval, Holm-adjusted over one experiment's claims (each post is one
   family: 2–6 comparisons), at `alpha` (default 0.05: a claim verdict is a finding, not a CI gate). An exact
   unpaired rank interval at Holm's first level 1 - 0.05/m needs at least 5 processes a side for m <= 6 (3 a
@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from colbench.analysis.compare import CaseComparison, CaseInput, compare_suite
+from colbench.analysis.verdicts import CaseComparison, CaseInput, compare_suite
 from colbench.engines import PYTHON_LIBRARIES
 from colbench.model.claims import Claim, ClaimCase, LeastGainClaim
 from colbench.model.metrics import metric

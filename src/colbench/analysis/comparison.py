@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from colbench.analysis.basis import choose_basis, iteration_values
-from colbench.analysis.compare import CaseComparison, CaseInput, Method, compare_suite
 from colbench.analysis.t_tests import NoisePrior, pooled_prior
+from colbench.analysis.verdicts import CaseComparison, CaseInput, Method, compare_suite
 from colbench.model.metrics import COMPARE_METRICS, metric
 from colbench.model.params import ParamValue
 from colbench.model.records import Result, Side

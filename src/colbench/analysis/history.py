@@ -4,7 +4,6 @@ machine's calibration trusts them), the interpreter each ran on, and change poin
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -19,6 +18,7 @@ from colbench.analysis.comparison import case_label
 from colbench.engines import PYTHON_LIBRARIES
 from colbench.model.metrics import metric as metric_of
 from colbench.model.metrics import value_key
+from colbench.model.packages import canonical_name
 from colbench.model.summary import ResultSummary
 from colbench.words import plural
 
@@ -223,7 +223,7 @@ def version_order(text: str) -> tuple[int, Any]:
 def package_key(package: str) -> str:
     """The key of a package in a result's `versions`: its canonical name; `java:arrow` is Arrow Java's `arrow`."""
     name = package.split(":", 1)[1] if package.startswith("java:") else package
-    return re.sub(r"[-_.]+", "-", name).lower()
+    return canonical_name(name)
 
 
 def version_histories(results: list[ResultSummary], machine_id: str, filters: dict[str, str], package: str,

@@ -27,7 +27,7 @@ from typing import Generic, Literal, TypeVar
 
 from scipy import stats as sps
 
-from colbench.analysis.compare import CaseComparison, CaseInput, CaseTuple, Method, Verdict, compare_suite
+from colbench.analysis.verdicts import CaseComparison, CaseInput, CaseTuple, Method, Verdict, compare_suite
 
 Spending = Literal["uniform", "pocock", "obrien-fleming"]
 

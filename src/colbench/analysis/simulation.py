@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from colbench.analysis.compare import CaseComparison, CaseInput
 from colbench.analysis.sequential import FIRST_LOOK_FRACTION, SequentialCompare, Spending, plan_next_look
+from colbench.analysis.verdicts import CaseComparison, CaseInput
 from colbench.model.metrics import DEFAULT_THRESHOLD
 
 

@@ -30,10 +30,11 @@ from colbench.machine.facts import machine_info
 from colbench.model.benchmark import int_param
 from colbench.model.metrics import Measure
 from colbench.model.metrics import metric as metric_named
+from colbench.model.release import Release
 from colbench.model.run_config import RunConfig
 from colbench.processes import deadline_at
 from colbench.render.fmt import fmt_duration
-from colbench.runner.execute import RunObserver, counting_toolchain
+from colbench.runner.execute import ExecutionHooks, counting_toolchain
 from colbench.runner.instructions import InstructionsUnavailable, find_toolchain, restrict_plan, unsupported_reason
 from colbench.runner.plan import make_plan
 from colbench.runner.session import deciding_metric
@@ -81,12 +82,17 @@ class BisectRequest:
     index: str | None = None
     #: the total deadline of each call to the package index or Maven Central (None: $COLBENCH_NET_DEADLINE_S or 60 s)
     net_deadline_s: float | None = None
+    #: `package`'s releases as a watch pass just listed them (its index, in version order): not listed again, and
+    #: each built as the pass built it; empty: listed from the index
+    releases: tuple[Release, ...] = ()
+    #: the index those releases were listed from
+    listed_from: str = ""
 
 
 class BisectObserver:
     """What the caller sees while a search runs (no-op defaults)."""
 
-    run: RunObserver = RunObserver()
+    run: ExecutionHooks = ExecutionHooks()
 
     def say(self, text: str) -> None: ...
     def listed(self, points: PointList) -> None: ...
@@ -246,8 +252,7 @@ def run_bisect(store: Store, request: BisectRequest, observer: BisectObserver | 
     observer.planned(plan)
     runs = StepRuns(request.benchmark, dict(request.overrides), config, bisect_id, print_, metric_name,
                     request.threshold, points.package)
-    envs = PointEnvironments(extra=request.with_requirements, say=observer.say, variables=dict(request.variables),
-                             indexes=(request.index,) if request.index else ())
+    envs = point_environments(request, observer.say)
     measurer = StoreMeasurer(store, runs, {p.label: p for p in points.points}, envs, observer.run, earlier,
                              on_look=observer.look, elapsed=lambda: earlier_s + clock() - started)
     settings = BisectSettings(direction=request.direction, alpha=request.alpha, first_processes=first,
@@ -273,8 +278,7 @@ def _search(request: BisectRequest, observer: BisectObserver,
     metric, processes a point at a step's first look, this machine, why this metric, and the measure."""
     measure, why = (request.measure, "") if request.measure else default_measure(request)
     config = check_case(request, measure)
-    points = list_points(request.good, request.bad, package=request.package, wheels=request.wheels,
-                         git=request.git, pre=request.pre, index=request.index, deadline_s=request.net_deadline_s)
+    points = points_of(request)
     check_runtime(request, points)
     observer.listed(points)
     metric_name = deciding_metric(config)
@@ -300,6 +304,20 @@ def plan_bisect(store_url: str | None, request: BisectRequest, observer: BisectO
     return plan
 
 
+def points_of(request: BisectRequest) -> PointList:
+    """The request's points, from its one source (a watch's listing when it hands one over)."""
+    return list_points(request.good, request.bad, package=request.package, wheels=request.wheels, git=request.git,
+                       pre=request.pre, index=request.index, deadline_s=request.net_deadline_s,
+                       listed=(request.listed_from, request.releases) if request.releases else None)
+
+
+def point_environments(request: BisectRequest, say: Callable[[str], None] = lambda _: None) -> PointEnvironments:
+    """What builds the points' environments: every point with the request's extra requirements, variables and index,
+    a release by its era's recipe (runtimes/builders.py), as a watch pass builds the releases it measures."""
+    return PointEnvironments(extra=request.with_requirements, say=say, variables=dict(request.variables),
+                             indexes=(request.index,) if request.index else ())
+
+
 def expected_steps(points: int) -> int:
     """Steps after the ends of a binary search over `points` (ends included): ceil(log2(interior points + 1))."""
     interior = max(0, points - 2)
@@ -319,7 +337,7 @@ def search_plan(store: Store | None, request: BisectRequest, config: RunConfig, 
         history_costs,
         reference_costs,
     )
-    from colbench.runtimes.python import EnvSpec, probably_cached
+    from colbench.runtimes.builders import builder_for
     from colbench.store.base import StoreError
 
     plan = make_plan(config.targets, config.overrides)
@@ -348,8 +366,9 @@ def search_plan(store: Store | None, request: BisectRequest, config: RunConfig, 
     labels = [p for p in points.points]
     # which points' environments are cached cannot be told before the search picks them: the ends, and the share
     # of the others that is cached
-    cached_share = sum(1 for p in labels if p.runtime == "python" and probably_cached(
-        EnvSpec(p.label, (p.requirement, *request.with_requirements)))) / max(1, len(labels))
+    asked = point_environments(request)
+    cached_share = sum(1 for p in labels if p.runtime == "python" and builder_for(asked.request(p)).planned(
+        asked.request(p)).uv_build is False) / max(1, len(labels))
     to_build = round(measured * (1 - cached_share))
     build_s = history.first("env_build_s", reference) if labels[0].runtime == "python" else \
         history.first("java_build_s", reference)

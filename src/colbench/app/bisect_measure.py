@@ -21,14 +21,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from colbench.analysis.bisect import Trial
-from colbench.analysis.compare import CaseComparison
 from colbench.analysis.comparison import CompareSettings, ComparisonError, compare_sides, key_of
+from colbench.analysis.verdicts import CaseComparison
 from colbench.app.errors import UsageError
 from colbench.model.benchmark import int_param
 from colbench.model.records import Result, Run, Side
 from colbench.model.run_config import EnvChoice, RunConfig
 from colbench.model.run_parts import BisectTag
-from colbench.runner.execute import RunObserver, execute_run, start_run
+from colbench.runner.execute import ExecutionHooks, execute_run, start_run
 from colbench.runner.isolate import choose_cpus
 from colbench.runner.plan import Plan, fit_plan_to_envs, make_plan
 from colbench.runtimes.points import AheadBuilder, Point, PointEnvironments, env_name, one_line
@@ -79,11 +79,11 @@ class StoreMeasurer:
     """`analysis.bisect.Measurer` over real runs in `store`."""
 
     def __init__(self, store: Store, runs: StepRuns, points: dict[str, Point], envs: PointEnvironments,
-                 observer: RunObserver | None = None, earlier: dict[int, Run] | None = None, *,
+                 observer: ExecutionHooks | None = None, earlier: dict[int, Run] | None = None, *,
                  on_look: Callable[[int, int, Sequence[str], int], None] | None = None,
                  elapsed: Callable[[], float] | None = None) -> None:
         self.store, self.runs, self.points, self.envs = store, runs, points, envs
-        self.observer = observer or RunObserver()
+        self.observer = observer or ExecutionHooks()
         #: told before each look is measured (step, its look number from 1, the points, processes a point)
         self.on_look = on_look or (lambda step, look, points, processes: None)
         #: the whole search's seconds so far, earlier invocations included: kept in each step's run record, so a

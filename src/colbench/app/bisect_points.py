@@ -11,6 +11,7 @@ from an index is measured on the newest installed Python its wheels support, wit
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,7 +22,17 @@ from colbench.redact import redact
 from colbench.runtimes.builds import Build, git_builds, wheel_builds, wheel_package
 from colbench.runtimes.java import MIN_ARROW_JAVA
 from colbench.runtimes.points import Point
-from colbench.runtimes.releases import ReleaseError, fetch_url, listed_releases, maven_releases, release_range
+from colbench.runtimes.releases import (
+    Release,
+    ReleaseError,
+    fetch_url,
+    listed_releases,
+    maven_releases,
+    release_range,
+)
+
+#: a package's releases as they were just listed (by a watch pass): the index, the releases in version order
+Listed = tuple[str, Sequence[Release]]
 
 
 @dataclass(frozen=True)
@@ -66,7 +77,7 @@ def _from_builds(builds: list[Build], good: str, bad: str, where: str) -> tuple[
 
 
 def _index_points(package: str, good: str, bad: str, pre: bool, index: str | None = None,
-                  deadline_s: float | None = None) -> PointList:
+                  deadline_s: float | None = None, listed: Listed | None = None) -> PointList:
     fetch = functools.partial(fetch_url, deadline_s=deadline_s)
     java = package.startswith("java:")
     if java:
@@ -80,7 +91,7 @@ def _index_points(package: str, good: str, bad: str, pre: bool, index: str | Non
         raise UsageError("--package r:…: Debian ships one version of each R package, so there is nothing to bisect "
                          "(docs/environments.md)")
     else:
-        base, releases = listed_releases(package, index, fetch)
+        base, releases = (listed[0], list(listed[1])) if listed else listed_releases(package, index, fetch)
         where, name = f"{package} releases on {redact(base)}", package
     chosen = release_range(releases, good, bad, pre=pre, what=name)
     excluded = {r.version: r.skip for r in chosen[1:-1] if r.skip}
@@ -93,7 +104,7 @@ def _index_points(package: str, good: str, bad: str, pre: bool, index: str | Non
 
 def list_points(good: str, bad: str, *, package: str | None = None, wheels: Path | None = None,
                 git: str | None = None, pre: bool = False, index: str | None = None,
-                deadline_s: float | None = None) -> PointList:
+                deadline_s: float | None = None, listed: Listed | None = None) -> PointList:
     """The points from one source (see the module docstring), or a one-line UsageError."""
     if wheels is not None and git is not None:
         raise UsageError("give one of --wheels and --git")
@@ -113,6 +124,6 @@ def list_points(good: str, bad: str, *, package: str | None = None, wheels: Path
             return PointList(points, excluded, where, package)
         if not package:
             raise UsageError("name what to bisect: --package NAME (its releases), --wheels DIR or --git REPO")
-        return _index_points(package, good, bad, pre, index, deadline_s)
+        return _index_points(package, good, bad, pre, index, deadline_s, listed)
     except ReleaseError as exc:
         raise UsageError(str(exc)) from None

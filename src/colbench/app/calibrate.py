@@ -15,15 +15,17 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 
 from colbench.analysis.calibrate import CalibrationReport, calibrate_suite
-from colbench.analysis.compare import CaseInput
 from colbench.analysis.comparison import case_inputs, short_labels
+from colbench.analysis.verdicts import CaseInput
 from colbench.app.errors import UsageError
+from colbench.model.env_request import EnvRequest
 from colbench.model.metrics import Measure
 from colbench.model.records import Result, Side
-from colbench.model.run_config import EnvChoice, RunConfig
-from colbench.runner.execute import RunObserver, execute_run, start_run
+from colbench.model.run_config import RunConfig
+from colbench.runner.execute import ExecutionHooks, execute_run, start_run
 from colbench.runner.plan import make_plan
 from colbench.runner.session import deciding_metric
+from colbench.runtimes.env_options import build_envs
 from colbench.store.base import ResultQuery, Store, resolve_run_id
 
 AA_ENVS = ("A", "B")
@@ -70,7 +72,7 @@ def aa_inputs(results: list[Result], metric_name: str = "time") -> tuple[dict[st
     return cases, per_block
 
 
-def calibrate(store: Store, request: CalibrateRequest, observer: RunObserver | None = None) -> Calibration:
+def calibrate(store: Store, request: CalibrateRequest, observer: ExecutionHooks | None = None) -> Calibration:
     """Run (or read) the A/A run and calibrate `compare` on it."""
     if request.from_run:
         run_id = resolve_run_id(store, request.from_run)
@@ -83,7 +85,7 @@ def calibrate(store: Store, request: CalibrateRequest, observer: RunObserver | N
                            iterations=request.iterations, warmup=request.warmup, processes=request.processes,
                            run_name="calibration", measure=request.measure)
         plan = make_plan(config.targets, config.overrides)
-        envs = [EnvChoice(name=name, spec="@current") for name in AA_ENVS]
+        envs = build_envs([EnvRequest(name) for name in AA_ENVS])  # this interpreter twice, built as `@current` is
         run = start_run(store, config, plan, envs, sys.argv)
         run_id = execute_run(store, run, plan, envs, config, observer).run_id
         measure = request.measure

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from colbench.analysis.compare import Method, exit_code
 from colbench.analysis.comparison import CompareSettings, Comparison, compare_sides
+from colbench.analysis.verdicts import Method, exit_code
 from colbench.app.errors import UsageError
 from colbench.model.metrics import COMPARE_METRICS
 from colbench.model.params import did_you_mean

@@ -23,7 +23,7 @@ class BuiltEnvironment:
 
 def built_environments() -> list[BuiltEnvironment]:
     """Every complete environment, oldest first."""
-    from colbench.runtimes.python import environment_size, list_environments
+    from colbench.runtimes.env_cache import environment_size, list_environments
 
     return [BuiltEnvironment(env.key, env.name, env.python_version,
                              {k: v for k, v in env.resolved.items() if k in PYTHON_LIBRARIES}, environment_size(env),
@@ -33,6 +33,6 @@ def built_environments() -> list[BuiltEnvironment]:
 def clean_environments(keys: Sequence[str] | None = None) -> list[str]:
     """Delete the environments of these keys (or unique key prefixes); all of them when None. Returns the names of
     the directories removed."""
-    from colbench.runtimes.python import clean_environments as clean
+    from colbench.runtimes.env_cache import clean_environments as clean
 
     return clean(keys or None)

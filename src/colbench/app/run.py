@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from colbench.app.errors import UsageError
 from colbench.app.stores import store_at
+from colbench.model.env_request import EnvRequest, Versions
 from colbench.model.metrics import Measure
 from colbench.model.records import ResumeInfo
 from colbench.model.run_config import RunConfig
@@ -39,12 +40,13 @@ if TYPE_CHECKING:
     from colbench.runner.plan import PlannedCase as PlannedCase
     from colbench.runner.session import Look as Look
     from colbench.runner.session import SessionResult
+    from colbench.runner.sweep import Sweep
     from colbench.store.base import Store
 
 
-class RunObserver(runner_observer.RunObserver):
+class RunObserver(runner_observer.ExecutionHooks):
     """What a run reports while it goes; every hook does nothing unless overridden. The runner's hooks (`start`,
-    `case_started`, `execution_done`, `case_done`, `finish`) come from `runner.observer.RunObserver`."""
+    `case_started`, `execution_done`, `case_done`, `finish`) come from `runner.observer.ExecutionHooks`."""
 
     def skipped(self, benchmark: str, params: Mapping[str, Any], reason: str) -> None:
         """A case of the plan that this machine, the measure or the environments cannot run: left out."""
@@ -69,7 +71,7 @@ class RunObserver(runner_observer.RunObserver):
 
 @dataclass(frozen=True)
 class RunRequest:
-    """Everything `colbench run` takes, parsed. `envs` are `NAME=SPEC` environment specs (runtimes/env_options.py);
+    """Everything `colbench run` takes, parsed. `envs` are the `--env` requests (model/env_request.py);
     `store` a DuckDB file or postgresql:// URL (None: the default store); `resume` a run reference whose missing
     executions to run, with its own plan (nothing else that shapes the plan may be given with it)."""
 
@@ -81,11 +83,10 @@ class RunRequest:
     #: the commit under test: a sha given (`--commit`), or read from a git checkout (`--repo`)
     commit: str | None = None
     repo: Path | None = None
-    envs: tuple[str, ...] = ()
-    #: a sweep over a package's releases (runner/sweep.py): `pyarrow==0.17.1,1.0.1` or `pyarrow>=0.17`, with `every`
-    #: ("minor": the newest of each minor version of a range) and `with_requirements` beside every release
-    versions: str | None = None
-    every: str | None = None
+    envs: tuple[EnvRequest, ...] = ()
+    #: a sweep over a package's releases (runner/sweep.py): `pyarrow==0.17.1,1.0.1` or `pyarrow>=0.17` with its
+    #: `every` ("minor": the newest of each minor version of a range), and `with_requirements` beside every release
+    versions: Versions | None = None
     with_requirements: tuple[str, ...] = ()
     store: str | None = None
     resume: str | None = None
@@ -297,17 +298,15 @@ def _say_estimate(request: RunRequest, observer: RunObserver) -> None:
     observer.estimated(planned)
 
 
-def _check_sweep(request: RunRequest) -> Any:
-    """The parsed `--versions` (None without it), checked against the options it cannot go with."""
-    from colbench.runner.sweep import parse_versions
-
+def _check_sweep(request: RunRequest) -> Versions | None:
+    """`--versions` (None without it), checked against the options it cannot go with."""
     if request.versions is None:
-        if request.every or request.with_requirements:
+        if request.with_requirements:
             raise UsageError("--every and --with go with --versions (a sweep over a package's releases)")
         return None
     if request.envs:
         raise UsageError("--versions and --env both name the environments: give one of them")
-    return parse_versions(request.versions, request.every)
+    return request.versions
 
 
 def _environments(request: RunRequest, observer: RunObserver) -> list[EnvChoice]:
@@ -316,7 +315,7 @@ def _environments(request: RunRequest, observer: RunObserver) -> list[EnvChoice]
 
     versions = _check_sweep(request)
     if versions is None:
-        return env_options.build_envs(list(request.envs), say=observer.said)
+        return env_options.build_envs(request.envs, say=observer.said)
     from colbench.runner.sweep import build_sweep, plan_sweep
 
     sweep = plan_sweep(versions)
@@ -326,9 +325,10 @@ def _environments(request: RunRequest, observer: RunObserver) -> list[EnvChoice]
 
 def decider_of(config: RunConfig) -> Metric:
     """The metric a run of several environments decides on: instruction counts when it counts them, else time."""
+    from colbench.model.metrics import deciding_metric
     from colbench.model.metrics import metric as metric_named
 
-    return metric_named("instructions" if "instructions" in config.measure else "time")
+    return metric_named(deciding_metric(config.measure))
 
 
 def _planned_costs(db: Store | None, config: RunConfig, plan: Plan, envs: int) -> Estimate:
@@ -356,7 +356,7 @@ def default_budget(config: RunConfig, costs: Estimate, envs: int) -> float:
 
 def run_and_store(db: Store, config: RunConfig, plan: Plan, envs: list[EnvChoice],
                   run_doc: Run | None = None, only_cases: Any = None, *,
-                  observer: runner_observer.RunObserver | None = None, argv: tuple[str, ...] = ()) -> Run:
+                  observer: runner_observer.ExecutionHooks | None = None, argv: tuple[str, ...] = ()) -> Run:
     """Start (or continue) a run and execute what it is missing."""
     from colbench.runner.execute import execute_run, start_run
 
@@ -414,7 +414,7 @@ def estimate(request: RunRequest, observer: RunObserver | None = None, *, resolv
     from colbench.runtimes import env_options
 
     prepared = _prepare(request, observer or RunObserver(), dry_run=True)
-    env_options.check_envs(list(request.envs), resolve=resolve_pins)
+    env_options.check_envs(request.envs, resolve=resolve_pins)
     sweep = _planned_sweep(request)
     config, plan = prepared.config, prepared.plan
     sides = max(1, len(request.envs), len(sweep.points) if sweep else 0)
@@ -458,7 +458,7 @@ def estimate(request: RunRequest, observer: RunObserver | None = None, *, resolv
                        skipped=dict(sweep.skipped) if sweep else {})
 
 
-def _planned_sweep(request: RunRequest) -> Any:
+def _planned_sweep(request: RunRequest) -> Sweep | None:
     """A dry run's sweep (`--versions`) as the run would make it: its releases listed from the index (a range too),
     so the plan counts and checks every environment; None without --versions."""
     versions = _check_sweep(request)
@@ -500,13 +500,13 @@ def _missing_data_files(plan: Plan) -> tuple[list[PlannedFile], str | None]:
     return [f for f in files if not f.present], None
 
 
-def _builds(request: RunRequest, sweep: Any, plan: Plan) -> tuple[list[bool], list[bool]]:
+def _builds(request: RunRequest, sweep: Sweep | None, plan: Plan) -> tuple[list[bool], list[bool]]:
     """What the run builds first: per uv environment (its --env ones, or a sweep's releases) whether it must be
     built (True) or is in the cache; per Java worker to build whether Maven must download Arrow Java (True) or its
     repository holds it."""
     from colbench.runtimes import env_options, java
 
-    env_builds, jars = env_options.planned_builds(list(request.envs))
+    env_builds, jars = env_options.planned_builds(request.envs)
     if sweep is not None:
         from colbench.runner.sweep import planned_builds as sweep_builds
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -29,7 +29,9 @@ from packaging.version import InvalidVersion, Version
 from colbench.app.errors import UsageError
 from colbench.app.notify import Delivery, deliver, new_alert, webhook_url
 from colbench.app.run import RunObserver
+from colbench.model.env_request import release_request
 from colbench.model.metrics import Measure
+from colbench.model.packages import canonical_name
 from colbench.model.watch import WatchedRelease, WatchHolder
 from colbench.processes import deadline_at
 from colbench.redact import redact
@@ -109,6 +111,11 @@ class PackagePlan:
     listed: tuple[str, ...] = ()
     #: what the index listing said (entries of its page skipped, and why)
     notes: tuple[str, ...] = ()
+    #: each release as the index listed it (its Python, its upload, its wheels): built by its era's recipe, by this
+    #: pass and by the bisect it starts alike (runtimes/builders.py)
+    releases: Mapping[str, Release] = field(default_factory=dict, compare=False, repr=False)
+    #: the index they were listed from (`index` is it redacted, for showing)
+    listed_from: str = field(default="", compare=False, repr=False)
     #: the dry run's estimate (None: not estimated)
     estimate: PassEstimate | None = None
 
@@ -211,6 +218,7 @@ def resolve_measure(request: WatchRequest) -> Measure:
 
 def run_config(request: WatchRequest, measure: Measure) -> RunConfig:
     """The run every release is measured with; the targets must plan at least one case this machine can run."""
+    from colbench.model.metrics import deciding_metric
     from colbench.model.metrics import metric as metric_named
     from colbench.model.run_config import RunConfig
     from colbench.runner.execute import counting_toolchain
@@ -228,17 +236,32 @@ def run_config(request: WatchRequest, measure: Measure) -> RunConfig:
     if not plan.cases:
         reasons = "; ".join(reason for _, _, reason in [*plan.skipped, *plan.dropped][:2])
         raise UsageError(f"{', '.join(request.targets)}: no case to measure" + (f" ({reasons})" if reasons else ""))
-    deciding = "instructions" if "instructions" in measure else "time"  # runner.session's rule, without scipy
-    config.processes = request.processes or metric_named(deciding).first_look
+    config.processes = request.processes or metric_named(deciding_metric(measure)).first_look
     return config
 
 
-def watch_id(request: WatchRequest, package: str, measure: Measure, machine_id: str) -> str:
-    """What decides a watch's verdicts: equal ids continue one timeline."""
-    material = {"targets": list(request.targets), "overrides": request.overrides, "package": package.lower(),
+def watch_id(request: WatchRequest, package: str, measure: Measure, machine_id: str, *,
+             legacy: bool = False) -> str:
+    """What decides a watch's verdicts: equal ids continue one timeline. The package counts by its PEP 503 name
+    (`Py_Arrow` and `py-arrow` are one watch); `legacy`: the id versions before that gave it (the name in lower
+    case), under which a watch started then keeps its state (`known_watch_id`)."""
+    name = package.lower() if legacy else canonical_name(package)
+    material = {"targets": list(request.targets), "overrides": request.overrides, "package": name,
                 "with": list(request.with_requirements), "variables": request.variables, "measure": list(measure),
                 "machine": machine_id}
     return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def known_watch_id(store: Store, request: WatchRequest, package: str, measure: Measure, machine_id: str) -> str:
+    """The watch's id: the one an existing watch of this package was recorded under when an earlier version named it
+    otherwise (a name with `_` or `.`), else today's."""
+    from colbench.store.queries import WatchQuery
+
+    key = watch_id(request, package, measure, machine_id)
+    legacy = watch_id(request, package, measure, machine_id, legacy=True)
+    if legacy != key and not store.watched(WatchQuery(watch_id=key)) and store.watched(WatchQuery(watch_id=legacy)):
+        return legacy
+    return key
 
 
 # ------------------------------------------------------------------------------------------------------ plans
@@ -271,7 +294,8 @@ def plan_package(store: Store | None, request: WatchRequest, package: str, measu
         raise UsageError(f"{exc}; the next pass asks again") from None
     from colbench.store.queries import WatchQuery
 
-    key = watch_id(request, package, measure, machine_id)
+    key = known_watch_id(store, request, package, measure, machine_id) if store is not None \
+        else watch_id(request, package, measure, machine_id)
     watched = _by_version(store.watched(WatchQuery(watch_id=key))) if store is not None else []
     worked = [r.version for r in watched if r.worked and not r.pending]  # a pending release is no baseline yet
     done = {Version(r.version) for r in watched if not r.pending}  # and is measured again
@@ -286,7 +310,8 @@ def plan_package(store: Store | None, request: WatchRequest, package: str, measu
     return PackagePlan(package, key, redact(index), baseline, tuple(r.version for r in fresh if not r.skip),
                        {r.version: r.skip for r in fresh if r.skip}, first_pass=not worked, watched=tuple(watched),
                        listed=tuple(r.version for r in newer_releases(releases, None, pre=request.pre)),
-                       notes=tuple(f"{package}: {redact(note)}" for note in notes))
+                       notes=tuple(f"{package}: {redact(note)}" for note in notes),
+                       releases={r.version: r for r in releases}, listed_from=index)
 
 
 def _why_none(releases: Sequence[Release], pre: bool) -> str:
@@ -304,11 +329,16 @@ def estimate_plan(request: WatchRequest, plan: PackagePlan, measure: Measure) ->
 
     if not plan.candidates or plan.baseline is None:
         return plan
+    from colbench.runtimes.points import env_name
+
+    indexes = (request.index,) if request.index else ()
     seconds = idle = env_s = 0.0
     processes = fresh = 0
     one = None
     for number, (older, newer) in enumerate(zip((plan.baseline, *plan.candidates), plan.candidates, strict=False)):
-        envs = (f"a={plan.package}=={older}", f"b={plan.package}=={newer}")
+        envs = tuple(release_request(env_name(version), plan.package, plan.releases.get(version) or Release(version),
+                                     extra=request.with_requirements, variables=request.variables, indexes=indexes)
+                     for version in (older, newer))
         config = RunConfig(targets=list(request.targets), overrides=dict(request.overrides),
                            iterations=request.iterations, warmup=request.warmup, processes=request.processes,
                            measure=measure)
@@ -342,7 +372,7 @@ def _measuring(store: Store, request: WatchRequest, plan: PackagePlan, config: R
     return Measuring(store, plan.watch_id, plan.package, config, machine["id"], machine["name"], envs,
                      observer.run, request.threshold, request.alpha, request.index, plan.index,
                      request.with_requirements, dict(request.variables), request.explain, observer.say,
-                     bisect_observer)
+                     bisect_observer, releases=dict(plan.releases), listed_from=plan.listed_from)
 
 
 def _watch_package(m: Measuring, plan: PackagePlan, observer: WatchObserver, deadline: float,

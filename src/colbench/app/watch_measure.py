@@ -20,14 +20,15 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from colbench.analysis.bisect import Step
-from colbench.analysis.compare import CaseComparison
 from colbench.analysis.comparison import short_labels
+from colbench.analysis.verdicts import CaseComparison
 from colbench.app.bisect import BisectObserver, BisectRequest, run_bisect
 from colbench.app.errors import UsageError
 from colbench.app.explain import ExplainRequest, explain
 from colbench.app.notify import shown
 from colbench.app.run import RunObserver, mark_resumed
 from colbench.model.records import Result, Run
+from colbench.model.release import Release
 from colbench.model.run_config import EnvChoice, RunConfig
 from colbench.model.watch import (
     INCONCLUSIVE_TRIES,
@@ -93,6 +94,10 @@ class Measuring:
     explain: bool = True
     say: Callable[[str], None] = lambda _: None
     bisect_observer: BisectObserver | None = None
+    #: each release as the index listed it: built by its era's recipe, as the bisect this pass starts builds it
+    releases: dict[str, Release] = field(default_factory=dict)
+    #: the index they were listed from
+    listed_from: str = ""
 
 
 class BisectSays(BisectObserver):
@@ -132,8 +137,11 @@ class Counting(RunObserver):
         self.inner.finish(run)
 
 
-def _point(package: str, version: str) -> Point:
-    return Point(version, f"{package}=={version}")
+def release_point(m: Measuring, version: str) -> Point:
+    """A release of the pass as a point: built with its era's companions on its own Python, the same environment
+    (the same lock) as the bisect this pass starts builds for it (tests/app/test_watch_envs.py)."""
+    return Point(version, f"{m.package}=={version}", release=m.releases.get(version) or Release(version),
+                 package=m.package)
 
 
 def _now() -> str:
@@ -177,10 +185,10 @@ def earlier_run(store: Store, watch_id: str, baseline: str, version: str, after:
 
 def _environments(m: Measuring, baseline: str, version: str) -> tuple[EnvChoice, EnvChoice] | str:
     """Both releases' environments, or the one-line cause why the new one cannot be built."""
-    base = m.envs.get(_point(m.package, baseline))
+    base = m.envs.get(release_point(m, baseline))
     if base is None:
         raise BaselineGone(f"{baseline}, the release {version} is compared with, {m.envs.failed[baseline]}")
-    new = m.envs.get(_point(m.package, version))
+    new = m.envs.get(release_point(m, version))
     if new is None and transient(m.envs.failed[version]):
         raise BaselineGone(f"{version} cannot be built now: {m.envs.failed[version]}")
     return (base, new) if new is not None else m.envs.failed[version]
@@ -326,17 +334,24 @@ def _case_overrides(m: Measuring, run_id: str, case_id: str) -> tuple[str, dict[
     return result.benchmark, {name: [str(value)] for name, value in result.params.items()}
 
 
+def bisect_request(m: Measuring, benchmark: str, overrides: dict[str, list[str]], good: str, bad: str,
+                   budget_s: float) -> BisectRequest:
+    """The bisect a pass starts between two releases: over the releases the pass listed, each built as the pass
+    built it (the same Release, so the same era recipe and lock)."""
+    return BisectRequest(benchmark=benchmark, good=good, bad=bad, overrides=overrides, package=m.package,
+                         with_requirements=m.with_requirements, variables=dict(m.variables),
+                         threshold=m.threshold if m.threshold is not None else 0.05, budget_s=budget_s,
+                         measure=m.config.measure, iterations=m.config.iterations, warmup=m.config.warmup,
+                         timeout_s=m.config.timeout_s, machine_name=m.config.machine_name, index=m.index, pre=True,
+                         releases=tuple(m.releases.values()), listed_from=m.listed_from)
+
+
 def _bisect(m: Measuring, release: WatchedRelease, case: CaseVerdict,
             budget_s: float) -> tuple[str, str, str | None, list[str]]:
     """Where between the baseline and the release the case changed, by `colbench bisect` over the releases."""
     assert release.baseline is not None and release.run_id is not None
     benchmark, overrides = _case_overrides(m, release.run_id, case.case_id)
-    threshold = m.threshold if m.threshold is not None else 0.05
-    request = BisectRequest(benchmark=benchmark, good=release.baseline, bad=release.version, overrides=overrides,
-                            package=m.package, with_requirements=m.with_requirements, variables=dict(m.variables),
-                            threshold=threshold, budget_s=budget_s, measure=m.config.measure,
-                            iterations=m.config.iterations, warmup=m.config.warmup, timeout_s=m.config.timeout_s,
-                            machine_name=m.config.machine_name, index=m.index, pre=True)
+    request = bisect_request(m, benchmark, overrides, release.baseline, release.version, budget_s)
     try:
         report = run_bisect(m.store, request, m.bisect_observer)
     except UsageError as exc:

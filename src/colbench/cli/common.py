@@ -79,7 +79,7 @@ def net_deadline(seconds: float | None) -> float | None:
 USER_ERRORS = (("colbench.analysis.comparison", "ComparisonError"), ("colbench.bounded_http", "NetError"),
                ("colbench.benchmarks.registry", "UnknownTarget"),
                ("colbench.data.errors", "DataError"), ("colbench.model.metrics", "UnknownMetric"),
-               ("colbench.model.params", "ParamError"), ("colbench.runtimes.python", "EnvError"),
+               ("colbench.model.params", "ParamError"), ("colbench.model.env_request", "EnvError"),
                ("colbench.runner.plan", "PlanError"), ("colbench.store.base", "StoreError"))
 
 
@@ -205,14 +205,14 @@ def parse_params(options: list[str] | None, one_value: str | None = None) -> dic
 
 
 def parse_variables(options: list[str] | None) -> dict[str, str]:
-    """`--var KEY=VALUE` options → the variables of every worker."""
-    variables = {}
-    for item in options or []:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise UsageError(f"--var {item!r}: write KEY=VALUE")
-        variables[key.strip()] = value
-    return variables
+    """`--var KEY=VALUE` options → the variables of every worker (model/env_request.py's grammar)."""
+    from colbench.model.env_request import EnvError
+    from colbench.model.env_request import parse_variables as parse
+
+    try:
+        return parse(options or [])
+    except EnvError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def parse_measure_option(text: str) -> Measure:

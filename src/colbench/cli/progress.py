@@ -9,7 +9,7 @@ events (a case skipped, an environment built, the blocks chosen, a look at the v
 No silence longer than `QUIET_S`: a timer thread (`Heartbeat`) wakes every second, redraws the bar in a terminal
 (so the clock and the ETA move) and, when nothing was printed for `QUIET_S`, says what is going on (the process
 running, the environment being built, the profile being taken) and for how long. It is the only thing that wakes
-while a worker runs: the orchestrator itself sleeps until the worker exits (runner/watch.py); the thread sleeps on
+while a worker runs: the orchestrator itself sleeps until the worker exits (runner/worker_wait.py); the thread sleeps on
 an event between ticks and costs microseconds a second.
 """
 

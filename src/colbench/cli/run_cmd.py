@@ -29,6 +29,7 @@ from colbench.cli.common import (
     show_run,
 )
 from colbench.cli.progress import RichProgress
+from colbench.model.env_request import Versions, parse_envs, parse_versions
 from colbench.model.params import parse_param_option, split_values
 from colbench.model.run_config import RunConfig
 from colbench.render.fmt import fmt_bytes, fmt_duration, fmt_seconds, threshold_defaults
@@ -111,7 +112,8 @@ def run(
         threads=tuple(split_values("--threads", threads)) if threads is not None else None,
         cache=tuple(split_values("--cache", cache)) if cache is not None else None,
         commit=commit, repo=repo,
-        envs=tuple(env or ()), versions=versions, every=every, with_requirements=tuple(with_requirements or ()),
+        envs=parse_envs(env or ()), versions=_versions(versions, every),
+        with_requirements=tuple(with_requirements or ()),
         store=store, resume=resume, until_decided=until_decided,
         budget_s=parse_duration(budget) if budget is not None else None, max_looks=max_looks,
         threshold=parse_threshold(threshold), alpha=alpha)
@@ -139,6 +141,15 @@ def run(
 
 #: `colbench run`'s exit code when not one case of the run succeeded (documented in README and `run --help`)
 ALL_FAILED_EXIT = 3
+
+
+def _versions(text: str | None, every: str | None) -> Versions | None:
+    """`--versions` with its `--every`, parsed (None without it)."""
+    if text is None:
+        if every:
+            raise UsageError("--every and --with go with --versions (a sweep over a package's releases)")
+        return None
+    return parse_versions(text, every)
 
 
 def parse_memory_limit(text: str) -> int:

@@ -15,12 +15,12 @@ import lzma
 import os
 import shutil
 import sys
-import time
 from collections.abc import Iterator
 from email.message import Message
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from colbench.backoff import Backoff
 from colbench.bounded_http import Answer, NetError, host_of, request, status_problem
 from colbench.data.atomic import write_json_atomic
 from colbench.data.errors import DataError
@@ -89,7 +89,7 @@ def download(url: str, dest: Path, *, checksum: str | None = None, retries: int 
     part = dest.with_name(dest.name + ".part")
     owned(part, "partial download", root)
     show = sys.stderr.isatty() if progress is None else progress
-    failures = 0
+    retrying = Backoff(backoff, retries=retries)
     while True:
         offset = part.stat().st_size if part.exists() else 0
         headers = {"User-Agent": "colbench", "Accept-Encoding": "identity"}
@@ -101,9 +101,7 @@ def download(url: str, dest: Path, *, checksum: str | None = None, retries: int 
             have = part.stat().st_size if part.exists() else 0
             if exc.kind == "unreachable":
                 raise DataError(f"{exc}: no network?{offline_hint}") from None
-            if exc.kind in ("reset", "not-http") and failures < retries:
-                failures += 1
-                time.sleep(backoff * 2 ** (failures - 1))
+            if exc.kind in ("reset", "not-http") and retrying.wait():
                 continue
             if exc.kind in ("reset", "not-http", "timeout"):
                 raise DataError(f"download of {url} interrupted at {have:,} bytes ({exc.detail}); run the same "

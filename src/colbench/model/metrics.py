@@ -2,14 +2,14 @@
 
 A `Metric` says where its values live in a stored result, its unit, which direction is better, how it is
 measured, the smallest change that matters by default, and which comparison fits its noise (see
-colbench.analysis.compare, and docs/gating.md for why each metric gets the test it gets). Adding a metric is one
+colbench.analysis.verdicts, and docs/gating.md for why each metric gets the test it gets). Adding a metric is one
 entry here plus whatever records its values; compare, the gate, history, reports, the dashboard and claims read it
 from here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -17,7 +17,7 @@ from colbench.model.params import did_you_mean
 from colbench.redact import clip
 
 Direction = Literal["lower_is_better", "higher_is_better"]
-#: which test decides a comparison of this metric (analysis/compare.py):
+#: which test decides a comparison of this metric (analysis/verdicts.py):
 #: "rank" exact rank tests only; "t" the pooled t on per-process log values at every size; "auto" the paired t over
 #: blocks where the rank test cannot reach the error level with the blocks at hand (or barely), the rank test beyond
 Test = Literal["rank", "t", "auto"]
@@ -197,6 +197,13 @@ def parse_measure(text: str) -> Measure:
     if unknown or not chosen:
         raise ValueError(f"--measure {text!r}: choose wall, instructions or wall,instructions")
     return tuple(m for m in MEASURES if m in chosen)
+
+
+def deciding_metric(measured: Iterable[str]) -> str:
+    """The one rule of which metric a comparison's verdicts decide on: instruction counts where they were counted
+    (deterministic: a few processes decide; `measured` holds `--measure`'s words or the metrics' names, where
+    "instructions" is both), else time. Runs, sessions, watches, bisects, calibration and the report ask here."""
+    return "instructions" if "instructions" in measured else "time"
 
 
 def measure_from_json(stored: object) -> Measure:

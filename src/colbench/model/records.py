@@ -116,7 +116,7 @@ class EnvironmentCheck(TypedDict):
 
 
 class MemoryWatched(TypedDict):
-    """How the orchestrator watched a worker's memory against `--memory-limit` (runner/watch.py)."""
+    """How the orchestrator watched a worker's memory against `--memory-limit` (runner/worker_wait.py)."""
 
     mechanism: str
     limit_bytes: int

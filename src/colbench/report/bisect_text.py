@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any, TypedDict
 
 from colbench.analysis.bisect import BisectOutcome, Step
-from colbench.analysis.compare import CaseComparison
+from colbench.analysis.verdicts import CaseComparison
 from colbench.redact import clip
 from colbench.render.fmt import fmt_metric, fmt_seconds
 from colbench.report.compare_text import format_ci, format_ratio

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from colbench.analysis.aggregate import CaseSummary, summarize_cases
 from colbench.analysis.comparison import CompareSettings, Comparison, ComparisonError, compare_sides
+from colbench.model.metrics import deciding_metric
 from colbench.model.metrics import metric as metric_named
 from colbench.model.records import Result, Run, Side
 from colbench.render.figures import Plot
@@ -126,7 +127,7 @@ def _memory_compares(store: Store, run: Run, envs: Sequence[str], results: dict[
 def _explained_metric(metrics: Sequence[str]) -> str:
     """The one comparison of two sides that shows the flame graphs: instructions (what profiles count) when
     measured, else time."""
-    return "instructions" if "instructions" in metrics else "time"
+    return deciding_metric(metrics)
 
 
 def _attach_explanations(view: CompareView, store: Store, baseline: Side, contender: Side,

@@ -9,7 +9,7 @@ import json
 import math
 from collections.abc import Sequence
 
-from colbench.analysis.compare import CaseComparison, Verdict, count_verdicts
+from colbench.analysis.verdicts import CaseComparison, Verdict, count_verdicts
 from colbench.render.fmt import fmt_metric, md_text
 from colbench.words import percent_text, plural, ratio_text
 

@@ -207,7 +207,7 @@ def _warm_up() -> None:
     """Import the statistics (scipy) in the background, so the first compare page does not wait for it."""
     import importlib
 
-    for module in ("colbench.analysis.compare", "colbench.analysis.changepoint"):
+    for module in ("colbench.analysis.verdicts", "colbench.analysis.changepoint"):
         with contextlib.suppress(ImportError):
             importlib.import_module(module)
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, MaxNLocator, NullLocator
 
-from colbench.analysis.compare import CaseComparison
 from colbench.analysis.comparison import METRIC_SUFFIX, Comparison
+from colbench.analysis.verdicts import CaseComparison
 from colbench.model.metrics import metric
 from colbench.render.figures import LIMIT_COLOR, key_labels, new_figure, styled, title
 from colbench.render.fmt import fmt_percent
@@ -42,7 +42,7 @@ class CompareRow:
     ci_level: float | None = None
     n: str = ""  # processes per side ("3/3") or pairs ("12 blocks")
     metric: str = "time"  # a metric of colbench.model.metrics
-    test: str = "rank"  # "rank" or "t" (analysis/compare.py)
+    test: str = "rank"  # "rank" or "t" (analysis/verdicts.py)
 
     @property
     def css(self) -> str:

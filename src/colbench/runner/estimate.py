@@ -265,7 +265,7 @@ def history_costs(store: Store, plan: Plan, machine_id: str) -> Costs:
 def builds_here() -> tuple[float, float]:
     """The median seconds a fresh uv environment and a Java worker build took on this machine (0: none recorded)."""
     from colbench.runtimes import java
-    from colbench.runtimes.python import build_seconds
+    from colbench.runtimes.env_cache import build_seconds
 
     envs = build_seconds()
     jars = [float(s) for jar in java.built_jars() if (s := jar.build_seconds)]

@@ -35,7 +35,7 @@ from colbench.runner.isolate import (
     worker_cpus,
 )
 from colbench.runner.lifeline import sweep_stale_exec_dirs
-from colbench.runner.observer import RunObserver
+from colbench.runner.observer import ExecutionHooks
 from colbench.runner.plan import Execution, Plan, PlanError, PlannedCase
 from colbench.runtimes import RuntimeUnavailable, get_runtime
 from colbench.store.base import Store, StoreError
@@ -186,7 +186,7 @@ def _not_failing(executions: Sequence[Execution], failing: set[tuple[str, str]])
 
 
 def execute_run(store: Store, run: Run, plan: Plan, envs: Sequence[EnvChoice], config: RunConfig,
-                observer: RunObserver | None = None,
+                observer: ExecutionHooks | None = None,
                 only_cases: Callable[[PlannedCase], bool] | None = None, *, stop_failing: bool = False) -> Run:
     """Run every execution of the plan that the store does not have yet; returns the finished run record.
     `stop_failing`: once a case fails in an environment, its other executions there are left out (a bisect's
@@ -194,7 +194,7 @@ def execute_run(store: Store, run: Run, plan: Plan, envs: Sequence[EnvChoice], c
 
     SIGINT or SIGTERM ends it: the running worker's process group is killed, the run is stored as
     `interrupted`, and `Interrupted` (with a line for the user in its detail) propagates."""
-    observer = observer or RunObserver()
+    observer = observer or ExecutionHooks()
     sweep_stale_exec_dirs()  # left by a colbench killed with -9 (its workers died with it)
     # or, under PYTHONDONTWRITEBYTECODE, every Python worker compiles colbench again
     cache_own_bytecode(e.python for e in envs if e.runtime == "python" and not e.broken)
@@ -314,7 +314,7 @@ def counting_toolchain(config: RunConfig) -> Any:
 
 
 def _keep_profile(store: Store, run: Run, execution: Execution, inputs: dict[str, InputFile], warmup: int,
-                  config: RunConfig, toolchain: Any, observer: RunObserver) -> None:
+                  config: RunConfig, toolchain: Any, observer: ExecutionHooks) -> None:
     """`run --profile`: once per case and environment (after its first successful execution, so a resumed run
     does not profile twice), the case once more under callgrind in a fresh worker, its profile kept in the
     store's profiles folder (profiles/stored.py). A profile that fails costs a warning, never the run."""
@@ -329,7 +329,7 @@ def _keep_profile(store: Store, run: Run, execution: Execution, inputs: dict[str
 def _keep_case_profile(what: str, stored: Callable[[Store, str, str, str], Any],
                        folder_of: Callable[[Store, str, str, str], Path], take: Callable[[Any, Any, Path], Any],
                        store: Store, run: Run, execution: Execution, inputs: dict[str, InputFile], warmup: int,
-                       config: RunConfig, observer: RunObserver) -> None:
+                       config: RunConfig, observer: ExecutionHooks) -> None:
     """What `--profile` and `--profile-memory` share: a Python case not yet profiled in this environment runs once
     more in a fresh worker (`take`), into its folder; a failure is a warning naming `what`."""
     case, env = execution.case, execution.env
@@ -360,7 +360,7 @@ def memory_tracer(config: RunConfig) -> Any:
 
 
 def _keep_memory_profile(store: Store, run: Run, execution: Execution, inputs: dict[str, InputFile], warmup: int,
-                         config: RunConfig, tracer: Any, observer: RunObserver) -> None:
+                         config: RunConfig, tracer: Any, observer: ExecutionHooks) -> None:
     """`run --profile-memory`: as `--profile`, once per case and environment, the case once more in a fresh worker
     under heaptrack (runner/memory_profile.py), its profile kept for `explain --metric memory`. A profile that fails
     costs a warning, never the run."""

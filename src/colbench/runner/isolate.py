@@ -27,7 +27,7 @@ from colbench.model.protocol import report_violation
 from colbench.model.records import CaseSpec, WorkerProcess, WorkerReport
 from colbench.runner.interrupt import signal_name
 from colbench.runner.lifeline import die_with_parent_hook, exec_dir_prefix
-from colbench.runner.watch import ExitWatch, MemoryWatch
+from colbench.runner.worker_wait import ExitWatch, MemoryWatch
 
 STDERR_TAIL_LINES = 30
 

@@ -1,6 +1,6 @@
-"""The hooks a run reports its progress through (`execute_run` calls them; `app.run.RunObserver` adds the use
-case's own events and the CLI's live view implements them). A module of its own so that what only wants the hooks
-does not import the run loop."""
+"""The hooks a run reports its progress through (`ExecutionHooks`: `execute_run` calls them; `app.run.RunObserver`
+adds the use case's own events and the CLI's live view implements them). A module of its own so that what only wants
+the hooks does not import the run loop."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ if TYPE_CHECKING:
     from colbench.runner.plan import Execution, PlannedCase
 
 
-class RunObserver:
-    """Hooks for a live view; the CLI's Rich progress implements them."""
+class ExecutionHooks:
+    """What the run loop tells of its executions (a case starts, an execution is stored …); `app.run.RunObserver`
+    adds the use case's own events to them, and the CLI's Rich progress implements both."""
 
     def start(self, run: Run, cases: int, executions: int) -> None: ...
     def case_started(self, case: PlannedCase) -> None: ...

@@ -2,7 +2,7 @@
 cases still inconclusive, until every case is decided or the time budget is spent.
 
 The statistics live in `analysis/sequential.py` (how alpha is split over looks, how big the next look is),
-`analysis/comparison.py` (the one comparison: inputs, noise from history) and `analysis/compare.py` (the tests and
+`analysis/comparison.py` (the one comparison: inputs, noise from history) and `analysis/verdicts.py` (the tests and
 the verdict rule); this module only orchestrates: run, collect, look, repeat. The metric that decides is the run's
 own: instruction counts when the run counts them, else time. What each look used (its blocks, its alpha and the
 noise earlier runs lent) is kept in the run record under "sequential", so `colbench compare`, the report and the
@@ -21,14 +21,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from colbench.analysis.compare import CaseComparison, CaseInput, Method
 from colbench.analysis.comparison import case_inputs, noise_priors, short_labels
 from colbench.analysis.sequential import FIRST_LOOK_FRACTION, LookPlan, SequentialCompare, Spending, plan_next_look
+from colbench.analysis.verdicts import CaseComparison, CaseInput, Method
+from colbench.model.metrics import deciding_metric as measured_decider
 from colbench.model.metrics import metric
 from colbench.model.records import Result, Run, Side
 from colbench.model.run_config import EnvChoice, RunConfig
 from colbench.model.run_parts import CASE_KEY_SEPARATOR, CaseLook, LookRecord, NoisePriorRecord, SequentialLooks
-from colbench.runner.execute import Execution, RunObserver, execute_run, start_run
+from colbench.runner.execute import Execution, ExecutionHooks, execute_run, start_run
 from colbench.runner.plan import Plan, PlannedCase
 from colbench.store.base import ResultQuery, Store
 from colbench.store.selection import comparison_evidence
@@ -87,10 +88,10 @@ class SessionResult:
         return [c for comps in self.comparisons.values() for c in comps if str(c.verdict) == "inconclusive"]
 
 
-class _Timing(RunObserver):
+class _Timing(ExecutionHooks):
     """Passes every event on, and measures how long one execution of each case takes."""
 
-    def __init__(self, inner: RunObserver, clock: Callable[[], float]) -> None:
+    def __init__(self, inner: ExecutionHooks, clock: Callable[[], float]) -> None:
         self.inner, self.clock = inner, clock
         self.seconds: dict[str, float] = {}
         self.executions: dict[str, int] = {}
@@ -130,7 +131,7 @@ class _Timing(RunObserver):
 def deciding_metric(config: RunConfig) -> str:
     """The metric a run's verdicts decide on: instruction counts when it counts them (deterministic: a few
     processes decide), else time."""
-    return "instructions" if "instructions" in config.measure else "time"
+    return measured_decider(config.measure)
 
 
 def _inputs(store: Store, run_id: str, baseline: str, contenders: Sequence[str], basis: str, metric_name: str,
@@ -167,7 +168,7 @@ def run_until_decided(
     envs: Sequence[EnvChoice],
     settings: GateSettings,
     *,
-    observer: RunObserver | None = None,
+    observer: ExecutionHooks | None = None,
     run: Run | None = None,
     on_look: Callable[[Look, LookPlan | None], None] | None = None,
     clock: Callable[[], float] = time.monotonic,
@@ -177,7 +178,7 @@ def run_until_decided(
     if len(envs) < 2:
         raise ValueError("a comparison needs at least two environments")
     started = clock()
-    observer = observer or RunObserver()
+    observer = observer or ExecutionHooks()
     timing = _Timing(observer, clock)
     if run is None:
         run = start_run(store, config, plan, envs, sys.argv)

@@ -18,26 +18,16 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.version import InvalidVersion, Version
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
 
+from colbench.model.env_request import Versions
 from colbench.model.run_config import EnvChoice
+from colbench.runtimes.env_cache import release_probably_cached
 from colbench.runtimes.interpreters import OLDEST, install_advice
 from colbench.runtimes.points import Point, PointEnvironments, env_name
-from colbench.runtimes.python import EnvError, release_probably_cached
+from colbench.runtimes.python import EnvError
 from colbench.runtimes.releases import Release, ReleaseError, package_index, pypi_releases
-
-EVERY = ("release", "minor", "major")
-
-
-@dataclass(frozen=True)
-class Versions:
-    """A parsed `--versions`: the package and either the versions named or a specifier set of a range."""
-
-    package: str
-    named: tuple[str, ...] = ()
-    within: str = ""
-    every: str = "release"
 
 
 @dataclass
@@ -48,35 +38,6 @@ class Sweep:
     points: list[Point]
     skipped: dict[str, str] = field(default_factory=dict)
     source: str = ""
-
-
-def parse_versions(text: str, every: str | None = None) -> Versions:
-    """`pyarrow==0.17.1,1.0.1` or `pyarrow>=0.17[,<20]`; a one-line EnvError for anything else."""
-    match = re.fullmatch(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(.*?)\s*", text)
-    if not match or not match.group(2):
-        raise EnvError(f"--versions {text!r}: name a package and its releases, e.g. pyarrow==0.17.1,1.0.1,21.0.0 "
-                       "or 'pyarrow>=0.17' --every minor")
-    package, rest = match.group(1), match.group(2)
-    if every is not None and every not in EVERY:
-        raise EnvError(f"--every {every!r}: choose {', '.join(EVERY)}")
-    if rest.startswith("==") and "*" not in rest:
-        named = [v.strip() for v in rest[2:].split(",")]
-        for version in named:
-            try:
-                Version(version)
-            except InvalidVersion:
-                raise EnvError(f"--versions {package}=={rest[2:]}: {version!r} is not a version (e.g. 21.0.0)") \
-                    from None
-        if len(set(named)) != len(named):
-            raise EnvError(f"--versions {package}: a version is named twice")
-        if every not in (None, "release"):
-            raise EnvError("--every goes with a range of releases ('pyarrow>=0.17'), not with versions named")
-        return Versions(package, tuple(named))
-    try:
-        SpecifierSet(rest)
-    except InvalidSpecifier:
-        raise EnvError(f"--versions {text!r}: {rest!r} is neither ==V1,V2,… nor a range like >=0.17,<20") from None
-    return Versions(package, within=rest, every=every or "release")
 
 
 def _newest_of_each(releases: list[Release], every: str) -> list[Release]:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from colbench.runtimes import java, r
-from colbench.runtimes.pins import PinError
+from colbench.runtimes.pins import PinError, Pins
 from colbench.runtimes.sources import WorkerSourcesError
 
 Say = Callable[[str], None]
@@ -45,12 +45,12 @@ class Runtime:
     #: a guess used only until this machine has measured a start-up for the runtime
     assumed_startup_s: float = 1.0
     #: `--env NAME=<runtime>:SPEC`: check SPEC and make its worker ready; returns the versions it pins
-    pin: Callable[[str, Say], dict[str, str]] | None = None
+    pin: Callable[[Pins, Say], dict[str, str]] | None = None
     #: make the worker for these pins ready before a run (build what is missing); raises RuntimeUnavailable
     prepare: Callable[[Mapping[str, str], Say], None] | None = None
     #: `--env NAME=<runtime>:SPEC` checked and resolved without making anything (`run --dry-run`): the versions it
     #: pins, or a PinError when one cannot exist
-    check_pin: Callable[[str], dict[str, str]] | None = None
+    check_pin: Callable[[Pins], dict[str, str]] | None = None
     #: why `--measure instructions` cannot count this worker's timed calls; None when it can
     instructions_unsupported: str | None = None
 
@@ -63,16 +63,16 @@ class Runtime:
         except (java.JavaWorkerError, WorkerSourcesError) as exc:
             raise RuntimeUnavailable(str(exc)) from None
 
-    def pin_spec(self, spec: str, say: Say = _quiet) -> dict[str, str]:
+    def pin_spec(self, pins: Pins, say: Say = _quiet) -> dict[str, str]:
         if self.pin is None:
             raise PinError(f"{self.display} environments are not pinned this way")
-        return self.pin(spec, say)
+        return self.pin(pins, say)
 
-    def resolve_spec(self, spec: str) -> dict[str, str]:
+    def resolve_spec(self, pins: Pins) -> dict[str, str]:
         """What `pin_spec` would pin, without building or installing anything."""
         if self.check_pin is None:
             raise PinError(f"{self.display} environments are not pinned this way")
-        return self.check_pin(spec)
+        return self.check_pin(pins)
 
     def make_ready(self, pins: Mapping[str, str] | None = None, say: Say = _quiet) -> None:
         if self.prepare is not None:
@@ -93,7 +93,7 @@ def _java_prepare(pins: Mapping[str, str], say: Say) -> None:
 RUNTIMES: dict[str, Runtime] = {
     "python": Runtime("python", "Python", _python_command, lambda: None, assumed_startup_s=0.25),
     "r": Runtime("r", "R", lambda _python, _pins: r.command(), r.unavailable, setup_script="r/install.sh",
-                 assumed_startup_s=0.5, pin=lambda spec, _say: r.pin(spec), check_pin=r.pin,
+                 assumed_startup_s=0.5, pin=lambda pins, _say: r.pin(pins), check_pin=r.pin,
                  instructions_unsupported="the R worker has no callgrind client-request hook yet"),
     "java": Runtime("java", "Java", lambda _python, pins: java.java_command(pins.get("arrow")),
                     java.java_unavailable, assumed_startup_s=1.0, pin=java.pin, prepare=_java_prepare,

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from packaging.tags import sys_tags
-from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
+from packaging.utils import InvalidWheelFilename, parse_wheel_filename
 
 from colbench.git import (
     GitSourceError,
@@ -31,6 +31,7 @@ from colbench.git import (
     run_git,
     split_credentials,
 )
+from colbench.model.packages import canonical_name
 from colbench.paths import colbench_home, expand_user, owned, owned_dir
 from colbench.redact import redact
 from colbench.runtimes.releases import ReleaseError
@@ -52,7 +53,7 @@ def _wheel(path: Path, package: str | None) -> tuple[str, object, object] | None
         dist, version, build, _ = parse_wheel_filename(path.name)
     except InvalidWheelFilename:
         return None
-    if package is not None and canonicalize_name(dist) != canonicalize_name(package):
+    if package is not None and canonical_name(dist) != canonical_name(package):
         return None
     return str(dist), version, build
 
@@ -78,7 +79,7 @@ def wheel_builds(source: Path, package: str | None = None) -> list[Build]:
         found = [(info, p) for p in sorted(source.glob("*.whl")) if (info := _wheel(p, package)) is not None]
         if not found:
             raise ReleaseError(f"--wheels {source}: no wheels{f' of {package}' if package else ''} there")
-        dists = {canonicalize_name(info[0]) for info, _ in found}
+        dists = {canonical_name(info[0]) for info, _ in found}
         if len(dists) > 1:
             raise ReleaseError(f"--wheels {source}: wheels of {', '.join(sorted(dists))}: name one with --package")
         found.sort(key=lambda item: (item[0][1], item[0][2], item[1].name))
@@ -98,7 +99,7 @@ def wheel_builds(source: Path, package: str | None = None) -> list[Build]:
         paths.append(path)
     if len(paths) < 2:
         raise ReleaseError(f"--wheels {source}: list at least two wheels, one a line, oldest first")
-    dists = {canonicalize_name(str(parse_wheel_filename(p.name)[0])) for p in paths}
+    dists = {canonical_name(str(parse_wheel_filename(p.name)[0])) for p in paths}
     if len(dists) > 1:
         raise ReleaseError(f"--wheels {source}: wheels of {', '.join(sorted(dists))}: list one package's")
     return _labelled(paths)

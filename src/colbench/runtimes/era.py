@@ -24,10 +24,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from packaging.specifiers import SpecifierSet
-from packaging.utils import canonicalize_name
 from packaging.version import Version
 
-from colbench.runtimes.releases import Release
+from colbench.model.packages import canonical_name, requirement_name
+from colbench.model.release import Release
 
 #: the libraries the built-in engines load beside a package (a data frame output, a conversion): resolved with it
 COMPANIONS: dict[str, tuple[str, ...]] = {
@@ -76,22 +76,20 @@ class Recipe:
 
 
 def _named(requirements: tuple[str, ...]) -> set[str]:
-    import re
-
-    return {canonicalize_name(re.split(r"[\s\[<>=!~;@]", r, maxsplit=1)[0]) for r in requirements}
+    return {requirement_name(r) for r in requirements}
 
 
 def recipe(package: str, release: Release, extra: tuple[str, ...] = (), *, dated: bool = True) -> Recipe:
     """The environment of `release` of `package`: its companions as of its upload when the index says when
     (`dated`), else under the known constraints; `extra` requirements (`--with`) go in beside them and, named, take
     a companion's place."""
-    name = canonicalize_name(package)
+    name = canonical_name(package)
     named = _named(extra)
     companions = [c for c in COMPANIONS.get(name, ()) if c not in named]
     as_of = release.uploaded if dated else ""
     requirements = [f"{package}=={release.version}", *companions, *extra]
     if not as_of:
-        requirements += [c.requirement for c in CONSTRAINTS if canonicalize_name(c.package) == name
+        requirements += [c.requirement for c in CONSTRAINTS if canonical_name(c.package) == name
                          and Version(release.version) in SpecifierSet(c.versions)
                          and _named((c.requirement,)).isdisjoint(named)]
     return Recipe(package, release.version, release.python, tuple(requirements), as_of)

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from colbench.paths import atomic_path, colbench_home, owned, owned_dir, remove, write_text
 from colbench.processes import run_bounded
+from colbench.runtimes.pins import Pins
 from colbench.runtimes.sources import WorkerSourcesError, copy_tree, tree_digest, worker_file, workers_root
 
 JAR = "colbench-worker.jar"
@@ -220,10 +221,9 @@ def java_unavailable() -> str | None:
     return None
 
 
-def _pinned_version(spec: str) -> str:
-    from colbench.runtimes.pins import PinError, parse_pins
+def _pinned_version(pins: Pins) -> str:
+    from colbench.runtimes.pins import PinError
 
-    pins = parse_pins(spec)
     if len(pins) != 1 or pins[0][0] not in ("arrow", "arrow-java"):
         raise PinError("a Java environment pins Arrow Java only: java:arrow==VERSION (e.g. 18.1.0)")
     try:
@@ -232,14 +232,14 @@ def _pinned_version(spec: str) -> str:
         raise PinError(str(exc)) from None
 
 
-def check_pin(spec: str) -> dict[str, str]:
+def check_pin(pins: Pins) -> dict[str, str]:
     """`arrow==VERSION` resolved without building anything (`run --dry-run`): a version the worker compiles against
     and, unless its jar is built already, a release Maven Central lists; PinError otherwise, as the real run's
     build would fail."""
     from colbench.runtimes.pins import PinError
     from colbench.runtimes.releases import ReleaseError, maven_releases
 
-    version = _pinned_version(spec)
+    version = _pinned_version(pins)
     if ready_jar(version) is not None:
         return {"arrow": version}
     try:
@@ -252,11 +252,11 @@ def check_pin(spec: str) -> dict[str, str]:
     return {"arrow": version}
 
 
-def pin(spec: str, say: Callable[[str], None] = lambda _: None) -> dict[str, str]:
+def pin(pins: Pins, say: Callable[[str], None] = lambda _: None) -> dict[str, str]:
     """`arrow==VERSION` (or `arrow`: pom.xml's version): build or reuse that jar; returns {"arrow": VERSION}."""
     from colbench.runtimes.pins import PinError
 
-    version = _pinned_version(spec)
+    version = _pinned_version(pins)
     try:
         build_jar(version, say=say)
     except (JavaWorkerError, WorkerSourcesError) as exc:

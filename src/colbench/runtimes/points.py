@@ -19,18 +19,15 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
+from colbench.model.env_request import EnvError, EnvRequest, pins_package, release_request
+from colbench.model.packages import canonical_name
+from colbench.model.release import Release
 from colbench.model.run_config import EnvChoice
 from colbench.paths import NAME_PATTERN
-from colbench.redact import clip, redact
-from colbench.runtimes.era import Recipe, recipe
-from colbench.runtimes.python import EnvError, EnvSpec, canonical_name, colbench_project, ensure_environment
-from colbench.runtimes.releases import Release
-from colbench.runtimes.runtime_envs import runtime_env
-
-#: uv's error output draws boxes and arrows around its lines
-_DECORATION = re.compile(r"^[\s×╰─▶│├┬┴┼┤╭╮╯|:>-]+")
+from colbench.runtimes.builders import build_error_line as build_error_line
+from colbench.runtimes.builders import builder_for, uv_builder
+from colbench.runtimes.builders import one_line as one_line
 
 
 @dataclass(frozen=True)
@@ -50,25 +47,6 @@ def env_name(label: str) -> str:
     """An environment name (letters, digits, '.', '_', '-') for a point's label: versions are already one."""
     name = re.sub(r"[^A-Za-z0-9._-]", "-", label).strip("-._")[:64] or "point"
     return name if NAME_PATTERN.fullmatch(name) else f"p{name}"[:64]
-
-
-def one_line(message: str, limit: int = 300) -> str:
-    """A multi-line tool error (uv's boxed output) as one line: its lines without decoration, joined."""
-    lines = [_DECORATION.sub("", line).strip() for line in message.splitlines()]
-    return clip(redact(" ".join(line for line in lines if line)), limit)
-
-
-def build_error_line(message: str, limit: int = 300) -> str:
-    """An environment that could not be built, in one line: the stage that failed, uv's error and its innermost
-    cause ("resolving failed: Failed to read `pkg @ file:///…whl` (unable to locate the end of central directory
-    record)"), rather than every "cause:" line between."""
-    head, sep, detail = message.partition(" failed:\n")
-    lines = [line for line in (_DECORATION.sub("", raw).strip() for raw in detail.splitlines()) if line]
-    if not sep or not lines:
-        return one_line(message, limit)
-    first = lines[0].removeprefix("error: ")
-    last = re.sub(r"^(cause|Caused by): ", "", lines[-1]) if len(lines) > 1 else ""
-    return clip(redact(f"{head.split(' ', 1)[0]} failed: {first}" + (f" ({last})" if last else "")), limit)
 
 
 #: what the import check says of a release built against NumPy 1.x (runtimes/python.py `_smoke_test`)
@@ -97,49 +75,43 @@ class PointEnvironments:
     versions: dict[str, dict[str, str]] = field(default_factory=dict)
     seconds: float = 0.0
     ahead_seconds: float = 0.0
-    _project: Path | None = None
     _guard: threading.Lock = field(default_factory=threading.Lock)
     _locks: dict[str, threading.Lock] = field(default_factory=dict)
 
-    def _python(self, point: Point, name: str, extra: tuple[str, ...], say: Callable[[str], None],
-                made: Recipe | None = None) -> EnvChoice:
-        if made is not None:
-            spec = EnvSpec(name, made.requirements, self.indexes, python=made.python or None, worker_only=True,
-                           exclude_newer=made.as_of or None, wheels_only=True)
-            text = redact(spec.text + (f" (as of {made.as_of[:10]})" if made.as_of else ""))
-        else:
-            spec = EnvSpec(name, (point.requirement, *extra), self.indexes)
-            text = redact(spec.text)
-        say(f"environment {point.label}: resolving {text} with uv")
-        self._project = self._project or colbench_project()
-        built = ensure_environment(spec, self._project, say=say)
-        return EnvChoice(name=name, python=str(built.python), key=built.key, resolved=dict(built.resolved), spec=text,
-                         variables=dict(self.variables), interpreter=built.python_version)
+    def request(self, point: Point, extra: tuple[str, ...] | None = None) -> EnvRequest:
+        """What the point asks for: its release (built by its era's recipe), its wheel, commit or requirement with the
+        extra requirements, or for Java that Arrow Java's worker; with the variables of every point."""
+        name, extra = env_name(point.label), self.extra if extra is None else extra
+        if point.runtime == "java":
+            return EnvRequest(name, "java", variables=dict(self.variables), pins=(("arrow", point.requirement),))
+        if point.release is not None:
+            return release_request(name, point.package, point.release, extra=extra, variables=self.variables,
+                                   indexes=self.indexes)
+        return EnvRequest(name, "uv", (point.requirement,), variables=dict(self.variables),
+                          extra_requirements=extra, indexes=self.indexes)
 
-    def _release(self, point: Point, name: str, say: Callable[[str], None]) -> EnvChoice:
+    def _release(self, point: Point, say: Callable[[str], None]) -> EnvChoice:
         """A release on its Python with the companions of its era; as of today under the known constraints when that
         day's companions do not resolve or install (a companion without a wheel for that Python yet)."""
-        assert point.release is not None
-        made = recipe(point.package, point.release, self.extra, dated=bool(point.release.uploaded))
+        request, uv = self.request(point), uv_builder()
+        made = uv.recipe(request)
         try:
-            return self._python(point, name, self.extra, say, made)
+            return uv.build(request, say)
         except EnvError as exc:
-            if not made.as_of or not str(exc).startswith(("resolving", "installing")):
+            if made is None or not made.as_of or not str(exc).startswith(("resolving", "installing")):
                 raise  # the release itself does not import: no other day's companions change that
             cause = build_error_line(str(exc), 160)
             self.notes[point.label] = f"companions as of today: as of {made.as_of[:10]} they did not build ({cause})"
         try:
-            return self._python(point, name, self.extra, say, recipe(point.package, point.release, self.extra,
-                                                                    dated=False))
+            return uv.build(request, say, dated=False)
         except EnvError as exc:
             if _NUMPY_1 not in str(exc) or self._numpy_pinned():
                 raise
         self.notes[point.label] = f"{NUMPY_1_PIN} (built against NumPy 1.x)"
-        return self._python(point, name, self.extra, say,
-                            recipe(point.package, point.release, (*self.extra, NUMPY_1_PIN), dated=False))
+        return uv.build(self.request(point, (*self.extra, NUMPY_1_PIN)), say, dated=False)
 
     def _numpy_pinned(self) -> bool:
-        return any(canonical_name(re.split(r"[\s\[<>=!~;@]", r, maxsplit=1)[0]) == "numpy" for r in self.extra)
+        return pins_package(self.extra, "numpy")
 
     def get(self, point: Point, *, ahead: bool = False) -> EnvChoice | None:
         """The point's environment, or None when it cannot be built (`failed[label]` says why). One build per
@@ -162,21 +134,17 @@ class PointEnvironments:
             return self._locks.setdefault(label, threading.Lock())
 
     def _build(self, point: Point, ahead: bool) -> None:
-        name = env_name(point.label)
         say = self.say if not ahead else (lambda text: self.say(f"{text} (built ahead, beside the measuring)"))
         try:
-            if point.runtime == "java":
-                env = runtime_env(f"{name}=java:arrow=={point.requirement}", say=say)
-                env.variables = dict(self.variables)
-            elif point.release is not None:
-                env = self._release(point, name, say)
+            if point.release is not None:
+                env = self._release(point, say)
             else:
                 try:
-                    env = self._python(point, name, self.extra, say)
+                    env = builder_for(self.request(point)).build(self.request(point), say=say)
                 except EnvError as exc:
-                    if _NUMPY_1 not in str(exc) or self._numpy_pinned():
+                    if point.runtime == "java" or _NUMPY_1 not in str(exc) or self._numpy_pinned():
                         raise
-                    env = self._python(point, name, (*self.extra, NUMPY_1_PIN), say)
+                    env = uv_builder().build(self.request(point, (*self.extra, NUMPY_1_PIN)), say)
                     self.notes[point.label] = f"{NUMPY_1_PIN} (built against NumPy 1.x)"
         except EnvError as exc:
             self.failed[point.label] = f"does not install: {build_error_line(str(exc))}"

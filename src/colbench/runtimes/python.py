@@ -27,7 +27,6 @@ import json
 import os
 import platform
 import re
-import shlex
 import shutil
 import statistics
 import subprocess
@@ -36,19 +35,17 @@ import time
 import tomllib
 import uuid
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from colbench.bounded_http import deadline_from_env
 from colbench.git import Credential, credential_env, run_git, split_credentials
 from colbench.install import INSTALL_UV
+from colbench.model.env_request import EnvError as EnvError  # raised here, defined with the request it refuses
+from colbench.model.packages import canonical_name, requirement_name
 from colbench.paths import (
-    NAME_PATTERN,
-    UnsafePath,
-    check_name,
     envs_dir,
-    expand_user,
     move,
     owned,
     owned_dir,
@@ -58,17 +55,19 @@ from colbench.paths import (
 from colbench.processes import exit_cause, last_line, run_bounded
 from colbench.redact import redact, redact_argv
 from colbench.runtimes.bytecode import compile_with
-from colbench.runtimes.interpreters import InterpreterError, find_interpreter, parse_python_version
+from colbench.runtimes.env_cache import (
+    LOCK_FILE,
+    MARKER,
+    Environment,
+    build_seconds,
+    load_environment,
+    markers,
+    python_in,
+)
+from colbench.runtimes.interpreters import InterpreterError, find_interpreter
 
-MARKER = "colbench-env.json"
-LOCK_FILE = "requirements.lock"
 #: the file in an environment's site-packages that puts colbench's source directory on sys.path
 WORKER_PTH = "_colbench_worker.pth"
-_SOURCE_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
-
-
-class EnvError(Exception):
-    """A bad --env option or an environment that cannot be resolved or built."""
 
 
 @dataclass(frozen=True)
@@ -99,137 +98,7 @@ class EnvSpec:
         return [option for url in self.indexes for option in ("--index", url)]
 
 
-@dataclass(frozen=True)
-class Environment:
-    """A ready environment. `python` is the interpreter the worker runs with; `resolved` maps each
-    installed distribution (canonical name) to its version, colbench included."""
-
-    name: str
-    key: str
-    path: Path
-    python: Path
-    resolved: dict[str, str]
-    requirements: tuple[str, ...] = ()
-    python_version: str = ""
-    created: str = ""
-    extra: dict[str, object] = field(default_factory=dict, compare=False, repr=False)
-
-    @property
-    def lock_file(self) -> Path:
-        return self.path / LOCK_FILE
-
-
-# ---------------------------------------------------------------------------------------------- parse
-
-
-def canonical_name(name: str) -> str:
-    """PEP 503 normalised distribution name."""
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def _looks_like_path(token: str) -> bool:
-    return token.startswith(("/", "./", "../", "~")) or token.endswith(".whl") or os.sep in token
-
-
-def _is_git(token: str) -> bool:
-    return token.startswith("git+") or "@git+" in token.replace(" ", "")
-
-
-def _parse_token(name: str, token: str, cwd: Path) -> str:
-    if _is_git(token):
-        url = token.split("@", 1)[1].strip() if not token.startswith("git+") else token
-        if "://" not in url:
-            raise EnvError(f"--env {name}: not a git URL: {token!r} (expected git+https://host/repo@ref)")
-        return token
-    if _looks_like_path(token) and not re.match(r"^[A-Za-z0-9._-]+\s*(@|\[)", token):
-        return _local_source(name, token, cwd)
-    try:
-        from packaging.requirements import InvalidRequirement, Requirement
-    except ImportError:  # pragma: no cover - packaging ships with pip/matplotlib; fall back to a name check
-        if not re.match(r"^[A-Za-z0-9][A-Za-z0-9._-]*", token):
-            raise EnvError(f"--env {name}: not a requirement, wheel, directory or git URL: {token!r}") from None
-        return token
-    try:
-        Requirement(token)
-    except InvalidRequirement:
-        raise EnvError(f"--env {name}: not a requirement, wheel, directory or git URL: {token!r}") from None
-    return token
-
-
-def _local_source(name: str, token: str, cwd: Path) -> str:
-    """The absolute path of a local wheel or Python source tree (relative ones from `cwd`)."""
-    try:
-        path = expand_user(token, f"--env {name}:")
-    except UnsafePath as exc:
-        raise EnvError(str(exc)) from None
-    path = (cwd / path).resolve() if not path.is_absolute() else path.resolve()
-    if not path.exists():
-        raise EnvError(f"--env {name}: no such file or directory: {token}")
-    if path.is_file() and path.suffix != ".whl":
-        raise EnvError(f"--env {name}: {token} is a file but not a wheel (.whl)")
-    if path.is_dir() and not any((path / f).exists() for f in _SOURCE_FILES):
-        raise EnvError(f"--env {name}: {token} is not a Python source tree (no pyproject.toml or setup.py)")
-    return str(path)
-
-
-def parse_env_option(option: str, cwd: Path | None = None) -> EnvSpec:
-    """Parse `NAME=SPEC`; SPEC is requirements separated by spaces (`pyarrow==26.0.1 pandas<3`), a local
-    wheel or source directory, or a git URL (`git+https://host/repo@ref`, `pkg@git+...`), or a mix.
-
-    Relative paths are taken from `cwd` (default: the current directory). Raises `EnvError` with a
-    one-line message on bad input.
-    """
-    cwd = cwd or Path.cwd()
-    name, sep, spec = option.partition("=")
-    name = name.strip()
-    if not sep or not name or spec.startswith("="):
-        raise EnvError(f"--env expects NAME=SPEC (e.g. old=pyarrow==15.0.2), got {option!r}")
-    if not NAME_PATTERN.fullmatch(name):
-        raise EnvError(f"--env name {name!r}: use letters, digits, '.', '_' or '-' (at most 64)")
-    try:
-        tokens = shlex.split(spec)
-    except ValueError as exc:
-        raise EnvError(f"--env {name}: cannot split {spec!r}: {exc}") from None
-    joined = _joined_at_urls(tokens)
-    if not joined:
-        raise EnvError(f"--env {name}: empty spec (give requirements, a wheel, a source directory or a git URL)")
-    python, rest = _python_pin(name, joined)
-    if not rest:
-        raise EnvError(f"--env {name}: name what to install beside python=={python} (e.g. pyarrow==21.0.0)")
-    return EnvSpec(name=name, requirements=tuple(_parse_token(name, t, cwd) for t in rest), python=python)
-
-
-def _joined_at_urls(tokens: list[str]) -> list[str]:
-    """The tokens with "pkg @ url" written with spaces re-joined into one."""
-    joined: list[str] = []
-    i = 0
-    while i < len(tokens):
-        if i + 2 < len(tokens) and tokens[i + 1] == "@":
-            joined.append(f"{tokens[i]} @ {tokens[i + 2]}")
-            i += 3
-        else:
-            joined.append(tokens[i])
-            i += 1
-    return joined
-
-
-def _python_pin(name: str, tokens: list[str]) -> tuple[str | None, list[str]]:
-    """The Python version a spec pins (`python==3.12`, at most one), and the spec's other tokens."""
-    python = None
-    rest = []
-    for token in tokens:
-        match = re.fullmatch(r"python\s*(==|=|>=|<=|~=|!=|<|>)?\s*(.*)", token, flags=re.IGNORECASE)
-        if not match:
-            rest.append(token)
-            continue
-        if match.group(1) not in ("==", "=") or python is not None:
-            raise EnvError(f"--env {name}: pin one Python version as python==3.12 (not {token!r})")
-        python = match.group(2).strip()
-        try:
-            parse_python_version(python, f"--env {name}: python")
-        except InterpreterError as exc:
-            raise EnvError(str(exc)) from None
-    return python, rest
+# ----------------------------------------------------------------------------------- what a spec pins
 
 
 def spec_package_names(requirements: Iterable[str]) -> set[str]:
@@ -479,7 +348,7 @@ def resolve_requirements(spec: EnvSpec, project_root: Path | None, python: str |
     project = [] if spec.worker_only else [
         r
         for r in _project_requirements(project_root)
-        if canonical_name(re.split(r"[\s\[<>=!~;@]", r, maxsplit=1)[0]) not in pinned
+        if requirement_name(r) not in pinned
     ]
     wanted, credentials = without_credentials(spec.requirements)
     requirements = [*project, *wanted]
@@ -508,35 +377,6 @@ def _environment_key(lock: str, interp: dict[str, str], project_root: Path, spec
 
 
 # --------------------------------------------------------------------------------------------- build
-
-
-def _python_in(env_dir: Path) -> Path:
-    return env_dir / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
-
-
-def _load(env_dir: Path, name: str | None = None) -> Environment | None:
-    marker = env_dir / MARKER
-    if not marker.is_file():
-        return None
-    try:
-        meta = json.loads(marker.read_text())
-    except (OSError, json.JSONDecodeError):
-        return None
-    python = _python_in(env_dir)
-    if not python.exists():
-        return None
-    return Environment(
-        name=name or meta.get("name", ""),
-        key=meta["key"],
-        path=env_dir,
-        python=python,
-        resolved=dict(meta.get("resolved", {})),
-        requirements=tuple(meta.get("requirements", ())),
-        python_version=meta.get("python_version", ""),
-        created=meta.get("created", ""),
-        extra={k: v for k, v in meta.items()
-               if k in ("project_root", "first_name", "worker_only", "exclude_newer", "base_python")},
-    )
 
 
 def _installed(python: Path) -> dict[str, str]:
@@ -674,7 +514,7 @@ def ensure_environment(spec: EnvSpec, project_root: Path, *, python: str | None 
     key = _environment_key(lock, interp, project_root, spec)
     root = envs_dir()
     dest = root / key
-    existing = _load(dest, spec.name)
+    existing = load_environment(dest, spec.name)
     if existing is not None:
         if say:
             say(f"environment {spec.name}: {redact(spec.text)} (uv, found in the cache)")
@@ -694,7 +534,7 @@ def ensure_environment(spec: EnvSpec, project_root: Path, *, python: str | None 
             [*uv, "venv", str(tmp), "--python", python, "--relocatable", "--quiet"], f"creating venv for {spec.name!r}"
         )
         write_text(tmp / LOCK_FILE, lock, "lock file")  # the URLs in it hold no login (resolve_requirements)
-        env_python = str(_python_in(tmp))
+        env_python = str(python_in(tmp))
         _run(
             [*uv, "pip", "sync", str(tmp / LOCK_FILE), "--python", env_python, "--quiet", *spec.index_options,
              *(["--only-binary", ":all:"] if spec.wheels_only else [])],
@@ -725,34 +565,18 @@ def ensure_environment(spec: EnvSpec, project_root: Path, *, python: str | None 
             move(tmp, dest, "environment")
         except OSError:
             # Someone else finished the same key first (or a broken leftover is in the way).
-            if _load(dest) is None:
+            if load_environment(dest) is None:
                 remove(dest, within=root)
                 move(tmp, dest, "environment")
     finally:
         if tmp.exists():
             remove(tmp, within=root)
-    env = _load(dest, spec.name)
+    env = load_environment(dest, spec.name)
     if env is None:  # pragma: no cover - only if the directory vanished under us
         raise EnvError(f"environment {key} disappeared while being created")
     if say:
         say(f"environment {spec.name}: built in {time.monotonic() - started:.0f} s")
     return env
-
-
-def _markers() -> list[dict[str, object]]:
-    root = envs_dir()
-    found = []
-    if root.is_dir():
-        for marker in root.glob(f"*/{MARKER}"):
-            with contextlib.suppress(OSError, json.JSONDecodeError):
-                found.append(json.loads(marker.read_text()))
-    return found
-
-
-def build_seconds() -> list[float]:
-    """How long each environment in the cache took to build (those built since colbench records it)."""
-    seconds = [m.get("build_seconds") for m in _markers()]
-    return [float(s) for s in seconds if isinstance(s, int | float) and s > 0]
 
 
 def probably_cached(spec: EnvSpec, python: str | None = None) -> bool:
@@ -764,70 +588,6 @@ def probably_cached(spec: EnvSpec, python: str | None = None) -> bool:
     except EnvError:  # no interpreter for its python==X: nothing of it can be in the cache
         return False
     version = platform.python_version() if base == sys.executable else _interpreter_info(base).get("version")
-    return any(m.get("requirements") == wanted and m.get("python_version") == version for m in _markers())
+    return any(m.get("requirements") == wanted and m.get("python_version") == version for m in markers())
 
 
-def release_probably_cached(requirement: str, extra: Sequence[str] = ()) -> bool:
-    """Whether a release's worker-only environment (`pyarrow==0.17.1` first, its companions after, runtimes/era.py)
-    with these extra requirements is in the cache: what a dry run of a sweep can tell without asking the index."""
-    wanted = redact_argv([requirement, *extra])
-    return any(m.get("worker_only") and isinstance(found := m.get("requirements"), list) and found[:1] == wanted[:1]
-               and set(wanted[1:]) <= set(found) for m in _markers())
-
-
-# ------------------------------------------------------------------------------------------- list/clean
-
-
-def list_environments() -> list[Environment]:
-    """Complete environments under `envs_dir()`, oldest first (name = the name it was created with)."""
-    root = envs_dir()
-    if not root.is_dir():
-        return []
-    envs = [env for d in sorted(root.iterdir()) if not d.name.startswith(".") and (env := _load(d)) is not None]
-    return sorted(envs, key=lambda e: e.created)
-
-
-def environment_size(env: Environment) -> int:
-    """Bytes on disk (files counted once even if hard-linked from uv's cache)."""
-    seen: set[tuple[int, int]] = set()
-    total = 0
-    for p in env.path.rglob("*"):
-        try:
-            st = p.lstat()
-        except OSError:
-            continue
-        if p.is_file() and (st.st_dev, st.st_ino) not in seen:
-            seen.add((st.st_dev, st.st_ino))
-            total += st.st_size
-    return total
-
-
-def clean_environments(keys: Iterable[str] | None = None) -> list[str]:
-    """Remove environments by key (or unique key prefix); all of them, plus leftovers, when `keys` is None.
-
-    Returns the names of the removed directories.
-    """
-    for k in keys or ():
-        check_name(k, "environment key")  # a key is a name, never a path
-    root = envs_dir()
-    if not root.is_dir():
-        if keys:
-            raise EnvError(f"no environments under {root}")
-        return []
-    owned(root, "environments directory")  # before listing: a linked-out root is refused, whatever it holds
-    dirs = [d for d in root.iterdir() if d.is_dir()]
-    if keys is None:
-        targets = dirs
-    else:
-        targets = []
-        for k in keys:
-            matches = [d for d in dirs if not d.name.startswith(".") and d.name.startswith(k)]
-            if len(matches) != 1:
-                what = "no environment" if not matches else f"{len(matches)} environments"
-                raise EnvError(f"{what} match {k!r}")
-            targets.append(matches[0])
-    removed = []
-    for d in targets:
-        remove(d, within=root)
-        removed.append(d.name)
-    return removed

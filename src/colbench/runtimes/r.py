@@ -11,7 +11,7 @@ import subprocess
 from collections.abc import Sequence
 
 from colbench.processes import run_bounded
-from colbench.runtimes.pins import PinError, parse_pins
+from colbench.runtimes.pins import PinError, Pins
 from colbench.runtimes.sources import WorkerSourcesError, worker_file
 
 PACKAGES = ("data.table", "readr", "vroom", "jsonlite", "R.utils")
@@ -49,9 +49,8 @@ def installed_versions(packages: Sequence[str]) -> dict[str, str | None]:
     return {p: found.get(p) or None for p in packages}
 
 
-def pin(spec: str) -> dict[str, str]:
+def pin(pins: Pins) -> dict[str, str]:
     """`data.table==1.14.8 readr`: accepted when those are the installed versions; returns what is installed."""
-    pins = parse_pins(spec)
     installed = installed_versions([p for p, _ in pins])
     resolved: dict[str, str] = {}
     for package, wanted in pins:

@@ -27,7 +27,6 @@ import re
 import tomllib
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -35,13 +34,14 @@ from packaging.tags import Tag
 from packaging.utils import (
     InvalidSdistFilename,
     InvalidWheelFilename,
-    canonicalize_name,
     parse_sdist_filename,
     parse_wheel_filename,
 )
 from packaging.version import InvalidVersion, Version
 
 from colbench.bounded_http import NetError, request, status_problem
+from colbench.model.packages import canonical_name
+from colbench.model.release import Release as Release  # listed here, defined in the model that carries it
 from colbench.redact import redact
 from colbench.runtimes.interpreters import (
     Interpreter,
@@ -65,20 +65,6 @@ Fetch = Callable[[str, str], tuple[str, str]]
 
 class ReleaseError(ValueError):
     """Versions that cannot be listed, or a range that makes no sense; one line that says what to do."""
-
-
-@dataclass(frozen=True)
-class Release:
-    """One version of a package. `skip` is why it cannot be tested here ("" when it can); `python` the newest
-    installed Python (MAJOR.MINOR) its wheels install on ("" when it ships no wheel, or none fits); `wheel_tags`
-    the tags of its wheels that are not yanked; `uploaded` when its last file was uploaded (RFC 3339; "" when the
-    index does not say)."""
-
-    version: str
-    skip: str = ""
-    python: str = ""
-    wheel_tags: frozenset[Tag] = frozenset()
-    uploaded: str = ""
 
 
 def fetch_url(url: str, accept: str, deadline_s: float | None = None) -> tuple[str, str]:
@@ -238,8 +224,7 @@ def releases_from_files(package: str, files: Iterable[object], tags: frozenset[T
         supported = frozenset().union(*(interpreter_tags(i.version[:2]) for i in interpreters))
     else:
         supported, interpreters = tags, []
-    seen, wheel_tags, uploaded = _files_by_version(canonicalize_name(package), checked_files(files, notes),
-                                                   supported)
+    seen, wheel_tags, uploaded = _files_by_version(canonical_name(package), checked_files(files, notes), supported)
     ships_wheels = any(f["wheel"] for f in seen.values())
     out = []
     for version in sorted(seen):
@@ -265,7 +250,7 @@ def _files_by_version(name: str, files: Iterable[dict[str, object]], supported: 
     for file in files:
         filename = str(file.get("filename", ""))
         parsed = _parse_file_name(filename, supported)
-        if parsed is None or canonicalize_name(parsed[0]) != name:
+        if parsed is None or canonical_name(parsed[0]) != name:
             continue
         _, version, kind, file_tags = parsed
         flags = seen.setdefault(version, {"wheel": False, "sdist": False, "other wheel": False, "live": False})
@@ -312,7 +297,7 @@ def pypi_releases(package: str, fetch: Fetch = fetch_url, index: str | None = No
     (a note in `notes`), a page that is not an index page is a one-line ReleaseError."""
     check_package_name(package)
     base = index or package_index()
-    url = f"{base}/{canonicalize_name(package)}/"
+    url = f"{base}/{canonical_name(package)}/"
     try:
         content_type, body = fetch(url, _ACCEPT)
     except FileNotFoundError:

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from colbench.model.env_request import EnvError, EnvRequest
 from colbench.model.run_config import EnvChoice
-from colbench.runtimes import RUNTIMES, RuntimeUnavailable, get_runtime
+from colbench.runtimes import RuntimeUnavailable, get_runtime
 from colbench.runtimes.pins import PinError
-from colbench.runtimes.python import EnvError
 
 Say = Callable[[str], None]
 
@@ -22,31 +22,21 @@ def _quiet(_: str) -> None:
     pass
 
 
-def is_runtime_spec(spec: str) -> bool:
-    """`java:…` or `r:…`: a runtime that can be pinned, rather than Python requirements for uv."""
-    prefix, sep, _ = spec.strip().partition(":")
-    runtime = RUNTIMES.get(prefix)
-    return bool(sep) and runtime is not None and runtime.pin is not None
-
-
-def runtime_env(option: str, say: Say = _quiet) -> EnvChoice:
-    """Parse `NAME=<runtime>:SPEC` and make that worker ready (e.g. build the jar for that Arrow Java)."""
-    name, _, spec = option.partition("=")
-    name, spec = name.strip(), spec.strip()
-    prefix, _, rest = spec.partition(":")
+def runtime_env(request: EnvRequest, say: Say = _quiet) -> EnvChoice:
+    """A pinned runtime's request (`NAME=<runtime>:SPEC`): make that worker ready (e.g. build the jar for that
+    Arrow Java)."""
     try:
-        resolved = get_runtime(prefix).pin_spec(rest, say)
+        resolved = get_runtime(request.kind).pin_spec(request.pins, say)
     except (PinError, RuntimeUnavailable) as exc:
-        raise EnvError(f"--env {name}: {exc}") from None
-    key = "-".join([prefix, *(f"{k}-{v}" for k, v in sorted(resolved.items()))])
-    return EnvChoice(name=name, spec=spec, key=key, runtime=prefix, resolved=resolved)
+        raise EnvError(f"--env {request.name}: {exc}") from None
+    key = "-".join([request.kind, *(f"{k}-{v}" for k, v in sorted(resolved.items()))])
+    return EnvChoice(name=request.name, spec=request.spec, key=key, runtime=request.kind, resolved=resolved,
+                     variables=dict(request.variables))
 
 
-def resolve_runtime_env(option: str) -> dict[str, str]:
-    """`NAME=<runtime>:SPEC` checked and resolved without making its worker ready (`run --dry-run`)."""
-    name, _, spec = option.partition("=")
-    prefix, _, rest = spec.strip().partition(":")
+def resolve_runtime_env(request: EnvRequest) -> dict[str, str]:
+    """A pinned runtime's request checked and resolved without making its worker ready (`run --dry-run`)."""
     try:
-        return get_runtime(prefix).resolve_spec(rest)
+        return get_runtime(request.kind).resolve_spec(request.pins)
     except (PinError, RuntimeUnavailable) as exc:
-        raise EnvError(f"--env {name.strip()}: {exc}") from None
+        raise EnvError(f"--env {request.name}: {exc}") from None

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import duckdb
 
+from colbench.backoff import Backoff
 from colbench.store.base import StoreError, StoreLocked
 
 DEFAULT_WAIT_S = 30.0
@@ -92,18 +93,14 @@ def explain(path: Path, exc: BaseException, *, writing: bool) -> StoreError:
 
 
 def _open(path: Path, read_only: bool, wait_s: float) -> duckdb.DuckDBPyConnection:
-    deadline = time.monotonic() + wait_s
-    delay = 0.02
+    backoff = Backoff(0.02, 0.25, within_s=wait_s)
     while True:
         try:
             con = duckdb.connect(str(path), read_only=read_only, config=_CONFIG)
             con.execute("SET enable_progress_bar = false")  # a long migration must not draw on the user's terminal
             return con
         except duckdb.Error as exc:
-            left = deadline - time.monotonic()
-            if lock_holder(exc) and left > 0:
-                time.sleep(min(delay, left))  # another process has the file: wait our turn
-                delay = min(delay * 2, 0.25)
+            if lock_holder(exc) and backoff.wait():  # another process has the file: wait our turn
                 continue
             raise explain(path, exc, writing=not read_only) from None
 

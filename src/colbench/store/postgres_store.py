@@ -23,7 +23,6 @@ import json
 import logging
 import os
 import threading
-import time
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
@@ -31,6 +30,7 @@ from typing import Any, TypeVar
 import psycopg
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
+from colbench.backoff import Backoff
 from colbench.model.records import Result, Run
 from colbench.model.watch import WatchAlert, WatchedRelease, WatchHolder, holder_of
 from colbench.redact import redact as redact_secrets
@@ -223,9 +223,7 @@ class PostgresStore:
              what: str = "query") -> T:
         """Run `operation` on a live connection; on a connection error reconnect and retry with exponential backoff
         until `retry_s` has passed, then raise StoreUnavailable."""
-        window = self.retry_s if retry_s is None else retry_s
-        deadline = time.monotonic() + window
-        delay = 0.1
+        backoff = Backoff(0.1, 2.0, within_s=self.retry_s if retry_s is None else retry_s)
         while True:
             try:
                 with self._lock:
@@ -235,15 +233,12 @@ class PostgresStore:
                     self._drop()
                 if _is_permanent(exc):
                     raise StoreError(f"cannot open results store {self.url}: {_first_line(exc)}") from None
-                left = deadline - time.monotonic()
-                if left <= 0:
+                if not backoff.wait():
                     pending = len(self.spool)
                     waiting = f"; {waits(pending)} in the local spool" if pending else ""
                     raise StoreUnavailable(
                         f"cannot reach PostgreSQL store {self.url} ({what}): {_first_line(exc)}{waiting} "
                         "(is the server up? `colbench store sync` uploads the spool later)") from None
-                time.sleep(min(delay, left))
-                delay = min(delay * 2, 2.0)
             except psycopg.Error as exc:  # refused for good: permissions, a damaged table …
                 raise StoreError(f"PostgreSQL store {self.url} refused the {what}: {_first_line(exc)}") from None
 

@@ -19,13 +19,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import time
 import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass
 from http.cookiejar import CookieJar
 from typing import Any
 
+from colbench.backoff import Backoff
 from colbench.bounded_http import NetError, answer_reason, deadline_from_env, request
 from colbench.redact import redact
 from colbench.store.base import StoreError
@@ -90,25 +90,21 @@ class ConbenchSession:
         on a 5xx answer or a dropped connection (only for requests that change nothing twice — a result's POST is
         never repeated blindly: the next publish asks what arrived)."""
         data = json.dumps(body).encode() if body is not None else None
-        attempts = 3 if retry else 1
-        end = time.monotonic() + self.timeout_s
-        for attempt in range(attempts):
+        backoff = Backoff(0.5, within_s=self.timeout_s, retries=2 if retry else 0, margin_s=1.0)
+        while True:
             try:
                 answer = request(self.url + path, method=method, data=data, cookies=self._cookies,
-                                 deadline_s=max(0.001, end - time.monotonic()), content_types=("json",),
+                                 deadline_s=max(0.001, backoff.left_s), content_types=("json",),
                                  headers={"Content-Type": "application/json", "Accept": "application/json"})
             except NetError as exc:
                 again = exc.kind in ("reset", "not-http") or (exc.kind == "unreachable" and "refused" not in
                                                                 exc.detail)
-                if again and attempt < attempts - 1 and end - time.monotonic() > 1:
-                    time.sleep(0.5 * 2 ** attempt)
+                if again and backoff.wait():
                     continue
                 raise self._network_error(exc) from None
-            if answer.status >= 500 and attempt < attempts - 1 and end - time.monotonic() > 1:
-                time.sleep(0.5 * 2 ** attempt)
+            if answer.status >= 500 and backoff.wait():
                 continue
             return answer.status, answer.body
-        raise AssertionError("unreachable")
 
     def _network_error(self, exc: NetError) -> ConbenchError:
         later = "; publishing again later goes on where this stopped"

@@ -5,7 +5,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from colbench.analysis.compare import (
+from colbench.analysis.verdicts import (
     CaseInput,
     Verdict,
     adjust_pvalues,

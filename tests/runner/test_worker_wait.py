@@ -12,7 +12,7 @@ import pytest
 from colbench.runner.execute import case_spec
 from colbench.runner.isolate import WorkerLaunch, run_worker
 from colbench.runner.plan import make_plan
-from colbench.runner.watch import MIN_MEMORY_INTERVAL_S, MemoryWatch, tree_rss
+from colbench.runner.worker_wait import MIN_MEMORY_INTERVAL_S, MemoryWatch, tree_rss
 
 WORKER = [sys.executable, "-m", "colbench.worker"]
 
