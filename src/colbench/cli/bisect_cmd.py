@@ -9,7 +9,9 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from colbench.app.catalog import select_benches
 from colbench.cli.common import (
+    BenchOption,
     IndexOption,
     NetDeadlineOption,
     ParamOption,
@@ -45,6 +47,7 @@ def bisect(
     good: Annotated[str, typer.Option(help="the older version (commit, wheel) where the case is as expected")],
     bad: Annotated[str, typer.Option(help="the newer version (commit, wheel) where it changed")],
     param: ParamOption = None,
+    bench: BenchOption = None,
     package: Annotated[str | None, typer.Option(help="the library: its releases on the package index, or "
                                                 "java:arrow for Arrow Java on Maven Central; with --git or "
                                                 "--wheels, the distribution")] = None,
@@ -98,7 +101,7 @@ def bisect(
     overrides = parse_params(param, one_value="bisect")
     variables = parse_variables(var)
     request = BisectRequest(
-        benchmark=benchmark, good=good, bad=bad, overrides=overrides, package=package, wheels=wheels, git=git,
+        benchmark=select_benches([benchmark], bench)[0], good=good, bad=bad, overrides=overrides, package=package, wheels=wheels, git=git,
         with_requirements=tuple(with_ or ()), variables=variables, threshold=parse_threshold(threshold) or 0.05,
         direction=chosen,
         pre=pre, budget_s=parse_duration(budget) if budget is not None else None, processes=processes,

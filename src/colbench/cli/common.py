@@ -41,6 +41,9 @@ err_console = Console(stderr=True, soft_wrap=True)
 StoreOption = Annotated[str | None, typer.Option("--store", help="DuckDB file or postgresql:// URL "
                                                  "(default $COLBENCH_STORE or ~/.colbench/results.duckdb)")]
 # Options `bisect` and `watch` share: one definition, one parser, one meaning
+BenchOption = Annotated[list[str] | None, typer.Option(
+    "--bench", "-b", help="with an asv suite or pytest files (asv:DIR, pytest:PATH): a regular expression searched "
+    "in each benchmark's name, as asv's -b (repeatable: any of them)")]
 ParamOption = Annotated[list[str] | None, typer.Option("--param", "-p", help="NAME=VALUE (repeatable)")]
 WithOption = Annotated[list[str] | None, typer.Option("--with", help="a requirement for every version's environment, "
                                                       "e.g. 'numpy<2' (repeatable)")]

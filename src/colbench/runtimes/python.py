@@ -55,6 +55,7 @@ from colbench.paths import (
     write_text,
 )
 from colbench.redact import redact, redact_argv
+from colbench.runtimes.benchmark_code import extra_requirements, graft_plugins
 from colbench.runtimes.bytecode import compile_with
 from colbench.runtimes.interpreters import InterpreterError, find_interpreter, parse_python_version
 
@@ -453,7 +454,7 @@ def resolve_requirements(spec: EnvSpec, project_root: Path | None, python: str |
         for r in _project_requirements(project_root)
         if canonical_name(re.split(r"[\s\[<>=!~;@]", r, maxsplit=1)[0]) not in pinned
     ]
-    wanted, credentials = without_credentials(spec.requirements)
+    wanted, credentials = without_credentials([*spec.requirements, *extra_requirements(pinned)])
     requirements = [*project, *wanted]
     proc = _run(
         [*_uv(), "pip", "compile", "-", "--python", python, "--no-header", "--no-annotate", "--quiet",
@@ -642,6 +643,7 @@ def ensure_environment(spec: EnvSpec, project_root: Path, *, python: str | None 
         if say:
             say(f"environment {spec.name}: {redact(spec.text)} (uv, found in the cache)")
         _compile_once(dest, existing.python, say)
+        graft_plugins(_site_packages(existing.python, interp["version"]))
         return existing
     if say:
         took = build_seconds()
@@ -666,6 +668,7 @@ def ensure_environment(spec: EnvSpec, project_root: Path, *, python: str | None 
             credentials=credentials,
         )
         _put_colbench_on_path(Path(env_python), interp["version"], project_root)
+        graft_plugins(_site_packages(Path(env_python), interp["version"]))  # a user's benchmark plugins too
         compile_with(env_python, _site_packages(Path(env_python), interp["version"]))
         _smoke_test(env_python, spec)
         meta = {

@@ -1,0 +1,217 @@
+"""Benchmark sources beside the registry: an asv suite folder and pytest benchmark files, as targets of `list`,
+`run`, `bisect`, `watch` (`asv:DIR`, `pytest:PATH`, or a folder or test file named as it is).
+
+A source yields ordinary benchmarks (`AsvBenchmark`, `PytestBenchmark`): the plan expands their grids into cases like
+any other's, and everything downstream (runner, store, compare, bisect, explain, watch, report) stays as it is. Each
+benchmark names where a worker finds it (`Benchmark.source_spec`, handed to the worker as case.json's `source`), and
+the source names what every environment must install to import it (`requirements`).
+
+A target may carry asv's `-b/--bench` selection after `::` (`asv:benchmarks::Parquet`, what the CLI's `-b` writes):
+it is a regular expression searched in each benchmark's name, as asv's own `-b` is; several are joined with `|`.
+Discovery runs in a fresh interpreter (colbench's own, whose libraries the suite imports) and is kept by the suite's
+files' sizes and modification times, so `list` and `run` of an unchanged suite discover it once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from colbench.benchmarks.asv_suite import ASV_REQUIREMENTS, IMPORT_ERROR_PREFIX, asv_benchmark
+from colbench.model.benchmark import Benchmark
+
+ASV_PREFIX, PYTEST_PREFIX, BENCH_SEPARATOR = "asv:", "pytest:", "::"
+DISCOVERY_TIMEOUT_S = 900
+PYTEST_REQUIREMENTS = ("pytest",)
+
+
+class SourceError(ValueError):
+    """A source target that cannot be read (no such folder, a discovery that failed): the message says what to do."""
+
+
+@dataclass(frozen=True)
+class SourceTarget:
+    kind: str  # "asv" or "pytest"
+    path: Path  # the asv benchmark folder, or the pytest file or folder
+    bench: str | None = None  # asv's -b: a regular expression searched in each benchmark's name
+    config: Path | None = None  # the asv.conf.json the folder was found from
+    repo: str | None = None  # its `repo`
+
+
+def with_bench(target: str, bench: list[str] | None) -> str:
+    """A source target with `-b` regular expressions appended (a plain benchmark or suite name is left alone)."""
+    if not bench or parse_target(target) is None:
+        return target
+    for regex in bench:
+        try:
+            re.compile(regex)
+        except re.error as exc:
+            raise SourceError(f"-b {regex!r} is not a regular expression: {exc}") from None
+    joined = "|".join(f"(?:{r})" for r in bench) if len(bench) > 1 else bench[0]
+    base, sep, old = target.partition(BENCH_SEPARATOR)
+    return f"{base}{BENCH_SEPARATOR}(?:{old})|(?:{joined})" if sep and old else f"{base}{BENCH_SEPARATOR}{joined}"
+
+
+def parse_target(target: str) -> SourceTarget | None:
+    """`asv:DIR`, `pytest:PATH`, or a path that is an asv folder (or project with asv.conf.json) or a test file; None
+    for anything else (a benchmark or suite name)."""
+    text, _, bench = target.partition(BENCH_SEPARATOR)
+    if text.startswith(ASV_PREFIX):
+        return _asv_target(Path(text[len(ASV_PREFIX):]).expanduser(), bench or None)
+    if text.startswith(PYTEST_PREFIX):
+        path = Path(text[len(PYTEST_PREFIX):]).expanduser()
+        if not path.exists():
+            raise SourceError(f"pytest: {path} does not exist: give a test file or a folder of them")
+        return SourceTarget("pytest", path.resolve(), bench or None)
+    path = Path(text).expanduser()
+    if os.sep not in text and not path.exists():
+        return None
+    if path.is_file() and path.suffix == ".py" and (path.name.startswith("test_") or path.stem.endswith("_test")):
+        return SourceTarget("pytest", path.resolve(), bench or None)
+    if path.is_dir() and ((path / "asv.conf.json").is_file() or (path / "__init__.py").is_file()):
+        return _asv_target(path, bench or None)
+    return None
+
+
+def _asv_target(path: Path, bench: str | None) -> SourceTarget:
+    """The benchmark folder: `path` itself, or the `benchmark_dir` of an asv.conf.json in it or above it."""
+    if not path.is_dir():
+        raise SourceError(f"asv: {path} is not a folder: give the suite's benchmark folder (or the project with "
+                          "its asv.conf.json)")
+    path = path.resolve()
+    for folder in (path, *path.parents):
+        conf = folder / "asv.conf.json"
+        if conf.is_file():
+            settings = _read_conf(conf)
+            bench_dir = (folder / str(settings.get("benchmark_dir") or "benchmarks")).resolve()
+            repo = settings.get("repo")
+            if folder == path and bench_dir.is_dir():
+                return SourceTarget("asv", bench_dir, bench, conf, str(repo) if repo else None)
+            if bench_dir == path:
+                return SourceTarget("asv", path, bench, conf, str(repo) if repo else None)
+            break
+    return SourceTarget("asv", path, bench)
+
+
+def _read_conf(conf: Path) -> dict[str, Any]:
+    """asv.conf.json, which asv lets hold // comments."""
+    text = "\n".join(line for line in conf.read_text().splitlines() if not line.lstrip().startswith("//"))
+    try:
+        found = json.loads(text)
+    except ValueError as exc:
+        raise SourceError(f"{conf}: not valid JSON ({exc})") from None
+    return found if isinstance(found, dict) else {}
+
+
+def benchmarks_of(target: SourceTarget) -> list[Benchmark]:
+    """The source's benchmarks, selected by its -b; a module of an asv suite that failed to import is one benchmark
+    whose case fails with that module's error in the worker (an error row: the rest of the suite runs)."""
+    if target.kind == "pytest":
+        from colbench.benchmarks.pytest_source import collect
+
+        found = collect(target.path)
+    else:
+        found = _asv_benchmarks(str(target.path))
+    if target.bench:
+        pattern = re.compile(target.bench)
+        found = [b for b in found if pattern.search(b.name)]
+        if not found:
+            raise SourceError(f"-b {target.bench!r} selects no benchmark of {target.path}")
+    return found
+
+
+def _asv_benchmarks(root: str) -> list[Benchmark]:
+    discovered = discover_asv(root)
+    cache_dir = str(_cache_dir())
+    found: list[Benchmark] = [asv_benchmark(root, doc, cache_dir) for doc in discovered["benchmarks"]]
+    for error in discovered["import_errors"]:
+        module = error["module"].split(".", 1)[1] if "." in error["module"] else error["module"]
+        found.append(asv_benchmark(root, {"name": IMPORT_ERROR_PREFIX + module, "type": "time",
+                                          "error": error["error"]}, cache_dir))
+    return found
+
+
+def _cache_dir() -> Path:
+    """Where this process's setup_cache results go: a folder of the home per planning process, so no result of
+    one run is handed to the next (a suite or a library may have changed)."""
+    from colbench.paths import colbench_home
+
+    return colbench_home() / "asv-setup-cache" / f"{os.getpid()}-{_process_token()}"
+
+
+@lru_cache(maxsize=1)
+def _process_token() -> str:
+    return hashlib.sha256(os.urandom(16)).hexdigest()[:8]
+
+
+def _fingerprint(root: str) -> str:
+    """What discovery depends on: the suite's files (path, size, mtime) and the interpreter that discovers it."""
+    digest = hashlib.sha256(sys.executable.encode())
+    for folder, dirs, files in sorted(os.walk(root)):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__" and not d.startswith("."))
+        for name in sorted(files):
+            if name.endswith(".py"):
+                stat = os.stat(os.path.join(folder, name))
+                digest.update(f"{folder}/{name}:{stat.st_size}:{stat.st_mtime_ns}".encode())
+    return digest.hexdigest()[:24]
+
+
+def discover_asv(root: str) -> dict[str, Any]:
+    """asv_runner's discovery of the suite, in a fresh interpreter; kept in the home by the suite's fingerprint."""
+    from colbench.paths import colbench_home, owned_dir, write_text
+
+    kept = colbench_home() / "asv-discovery" / f"{_fingerprint(root)}.json"
+    if kept.is_file():
+        return dict(json.loads(kept.read_text()))
+    with tempfile.TemporaryDirectory(prefix="colbench-asv-") as tmp:
+        out = Path(tmp) / "discovered.json"
+        try:
+            proc = subprocess.run([sys.executable, "-m", "colbench.benchmarks.asv_discover", root, str(out)],
+                                  cwd=tmp, capture_output=True, text=True, timeout=DISCOVERY_TIMEOUT_S,
+                                  stdin=subprocess.DEVNULL, check=False)
+        except subprocess.TimeoutExpired:
+            raise SourceError(f"discovering the asv suite {root} took over {DISCOVERY_TIMEOUT_S} s") from None
+        if proc.returncode != 0 or not out.is_file():
+            tail = " | ".join((proc.stderr or proc.stdout).strip().splitlines()[-3:])
+            raise SourceError(f"asv_runner could not discover {root}: {tail}")
+        found = json.loads(out.read_text())
+    owned_dir(kept.parent, "asv discovery folder")
+    write_text(kept, json.dumps(found), "asv discovery")
+    return dict(found)
+
+
+def requirements(benchmarks: list[Benchmark]) -> tuple[str, ...]:
+    """What every environment must install to import these benchmarks (asv's runner, pytest): the sources'."""
+    kinds = {(b.source_spec() or {}).get("kind") for b in benchmarks}
+    needed: list[str] = []
+    if "asv" in kinds:
+        needed += ASV_REQUIREMENTS
+    if "pytest" in kinds:
+        needed += PYTEST_REQUIREMENTS
+    return tuple(needed)
+
+
+def import_probe(benchmarks: list[Benchmark]) -> dict[str, str]:
+    """What a worker's interpreter must import for these benchmarks, by what it is for: a module (an asv suite's
+    runner, pytest) or a registered benchmark's name (a plugin's, found by its entry point)."""
+    from colbench.benchmarks.registry import BUILTIN_BENCHMARKS
+
+    probe: dict[str, str] = {}
+    for bench in benchmarks:
+        kind = (bench.source_spec() or {}).get("kind")
+        if kind == "asv":
+            probe["module:asv_runner"] = f"the asv suite {bench.source_spec()['root']}"  # type: ignore[index]
+        elif kind == "pytest":
+            probe["module:pytest"] = "pytest benchmark files"
+        elif bench.name not in BUILTIN_BENCHMARKS:
+            probe[f"benchmark:{bench.name}"] = f"benchmark {bench.name!r}"
+    return probe
