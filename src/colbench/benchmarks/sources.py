@@ -99,6 +99,8 @@ def _asv_target(path: Path, bench: str | None) -> SourceTarget:
             if bench_dir == path:
                 return SourceTarget("asv", path, bench, conf, str(repo) if repo else None)
             break
+    if not (path / "__init__.py").is_file() and (path / "benchmarks" / "__init__.py").is_file():
+        return SourceTarget("asv", path / "benchmarks", bench)  # a project without asv.conf.json: asv's default
     return SourceTarget("asv", path, bench)
 
 
@@ -155,7 +157,7 @@ def _process_token() -> str:
 
 def _fingerprint(root: str) -> str:
     """What discovery depends on: the suite's files (path, size, mtime) and the interpreter that discovers it."""
-    digest = hashlib.sha256(sys.executable.encode())
+    digest = hashlib.sha256(f"{sys.executable}\0{root}".encode())
     for folder, dirs, files in sorted(os.walk(root)):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__" and not d.startswith("."))
         for name in sorted(files):
