@@ -20,12 +20,12 @@ import os
 import pkgutil
 import sys
 import traceback
-from typing import Any, Dict, Iterator, List, Tuple
+from typing import Any, Iterator
 
 ERROR_LINES = 6
 
 
-def _modules(root: str, errors: List[Dict[str, str]]) -> Iterator[Any]:
+def _modules(root: str, errors: list[dict[str, str]]) -> Iterator[Any]:
     """The suite's modules, each imported on its own: a failing one is noted in `errors`, the walk goes on."""
     package = os.path.basename(root)
     pending = [package]
@@ -62,7 +62,7 @@ def _benchmarks(module: Any) -> Iterator[Any]:
                 yield found
 
 
-def _declared(bench: Any) -> Dict[str, Any]:
+def _declared(bench: Any) -> dict[str, Any]:
     """The wall-time knobs the benchmark (or its class or module) sets itself, not asv's defaults."""
     from asv_runner.benchmarks._base import _get_first_attr
 
@@ -74,7 +74,7 @@ def _declared(bench: Any) -> Dict[str, Any]:
     return out
 
 
-def _skipped(bench: Any) -> List[List[str]]:
+def _skipped(bench: Any) -> list[list[str]]:
     """The combinations `skip_params` names, as asv's parameter strings."""
     skips = set(map(tuple, getattr(bench, "_skip_tuples", None) or []))
     if not skips or not bench._params:
@@ -86,7 +86,7 @@ def _skipped(bench: Any) -> List[List[str]]:
     return out
 
 
-def describe(bench: Any) -> Dict[str, Any]:
+def describe(bench: Any) -> dict[str, Any]:
     timeout = getattr(bench, "timeout", None)
     return {"name": bench.name, "type": bench.type, "unit": str(getattr(bench, "unit", "")),
             "param_names": list(bench.param_names), "params": [list(p) for p in bench.params],
@@ -95,20 +95,20 @@ def describe(bench: Any) -> Dict[str, Any]:
             "version": getattr(bench, "version", None)}
 
 
-def discover(root: str) -> Tuple[List[Dict[str, Any]], List[Dict[str, str]]]:
+def discover(root: str) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
     from asv_runner._aux import update_sys_path
 
     root = os.path.abspath(root)
     update_sys_path(root)
-    errors: List[Dict[str, str]] = []
-    found: Dict[str, Dict[str, Any]] = {}
+    errors: list[dict[str, str]] = []
+    found: dict[str, dict[str, Any]] = {}
     for module in _modules(root, errors):
         for bench in _benchmarks(module):
             found.setdefault(bench.name, describe(bench))
     return sorted(found.values(), key=lambda d: d["name"]), errors
 
 
-def main(argv: List[str]) -> int:
+def main(argv: list[str]) -> int:
     if len(argv) != 2:
         print("usage: python -m colbench.benchmarks.asv_discover ROOT OUT_JSON", file=sys.stderr)
         return 2

@@ -31,13 +31,13 @@ import os
 import random
 import sys
 import time
-from typing import Any, ClassVar, Dict, List, Optional
+from typing import Any, ClassVar
 
 from colbench.model.benchmark import Benchmark, Context, Unsupported, Work
 from colbench.model.params import Grid, Param
 
 #: the kinds asv_runner knows, as its `type` says them → the metric colbench files for the kind (None: wall time)
-KIND_METRIC: Dict[str, Optional[str]] = {"time": None, "timeraw": None, "memory": "asv_mem",
+KIND_METRIC: dict[str, str | None] = {"time": None, "timeraw": None, "memory": "asv_mem",
                                           "peakmemory": "asv_peakmem", "track": "asv_track"}
 #: what every environment must install for an asv suite to run there: asv's runner, and pympler for `mem_*` (asv's
 #: runner leaves `mem_*` benchmarks out of its discovery without it)
@@ -48,23 +48,24 @@ SAMPLE_TIME_S = 0.01
 IMPORT_ERROR_PREFIX = "asv-import:"
 
 
-def _declared(doc: Dict[str, Any], key: str) -> Any:
+def _declared(doc: dict[str, Any], key: str) -> Any:
     return (doc.get("declared") or {}).get(key)
 
 
-def asv_benchmark(root: str, doc: Dict[str, Any], cache_dir: str = "") -> AsvBenchmark:
+def asv_benchmark(root: str, doc: dict[str, Any], cache_dir: str = "") -> AsvBenchmark:
     """The colbench benchmark of one asv benchmark (a class of its own: a Benchmark's name and grid are the
     class's)."""
-    names: List[str] = [str(n) for n in doc.get("param_names") or []]
-    values: List[List[str]] = [[str(x) for x in v] for v in doc.get("params") or []]
+    names: list[str] = [str(n) for n in doc.get("param_names") or []]
+    values: list[list[str]] = [[str(x) for x in v] for v in doc.get("params") or []]
     kind = str(doc.get("type", "time"))
     about = f"asv {kind} benchmark of {os.path.basename(root)}"
     if doc.get("error"):
         about = f"a module of the asv suite {os.path.basename(root)} that does not import: {doc['error']}"
-    attrs = {"name": str(doc["name"]), "description": about,
+    name = str(doc["name"])
+    attrs = {"name": name, "description": about,
              "grid": Grid(tuple(Param(n, default=tuple(v), choices=tuple(v), help="asv parameter")
                                 for n, v in zip(names, values)))}
-    cls = type("AsvBenchmark_" + hashlib.sha256(attrs["name"].encode()).hexdigest()[:8], (AsvBenchmark,), attrs)
+    cls = type("AsvBenchmark_" + hashlib.sha256(name.encode()).hexdigest()[:8], (AsvBenchmark,), attrs)
     return cls(root, doc, cache_dir)  # type: ignore[no-any-return]
 
 
@@ -77,7 +78,7 @@ class AsvBenchmark(Benchmark):
     work_basis: ClassVar[str] = "rows"
     throughput_of: ClassVar[str] = "calls (an asv benchmark's timed call)"
 
-    def __init__(self, root: str, doc: Dict[str, Any], cache_dir: str = "") -> None:
+    def __init__(self, root: str, doc: dict[str, Any], cache_dir: str = "") -> None:
         self.root = root
         self.doc = doc
         self.cache_dir = cache_dir
@@ -85,26 +86,26 @@ class AsvBenchmark(Benchmark):
         self._skipped = {tuple(str(x) for x in s) for s in doc.get("skipped") or []}
 
     # --- declarative side (orchestrator) ---
-    def source_spec(self) -> Dict[str, Any]:
+    def source_spec(self) -> dict[str, Any]:
         return {"kind": "asv", "root": self.root, "cache_dir": self.cache_dir, "type": self.kind,
                 "param_names": list(self.grid.names)}
 
-    def valid(self, params: Dict[str, Any]) -> Optional[str]:
+    def valid(self, params: dict[str, Any]) -> str | None:
         combo = tuple(str(params[n]) for n in self.grid.names)
         if combo in self._skipped:
             return "skip_params of the asv benchmark"
         return None
 
-    def processes_asked(self) -> Optional[int]:
+    def processes_asked(self) -> int | None:
         """asv's `rounds`, where the benchmark declares it: its fresh processes per case."""
         rounds = _declared(self.doc, "rounds")
         return int(rounds) if isinstance(rounds, (int, float)) and rounds >= 1 else None
 
-    def timeout_s(self) -> Optional[float]:
+    def timeout_s(self) -> float | None:
         timeout = self.doc.get("timeout")
         return float(timeout) if isinstance(timeout, (int, float)) and timeout > 0 else None
 
-    def estimate_seconds(self, params: Dict[str, Any]) -> Optional[float]:
+    def estimate_seconds(self, params: dict[str, Any]) -> float | None:
         return None
 
     # --- life cycle (worker) ---
@@ -112,8 +113,7 @@ class AsvBenchmark(Benchmark):
         if self.name.startswith(IMPORT_ERROR_PREFIX):
             _import_module_again(self.root, os.path.basename(self.root) + "." + self.name[len(IMPORT_ERROR_PREFIX):])
         random.seed(ctx.seed)
-        from asv_runner.discovery import get_benchmark_from_name
-
+        get_benchmark_from_name = _asv_runner(self.kind)
         bench = get_benchmark_from_name(self.root, self.name)
         if bench is None:
             raise LookupError(f"asv benchmark {self.name} not found in {self.root}")
@@ -152,7 +152,9 @@ class AsvBenchmark(Benchmark):
             if number > 1:
                 ctx.warn(f"asv number={number} with setup hooks: each call is timed alone, setup re-run between")
             return 1
-        _warm_up(bench, float(getattr(bench, "warmup_time", -1)))
+        warmup_time = getattr(bench, "warmup_time", -1)  # asv's -1: not declared; colbench's --warmup warms up
+        if isinstance(warmup_time, (int, float)) and warmup_time > 0:
+            _warm_up(bench, float(warmup_time))
         return number if number > 0 else _calibrate(bench, float(getattr(bench, "sample_time", SAMPLE_TIME_S)))
 
     def before_each(self, ctx: Context) -> None:
@@ -186,6 +188,37 @@ class AsvBenchmark(Benchmark):
         return Work(rows=1)
 
 
+def _asv_runner(kind: str) -> Any:
+    """asv_runner's `get_benchmark_from_name`, imported for one case of a known `kind`.
+
+    At import asv_runner loads every benchmark type it has: `mem_`'s imports pympler, which imports numpy (290 ms
+    here), and it scans every installed distribution for asv_bench plugins (importlib.metadata: 80 ms). A case
+    needs only its own type, so for a built-in kind other than `memory` pympler is hidden and the plugin scan
+    answered empty while asv_runner imports (25 ms left); both are put back at once, for the suite's own code."""
+    if kind not in KIND_METRIC or kind == "memory" or "asv_runner.discovery" in sys.modules:
+        from asv_runner.discovery import get_benchmark_from_name
+
+        return get_benchmark_from_name
+    import importlib
+    import types
+
+    saved = {name: sys.modules.get(name) for name in ("pympler", "importlib.metadata")}
+    stub = types.ModuleType("importlib.metadata")
+    stub.distributions = lambda: []  # type: ignore[attr-defined]  # a stand-in module: its one function
+    sys.modules["pympler"], sys.modules["importlib.metadata"] = None, stub  # type: ignore[assignment]
+    try:
+        from asv_runner.discovery import get_benchmark_from_name
+    finally:
+        for name, module in saved.items():
+            if module is None:
+                sys.modules.pop(name, None)
+            else:
+                sys.modules[name] = module
+        if getattr(importlib, "metadata", None) is stub:
+            delattr(importlib, "metadata")
+    return get_benchmark_from_name
+
+
 def _import_module_again(root: str, module: str) -> None:
     """A module that failed to import when colbench discovered the suite: import it here, in this environment, so
     the error row holds this environment's traceback; if it imports here, say why the case has no benchmark."""
@@ -206,7 +239,7 @@ def _seed(seed: int) -> None:
         numpy.random.seed(seed % (2**32))
 
 
-def _param_index(bench: Any, names: List[str], params: Dict[str, Any]) -> int:
+def _param_index(bench: Any, names: list[str], params: dict[str, Any]) -> int:
     """The combination's index in the cartesian product of asv's parameter strings (`bench.params`), the index
     asv's own runner takes (`benchmark-3`)."""
     index = 0
@@ -219,9 +252,7 @@ def _param_index(bench: Any, names: List[str], params: Dict[str, Any]) -> int:
 
 
 def _warm_up(bench: Any, warmup_time: float) -> None:
-    """asv's warm-up before sampling (`warmup_time`; asv's default on CPython: 0.1 s), untimed."""
-    if warmup_time < 0:
-        warmup_time = 0.1
+    """asv's warm-up before sampling, where the benchmark declares its `warmup_time`: untimed calls for so long."""
     deadline = time.perf_counter() + warmup_time
     args = bench._build_params()
     while time.perf_counter() < deadline:

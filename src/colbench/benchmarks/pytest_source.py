@@ -25,7 +25,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from typing import Any, Callable, ClassVar, Dict, List, Optional, Tuple
+from typing import Any, Callable, ClassVar
 
 from colbench.model.benchmark import Benchmark, Context, Work
 from colbench.model.params import Grid, Param
@@ -40,26 +40,37 @@ class PytestSourceError(RuntimeError):
 
 
 # --- the orchestrator's side -----------------------------------------------------------------------------------
-def collect(path: Any) -> List[Benchmark]:
-    """The benchmark tests under `path` (a file or a folder), collected by pytest in a fresh interpreter."""
+COLLECT_ERROR_PREFIX = "pytest-collect:"
+
+
+def collect(path: Any, python: str = sys.executable, variables: dict[str, str] | None = None) -> list[Benchmark]:
+    """The benchmark tests under `path` (a file or a folder), collected by pytest in a fresh interpreter (colbench's,
+    or an environment's). A file pytest cannot collect (it imports a library this interpreter lacks) is one
+    benchmark, `pytest-collect:NODE`, whose case fails with pytest's reason unless an environment collects it."""
     path = os.path.abspath(str(path))
     with tempfile.TemporaryDirectory(prefix="colbench-pytest-") as tmp:
         out = os.path.join(tmp, "collected.json")
-        proc = subprocess.run([sys.executable, "-m", "colbench.benchmarks.pytest_source", "collect", path, out],
+        proc = subprocess.run([python, "-m", "colbench.benchmarks.pytest_source", "collect", path, out],
                               cwd=os.path.dirname(path) if os.path.isfile(path) else path, capture_output=True,
-                              text=True, timeout=900, stdin=subprocess.DEVNULL, check=False)
+                              text=True, timeout=900, stdin=subprocess.DEVNULL, check=False,
+                              env={**os.environ, **(variables or {})})
         if not os.path.isfile(out):
             tail = " | ".join((proc.stdout + proc.stderr).strip().splitlines()[-3:])
             raise PytestSourceError(f"pytest could not collect {path}: {tail}")
         with open(out) as handle:
             found = json.load(handle)
-    return [pytest_benchmark(found["rootdir"], name, doc, None) for name, doc in found["tests"].items()]
+    benches = [pytest_benchmark(found["rootdir"], name, doc, None) for name, doc in found["tests"].items()]
+    for error in found.get("errors", []):
+        doc = {"file": os.path.join(found["rootdir"], error["node"]), "error": error["error"], "path": path,
+               "style": "collection"}
+        benches.append(pytest_benchmark(found["rootdir"], COLLECT_ERROR_PREFIX + error["node"], doc, None))
+    return benches
 
 
-def pytest_benchmark(rootdir: str, name: str, doc: Dict[str, Any], params: Optional[Dict[str, Any]]) -> Benchmark:
+def pytest_benchmark(rootdir: str, name: str, doc: dict[str, Any], params: dict[str, Any] | None) -> Benchmark:
     """The colbench benchmark of one pytest test (a class of its own: a Benchmark's name and grid are the class's);
     in the worker `params` (the case's) stand for the grid."""
-    names: List[str] = list(doc.get("param_names") or [])
+    names: list[str] = list(doc.get("param_names") or [])
     if params is not None:
         values = [[str(params[n])] for n in names]
     else:
@@ -72,7 +83,7 @@ def pytest_benchmark(rootdir: str, name: str, doc: Dict[str, Any], params: Optio
     return bench
 
 
-def _combo_key(params: Dict[str, Any], names: List[str]) -> str:
+def _combo_key(params: dict[str, Any], names: list[str]) -> str:
     return json.dumps([str(params[n]) for n in names])
 
 
@@ -84,23 +95,27 @@ class PytestBenchmark(Benchmark):
     work_basis: ClassVar[str] = "rows"
     throughput_of: ClassVar[str] = "calls (a pytest benchmark's timed call)"
 
-    def __init__(self, rootdir: str, doc: Dict[str, Any]) -> None:
+    def __init__(self, rootdir: str, doc: dict[str, Any]) -> None:
         self.rootdir = rootdir
         self.doc = doc
-        self.param_names: List[str] = list(doc.get("param_names") or [])
-        self.ids: Dict[str, str] = dict(doc.get("ids") or {})
+        self.param_names: list[str] = list(doc.get("param_names") or [])
+        self.ids: dict[str, str] = dict(doc.get("ids") or {})
 
-    def source_spec(self) -> Dict[str, Any]:
+    def source_spec(self) -> dict[str, Any]:
         return {"kind": "pytest", "root": self.rootdir, "file": self.doc["file"], "style": self.doc.get("style"),
-                "param_names": self.param_names, "ids": self.ids, "combos": []}
+                "param_names": self.param_names, "ids": self.ids, "combos": [], "error": self.doc.get("error"),
+                "path": self.doc.get("path")}
 
-    def valid(self, params: Dict[str, Any]) -> Optional[str]:
+    def valid(self, params: dict[str, Any]) -> str | None:
         if self.param_names and _combo_key(params, self.param_names) not in self.ids:
             return "not a combination pytest's parametrization makes"
         return None
 
     # --- the worker's side ---
     def setup(self, ctx: Context) -> None:
+        if self.name.startswith(COLLECT_ERROR_PREFIX):
+            raise PytestSourceError(f"pytest could not collect {self.doc['file']} where colbench planned the run, "
+                                    f"nor in the run's first environment: {self.doc.get('error')}")
         random.seed(ctx.seed)
         node = self.name
         if self.param_names:
@@ -136,7 +151,7 @@ class PytestBenchmark(Benchmark):
 class _Target:
     """The timed callable a test handed over, what runs before each iteration, and the calls of one iteration."""
 
-    def __init__(self, call: Callable[[], Any], before: Optional[Callable[[], None]] = None,
+    def __init__(self, call: Callable[[], Any], before: Callable[[], None] | None = None,
                  iterations: int = 1) -> None:
         self.call, self.before, self.iterations = call, before, max(1, int(iterations))
 
@@ -151,10 +166,10 @@ class _Fixture:
     def __call__(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         return self._session.hand_over(_Target(lambda: fn(*args, **kwargs)))
 
-    def pedantic(self, target: Callable[..., Any], args: Tuple[Any, ...] = (), kwargs: Optional[Dict[str, Any]] = None,
-                 setup: Optional[Callable[[], Any]] = None, rounds: int = 1, warmup_rounds: int = 0,
+    def pedantic(self, target: Callable[..., Any], args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None,
+                 setup: Callable[[], Any] | None = None, rounds: int = 1, warmup_rounds: int = 0,
                  iterations: int = 1) -> Any:
-        prepared: Dict[str, Any] = {"args": tuple(args), "kwargs": dict(kwargs or {})}
+        prepared: dict[str, Any] = {"args": tuple(args), "kwargs": dict(kwargs or {})}
 
         def before() -> None:
             made = setup() if setup is not None else None
@@ -167,7 +182,7 @@ class _Fixture:
                                                before if setup is not None else None, iterations))
 
     # pytest-benchmark's attributes a test may set or read; colbench keeps its own statistics
-    extra_info: ClassVar[Dict[str, Any]] = {}
+    extra_info: ClassVar[dict[str, Any]] = {}
     group = None
     name = None
 
@@ -179,10 +194,10 @@ class _Session:
 
     def __init__(self, node: str, rootdir: str) -> None:
         self.node, self.rootdir = node, rootdir
-        self.target: Optional[_Target] = None
+        self.target: _Target | None = None
         self.called = threading.Event()
         self.released = threading.Event()
-        self.exit_code: Optional[int] = None
+        self.exit_code: int | None = None
         self.failure = ""
         self.thread = threading.Thread(target=self._run, name="colbench-pytest", daemon=True)
 
@@ -220,7 +235,7 @@ class _Session:
                 return _Fixture(session)
 
             @pytest.hookimpl(tryfirst=True)
-            def pytest_pyfunc_call(self, pyfuncitem: Any) -> Optional[bool]:
+            def pytest_pyfunc_call(self, pyfuncitem: Any) -> bool | None:
                 if pyfuncitem.get_closest_marker("benchmark") is None or "benchmark" in pyfuncitem.fixturenames:
                     return None
                 fn, names = pyfuncitem.obj, pyfuncitem._fixtureinfo.argnames
@@ -259,11 +274,17 @@ class _Session:
 def _collect_main(path: str, out: str) -> int:
     import pytest
 
-    tests: Dict[str, Dict[str, Any]] = {}
-    info: Dict[str, str] = {}
+    tests: dict[str, dict[str, Any]] = {}
+    info: dict[str, str] = {}
+    errors: list[dict[str, str]] = []
 
     class Collector:
-        def pytest_collection_modifyitems(self, session: Any, config: Any, items: List[Any]) -> None:
+        def pytest_collectreport(self, report: Any) -> None:
+            if report.failed:
+                lines = str(report.longreprtext).strip().splitlines()
+                errors.append({"node": report.nodeid, "error": " | ".join(lines[-2:])[:500]})
+
+        def pytest_collection_modifyitems(self, session: Any, config: Any, items: list[Any]) -> None:
             info["rootdir"] = str(config.rootpath)
             for item in items:
                 uses_fixture = "benchmark" in getattr(item, "fixturenames", ())
@@ -281,10 +302,11 @@ def _collect_main(path: str, out: str) -> int:
 
     code = pytest.main([path, "--collect-only", "-q", "-W", "ignore::pytest.PytestUnknownMarkWarning",
                         *PLUGIN_OFF], plugins=[Collector()])
-    if code not in (0, 5) and not tests:  # 5: nothing collected
+    if code not in (0, 2, 5) and not tests:  # 2: interrupted by collection errors, 5: nothing collected
         return int(code)
+    rootdir = info.get("rootdir") or (os.path.dirname(path) if os.path.isfile(path) else path)
     with open(out, "w") as handle:
-        json.dump({"rootdir": info.get("rootdir", os.path.dirname(path)), "tests": tests}, handle)
+        json.dump({"rootdir": rootdir, "tests": tests, "errors": errors}, handle)
     return 0
 
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from colbench.benchmarks.asv_suite import ASV_REQUIREMENTS, IMPORT_ERROR_PREFIX, asv_benchmark
+from colbench.benchmarks.pytest_source import COLLECT_ERROR_PREFIX
 from colbench.model.benchmark import Benchmark
 
 ASV_PREFIX, PYTEST_PREFIX, BENCH_SEPARATOR = "asv:", "pytest:", "::"
@@ -118,28 +119,76 @@ def benchmarks_of(target: SourceTarget) -> list[Benchmark]:
     """The source's benchmarks, selected by its -b; a module of an asv suite that failed to import is one benchmark
     whose case fails with that module's error in the worker (an error row: the rest of the suite runs)."""
     if target.kind == "pytest":
-        from colbench.benchmarks.pytest_source import collect
+        from colbench.benchmarks.pytest_source import PytestSourceError, collect
 
-        found = collect(target.path)
+        try:
+            found = collect(target.path)
+        except PytestSourceError as exc:
+            raise SourceError(str(exc)) from None
     else:
-        found = _asv_benchmarks(str(target.path))
+        found = _asv_benchmarks(str(target.path), target.bench)
     if target.bench:
         pattern = re.compile(target.bench)
-        found = [b for b in found if pattern.search(b.name)]
+        found = [b for b in found if pattern.search(b.name) or is_placeholder(b)]
         if not found:
             raise SourceError(f"-b {target.bench!r} selects no benchmark of {target.path}")
     return found
 
 
-def _asv_benchmarks(root: str) -> list[Benchmark]:
-    discovered = discover_asv(root)
+def _asv_benchmarks(root: str, bench: str | None, python: str = sys.executable,
+                    variables: dict[str, str] | None = None) -> list[Benchmark]:
+    """The suite's benchmarks; a module that does not import is one benchmark (`asv-import:MODULE`) that keeps the
+    -b selection, so that it can be discovered again in an environment where it imports (`rediscover`)."""
+    discovered = discover_asv(root, python, variables)
     cache_dir = str(_cache_dir())
     found: list[Benchmark] = [asv_benchmark(root, doc, cache_dir) for doc in discovered["benchmarks"]]
     for error in discovered["import_errors"]:
         module = error["module"].split(".", 1)[1] if "." in error["module"] else error["module"]
-        found.append(asv_benchmark(root, {"name": IMPORT_ERROR_PREFIX + module, "type": "time",
+        found.append(asv_benchmark(root, {"name": IMPORT_ERROR_PREFIX + module, "type": "time", "bench": bench,
                                           "error": error["error"]}, cache_dir))
     return found
+
+
+def is_placeholder(bench: Benchmark) -> bool:
+    """A module of an asv suite, or a pytest file, that colbench's own interpreter could not import."""
+    return bench.name.startswith((IMPORT_ERROR_PREFIX, COLLECT_ERROR_PREFIX))
+
+
+def rediscover(placeholder: Benchmark, python: str, variables: dict[str, str]) -> list[Benchmark] | None:
+    """A placeholder (`is_placeholder`) found again with an environment's interpreter, where the library under test
+    is installed: its benchmarks, or None when it does not import there either."""
+    if placeholder.name.startswith(COLLECT_ERROR_PREFIX):
+        return _recollect(placeholder, python, variables)
+    return _rediscover_asv(placeholder, python, variables)
+
+
+def _recollect(placeholder: Benchmark, python: str, variables: dict[str, str]) -> list[Benchmark] | None:
+    from colbench.benchmarks.pytest_source import PytestSourceError, collect
+
+    spec = placeholder.source_spec() or {}
+    try:
+        found = collect(spec["file"], python, variables)
+    except PytestSourceError:
+        return None
+    return None if any(is_placeholder(b) for b in found) else found
+
+
+def _rediscover_asv(placeholder: Benchmark, python: str, variables: dict[str, str]) -> list[Benchmark] | None:
+    """A module of an asv suite that did not import where colbench discovered the suite (its `asv-import:`
+    benchmark), discovered again with an environment's interpreter, where the library under test is installed: its
+    benchmarks (by the target's -b), or None when it does not import there either."""
+    spec = placeholder.source_spec() or {}
+    doc = getattr(placeholder, "doc", {})
+    if spec.get("kind") != "asv" or not placeholder.name.startswith(IMPORT_ERROR_PREFIX):
+        return None
+    module = placeholder.name[len(IMPORT_ERROR_PREFIX):]
+    try:
+        found = _asv_benchmarks(str(spec["root"]), doc.get("bench"), python, variables)
+    except SourceError:
+        return None
+    pattern = re.compile(doc["bench"]) if doc.get("bench") else None
+    mine = [b for b in found if b.name.startswith(module + ".") and (pattern is None or pattern.search(b.name))]
+    return mine if mine or not any(b.name == placeholder.name for b in found) else None
 
 
 def _cache_dir() -> Path:
@@ -155,9 +204,9 @@ def _process_token() -> str:
     return hashlib.sha256(os.urandom(16)).hexdigest()[:8]
 
 
-def _fingerprint(root: str) -> str:
+def _fingerprint(root: str, python: str, variables: dict[str, str]) -> str:
     """What discovery depends on: the suite's files (path, size, mtime) and the interpreter that discovers it."""
-    digest = hashlib.sha256(f"{sys.executable}\0{root}".encode())
+    digest = hashlib.sha256(f"{python}\0{root}\0{sorted(variables.items())}".encode())
     for folder, dirs, files in sorted(os.walk(root)):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__" and not d.startswith("."))
         for name in sorted(files):
@@ -167,19 +216,21 @@ def _fingerprint(root: str) -> str:
     return digest.hexdigest()[:24]
 
 
-def discover_asv(root: str) -> dict[str, Any]:
-    """asv_runner's discovery of the suite, in a fresh interpreter; kept in the home by the suite's fingerprint."""
+def discover_asv(root: str, python: str = sys.executable, variables: dict[str, str] | None = None) -> dict[str, Any]:
+    """asv_runner's discovery of the suite, in a fresh interpreter (colbench's, or an environment's); kept in the
+    home by the suite's fingerprint."""
     from colbench.paths import colbench_home, owned_dir, write_text
 
-    kept = colbench_home() / "asv-discovery" / f"{_fingerprint(root)}.json"
+    variables = dict(variables or {})
+    kept = colbench_home() / "asv-discovery" / f"{_fingerprint(root, python, variables)}.json"
     if kept.is_file():
         return dict(json.loads(kept.read_text()))
     with tempfile.TemporaryDirectory(prefix="colbench-asv-") as tmp:
         out = Path(tmp) / "discovered.json"
         try:
-            proc = subprocess.run([sys.executable, "-m", "colbench.benchmarks.asv_discover", root, str(out)],
+            proc = subprocess.run([python, "-m", "colbench.benchmarks.asv_discover", root, str(out)],
                                   cwd=tmp, capture_output=True, text=True, timeout=DISCOVERY_TIMEOUT_S,
-                                  stdin=subprocess.DEVNULL, check=False)
+                                  stdin=subprocess.DEVNULL, check=False, env={**os.environ, **variables})
         except subprocess.TimeoutExpired:
             raise SourceError(f"discovering the asv suite {root} took over {DISCOVERY_TIMEOUT_S} s") from None
         if proc.returncode != 0 or not out.is_file():

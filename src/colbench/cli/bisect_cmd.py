@@ -101,7 +101,8 @@ def bisect(
     overrides = parse_params(param, one_value="bisect")
     variables = parse_variables(var)
     request = BisectRequest(
-        benchmark=select_benches([benchmark], bench)[0], good=good, bad=bad, overrides=overrides, package=package, wheels=wheels, git=git,
+        benchmark=select_benches([benchmark], bench)[0], good=good, bad=bad, overrides=overrides, package=package,
+        wheels=wheels, git=git,
         with_requirements=tuple(with_ or ()), variables=variables, threshold=parse_threshold(threshold) or 0.05,
         direction=chosen,
         pre=pre, budget_s=parse_duration(budget) if budget is not None else None, processes=processes,

@@ -85,14 +85,14 @@ def export(
 def list_benchmarks(
     targets: Annotated[list[str] | None, typer.Argument(help="an asv suite folder or pytest files (asv:DIR, "
                                                         "pytest:PATH), or benchmarks and suites: list theirs")] = None,
-    bench: BenchOption = None,
+    select: BenchOption = None,
     fmt: Annotated[str, typer.Option("--format", "-f", help="table or json")] = "table",
 ) -> None:
     """Benchmarks with their params and defaults, and the suites (of TARGETS: their benchmarks and cases)."""
     from colbench.app.catalog import catalog, select_benches, source_catalog
 
     if targets:
-        _list_sources(source_catalog(select_benches(targets, bench)), fmt)
+        _list_sources(source_catalog(select_benches(targets, select)), fmt)
         return
     found = catalog()
     benches, suites = found.benchmarks, found.suites

@@ -9,9 +9,9 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
+from colbench.app.catalog import select_benches
 from colbench.app.run import RunEstimate, RunRequest, estimate
 from colbench.app.run import run as run_use_case
-from colbench.app.catalog import select_benches
 from colbench.cli.common import (
     BenchOption,
     StoreOption,
@@ -104,7 +104,8 @@ def run(
         name, values = parse_param_option(option)
         overrides[name] = values
     config = RunConfig(
-        targets=select_benches(list(targets or ()), bench), overrides=dict(overrides), iterations=iterations, warmup=warmup,
+        targets=select_benches(list(targets or ()), bench), overrides=dict(overrides), iterations=iterations,
+        warmup=warmup,
         processes=processes, timeout_s=timeout,
         memory_limit_bytes=parse_memory_limit(memory_limit) if memory_limit is not None else None,
         run_name=run_name, machine_name=machine, seed=seed, scale=scale, measure=parse_measure_option(measure),

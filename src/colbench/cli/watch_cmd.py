@@ -93,7 +93,8 @@ def watch(
     if fmt not in FORMATS:
         raise typer.BadParameter(f"--format {fmt!r}: choose text, markdown or json")
     request = WatchRequest(
-        targets=tuple(select_benches(list(targets), bench)), packages=tuple(package), overrides=parse_params(param), index=index, pre=pre,
+        targets=tuple(select_benches(list(targets), bench)), packages=tuple(package), overrides=parse_params(param),
+        index=index, pre=pre,
         since=since, with_requirements=tuple(with_ or ()), variables=parse_variables(var),
         measure=parse_measure_option(measure) if measure else None, threshold=parse_threshold(threshold),
         alpha=alpha, budget_s=parse_duration(budget), processes=processes, iterations=iterations, warmup=warmup,

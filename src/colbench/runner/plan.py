@@ -177,8 +177,30 @@ def fit_plan_to_envs(plan: Plan, envs: Sequence[EnvChoice],
         _fit_to_pinned(plan, envs, pinned, say, skipped)
     else:
         _ready_default_workers(plan, say, skipped)
+        _discover_in(plan, envs[0])
         _check_imports(plan, envs)
     return skipped
+
+
+def _discover_in(plan: Plan, env: EnvChoice) -> None:
+    """The modules of an asv suite and the pytest files that did not import where the plan was made, discovered again
+    in the run's first environment (where the library under test is installed): their benchmarks' cases take their
+    place in the plan."""
+    placeholders = [c for c in plan.cases if sources.is_placeholder(c.benchmark)]
+    if not placeholders or env.runtime != "python" or env.broken:
+        return
+    kept = [c for c in plan.cases if c not in placeholders]
+    seen = {c.case_id for c in kept}
+    scratch = Plan(cases=kept, dropped=plan.dropped, skipped=plan.skipped)
+    for case in placeholders:
+        found = sources.rediscover(case.benchmark, env.python, env.variables)
+        if found is None:
+            scratch.cases.append(case)
+            continue
+        for bench in found:
+            _add_cases(scratch, Target(bench, {}, None, getattr(bench, "processes_asked", lambda: None)()), {}, 1.0,
+                       seen)
+    plan.cases[:] = scratch.cases
 
 
 def _check_imports(plan: Plan, envs: Sequence[EnvChoice]) -> None:
@@ -191,7 +213,7 @@ def _check_imports(plan: Plan, envs: Sequence[EnvChoice]) -> None:
     for env in envs:
         if env.runtime != "python" or env.broken or not probe:
             continue
-        for key, why in missing_in(env.python, probe).items():
+        for key, why in missing_in(env.python, probe, env.variables).items():
             lines.append(f"environment {env.name} cannot import {probe[key]}: {why}")
     if lines:
         raise PlanError("; ".join(lines) + " (colbench puts asv's runner, pytest and the benchmark plugins installed "

@@ -136,13 +136,17 @@ print(json.dumps(failed))
 """
 
 
-def missing_in(python: str, probe: dict[str, str]) -> dict[str, str]:
-    """What of `probe` (`module:NAME` or `benchmark:NAME` → what it is for) the interpreter cannot import, with why."""
+def missing_in(python: str, probe: dict[str, str], variables: dict[str, str] | None = None) -> dict[str, str]:
+    """What of `probe` (`module:NAME` or `benchmark:NAME` → what it is for) the interpreter cannot import, with why,
+    under the environment's own variables (as its workers run)."""
     if not probe:
         return {}
+    import os
+
     try:
         proc = subprocess.run([python, "-c", PROBE, json.dumps(sorted(probe))], capture_output=True, text=True,
-                              timeout=300, stdin=subprocess.DEVNULL, check=False)
+                              timeout=300, stdin=subprocess.DEVNULL, check=False,
+                              env={**os.environ, **(variables or {})})
         return dict(json.loads(proc.stdout.strip().splitlines()[-1]))
     except (OSError, subprocess.SubprocessError, ValueError, IndexError):
         return {key: "the interpreter did not answer the import check" for key in probe}

@@ -1,7 +1,6 @@
 """A pytest-codspeed file as its users write it (`@pytest.mark.benchmark`: the test body is timed); colbench runs it
 as cases (tests/sources/test_pytest_source.py)."""
 import pytest
-
 from probe_lib import work
 
 

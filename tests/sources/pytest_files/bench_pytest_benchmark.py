@@ -2,7 +2,6 @@
 colbench runs it as cases (tests/sources/test_pytest_source.py). Not collected by colbench's own test run: its name
 does not start with test_."""
 import pytest
-
 from probe_lib import work
 
 
@@ -30,4 +29,4 @@ def test_not_a_benchmark():
 
 def test_fails_after(benchmark):
     benchmark(work, 10)
-    assert False, "fails after its benchmark on purpose"
+    raise AssertionError("fails after its benchmark on purpose")

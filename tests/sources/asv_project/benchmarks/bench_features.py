@@ -1,6 +1,5 @@
 """Every asv feature colbench supports, in a few cheap benchmarks (tests/sources/test_asv_source.py)."""
 import os
-import time
 
 from .common import make_data, spin
 
