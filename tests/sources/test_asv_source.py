@@ -66,6 +66,7 @@ def test_list_counts_benchmarks_and_cases(suite):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(900)
 def test_the_whole_suite_runs_with_its_faults_as_error_rows(suite):
     home, store, log = suite / "home", suite / "run.duckdb", suite / "asv.log"
     done = colbench("run", f"asv:{suite / 'project'}", "--processes", "2", "--iterations", "2", "--store",
@@ -103,6 +104,7 @@ def test_the_whole_suite_runs_with_its_faults_as_error_rows(suite):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(900)
 @needs_valgrind
 def test_counts_are_the_timed_call_only_and_timeraw_is_refused(suite):
     home, store = suite / "home", suite / "count.duckdb"

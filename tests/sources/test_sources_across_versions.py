@@ -87,6 +87,7 @@ def targets(lab: dict[str, Path]) -> list[str]:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)
 @needs_valgrind
 def test_ab_run_compare_and_explain_across_two_wheels(lab):
     store = str(lab["root"] / "ab.duckdb")
@@ -110,6 +111,7 @@ def test_ab_run_compare_and_explain_across_two_wheels(lab):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1200)
 @needs_valgrind
 @pytest.mark.parametrize("target", ["asv", "pytest"])
 def test_bisect_over_two_wheels_names_the_slow_one(lab, target):
