@@ -122,7 +122,7 @@ class AsvBenchmark(Benchmark):
             bench.set_param_idx(_param_index(bench, self.grid.names, ctx.params))
         ctx.state["asv"] = bench
         self._refuse_what_cannot_count(ctx, bench)
-        bench.set_cache(_SetupCache(self.cache_dir, self.root).get(bench) if bench.setup_cache_key else None)
+        _set_cache(bench, _SetupCache(self.cache_dir).get(bench) if bench.setup_cache_key else None)
         if bench.do_setup():  # skip_params, or NotImplementedError in a setup
             ctx.state["skipped"] = True
             raise Unsupported(f"asv skipped {self.name}: skip_params or NotImplementedError in setup")
@@ -162,7 +162,7 @@ class AsvBenchmark(Benchmark):
 
     def run(self, ctx: Context) -> Any:
         bench = ctx.state["asv"]
-        args = bench._build_params()
+        args = _call_args(bench)
         if self.kind == "timeraw":  # asv's own timer: the code's time in a child interpreter, not the child's start
             number = int(bench.number or 1)
             ctx.timed_s = bench._get_timer(*args).timeit(number) / number
@@ -232,6 +232,21 @@ def _import_module_again(root: str, module: str) -> None:
                       "environment: discover the suite with an interpreter that has its dependencies")
 
 
+def _set_cache(bench: Any, cache: Any) -> None:
+    """The setup_cache result handed to the benchmark: asv_runner 0.3's `set_cache`, or before it (an environment of
+    an older era resolves an older asv_runner) `insert_param`, as that release's own runner did."""
+    if hasattr(bench, "set_cache"):
+        bench.set_cache(cache)
+    elif cache is not None:
+        bench.insert_param(cache)
+
+
+def _call_args(bench: Any) -> tuple[Any, ...]:
+    """The arguments of the benchmark's call: the setup_cache result (if any) then the parameters."""
+    build = getattr(bench, "_build_params", None)
+    return tuple(build()) if build is not None else tuple(bench._current_params)
+
+
 def _seed(seed: int) -> None:
     random.seed(seed)
     numpy = sys.modules.get("numpy")
@@ -254,14 +269,14 @@ def _param_index(bench: Any, names: list[str], params: dict[str, Any]) -> int:
 def _warm_up(bench: Any, warmup_time: float) -> None:
     """asv's warm-up before sampling, where the benchmark declares its `warmup_time`: untimed calls for so long."""
     deadline = time.perf_counter() + warmup_time
-    args = bench._build_params()
+    args = _call_args(bench)
     while time.perf_counter() < deadline:
         bench.func(*args)
 
 
 def _calibrate(bench: Any, sample_time: float) -> int:
     """asv's choice of `number`: grow the batch until one lasts `sample_time` (asv's `benchmark_timing`)."""
-    args = bench._build_params()
+    args = _call_args(bench)
     number = 1
     while True:
         start = time.perf_counter()
@@ -279,7 +294,7 @@ class _SetupCache:
     under the run's cache folder, named by this interpreter's environment (`sys.prefix`) and asv's key (module and
     line), so no result crosses library versions; a lock file lets one worker make it while others wait."""
 
-    def __init__(self, cache_dir: str, root: str) -> None:
+    def __init__(self, cache_dir: str) -> None:
         self.cache_dir = cache_dir
 
     def get(self, bench: Any) -> Any:
