@@ -54,7 +54,7 @@ def test_list_collects_the_benchmark_tests_and_their_combinations(lab):
 @pytest.mark.timeout(900)
 def test_each_test_runs_in_fresh_workers_and_a_failing_one_is_an_error_row(lab):
     store = lab / "wall.duckdb"
-    done = colbench("run", *targets(lab), "-b", "test_plain|units|test_pedantic|fails_after|test_marked$",
+    done = colbench("run", *targets(lab), "-b", "test_plain|test_parametrized|test_pedantic|fails_after|test_marked$",
                     "--processes", "2", "--iterations", "2", "--store", str(store), home=lab / "home", timeout=900)
     assert done.returncode == 0, done.stdout + done.stderr
     found = rows(lab, store)

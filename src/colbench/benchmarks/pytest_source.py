@@ -247,13 +247,13 @@ class _Session:
                 if report.failed and not session.failure:
                     lines = str(report.longreprtext).strip().splitlines()
                     session.failure = f"in {report.when}: " + " | ".join(lines[-3:])
-                if report.when == "call" or report.failed:
-                    session.called.set()
 
             @pytest.hookimpl(tryfirst=True)
             def pytest_runtest_teardown(self, item: Any) -> None:
+                # parked here, the pytest thread runs nothing while the worker times (or Valgrind counts, every
+                # thread) the call, and the fixtures are still alive
                 session.called.set()
-                session.released.wait(WAIT_S)  # the worker times the call now, the fixtures still alive
+                session.released.wait(WAIT_S)
 
         return Plugin()
 
