@@ -8,10 +8,11 @@ each value), so a case is stored under asv's name with asv's parameter strings, 
 In the worker (this module runs on every Python the worker supports, 3.8 on), asv_runner finds the benchmark by its
 name (`get_benchmark_from_name`), picks the combination by its index in the cartesian product, as asv's own runner
 does, and colbench drives asv's life cycle around its own timed region:
-- `setup`: `random` (and numpy, once the suite's module imported it) seeded with the case's seed, so data a setup
-  makes with unseeded random calls is the same in every process; the `setup_cache` result loaded (made once per
-  environment and key, in a file the whole run shares, `_SetupCache`); asv's setups (module, class, method; `setup`
-  or `setUp`); `skip_params` or `NotImplementedError` there skip the case (`Unsupported`, with asv's reason);
+- `setup`: `random` (and numpy, once the suite's module imported it) seeded with one seed per benchmark (not the
+  process's), so data a setup makes with unseeded random calls is the same in every process and environment; the
+  `setup_cache` result loaded (made once per environment and key, in a file the whole run shares, `_SetupCache`);
+  asv's setups (module, class, method; `setup` or `setUp`); `skip_params` or `NotImplementedError` there skip the
+  case (`Unsupported`, with asv's reason);
 - `before_each`: asv's `redo_setup` (teardown then setup before every timed call but the first), as asv's own
   timer re-runs them between its samples;
 - `run` (the timed region): the benchmark's call. A `time_*` benchmark without setup hooks makes `number` calls per
@@ -26,11 +27,13 @@ does, and colbench drives asv's life cycle around its own timed region:
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import os
 import random
 import sys
 import time
+import zlib
 from typing import Any, ClassVar
 
 from colbench.model.benchmark import Benchmark, Context, Unsupported, Work
@@ -112,12 +115,13 @@ class AsvBenchmark(Benchmark):
     def setup(self, ctx: Context) -> None:
         if self.name.startswith(IMPORT_ERROR_PREFIX):
             _import_module_again(self.root, os.path.basename(self.root) + "." + self.name[len(IMPORT_ERROR_PREFIX):])
-        random.seed(ctx.seed)
+        seed = zlib.crc32(self.name.encode())  # one per benchmark: the same data in every process and environment
+        random.seed(seed)
         get_benchmark_from_name = _asv_runner(self.kind)
         bench = get_benchmark_from_name(self.root, self.name)
         if bench is None:
             raise LookupError(f"asv benchmark {self.name} not found in {self.root}")
-        _seed(ctx.seed)  # the suite's module is imported now: numpy is seeded if it uses numpy
+        _seed(seed)  # the suite's module is imported now: numpy is seeded if it uses numpy
         if bench._params:
             bench.set_param_idx(_param_index(bench, self.grid.names, ctx.params))
         ctx.state["asv"] = bench
@@ -167,11 +171,17 @@ class AsvBenchmark(Benchmark):
             number = int(bench.number or 1)
             ctx.timed_s = bench._get_timer(*args).timeit(number) / number
             return None
-        if self.kind == "time":
+        if self.kind == "time":  # with the garbage collector off, as asv's timer (timeit's) runs the calls
             func = bench.func
             output = None
-            for _ in range(ctx.calls):
-                output = func(*args)
+            collecting = gc.isenabled()
+            gc.disable()
+            try:
+                for _ in range(ctx.calls):
+                    output = func(*args)
+            finally:
+                if collecting:
+                    gc.enable()
             return output
         value = bench.run(*args)  # asv's own measure of a mem_, peakmem_ or track_ benchmark
         metric = KIND_METRIC[self.kind]
