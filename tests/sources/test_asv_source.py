@@ -119,9 +119,11 @@ def test_counts_are_the_timed_call_only_and_timeraw_is_refused(suite):
     rows = {}
     for row in results(home, store):
         rows.setdefault(row["benchmark"], []).append(row)
-    counts = [c for r in rows["bench_features.time_function"] for c in r["samples"]["instructions"]]
-    assert len(counts) == 4 and max(counts) / min(counts) < 1.01  # one call of spin(2000), every process alike
-    assert 10_000 < min(counts) < 2_000_000
+    # one call of spin(2000): the n-th timed call counts the same in every process (the 2nd counts a few % more
+    # than the 1st in each, the same in each: docs/asv.md)
+    per_call = list(zip(*(r["samples"]["instructions"] for r in rows["bench_features.time_function"]), strict=False))
+    assert len(per_call) == 2 and all(len(c) == 2 and max(c) / min(c) < 1.001 for c in per_call), per_call
+    assert 10_000 < min(min(c) for c in per_call) < 2_000_000
     refused = rows["bench_features.timeraw_import"][0]
     assert refused["status"] == "invalid" and "Valgrind" in refused["error"]["message"]
     assert "\n" not in refused["error"]["message"]
