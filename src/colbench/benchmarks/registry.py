@@ -72,6 +72,23 @@ def get_benchmark(name: str) -> Benchmark:
     raise UnknownTarget(unknown_message(name, "benchmark"))
 
 
+def source_benchmark(name: str, source: dict[str, Any], params: dict[str, Any]) -> Benchmark:
+    """In the worker: the benchmark a case.json's `source` names (an asv suite's, a pytest file's test), with the
+    case's own params as its grid (the orchestrator planned them; benchmarks/sources.py)."""
+    if source.get("kind") == "asv":
+        from colbench.benchmarks.asv_suite import asv_benchmark
+
+        names = list(source.get("param_names") or [])
+        doc = {"name": name, "type": source.get("type", "time"), "param_names": names,
+               "params": [[params[n]] for n in names if n in params]}
+        return asv_benchmark(str(source["root"]), doc, str(source.get("cache_dir") or ""))
+    if source.get("kind") == "pytest":
+        from colbench.benchmarks.pytest_source import pytest_benchmark
+
+        return pytest_benchmark(str(source["root"]), name, dict(source), params)
+    raise UnknownTarget(f"unknown benchmark source {source.get('kind')!r} for {name!r}")
+
+
 def all_benchmarks() -> dict[str, Benchmark]:
     found = {name: _instantiate(_load(ref))[0] for name, ref in BUILTIN_BENCHMARKS.items()}
     for name, bench in _third_party_benchmarks().items():

@@ -11,7 +11,9 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from colbench.app.catalog import select_benches
 from colbench.cli.common import (
+    BenchOption,
     IndexOption,
     NetDeadlineOption,
     ParamOption,
@@ -51,6 +53,7 @@ def bisect(
     case: Annotated[str | None, typer.Option("--case", help="a stored case's id (or a unique prefix: `show --format "
                                              "json` lists them): its benchmark and every param, --param overriding "
                                              "one")] = None,
+    bench: BenchOption = None,
     package: Annotated[str | None, typer.Option(help="the library: its releases on the package index, or "
                                                 "java:arrow for Arrow Java on Maven Central; with --git or "
                                                 "--wheels, the distribution")] = None,
@@ -115,7 +118,8 @@ def bisect(
         raise UsageError("name the case: a benchmark with its --param values, or --case ID of a stored case")
     variables = parse_variables(var)
     request = BisectRequest(
-        benchmark=benchmark, good=good, bad=bad, overrides=overrides, package=package, wheels=wheels, git=git,
+        benchmark=select_benches([benchmark], bench)[0], good=good, bad=bad, overrides=overrides, package=package,
+        wheels=wheels, git=git,
         with_requirements=tuple(with_ or ()), variables=variables, threshold=parse_threshold(threshold) or 0.05,
         direction=chosen,
         pre=pre, budget_s=parse_duration(budget) if budget is not None else None, processes=processes,

@@ -49,6 +49,9 @@ def default_store_help() -> str:
 
 StoreOption = Annotated[str | None, typer.Option("--store", help=default_store_help())]
 # Options `bisect` and `watch` share: one definition, one parser, one meaning
+BenchOption = Annotated[list[str] | None, typer.Option(
+    "--bench", "-b", help="with an asv suite or pytest files (asv:DIR, pytest:PATH): a regular expression searched "
+    "in each benchmark's name, as asv's -b (repeatable: any of them)")]
 ParamOption = Annotated[list[str] | None, typer.Option("--param", "-p", help="NAME=VALUE (repeatable)")]
 WithOption = Annotated[list[str] | None, typer.Option("--with", help="a requirement for every version's environment, "
                                                       "e.g. 'numpy<2' (repeatable)")]

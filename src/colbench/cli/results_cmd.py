@@ -10,6 +10,7 @@ import typer
 from rich.table import Table
 
 from colbench.cli.common import (
+    BenchOption,
     StoreOption,
     UsageError,
     _store,
@@ -82,11 +83,17 @@ def export(
 
 @friendly
 def list_benchmarks(
+    targets: Annotated[list[str] | None, typer.Argument(help="an asv suite folder or pytest files (asv:DIR, "
+                                                        "pytest:PATH), or benchmarks and suites: list theirs")] = None,
+    select: BenchOption = None,
     fmt: Annotated[str, typer.Option("--format", "-f", help="table or json")] = "table",
 ) -> None:
-    """Benchmarks with their params and defaults, and the suites."""
-    from colbench.app.catalog import catalog
+    """Benchmarks with their params and defaults, and the suites (of TARGETS: their benchmarks and cases)."""
+    from colbench.app.catalog import catalog, select_benches, source_catalog
 
+    if targets:
+        _list_sources(source_catalog(select_benches(targets, select)), fmt)
+        return
     found = catalog()
     benches, suites = found.benchmarks, found.suites
     if fmt == "json":
@@ -116,6 +123,28 @@ def list_benchmarks(
         for name, suite in suites.items():
             suite_table.add_row(name, suite.description, ", ".join(dict.fromkeys(e.benchmark for e in suite.entries)))
         console.print(suite_table)
+
+
+def _list_sources(benches: dict[str, Any], fmt: str) -> None:
+    """The benchmarks of the targets, each with its params (asv's strings) and its count of cases."""
+    counts = {name: sum(1 for p in b.grid.expand(b.grid.choose()) if b.valid(p) is None)
+              for name, b in benches.items()}
+    if fmt == "json":
+        typer.echo(json.dumps({"benchmarks": {n: {"description": b.description, "cases": counts[n], "params": {
+            p.name: list(p.default) for p in b.grid.params}} for n, b in benches.items()},
+            "total": {"benchmarks": len(benches), "cases": sum(counts.values())}}, indent=2, default=str))
+        return
+    table = Table(title="benchmarks", show_lines=False)
+    for column in ("name", "cases", "params"):
+        table.add_column(column)
+    for name, bench in benches.items():
+        shown = "; ".join(f"{p.name} = {', '.join(map(str, p.default))}" for p in bench.grid.params)
+        table.add_row(name, str(counts[name]), shown or "-")
+    console.print(table)
+    for name, bench in benches.items():
+        if name.startswith("asv-import:"):  # a module of an asv suite that does not import (an error row in a run)
+            console.print(f"[yellow]{name[len('asv-import:'):]}[/yellow]: {bench.description}")
+    console.print(f"{plural(len(benches), 'benchmark')}, {plural(sum(counts.values()), 'case')}")
 
 
 @friendly

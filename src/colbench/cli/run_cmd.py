@@ -9,9 +9,11 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
+from colbench.app.catalog import select_benches
 from colbench.app.run import RunEstimate, RunRequest, estimate
 from colbench.app.run import run as run_use_case
 from colbench.cli.common import (
+    BenchOption,
     StoreOption,
     UsageError,
     _store,
@@ -41,6 +43,7 @@ def run(
     targets: Annotated[list[str] | None, typer.Argument(help="benchmarks or suites",
                                                         autocompletion=complete_targets)] = None,
     param: Annotated[list[str] | None, typer.Option("--param", "-p", help="NAME=V1,V2 (repeatable)")] = None,
+    bench: BenchOption = None,
     iterations: Annotated[int | None, typer.Option(min=1, help="timed iterations per process")] = None,
     warmup: Annotated[int | None, typer.Option(min=0, help="untimed warm-up iterations per process")] = None,
     processes: Annotated[int | None, typer.Option(min=1, help="fresh worker processes per case")] = None,
@@ -102,7 +105,8 @@ def run(
         name, values = parse_param_option(option)
         overrides[name] = values
     config = RunConfig(
-        targets=list(targets or ()), overrides=dict(overrides), iterations=iterations, warmup=warmup,
+        targets=select_benches(list(targets or ()), bench), overrides=dict(overrides), iterations=iterations,
+        warmup=warmup,
         processes=processes, timeout_s=timeout,
         memory_limit_bytes=parse_memory_limit(memory_limit) if memory_limit is not None else None,
         run_name=run_name, machine_name=machine, seed=seed, scale=scale, measure=parse_measure_option(measure),

@@ -8,7 +8,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from colbench.app.catalog import select_benches
 from colbench.cli.common import (
+    BenchOption,
     IndexOption,
     NetDeadlineOption,
     ParamOption,
@@ -47,6 +49,7 @@ def watch(
     package: Annotated[list[str], typer.Option("--package", help="a library to watch on the package index "
                                                "(repeatable)")],
     param: ParamOption = None,
+    bench: BenchOption = None,
     index: IndexOption = None,
     pre: Annotated[bool, typer.Option("--pre", help="watch pre-releases too")] = False,
     since: Annotated[str | None, typer.Option(help="the first pass starts from this release (default: the newest "
@@ -95,7 +98,8 @@ def watch(
         raise typer.BadParameter(f"--format {fmt!r}: choose table, markdown or json")
     fmt = "text" if fmt == "table" else fmt
     request = WatchRequest(
-        targets=tuple(targets), packages=tuple(package), overrides=parse_params(param), index=index, pre=pre,
+        targets=tuple(select_benches(list(targets), bench)), packages=tuple(package), overrides=parse_params(param),
+        index=index, pre=pre,
         since=since, with_requirements=tuple(with_ or ()), variables=parse_variables(var),
         measure=parse_measure_option(measure) if measure else None, threshold=parse_threshold(threshold),
         alpha=alpha, budget_s=parse_duration(budget), processes=processes, iterations=iterations, warmup=warmup,

@@ -138,6 +138,13 @@ class Context:
     units: dict[str, str] = field(default_factory=dict)
     #: the benchmark's own metrics for the iteration that just ran (e.g. gbps); the worker files them as samples
     iteration_metrics: dict[str, float] = field(default_factory=dict)
+    #: "wall", or "instructions" when the worker counts under Valgrind (a benchmark may refuse what it cannot count)
+    measure: str = "wall"
+    #: calls of the workload one timed iteration makes (an asv benchmark's `number`): the worker divides by it
+    calls: int = 1
+    #: a time the benchmark measured itself for the iteration that just ran (asv's `timeraw_*`, timed in a child
+    #: interpreter): the worker files it as the wall time in place of its own clock's
+    timed_s: float | None = None
 
     # Typed reads of `params`: a value of the wrong type raises ParamTypeError, which names the param.
     def param_str(self, name: str) -> str:
@@ -208,6 +215,11 @@ class Benchmark:
 
     def engine_for(self, params: Params) -> str:
         return self.engine
+
+    def source_spec(self) -> dict[str, Any] | None:
+        """Where a worker finds this benchmark when it is not in the registry (an asv suite folder, a pytest file):
+        handed to it in case.json as `source` (benchmarks/sources.py); None for a registered benchmark."""
+        return None
 
     def estimate_seconds(self, params: Params) -> float | None:
         """A rough time of one iteration, for `--dry-run` when the store has no history of the case."""

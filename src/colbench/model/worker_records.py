@@ -46,11 +46,14 @@ class CaseSpec:
     #: counting: stop timing once two timed values in a row agree within this relative difference (the metric's
     #: known spread, model/metrics.py); `iterations` is then the most. None: every iteration is timed
     repeat_within: float | None = None
+    #: where the worker finds a benchmark that is not in its registry (`Benchmark.source_spec`: an asv suite, a
+    #: pytest file); None for a registered one
+    source: dict[str, Any] | None = None
     protocol: int = PROTOCOL
 
     def to_json(self) -> Json:
         doc = asdict(self)
-        for optional in ("scratch_dir", "repeat_within"):
+        for optional in ("scratch_dir", "repeat_within", "source"):
             if doc[optional] is None:
                 del doc[optional]
         if doc["measure"] == "wall":  # the default: case.json stays as every worker has always read it

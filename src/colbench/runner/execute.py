@@ -118,7 +118,7 @@ def case_spec(case: PlannedCase, inputs: dict[str, InputFile], iterations: int, 
     return CaseSpec(benchmark=case.benchmark.name, case_id=case.case_id, params=params, inputs=inputs,
                     iterations=iterations, warmup=warmup, threads=int_param(params, "threads"),
                     allocator=str(params.get("allocator", "default")), cache=str(params.get("cache", "warm")),
-                    seed=seed)
+                    seed=seed, source=case.benchmark.source_spec())
 
 
 def launch_for(case: PlannedCase, env: EnvChoice, config: RunConfig) -> tuple[WorkerLaunch, str | None]:
@@ -132,7 +132,13 @@ def launch_for(case: PlannedCase, env: EnvChoice, config: RunConfig) -> tuple[Wo
         child_env.pop("ARROW_DEFAULT_MEMORY_POOL", None)
     limit = config.memory_limit_bytes or int(psutil.virtual_memory().total * 0.8)
     return WorkerLaunch(command=worker_command(case.runtime, env), env=child_env, cpus=cpus,
-                        timeout_s=config.timeout_s, memory_limit_bytes=limit, quietest=quietest), warning
+                        timeout_s=_timeout_s(case, config), memory_limit_bytes=limit, quietest=quietest), warning
+
+
+def _timeout_s(case: PlannedCase, config: RunConfig) -> float:
+    """The run's timeout, or a shorter one the benchmark sets itself (asv's `timeout`, for the whole process)."""
+    own = getattr(case.benchmark, "timeout_s", lambda: None)()
+    return min(config.timeout_s, float(own)) if own else config.timeout_s
 
 
 def start_run(store: Store, config: RunConfig, plan: Plan, envs: Sequence[EnvChoice], argv: list[str]) -> Run:

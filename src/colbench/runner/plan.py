@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from colbench.benchmarks import sources
 from colbench.benchmarks.registry import UnknownTarget, get_benchmark, unknown_message
 from colbench.experiments.registry import all_suites
 from colbench.model.benchmark import Benchmark, DataRequest, Params
@@ -63,8 +64,27 @@ def resolve_targets(names: Sequence[str]) -> list[Target]:
         try:
             targets.append(Target(get_benchmark(name), {}))
         except UnknownTarget:
-            raise PlanError(unknown_message(name, "benchmark or suite", also=suites)) from None
+            source = _source_targets(name)
+            if source is None:
+                raise PlanError(unknown_message(name, "benchmark or suite", also=suites)) from None
+            targets += source
+    from colbench.runtimes.benchmark_code import require_for_benchmarks
+
+    require_for_benchmarks(sources.requirements([t.benchmark for t in targets]))  # every environment installs them
     return targets
+
+
+def _source_targets(name: str) -> list[Target] | None:
+    """An asv suite's or a pytest file's benchmarks (benchmarks/sources.py), each with the processes it asks for
+    (asv's `rounds`); None when `name` names no source."""
+    try:
+        target = sources.parse_target(name)
+        if target is None:
+            return None
+        found = sources.benchmarks_of(target)
+    except sources.SourceError as exc:
+        raise PlanError(str(exc)) from None
+    return [Target(bench, {}, None, getattr(bench, "processes_asked", lambda: None)()) for bench in found]
 
 
 def make_plan(names: Sequence[str], overrides: Mapping[str, Sequence[Any]] | None = None, scale: float = 1.0) -> Plan:
@@ -157,7 +177,47 @@ def fit_plan_to_envs(plan: Plan, envs: Sequence[EnvChoice],
         _fit_to_pinned(plan, envs, pinned, say, skipped)
     else:
         _ready_default_workers(plan, say, skipped)
+        _discover_in(plan, envs[0])
+        _check_imports(plan, envs)
     return skipped
+
+
+def _discover_in(plan: Plan, env: EnvChoice) -> None:
+    """The modules of an asv suite and the pytest files that did not import where the plan was made, discovered again
+    in the run's first environment (where the library under test is installed): their benchmarks' cases take their
+    place in the plan."""
+    placeholders = [c for c in plan.cases if sources.is_placeholder(c.benchmark)]
+    if not placeholders or env.runtime != "python" or env.broken:
+        return
+    kept = [c for c in plan.cases if c not in placeholders]
+    seen = {c.case_id for c in kept}
+    scratch = Plan(cases=kept, dropped=plan.dropped, skipped=plan.skipped)
+    for case in placeholders:
+        found = sources.rediscover(case.benchmark, env.python, env.variables)
+        if found is None:
+            scratch.cases.append(case)
+            continue
+        for bench in found:
+            _add_cases(scratch, Target(bench, {}, None, getattr(bench, "processes_asked", lambda: None)()), {}, 1.0,
+                       seen)
+    plan.cases[:] = scratch.cases
+
+
+def _check_imports(plan: Plan, envs: Sequence[EnvChoice]) -> None:
+    """Every environment imports what the plan's benchmarks need (a plugin, asv's runner, pytest), or the run stops
+    before it starts, with one line per environment that cannot (runtimes/benchmark_code.py)."""
+    from colbench.runtimes.benchmark_code import missing_in
+
+    probe = sources.import_probe(list({id(c.benchmark): c.benchmark for c in plan.cases}.values()))
+    lines = []
+    for env in envs:
+        if env.runtime != "python" or env.broken or not probe:
+            continue
+        for key, why in missing_in(env.python, probe, env.variables).items():
+            lines.append(f"environment {env.name} cannot import {probe[key]}: {why}")
+    if lines:
+        raise PlanError("; ".join(lines) + " (colbench puts asv's runner, pytest and the benchmark plugins installed "
+                        "beside it into every environment it builds: see docs/asv.md)")
 
 
 def _drop(plan: Plan, skipped: list[tuple[str, Any, str]], keep: Callable[[Any], bool], reason: str) -> None:

@@ -12,11 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from colbench.benchmarks import sources
 from colbench.benchmarks.registry import UnknownTarget, get_benchmark
+from colbench.model.benchmark import Benchmark
 from colbench.model.records import CaseSpec, InputFile, Result, Run
+from colbench.model.run_config import EnvChoice
 from colbench.runner.execute import case_spec, config_from_run, launch_for, prepare_inputs
 from colbench.runner.isolate import WorkerLaunch
-from colbench.runner.plan import PlanError, PlannedCase
+from colbench.runner.plan import PlanError, PlannedCase, resolve_targets
 from colbench.runtimes.env_options import envs_from_run
 from colbench.runtimes.python import EnvError
 
@@ -36,13 +39,6 @@ class Replay:
 def replay(run: Run, result: Result) -> Replay:
     """The case spec and worker launch that run `result`'s case again in its environment."""
     try:
-        bench = get_benchmark(result.benchmark)
-    except UnknownTarget:
-        raise ReplayError(f"benchmark {result.benchmark!r} is not known to this colbench") from None
-    params = dict(result.params)
-    case = PlannedCase(benchmark=bench, params=params, case_id=result.case_id, inputs=bench.inputs(params),
-                       runtime=bench.runtime(params), engine=bench.engine_for(params))
-    try:
         envs = {e.name: e for e in envs_from_run(run)}
     except EnvError as exc:
         raise ReplayError(str(exc)) from None
@@ -52,6 +48,10 @@ def replay(run: Run, result: Result) -> Replay:
     if env.runtime == "python" and env.spec and not env.spec.startswith("@current") and not Path(env.python).exists():
         raise ReplayError(f"environment {env.name} of run {run.run_id} is gone ({env.python}): make it again "
                           f"with `colbench run … --env {env.name}=\"{env.spec}\"`")
+    bench = _benchmark_of(run, result.benchmark, env)
+    params = dict(result.params)
+    case = PlannedCase(benchmark=bench, params=params, case_id=result.case_id, inputs=bench.inputs(params),
+                       runtime=bench.runtime(params), engine=bench.engine_for(params))
     config = config_from_run(run)
     try:
         inputs = prepare_inputs([case])[case.case_id]
@@ -63,6 +63,28 @@ def replay(run: Run, result: Result) -> Replay:
     spec = case_spec(case, inputs, iterations=int(result.iterations or 1), warmup=int(result.warmup or 0),
                      seed=config.seed)
     return Replay(spec, launch, case.runtime, warnings)
+
+
+def _benchmark_of(run: Run, name: str, env: EnvChoice) -> Benchmark:
+    """The stored case's benchmark: a registered one, or one of the run's own targets (an asv suite's, a pytest
+    file's: benchmarks/sources.py), found again as the run found it (in the environment, where the suite's module
+    imports only there)."""
+    try:
+        return get_benchmark(name)
+    except UnknownTarget:
+        pass
+    for target in run.config.targets:
+        try:
+            found = [planned.benchmark for planned in resolve_targets([target])]
+        except PlanError:
+            continue
+        for bench in list(found):
+            found += sources.rediscover(bench, env.python, env.variables) or []
+        for bench in found:
+            if bench.name == name:
+                return bench
+    raise ReplayError(f"benchmark {name!r} is not known to this colbench, nor found in the run's targets "
+                      f"({', '.join(run.config.targets) or 'none'})")
 
 
 def _changed_inputs(stored: dict[str, InputFile], now: dict[str, InputFile]) -> list[str]:

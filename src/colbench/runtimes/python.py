@@ -54,6 +54,7 @@ from colbench.paths import (
 )
 from colbench.processes import exit_cause, last_line, run_bounded
 from colbench.redact import redact, redact_argv
+from colbench.runtimes.benchmark_code import extra_requirements, graft_plugins
 from colbench.runtimes.bytecode import compile_with
 from colbench.runtimes.env_cache import (
     LOCK_FILE,
@@ -350,7 +351,7 @@ def resolve_requirements(spec: EnvSpec, project_root: Path | None, python: str |
         for r in _project_requirements(project_root)
         if requirement_name(r) not in pinned
     ]
-    wanted, credentials = without_credentials(spec.requirements)
+    wanted, credentials = without_credentials([*spec.requirements, *extra_requirements(pinned)])
     requirements = [*project, *wanted]
     proc = _run(
         [*_uv(), "pip", "compile", "-", "--python", python, "--no-header", "--no-annotate", "--quiet",
@@ -519,6 +520,7 @@ def ensure_environment(spec: EnvSpec, project_root: Path, *, python: str | None 
         if say:
             say(f"environment {spec.name}: {redact(spec.text)} (uv, found in the cache)")
         _compile_once(dest, existing.python, say)
+        graft_plugins(_site_packages(existing.python, interp["version"]))
         return existing
     if say:
         took = build_seconds()
@@ -543,6 +545,7 @@ def ensure_environment(spec: EnvSpec, project_root: Path, *, python: str | None 
             credentials=credentials,
         )
         _put_colbench_on_path(Path(env_python), interp["version"], project_root)
+        graft_plugins(_site_packages(Path(env_python), interp["version"]))  # a user's benchmark plugins too
         compile_with(env_python, _site_packages(Path(env_python), interp["version"]))
         _smoke_test(env_python, spec)
         meta = {

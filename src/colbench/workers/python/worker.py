@@ -91,7 +91,10 @@ def _timed(bench: Benchmark, ctx: Context, extra: ExtraWork | None = None) -> tu
     t1 = time.perf_counter_ns()
     user1, sys1 = _cpu_times()
     delay1 = _run_delay_ns()
-    sample = {"wall_s": (t1 - t0) / 1e9, "cpu_user_s": user1 - user0, "cpu_sys_s": sys1 - sys0}
+    calls = max(1, ctx.calls)  # an asv benchmark's `number`: the sample is one call's
+    wall = (t1 - t0) / 1e9 if ctx.timed_s is None else ctx.timed_s  # asv's timeraw_: timed by the benchmark itself
+    ctx.timed_s = None
+    sample = {"wall_s": wall / calls, "cpu_user_s": (user1 - user0) / calls, "cpu_sys_s": (sys1 - sys0) / calls}
     if delay0 is not None and delay1 is not None:
         # time the worker was ready to run but another job held the CPU: tells waiting for a CPU (a busy
         # machine) from waiting for I/O (the case itself); see analysis/basis.py
@@ -345,14 +348,17 @@ def _runtime() -> RuntimeInfo:
 
 def measure_case(spec: CaseSpec) -> WorkerReport:
     """Run the case in this process and report what it measured (never raises for the benchmark's errors)."""
-    from colbench.benchmarks.registry import get_benchmark
+    from colbench.benchmarks.registry import get_benchmark, source_benchmark
+
+    def lookup(name: str) -> Benchmark:  # a benchmark of an asv suite or a pytest file has a `source`
+        return source_benchmark(name, spec.source, spec.params) if spec.source else get_benchmark(name)
 
     report = WorkerReport(runtime=_runtime(), threads={"requested": spec.threads},
                           allocator={"requested": spec.allocator, "actual": None},
                           cache={"requested": spec.cache, "achieved": None})
     case = _CaseState(spec.measure == "instructions")
     try:
-        _set_up_and_measure(spec, report, case, get_benchmark)
+        _set_up_and_measure(spec, report, case, lookup)
     except MemoryError as exc:
         _fail(report, "oom", f"MemoryError: {exc}")
     except CheckFailed as exc:
@@ -418,7 +424,7 @@ def _context(spec: CaseSpec, bench: Benchmark, inputs: dict[str, Path]) -> Conte
     scratch = Path(spec.scratch_dir or _scratch_dir())
     scratch.mkdir(parents=True, exist_ok=True)
     return Context(params=params, inputs=inputs, threads=spec.threads, seed=spec.seed, scratch=scratch,
-                   input_info=spec.inputs)
+                   input_info=spec.inputs, measure=spec.measure)
 
 
 def _iterate(spec: CaseSpec, report: WorkerReport, case: _CaseState, bench: Benchmark, ctx: Context,

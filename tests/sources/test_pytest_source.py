@@ -1,0 +1,95 @@
+"""pytest-benchmark and pytest-codspeed files run unchanged (tests/sources/pytest_files): collected by pytest, each
+test a case in a fresh worker, parametrized tests as parameter combinations, the benchmark call (or the marked test's
+body) timed and counted; a test that fails after its benchmark is an error row."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import colbench
+
+FILES = Path(__file__).parent / "pytest_files"
+needs_valgrind = pytest.mark.skipif(shutil.which("valgrind") is None or shutil.which("cc") is None,
+                                    reason="counting needs Valgrind and a C compiler")
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The files copied out of colbench's own tree (whose pytest settings are not theirs)."""
+    root = tmp_path_factory.mktemp("pyt")
+    shutil.copytree(FILES, root / "bench")
+    return root
+
+
+def targets(lab: Path) -> list[str]:
+    return [f"pytest:{lab / 'bench' / 'bench_pytest_benchmark.py'}", f"pytest:{lab / 'bench' / 'bench_codspeed.py'}"]
+
+
+def rows(lab: Path, store: Path) -> list[dict]:
+    out = lab / "rows.jsonl"
+    colbench("export", "latest", "-f", "jsonl", "-o", str(out), "--store", str(store), home=lab / "home", check=True)
+    return [json.loads(line) for line in out.read_text().splitlines()]
+
+
+@pytest.mark.slow
+def test_list_collects_the_benchmark_tests_and_their_combinations(lab):
+    out = colbench("list", *targets(lab), "--format", "json", home=lab / "home", check=True)
+    doc = json.loads(out.stdout)
+    cases = {name: b["cases"] for name, b in doc["benchmarks"].items()}
+    assert cases == {"bench_pytest_benchmark.py::test_plain": 1, "bench_pytest_benchmark.py::test_parametrized": 4,
+                     "bench_pytest_benchmark.py::test_pedantic": 1, "bench_pytest_benchmark.py::test_fails_after": 1,
+                     "bench_codspeed.py::test_marked": 1, "bench_codspeed.py::test_marked_parametrized": 2}
+    assert doc["benchmarks"]["bench_pytest_benchmark.py::test_parametrized"]["params"] == {
+        "kind": ["'a'", "'b'"], "units": ["1000", "4000"]}
+    selected = colbench("list", *targets(lab), "-b", "parametrized", "--format", "json", home=lab / "home",
+                        check=True)
+    assert json.loads(selected.stdout)["total"] == {"benchmarks": 2, "cases": 6}
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_each_test_runs_in_fresh_workers_and_a_failing_one_is_an_error_row(lab):
+    store = lab / "wall.duckdb"
+    done = colbench("run", *targets(lab), "-b", "test_plain|test_parametrized|test_pedantic|fails_after|test_marked$",
+                    "--processes", "2", "--iterations", "2", "--store", str(store), home=lab / "home", timeout=900)
+    assert done.returncode == 0, done.stdout + done.stderr
+    found = rows(lab, store)
+    by = {}
+    for row in found:
+        shown = {k: v for k, v in row["params"].items() if k not in ("threads", "allocator", "cache")}
+        by.setdefault((row["benchmark"], json.dumps(shown, sort_keys=True)), []).append(row)
+    assert len({r["process"]["started_at"] for r in found}) == len(found)  # one fresh worker each
+    ok = {key for key, group in by.items() if all(r["status"] == "ok" for r in group)}
+    assert ("bench_pytest_benchmark.py::test_plain", "{}") in ok and ("bench_codspeed.py::test_marked", "{}") in ok
+    assert ("bench_pytest_benchmark.py::test_pedantic", "{}") in ok
+    small = by[("bench_pytest_benchmark.py::test_parametrized", json.dumps({"kind": "'a'", "units": "1000"}))]
+    large = by[("bench_pytest_benchmark.py::test_parametrized", json.dumps({"kind": "'b'", "units": "4000"}))]
+    median = lambda group: sorted(s for r in group for s in r["samples"]["wall_s"])[2]  # noqa: E731
+    assert median(large) > 3 * median(small)  # 8x the work
+    failed = by[("bench_pytest_benchmark.py::test_fails_after", "{}")][0]
+    assert failed["status"] == "error" and "fails after its benchmark on purpose" in failed["error"]["message"]
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+@needs_valgrind
+def test_counts_are_the_benchmark_call_only(lab):
+    store = lab / "count.duckdb"
+    done = colbench("run", *targets(lab), "-b", r"test_plain|test_marked$", "--measure", "instructions",
+                    "--processes", "2", "--iterations", "2", "--store", str(store), home=lab / "home", timeout=900)
+    assert done.returncode == 0, done.stdout + done.stderr
+    counts: dict[str, list[list[int]]] = {}
+    for row in rows(lab, store):
+        assert row["status"] == "ok", row["error"]
+        counts.setdefault(row["benchmark"], []).append(row["samples"]["instructions"])
+    for name, processes in counts.items():  # within the few % docs/asv.md reports for pytest cases
+        for calls in zip(*processes, strict=False):
+            assert max(calls) / min(calls) < 1.08, (name, processes)
+    flat = {name: [c for calls in processes for c in calls] for name, processes in counts.items()}
+    # work(2000) in the fixture's call, work(2500) as the marked test's body: counts in that proportion
+    ratio = min(flat["bench_codspeed.py::test_marked"]) / min(flat["bench_pytest_benchmark.py::test_plain"])
+    assert 1.1 < ratio < 1.4, ratio
