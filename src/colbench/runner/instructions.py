@@ -197,8 +197,9 @@ def counting_launch(launch: WorkerLaunch, toolchain: Toolchain, options: Sequenc
 
 
 def run_measures(spec: CaseSpec, launch: WorkerLaunch, runtime: str, measure: Sequence[str],
-                 toolchain: Toolchain | None) -> WorkerOutcome:
-    """One execution: the wall-time worker and/or the counting worker, folded into one outcome."""
+                 toolchain: Toolchain | None, server_slot: int | None = None) -> WorkerOutcome:
+    """One execution: the wall-time worker and/or the counting worker, folded into one outcome. With `server_slot`
+    the counting process is forked from a counting server (runner/count_server.py) rather than started fresh."""
     wall = run_worker(spec, launch) if "wall" in measure else None
     if METRIC not in measure:
         assert wall is not None
@@ -211,10 +212,25 @@ def run_measures(spec: CaseSpec, launch: WorkerLaunch, runtime: str, measure: Se
         wall.report.warn(reason)
         wall.report.measure = MeasureInfo(metrics=["wall"], instructions={"skipped": reason})
         return wall
+    counting_spec = dataclasses.replace(spec, measure=METRIC, repeat_within=metric(METRIC).repeat_within)
     with counting_launch(launch, toolchain) as counting:
-        counted = run_worker(dataclasses.replace(spec, measure=METRIC, repeat_within=metric(METRIC).repeat_within),
-                             counting)
+        counted, fallback = _counted(counting_spec, counting, toolchain, server_slot)
+    if fallback:
+        counted.report.warn(f"counted in a fresh process: {fallback}")
     return merge(wall, counted, toolchain)
+
+
+def _counted(spec: CaseSpec, launch: WorkerLaunch, toolchain: Toolchain,
+             server_slot: int | None) -> tuple[WorkerOutcome, str | None]:
+    """The counting process: forked from a server when asked (and possible), else fresh; and why it was fresh."""
+    if server_slot is None:
+        return run_worker(spec, launch), None
+    from colbench.runner.count_server import ServerUnavailable, count_in_server
+
+    try:
+        return count_in_server(spec, launch, [toolchain.valgrind, *VALGRIND_OPTIONS], server_slot), None
+    except ServerUnavailable as exc:
+        return run_worker(spec, launch), str(exc)
 
 
 def merge(wall: WorkerOutcome | None, counted: WorkerOutcome, toolchain: Toolchain) -> WorkerOutcome:
@@ -223,7 +239,10 @@ def merge(wall: WorkerOutcome | None, counted: WorkerOutcome, toolchain: Toolcha
     Memory and process figures under Valgrind describe Valgrind as much as the case: they are kept apart, under
     `measure.instructions`, so `compare --metric memory` and run-time estimates never see them."""
     counts = counted.report
-    info = {**toolchain.settings(), "separate_process": wall is not None, "process": counted.process,
+    process = dict(counted.process)
+    server = process.pop("server", None)
+    info = {**toolchain.settings(), "separate_process": wall is not None, "process": process,
+            **({"server": server} if server else {}),
             "memory": dict(counts.memory), "status": counts.status,
             **({"phases": counts.phases} if counts.phases else {})}
     if wall is None:
