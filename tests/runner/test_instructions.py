@@ -73,10 +73,7 @@ def test_every_iteration_records_instructions_beside_wall_time(counted_home):
         assert r["memory"]["peak_rss_bytes"] < measure["instructions"]["memory"]["peak_rss_bytes"]
         # the counting worker is not pinned (a count does not depend on the CPU); where its CPU time went is kept
         assert measure["instructions"]["process"]["cpus"] is None and r["process"]["cpus"]
-        # forked from a counting server (runner/count_server.py): the process's own phase is its counting; the
-        # interpreter's start, the setup and the warm-ups are its server's, once
-        assert set(measure["instructions"]["phases"]) == {"counting"}
-        assert set(measure["instructions"]["server"]["phases"]) == {"start", "setup", "warmup", "counting"}
+        assert set(measure["instructions"]["phases"]) == {"start", "setup", "warmup", "counting"}
 
 
 @pytest.mark.slow

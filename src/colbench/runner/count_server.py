@@ -69,6 +69,7 @@ class _Server:
     started_at: float
     phases: dict[str, float] = field(default_factory=dict)
     user_s: float = 0.0
+    ready_s: float = 0.0
     children: int = 0
     buffer: str = ""
 
@@ -79,7 +80,7 @@ class _Server:
     def info(self, child_index: int) -> dict[str, Any]:
         """What a counted process's record says of the server it was forked from."""
         return {"slot": self.slot, "pid": self.popen.pid, "hash_seed": self.hash_seed, "child": child_index,
-                "setup_cpu_s": round(self.user_s, 3), "phases": self.phases}
+                "setup_cpu_s": round(self.user_s, 3), "ready_s": round(self.ready_s, 3), "phases": self.phases}
 
 
 def server_command(command: list[str]) -> list[str]:
@@ -90,12 +91,13 @@ def server_command(command: list[str]) -> list[str]:
     raise ServerUnavailable("only Python workers are counted by a server")
 
 
-def server_key(spec: CaseSpec, launch: WorkerLaunch) -> str:
-    """What makes two counting processes the same case in the same environment: the command, the variables and the
-    case, less what differs per process (seed, scratch and dump folders, the random-size variable)."""
+def server_key(spec: CaseSpec, launch: WorkerLaunch, side: str = "") -> str:
+    """What makes two counting processes the same case on the same side: the side's name (two sides never share a
+    server, even of one environment: an A/A comparison stays one), the command, the variables and the case, less
+    what differs per process (seed, scratch and dump folders, the random-size variable)."""
     case = {k: v for k, v in spec.to_json().items() if k not in ("seed", "scratch_dir")}
     env = {k: v for k, v in launch.env.items() if k not in ("COLBENCH_ENV_OFFSET", DUMP_DIR_VAR)}
-    text = json.dumps([launch.command, env, case, launch.cwd and str(launch.cwd)], sort_keys=True, default=str)
+    text = json.dumps([side, launch.command, env, case, launch.cwd and str(launch.cwd)], sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:20]
 
 
@@ -108,12 +110,13 @@ class CountServers:
         #: cases found not to survive a fork: counted fresh from then on, with the reason
         self.unforkable: dict[str, str] = {}
 
-    def count(self, spec: CaseSpec, launch: WorkerLaunch, valgrind: list[str], slot: int) -> WorkerOutcome:
+    def count(self, spec: CaseSpec, launch: WorkerLaunch, valgrind: list[str], slot: int,
+              side: str = "") -> WorkerOutcome:
         """One counted process of `spec`, forked from the case's server number `slot` (started if need be).
         `launch` is the fresh counting launch (runner/instructions.py `counting_launch`): its command under Valgrind,
         variables, timeout and memory limit; `valgrind` the Valgrind part of its command. ServerUnavailable when
         this case must be counted fresh."""
-        key = server_key(spec, launch)
+        key = server_key(spec, launch, side)
         if key in self.unforkable:
             raise ServerUnavailable(self.unforkable[key])
         server = self._live.get((key, slot))
@@ -166,6 +169,7 @@ class CountServers:
         if ready.get("ready"):
             server.phases = {k: float(v) for k, v in (ready.get("phases") or {}).items()}
             server.user_s = sum(server.phases.values())
+            server.ready_s = time.perf_counter() - started
             return server
         self._drop((key, slot))
         if ready.get("unforkable"):
@@ -271,9 +275,11 @@ SERVERS = CountServers()
 atexit.register(SERVERS.close)
 
 
-def count_in_server(spec: CaseSpec, launch: WorkerLaunch, valgrind: list[str], process_index: int) -> WorkerOutcome:
-    """A counted process of `spec` from this orchestrator's servers; ServerUnavailable when it must be fresh."""
+def count_in_server(spec: CaseSpec, launch: WorkerLaunch, valgrind: list[str], side: str,
+                    process_index: int) -> WorkerOutcome:
+    """A counted process of `spec` on `side` from this orchestrator's servers (process i from the side's server
+    i mod SERVERS_PER_SIDE); ServerUnavailable when it must be fresh."""
     try:
-        return SERVERS.count(spec, launch, valgrind, process_index % SERVERS_PER_SIDE)
+        return SERVERS.count(spec, launch, valgrind, process_index % SERVERS_PER_SIDE, side)
     except _SetupFailed as exc:
         return WorkerOutcome(exc.report, {})

@@ -197,9 +197,10 @@ def counting_launch(launch: WorkerLaunch, toolchain: Toolchain, options: Sequenc
 
 
 def run_measures(spec: CaseSpec, launch: WorkerLaunch, runtime: str, measure: Sequence[str],
-                 toolchain: Toolchain | None, server_slot: int | None = None) -> WorkerOutcome:
-    """One execution: the wall-time worker and/or the counting worker, folded into one outcome. With `server_slot`
-    the counting process is forked from a counting server (runner/count_server.py) rather than started fresh."""
+                 toolchain: Toolchain | None, server: tuple[str, int] | None = None) -> WorkerOutcome:
+    """One execution: the wall-time worker and/or the counting worker, folded into one outcome. With `server` (the
+    side's name and the process's index) the counting process is forked from one of that side's counting servers
+    (runner/count_server.py) rather than started fresh."""
     wall = run_worker(spec, launch) if "wall" in measure else None
     if METRIC not in measure:
         assert wall is not None
@@ -214,21 +215,21 @@ def run_measures(spec: CaseSpec, launch: WorkerLaunch, runtime: str, measure: Se
         return wall
     counting_spec = dataclasses.replace(spec, measure=METRIC, repeat_within=metric(METRIC).repeat_within)
     with counting_launch(launch, toolchain) as counting:
-        counted, fallback = _counted(counting_spec, counting, toolchain, server_slot)
+        counted, fallback = _counted(counting_spec, counting, toolchain, server)
     if fallback:
         counted.report.warn(f"counted in a fresh process: {fallback}")
     return merge(wall, counted, toolchain)
 
 
 def _counted(spec: CaseSpec, launch: WorkerLaunch, toolchain: Toolchain,
-             server_slot: int | None) -> tuple[WorkerOutcome, str | None]:
+             server: tuple[str, int] | None) -> tuple[WorkerOutcome, str | None]:
     """The counting process: forked from a server when asked (and possible), else fresh; and why it was fresh."""
-    if server_slot is None:
+    if server is None:
         return run_worker(spec, launch), None
     from colbench.runner.count_server import ServerUnavailable, count_in_server
 
     try:
-        return count_in_server(spec, launch, [toolchain.valgrind, *VALGRIND_OPTIONS], server_slot), None
+        return count_in_server(spec, launch, [toolchain.valgrind, *VALGRIND_OPTIONS], *server), None
     except ServerUnavailable as exc:
         return run_worker(spec, launch), str(exc)
 

@@ -196,12 +196,13 @@ def serve(case_path: Path, requests: IO[str], replies: IO[str]) -> int:
                         "maxrss_bytes": usage.ru_maxrss * 1024})
     if case.probe is not None:
         case.probe.stop()
-    if case.bench is not None and case.ctx is not None:
-        guarded(report, lambda: case.bench.teardown(case.ctx))  # type: ignore[union-attr]
+    bench, ctx = case.bench, case.ctx
+    if bench is not None and ctx is not None:
+        guarded(report, lambda: bench.teardown(ctx))
     return 0
 
 
-def main(argv: list | None = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 3:
         print("usage: python -m colbench.workers.python.count_server CASE_JSON REQUESTS_FD REPLIES_FD",
