@@ -70,8 +70,8 @@ def _send(out: IO[str], message: dict[str, Any]) -> None:
 
 def _wait_at_most(pid: int, limit_s: float) -> int | None:
     """The wait status of a child that ends within `limit_s`, else None. Polls (the server measures nothing while it
-    waits for its trial) rather than set an alarm: a Python signal handler, once installed, makes every later call
-    count more (+31,000 instructions a placebo call, +1.9%, measured), in the server and in what it forks."""
+    waits for its trial) rather than set an alarm: no Python signal handler is installed in a process that counts (one
+    seemed to make later calls count more; docs/metrics.md says how far that was confirmed)."""
     deadline = time.monotonic() + limit_s
     pause = 0.01
     while True:
