@@ -64,9 +64,9 @@ def test_each_forked_process_names_its_server_and_counts_only_its_calls(served_a
 
 @pytest.mark.slow
 @needs_valgrind
-@pytest.mark.xfail(reason="known, not yet explained: a server's processes can count a placebo call (2,000 Python ints "
-                   "allocated and freed) 1.9% above fresh ones (docs/metrics.md, 'A counting server'); pyarrow's "
-                   "Parquet read agrees within 0.03%", strict=False)
+@pytest.mark.xfail(reason="known: a server's processes can count a placebo call (2,000 Python ints allocated and "
+                   "freed) 1.9% above fresh ones, the state of CPython's small-object pools in the server "
+                   "(docs/metrics.md, 'A counting server'); pyarrow's Parquet read agrees within 0.02%", strict=False)
 def test_forked_counts_equal_fresh_counts(served_and_fresh: Path):
     served, fresh = results_of(served_and_fresh, "served"), results_of(served_and_fresh, "fresh")
     assert _median(served) == pytest.approx(_median(fresh), rel=0.002)
