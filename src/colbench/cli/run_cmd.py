@@ -95,6 +95,10 @@ def run(
     profile_memory: Annotated[bool, typer.Option("--profile-memory", help="also keep a memory profile (heaptrack: "
                                                  "who owns the timed call's peak) of each case and environment, "
                                                  "for `colbench explain --metric memory`")] = False,
+    counting_server: Annotated[bool, typer.Option("--counting-server", help="count instructions in processes forked "
+                                                  "from a set-up process under Valgrind per case (2 a side), not in "
+                                                  "fresh ones: about 3x less CPU a process; see docs/metrics.md for "
+                                                  "what it does not yet match")] = False,
 ) -> None:
     """Run benchmarks, each case in fresh worker processes, storing every result as it completes.
 
@@ -110,7 +114,7 @@ def run(
         processes=processes, timeout_s=timeout,
         memory_limit_bytes=parse_memory_limit(memory_limit) if memory_limit is not None else None,
         run_name=run_name, machine_name=machine, seed=seed, scale=scale, measure=parse_measure_option(measure),
-        profile=profile, profile_memory=profile_memory)
+        profile=profile, profile_memory=profile_memory, counting_server=counting_server)
     request = RunRequest(
         config=config,
         threads=tuple(split_values("--threads", threads)) if threads is not None else None,

@@ -69,6 +69,9 @@ class RunConfig:
     profile: bool = False
     #: keep a memory profile (heaptrack) of each case and environment (`run --profile-memory`)
     profile_memory: bool = False
+    #: count instructions in processes forked from counting servers, one set-up process under Valgrind per side,
+    #: case and server (runner/count_server.py; `run --counting-server`), rather than in fresh processes
+    counting_server: bool = False
     #: the suite a stored run's counts came from (None: a run of benchmarks, or a config not yet started)
     suite: str | None = None
     #: read from a stored config: the keys it had, and what it held beyond this type's fields, so a record an
@@ -99,6 +102,8 @@ class RunConfig:
                "timeout_s": self.timeout_s, "memory_limit_bytes": self.memory_limit_bytes, "seed": self.seed,
                "scale": self.scale, "suite": self.suite, "measure": list(self.measure), "profile": self.profile,
                "profile_memory": self.profile_memory}
+        if self.counting_server:  # written when set: the configs of runs before it had no such key
+            doc["counting_server"] = True
         if self.stored_keys is None:
             return doc
         return {key: doc[key] if key in doc else self.stored_extra[key] for key in self.stored_keys}
@@ -115,7 +120,8 @@ class RunConfig:
                    timeout_s=saved.get("timeout_s", 600.0), memory_limit_bytes=saved.get("memory_limit_bytes"),
                    run_name=run_name, seed=saved.get("seed", 42), scale=saved.get("scale", 1.0), commit=commit,
                    measure=measure_from_json(saved.get("measure")), profile=bool(saved.get("profile")),
-                   profile_memory=bool(saved.get("profile_memory")), suite=saved.get("suite"))
+                   profile_memory=bool(saved.get("profile_memory")), suite=saved.get("suite"),
+                   counting_server=bool(saved.get("counting_server")))
 
 
 @dataclass

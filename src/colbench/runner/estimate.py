@@ -203,15 +203,27 @@ def _per_row(kept: Sequence[tuple[Result, float, float]], startup: Mapping[str, 
 
 
 def _counting(results: Sequence[Result]) -> dict[str, float]:
-    """Per case, the median seconds of its counting processes: spawn to result of the worker under Valgrind, as
-    `runner.instructions.merge` keeps it (apart from the case's own process record)."""
+    """Per case, the seconds of a counting process: spawn to result of the worker under Valgrind, as
+    `runner.instructions.merge` keeps it (apart from the case's own process record). A process forked from a
+    counting server (runner/count_server.py) costs its own span, and the first one of each server its server's start
+    to ready too: their mean is what a process cost in that run, the servers' share included."""
     spans: dict[str, list[float]] = defaultdict(list)
+    served: dict[str, list[float]] = defaultdict(list)
     for result in results:
         counted = (result.measure or {}).get("instructions") or {}
         process = counted.get("process") if isinstance(counted, Mapping) else None
-        if isinstance(process, Mapping) and process.get("spawn_to_result_s"):
-            spans[result.case_id].append(float(process["spawn_to_result_s"]) / _load_then(result, process))
-    return {case: statistics.median(values) for case, values in spans.items()}
+        if not (isinstance(process, Mapping) and process.get("spawn_to_result_s")):
+            continue
+        seconds = float(process["spawn_to_result_s"])
+        server = counted.get("server")
+        if isinstance(server, Mapping):
+            seconds += float(server.get("ready_s") or 0.0) if server.get("child") == 0 else 0.0
+            served[result.case_id].append(seconds / _load_then(result, process))
+        else:
+            spans[result.case_id].append(seconds / _load_then(result, process))
+    costs = {case: statistics.median(values) for case, values in spans.items()}
+    costs.update({case: statistics.fmean(values) for case, values in served.items()})
+    return costs
 
 
 def _plain_spans(results: Sequence[Result]) -> dict[str, list[float]]:

@@ -400,7 +400,8 @@ def _execute_one(run: Run, execution: Execution, inputs: dict[str, InputFile], i
         else:
             from colbench.runner.instructions import run_measures
 
-            done = run_measures(spec, launch, case.runtime, config.measure, toolchain)
+            done = run_measures(spec, launch, case.runtime, config.measure, toolchain,
+                                (env.name, execution.process_index) if config.counting_server else None)
     report = done.report
     bad = invalid_number(report, config.timeout_s)
     if bad:

@@ -180,6 +180,26 @@ def build_helper(valgrind_version: str, home: Path) -> Path:
             from None
 
 
+#: where counting (and profiling) workers keep the bytecode of an environment that has none, under $COLBENCH_HOME
+PYCACHE_DIR = "pycache"
+
+
+def bytecode_cache(env: dict[str, str], home: Path | None = None) -> tuple[dict[str, str], list[str]]:
+    """Variables for a worker under Valgrind whose environment says not to write bytecode (PYTHONDONTWRITEBYTECODE,
+    as many container images and shells set), and the variables to drop: its imports would compile every module of
+    pandas and pyarrow again in every process, 8x slower under Valgrind (41.7 s of CPU a counting process on
+    `@current`, issue #46). Python then keeps the bytecode under colbench's home (PYTHONPYCACHEPREFIX), never in the
+    user's environment, and the first process compiles what the next ones read. A prefix the user set is left alone."""
+    if not env.get("PYTHONDONTWRITEBYTECODE") or env.get("PYTHONPYCACHEPREFIX"):
+        return {}, []
+    folder = (home or colbench_home()) / PYCACHE_DIR
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return {}, []  # a home that cannot be written: the worker compiles as before
+    return {"PYTHONPYCACHEPREFIX": str(folder)}, ["PYTHONDONTWRITEBYTECODE"]
+
+
 @contextlib.contextmanager
 def counting_launch(launch: WorkerLaunch, toolchain: Toolchain, options: Sequence[str] = VALGRIND_OPTIONS,
                     env: dict[str, str] | None = None) -> Iterator[WorkerLaunch]:
@@ -187,8 +207,11 @@ def counting_launch(launch: WorkerLaunch, toolchain: Toolchain, options: Sequenc
     execution directory so that one left by a killed colbench is swept by the next run). A profile
     (runner/profile.py) passes its own `options` and variables in `env`."""
     with tempfile.TemporaryDirectory(prefix=exec_dir_prefix()) as dumps:
-        child_env = {**simd_cap(launch.env), **launch.env, **(env or {}), LIB_VAR: str(toolchain.helper),
+        cache, drop = bytecode_cache(launch.env)
+        child_env = {**simd_cap(launch.env), **launch.env, **cache, **(env or {}), LIB_VAR: str(toolchain.helper),
                      DUMP_DIR_VAR: dumps}
+        for name in drop:
+            child_env.pop(name, None)
         limit = launch.memory_limit_bytes + MEMORY_ALLOWANCE_BYTES if launch.memory_limit_bytes else None
         # not pinned: a count does not depend on the CPU that runs it, and a counting worker pinned to a CPU that
         # other work holds waits for it (137 s of wall time for 48 s of CPU, measured) while another CPU idles
@@ -198,8 +221,10 @@ def counting_launch(launch: WorkerLaunch, toolchain: Toolchain, options: Sequenc
 
 
 def run_measures(spec: CaseSpec, launch: WorkerLaunch, runtime: str, measure: Sequence[str],
-                 toolchain: Toolchain | None) -> WorkerOutcome:
-    """One execution: the wall-time worker and/or the counting worker, folded into one outcome."""
+                 toolchain: Toolchain | None, server: tuple[str, int] | None = None) -> WorkerOutcome:
+    """One execution: the wall-time worker and/or the counting worker, folded into one outcome. With `server` (the
+    side's name and the process's index) the counting process is forked from one of that side's counting servers
+    (runner/count_server.py) rather than started fresh."""
     wall = run_worker(spec, launch) if "wall" in measure else None
     if METRIC not in measure:
         assert wall is not None
@@ -212,10 +237,25 @@ def run_measures(spec: CaseSpec, launch: WorkerLaunch, runtime: str, measure: Se
         wall.report.warn(reason)
         wall.report.measure = MeasureInfo(metrics=["wall"], instructions={"skipped": reason})
         return wall
+    counting_spec = dataclasses.replace(spec, measure=METRIC, repeat_within=metric(METRIC).repeat_within)
     with counting_launch(launch, toolchain) as counting:
-        counted = run_worker(dataclasses.replace(spec, measure=METRIC, repeat_within=metric(METRIC).repeat_within),
-                             counting)
+        counted, fallback = _counted(counting_spec, counting, toolchain, server)
+    if fallback:
+        counted.report.warn(f"counted in a fresh process: {fallback}")
     return merge(wall, counted, toolchain)
+
+
+def _counted(spec: CaseSpec, launch: WorkerLaunch, toolchain: Toolchain,
+             server: tuple[str, int] | None) -> tuple[WorkerOutcome, str | None]:
+    """The counting process: forked from a server when asked (and possible), else fresh; and why it was fresh."""
+    if server is None:
+        return run_worker(spec, launch), None
+    from colbench.runner.count_server import ServerUnavailable, count_in_server
+
+    try:
+        return count_in_server(spec, launch, [toolchain.valgrind, *VALGRIND_OPTIONS], *server), None
+    except ServerUnavailable as exc:
+        return run_worker(spec, launch), str(exc)
 
 
 def merge(wall: WorkerOutcome | None, counted: WorkerOutcome, toolchain: Toolchain) -> WorkerOutcome:
@@ -224,7 +264,10 @@ def merge(wall: WorkerOutcome | None, counted: WorkerOutcome, toolchain: Toolcha
     Memory and process figures under Valgrind describe Valgrind as much as the case: they are kept apart, under
     `measure.instructions`, so `compare --metric memory` and run-time estimates never see them."""
     counts = counted.report
-    info = {**toolchain.settings(), "separate_process": wall is not None, "process": counted.process,
+    process = dict(counted.process)
+    server = process.pop("server", None)
+    info = {**toolchain.settings(), "separate_process": wall is not None, "process": process,
+            **({"server": server} if server else {}),
             "memory": dict(counts.memory), "status": counts.status,
             **({"phases": counts.phases} if counts.phases else {})}
     if wall is None:

@@ -68,6 +68,12 @@ class CallgrindProbe:
         self._kept = 0
         self._names = PythonNames(self._keep)
 
+    def forked(self) -> None:
+        """In a process forked by the counting server (count_server.py): callgrind names this process's dumps by its
+        own pid, and the dumps kept for a profile are this process's alone."""
+        self._prefix = f"callgrind.out.{os.getpid()}."
+        self._kept = 0
+
     def start(self) -> None:
         """Instrument from here on (after setup). Instrumentation is global: every thread is counted."""
         self._names.start()

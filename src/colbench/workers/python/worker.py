@@ -155,7 +155,7 @@ def _counted(bench: Benchmark, ctx: Context, probe: CallgrindProbe, extra: Extra
 
     Warm-ups (timed_index < 0) run uninstrumented and uncounted: first calls often import whole libraries
     (pandas' readers import pandas), which instrumented would cost minutes. Instrumentation starts before the
-    first timed iteration (`_start_counting`)."""
+    first timed iteration (`start_counting`)."""
     if timed_index < 0:
         bench.before_each(ctx)
         output = bench.run(ctx)
@@ -167,7 +167,15 @@ def _counted(bench: Benchmark, ctx: Context, probe: CallgrindProbe, extra: Extra
     return {"instructions": count}, output
 
 
-def _start_counting(bench: Benchmark, ctx: Context, probe: CallgrindProbe, extra: ExtraWork | None) -> int:
+def start_counting(report: WorkerReport, case: CaseState) -> None:
+    """After the warm-ups: instrumentation on, and the warm-up count (`_first_count`) kept with the warm-ups."""
+    assert case.bench is not None and case.ctx is not None and case.probe is not None
+    case.phases.mark("warmup")
+    _append(report.warmup_samples, {"instructions": _first_count(case.bench, case.ctx, case.probe, case.extra)})
+    case.counting = True
+
+
+def _first_count(bench: Benchmark, ctx: Context, probe: CallgrindProbe, extra: ExtraWork | None) -> int:
     """Switch instrumentation on and make one counted call that is kept as a warm-up: the first call after the
     switch counts 0.2-0.4% fewer instructions than every call after it (measured on a Parquet read: -0.41%,
     -0.33%, -0.24%), and would pass that artefact to the timed ones. COLBENCH_EXTRA_WORK is sized on it."""
@@ -346,19 +354,36 @@ def _runtime() -> RuntimeInfo:
     return RuntimeInfo(name="python", version=sys.version.split()[0], executable=sys.executable)
 
 
-def measure_case(spec: CaseSpec) -> WorkerReport:
-    """Run the case in this process and report what it measured (never raises for the benchmark's errors)."""
+def benchmark_lookup(spec: CaseSpec) -> Callable[[str], Benchmark]:
+    """How the case's benchmark is found: by name in the registry, or in its source (an asv suite, a pytest file)."""
     from colbench.benchmarks.registry import get_benchmark, source_benchmark
 
-    def lookup(name: str) -> Benchmark:  # a benchmark of an asv suite or a pytest file has a `source`
+    def lookup(name: str) -> Benchmark:
         return source_benchmark(name, spec.source, spec.params) if spec.source else get_benchmark(name)
 
+    return lookup
+
+
+def measure_case(spec: CaseSpec) -> WorkerReport:
+    """Run the case in this process and report what it measured (never raises for the benchmark's errors)."""
     report = WorkerReport(runtime=_runtime(), threads={"requested": spec.threads},
                           allocator={"requested": spec.allocator, "actual": None},
                           cache={"requested": spec.cache, "achieved": None})
-    case = _CaseState(spec.measure == "instructions")
+    case = CaseState(spec.measure == "instructions")
     try:
-        _set_up_and_measure(spec, report, case, lookup)
+        guarded(report, lambda: _set_up_and_measure(spec, report, case, benchmark_lookup(spec)))
+    finally:
+        _stop_and_tear_down(report, case)
+    _finish_report(spec, report, case)
+    return report
+
+
+def guarded(report: WorkerReport, body: Callable[[], None]) -> bool:
+    """Run `body`; a benchmark's failure becomes the report's error (its kind from the exception), never a crash.
+    True when it ran through."""
+    try:
+        body()
+        return True
     except MemoryError as exc:
         _fail(report, "oom", f"MemoryError: {exc}")
     except CheckFailed as exc:
@@ -367,13 +392,10 @@ def measure_case(spec: CaseSpec) -> WorkerReport:
         _fail(report, "invalid", str(exc))
     except Exception as exc:  # the benchmark's own failure: record it, don't crash the worker
         _fail(report, "exception", f"{type(exc).__name__}: {exc}")
-    finally:
-        _stop_and_tear_down(report, case)
-    _finish_report(spec, report, case)
-    return report
+    return False
 
 
-class _CaseState:
+class CaseState:
     """What measure_case has set up so far, so that its cleanup stops and tears down exactly that."""
 
     def __init__(self, counting: bool) -> None:
@@ -384,10 +406,23 @@ class _CaseState:
         self.sampler: Any = None
         self.window: HeapWindow | None = None
         self.set_up = False
+        self.counting = False  # instrumentation is on and the warm-up count made (`start_counting`)
+        self.extra: ExtraWork | None = None
+        self.paths: list[Path] = []
 
 
-def _set_up_and_measure(spec: CaseSpec, report: WorkerReport, case: _CaseState,
+def _set_up_and_measure(spec: CaseSpec, report: WorkerReport, case: CaseState,
                         get_benchmark: Callable[[str], Benchmark]) -> None:
+    set_up(spec, report, case, get_benchmark)
+    assert case.bench is not None and case.ctx is not None
+    iterate(spec, report, case)
+    finish_measuring(report, case.bench, case.ctx)
+
+
+def set_up(spec: CaseSpec, report: WorkerReport, case: CaseState,
+           get_benchmark: Callable[[str], Benchmark]) -> None:
+    """Everything before the first iteration: the benchmark's setup, threads, allocator, page cache, instruments.
+    The counting server (workers/python/count_server.py) runs it once for all the processes it forks."""
     case.window = _heap_window()  # paused from here: only the timed call is recorded
     case.probe, extra = _instruments(spec)
     case.bench = bench = get_benchmark(spec.benchmark)
@@ -406,7 +441,11 @@ def _set_up_and_measure(spec: CaseSpec, report: WorkerReport, case: _CaseState,
         read_through(paths)
         report.cache["achieved"] = "warm"
     case.sampler = _sampler()
-    _iterate(spec, report, case, bench, ctx, extra, paths)
+    case.extra, case.paths = extra, paths
+
+
+def finish_measuring(report: WorkerReport, bench: Benchmark, ctx: Context) -> None:
+    """What a report says of the case after its iterations: the file written, the work of one call, units."""
     if report.output is None and ctx.output_file_size is not None:
         report.output = {"rows": None, "columns": None, "checksum": None,
                          "file_size_bytes": ctx.output_file_size}
@@ -427,12 +466,13 @@ def _context(spec: CaseSpec, bench: Benchmark, inputs: dict[str, Path]) -> Conte
                    input_info=spec.inputs, measure=spec.measure)
 
 
-def _iterate(spec: CaseSpec, report: WorkerReport, case: _CaseState, bench: Benchmark, ctx: Context,
-             extra: ExtraWork | None, paths: list[Path]) -> None:
-    """The warmup and measured iterations: each timed (or counted), its output checked, and dropped before the next."""
-    probe, sampler = case.probe, case.sampler
+def iterate(spec: CaseSpec, report: WorkerReport, case: CaseState, start: int = 0, stop: int | None = None) -> None:
+    """The warmup and measured iterations: each timed (or counted), its output checked, and dropped before the next.
+    `start`/`stop` cut the range (the counting server makes the warm-ups, each process it forks the measured ones)."""
+    probe, sampler, bench, ctx, extra, paths = case.probe, case.sampler, case.bench, case.ctx, case.extra, case.paths
+    assert bench is not None and ctx is not None
     warmup, last = spec.warmup, spec.warmup + spec.iterations - 1
-    for index in range(last + 1):
+    for index in range(start, last + 1 if stop is None else min(stop, last + 1)):
         if spec.cache == "cold":
             report.cache["achieved"] = evict(paths, ctx.warn)
         if sampler is not None and index == warmup:
@@ -453,7 +493,7 @@ def _iterate(spec: CaseSpec, report: WorkerReport, case: _CaseState, bench: Benc
             break
 
 
-def _iteration(report: WorkerReport, case: _CaseState, bench: Benchmark, ctx: Context, extra: ExtraWork | None,
+def _iteration(report: WorkerReport, case: CaseState, bench: Benchmark, ctx: Context, extra: ExtraWork | None,
                measured: int) -> tuple[dict[str, float], Any]:
     """One call, timed; or under heaptrack traced (the measured ones); or under Valgrind counted (the first measured
     one starts the counting)."""
@@ -464,9 +504,8 @@ def _iteration(report: WorkerReport, case: _CaseState, bench: Benchmark, ctx: Co
         return _traced(bench, ctx, case.window, extra)
     if probe is None:
         return _timed(bench, ctx, extra)
-    if measured == 0:
-        case.phases.mark("warmup")
-        _append(report.warmup_samples, {"instructions": _start_counting(bench, ctx, probe, extra)})
+    if measured == 0 and not case.counting:
+        start_counting(report, case)
     return _counted(bench, ctx, probe, extra, measured)
 
 
@@ -483,7 +522,7 @@ def _record_output(report: WorkerReport, bench: Benchmark, ctx: Context, output:
                              "memory_bytes": size}
 
 
-def _stop_and_tear_down(report: WorkerReport, case: _CaseState) -> None:
+def _stop_and_tear_down(report: WorkerReport, case: CaseState) -> None:
     if case.probe is not None:
         case.probe.stop()
         case.phases.mark("counting")
@@ -497,7 +536,7 @@ def _stop_and_tear_down(report: WorkerReport, case: _CaseState) -> None:
             report.warnings.append(f"teardown failed: {type(exc).__name__}: {exc}")
 
 
-def _finish_report(spec: CaseSpec, report: WorkerReport, case: _CaseState) -> None:
+def _finish_report(spec: CaseSpec, report: WorkerReport, case: CaseState) -> None:
     if case.ctx is not None:
         for warning in case.ctx.warnings:
             report.warn(warning)

@@ -1,0 +1,285 @@
+"""Counting servers: a case's counting processes forked from a set-up process under Valgrind, not started fresh.
+
+A fresh counting process pays Valgrind's start, the interpreter's, the library's imports, the case's setup, its
+warm-ups and Valgrind's instrumented translation of the code before it counts a call: most of its CPU
+(docs/metrics.md, "A counting server"). A server (workers/python/count_server.py) pays that once per (environment,
+case, server) and forks one process per measured process; each forked process makes only the counted calls.
+
+Honesty of the counts: what a fresh process varies (hash seed, address-space layout, heap state) a forked one
+shares with its server. So a side's processes are spread over `SERVERS_PER_SIDE` servers (process i goes to server
+i mod that), each started fresh with its own `PYTHONHASHSEED` (drawn here, recorded in the result) and layout, and
+each forked process perturbs its heap before it counts; a run's comparison thus sees more than one draw of what a
+process varies, and the record of every counted process names its server (`measure.instructions.server`).
+
+Servers live as long as the orchestrator (a session's looks reuse them), at most `MAX_SERVERS` at once (the least
+recently used is closed first; each holds a whole set-up case under Valgrind), and die with it (a parent-death
+signal, and the process group killed on close). The orchestrator sleeps while a server works (poll on its reply
+pipe, waking only for the memory watch and the timeout), as it does for a fresh worker.
+
+A case a server cannot count falls back to fresh processes with a warning: a non-Python worker, a case whose library
+does not survive a fork (the server tries one forked call before it counts), a server that died.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import dataclasses
+import hashlib
+import json
+import os
+import random
+import select
+import signal
+import subprocess
+import tempfile
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from colbench.model.records import CaseSpec, WorkerReport
+from colbench.runner.isolate import STDERR_TAIL_LINES, WorkerLaunch, WorkerOutcome, _read_result, _tail
+from colbench.runner.lifeline import die_with_parent_hook, exec_dir_prefix
+from colbench.runner.watch import MemoryWatch
+from colbench.workers.python.callgrind_probe import DUMP_DIR_VAR, LIB_VAR
+
+#: servers a side's processes are spread over: each its own hash seed and address-space layout
+SERVERS_PER_SIDE = 2
+#: servers alive at once (each a set-up case under Valgrind: 0.3-1 GB of memory for a pyarrow read)
+MAX_SERVERS = 8
+WORKER_MODULE = "colbench.worker"
+SERVER_MODULE = "colbench.workers.python.count_server"
+
+
+class ServerUnavailable(RuntimeError):
+    """This case cannot be counted by a server (the message says why); it is counted in fresh processes."""
+
+
+@dataclass
+class _Server:
+    key: str
+    slot: int
+    popen: subprocess.Popen[bytes]
+    requests: IO[str]
+    replies: IO[str]
+    folder: tempfile.TemporaryDirectory[str]
+    hash_seed: int
+    started_at: float
+    phases: dict[str, float] = field(default_factory=dict)
+    user_s: float = 0.0
+    ready_s: float = 0.0
+    children: int = 0
+    buffer: str = ""
+
+    @property
+    def stderr_path(self) -> Path:
+        return Path(self.folder.name) / "stderr.log"
+
+    def info(self, child_index: int) -> dict[str, Any]:
+        """What a counted process's record says of the server it was forked from."""
+        return {"slot": self.slot, "pid": self.popen.pid, "hash_seed": self.hash_seed, "child": child_index,
+                "setup_cpu_s": round(self.user_s, 3), "ready_s": round(self.ready_s, 3), "phases": self.phases}
+
+
+def server_command(command: list[str]) -> list[str]:
+    """The server's command for a worker command (`python -m colbench.worker`); ServerUnavailable for other
+    runtimes' workers."""
+    if len(command) >= 2 and command[-2:] == ["-m", WORKER_MODULE]:
+        return [*command[:-1], SERVER_MODULE]
+    raise ServerUnavailable("only Python workers are counted by a server")
+
+
+def server_key(spec: CaseSpec, launch: WorkerLaunch, side: str = "") -> str:
+    """What makes two counting processes the same case on the same side: the side's name (two sides never share a
+    server, even of one environment: an A/A comparison stays one), the command, the variables and the case, less
+    what differs per process (seed, scratch and dump folders, the random-size variable)."""
+    case = {k: v for k, v in spec.to_json().items() if k not in ("seed", "scratch_dir")}
+    env = {k: v for k, v in launch.env.items() if k not in ("COLBENCH_ENV_OFFSET", DUMP_DIR_VAR)}
+    text = json.dumps([side, launch.command, env, case, launch.cwd and str(launch.cwd)], sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+class CountServers:
+    """The live servers of this orchestrator, by case and slot."""
+
+    def __init__(self, max_servers: int = MAX_SERVERS) -> None:
+        self.max_servers = max_servers
+        self._live: OrderedDict[tuple[str, int], _Server] = OrderedDict()
+        #: cases found not to survive a fork: counted fresh from then on, with the reason
+        self.unforkable: dict[str, str] = {}
+
+    def count(self, spec: CaseSpec, launch: WorkerLaunch, valgrind: list[str], slot: int,
+              side: str = "") -> WorkerOutcome:
+        """One counted process of `spec`, forked from the case's server number `slot` (started if need be).
+        `launch` is the fresh counting launch (runner/instructions.py `counting_launch`): its command under Valgrind,
+        variables, timeout and memory limit; `valgrind` the Valgrind part of its command. ServerUnavailable when
+        this case must be counted fresh."""
+        key = server_key(spec, launch, side)
+        if key in self.unforkable:
+            raise ServerUnavailable(self.unforkable[key])
+        server = self._live.get((key, slot))
+        if server is None or server.popen.poll() is not None:
+            server = self._start(key, slot, spec, launch, valgrind)
+        self._live.move_to_end((key, slot))
+        return self._fork(server, spec, launch)
+
+    def close(self) -> None:
+        for server in list(self._live.values()):
+            self._stop(server)
+        self._live.clear()
+
+    def _start(self, key: str, slot: int, spec: CaseSpec, launch: WorkerLaunch, valgrind: list[str]) -> _Server:
+        self._drop((key, slot))
+        while len(self._live) >= self.max_servers:
+            self._stop(self._live.popitem(last=False)[1])
+        python = server_command(launch.command[len(valgrind):])
+        folder = tempfile.TemporaryDirectory(prefix=exec_dir_prefix())
+        base = Path(folder.name)
+        (base / "scratch").mkdir()
+        (base / "dumps").mkdir()
+        case_path = base / "case.json"
+        case_path.write_text(json.dumps(dataclasses.replace(spec, scratch_dir=str(base / "scratch")).to_json(),
+                                        default=str))
+        hash_seed = random.SystemRandom().randrange(1, 2**32)
+        env = {**launch.env, "PYTHONHASHSEED": str(hash_seed), DUMP_DIR_VAR: str(base / "dumps"),
+               "COLBENCH_ENV_OFFSET": "x" * random.randrange(0, 4096)}
+        assert LIB_VAR in env, "a counting launch names the callgrind helper"
+        req_r, req_w = os.pipe()
+        rep_r, rep_w = os.pipe()
+        started = time.perf_counter()
+        try:
+            with open(base / "stdout.log", "wb") as out, open(base / "stderr.log", "wb") as err:
+                popen = subprocess.Popen([*valgrind, *python, str(case_path), str(req_r), str(rep_w)],
+                                         stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env, cwd=launch.cwd,
+                                         start_new_session=True, preexec_fn=die_with_parent_hook(),
+                                         pass_fds=(req_r, rep_w))
+        except (OSError, subprocess.SubprocessError) as exc:
+            os.close(req_w)
+            os.close(rep_r)
+            folder.cleanup()
+            raise ServerUnavailable(f"cannot start a counting server: {exc}") from None
+        finally:
+            os.close(req_r)
+            os.close(rep_w)
+        server = _Server(key, slot, popen, os.fdopen(req_w, "w"), os.fdopen(rep_r, "r"), folder, hash_seed, started)
+        self._live[(key, slot)] = server
+        ready = self._reply(server, launch)
+        if ready.get("ready"):
+            server.phases = {k: float(v) for k, v in (ready.get("phases") or {}).items()}
+            server.user_s = sum(server.phases.values())
+            server.ready_s = time.perf_counter() - started
+            return server
+        self._drop((key, slot))
+        if ready.get("unforkable"):
+            self.unforkable[key] = str(ready["unforkable"])
+            raise ServerUnavailable(self.unforkable[key])
+        if "report" in ready:  # the case fails its setup: every process of it gets that error, as fresh ones would
+            raise _SetupFailed(WorkerReport.from_json(ready["report"]))
+        raise ServerUnavailable(f"the counting server did not start: {ready.get('error', 'no reply')}")
+
+    def _fork(self, server: _Server, spec: CaseSpec, launch: WorkerLaunch) -> WorkerOutcome:
+        with tempfile.TemporaryDirectory(prefix=exec_dir_prefix()) as tmp:
+            result_path = Path(tmp) / "result.json"
+            started, wall_started = time.perf_counter(), time.time()
+            try:
+                server.requests.write(json.dumps({"result": str(result_path), "seed": spec.seed}) + "\n")
+                server.requests.flush()
+            except OSError as exc:
+                self._drop((server.key, server.slot))
+                raise ServerUnavailable(f"the counting server went away: {exc}") from None
+            reply = self._reply(server, launch)
+            elapsed = time.perf_counter() - started
+            index = server.children
+            server.children += 1
+            if "exit_code" not in reply:  # killed for its timeout or memory, or died
+                self._drop((server.key, server.slot))
+                report = WorkerReport.failure(reply.get("kind", "crash"), reply.get("error", "the counting server "
+                                              "died"), stderr_tail=_tail(server.stderr_path, STDERR_TAIL_LINES))
+                return WorkerOutcome(report, {"spawn_to_result_s": elapsed, "started_at": wall_started})
+            code = int(reply["exit_code"])
+            report = _read_result(result_path, code, _tail(server.stderr_path)) if code >= 0 else \
+                WorkerReport.failure("crash", f"counted process killed by signal {-code}",
+                                     stderr_tail=_tail(server.stderr_path))
+            process = {"spawn_to_result_s": elapsed, "started_at": wall_started, "exit_code": code,
+                       "child_user_s": float(reply["user_s"]), "child_sys_s": float(reply["sys_s"]),
+                       "child_maxrss_bytes": int(reply.get("maxrss_bytes") or 0), "cpus": None,
+                       "server": server.info(index)}
+            return WorkerOutcome(report, process)  # type: ignore[arg-type]
+
+    def _reply(self, server: _Server, launch: WorkerLaunch) -> dict[str, Any]:
+        """The server's next reply line; sleeps on its pipe until then, waking for the memory watch. A timeout or the
+        memory limit kills the server: the reply says so."""
+        deadline = time.perf_counter() + launch.timeout_s
+        memory = MemoryWatch(server.popen.pid, launch.memory_limit_bytes) if launch.memory_limit_bytes else None
+        fd = server.replies.fileno()
+        while "\n" not in server.buffer:
+            wake = deadline - time.perf_counter()
+            if memory is not None:
+                wake = min(wake, memory.next_look_in())
+            readable, _, _ = select.select([fd], [], [], max(0.0, wake))
+            if readable:
+                chunk = os.read(fd, 65536).decode()
+                if not chunk:
+                    code = server.popen.wait()
+                    return {"kind": "crash", "error": f"the counting server exited ({code}) without a reply"}
+                server.buffer += chunk
+                continue
+            if memory is not None and memory.over_limit():
+                self._kill(server)
+                return {"kind": "oom", "error": f"memory {memory.last_bytes / 2**20:.0f} MiB passed the limit of "
+                        f"{memory.limit_bytes / 2**20:.0f} MiB: killed (--memory-limit)"}
+            if time.perf_counter() >= deadline:
+                self._kill(server)
+                return {"kind": "timeout", "error": f"no result after {launch.timeout_s:g} s: killed (raise "
+                        "--timeout if the case is just slow)"}
+        line, server.buffer = server.buffer.split("\n", 1)
+        return dict(json.loads(line))
+
+    def _drop(self, key: tuple[str, int]) -> None:
+        server = self._live.pop(key, None)
+        if server is not None:
+            self._stop(server)
+
+    def _stop(self, server: _Server) -> None:
+        """End of requests: the server tears its case down and exits; it gets a few seconds, then its group is
+        killed (a forked process included)."""
+        with contextlib.suppress(OSError, ValueError):
+            server.requests.close()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            server.popen.wait(timeout=30)
+        self._kill(server)
+        with contextlib.suppress(OSError, ValueError):
+            server.replies.close()
+        server.folder.cleanup()
+
+    @staticmethod
+    def _kill(server: _Server) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(server.popen.pid, signal.SIGKILL)
+        with contextlib.suppress(ChildProcessError):
+            server.popen.wait()
+
+
+class _SetupFailed(ServerUnavailable):
+    """The case's setup failed in the server: the report every counted process of it gets."""
+
+    def __init__(self, report: WorkerReport) -> None:
+        super().__init__("setup failed")
+        self.report = report
+
+
+#: one set per orchestrator, closed when it exits
+SERVERS = CountServers()
+atexit.register(SERVERS.close)
+
+
+def count_in_server(spec: CaseSpec, launch: WorkerLaunch, valgrind: list[str], side: str,
+                    process_index: int) -> WorkerOutcome:
+    """A counted process of `spec` on `side` from this orchestrator's servers (process i from the side's server
+    i mod SERVERS_PER_SIDE); ServerUnavailable when it must be fresh."""
+    try:
+        return SERVERS.count(spec, launch, valgrind, process_index % SERVERS_PER_SIDE, side)
+    except _SetupFailed as exc:
+        return WorkerOutcome(exc.report, {})

@@ -1,0 +1,107 @@
+"""Counting servers (runner/count_server.py, workers/python/count_server.py): counted processes forked from a set-up
+case under real Valgrind, compared with fresh counting processes of the same case. Tiny placebo cases, few processes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import statistics
+from pathlib import Path
+
+import pytest
+
+from colbench.model.records import CaseSpec
+from colbench.runner.count_server import ServerUnavailable, server_command, server_key
+from colbench.runner.isolate import WorkerLaunch
+from tests.conftest import colbench
+from tests.runner.test_instructions import results_of
+
+needs_valgrind = pytest.mark.skipif(shutil.which("valgrind") is None or shutil.which("cc") is None,
+                                    reason="Valgrind and a C compiler are needed to count instructions")
+
+PLACEBO = ("run", "placebo", "--param", "duration=0", "--param", "work=2000", "--param", "setup_work=20000",
+           "--measure", "instructions", "--iterations", "2", "--warmup", "1")
+
+
+def _median(results: list[dict]) -> float:
+    return statistics.median(v for r in results for v in r["samples"]["instructions"])
+
+
+@pytest.fixture(scope="module")
+def served_and_fresh(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The placebo counted in 4 processes forked from counting servers and in 2 fresh processes."""
+    home = tmp_path_factory.mktemp("served")
+    colbench(*PLACEBO, "--processes", "4", "--counting-server", "--run-name", "served", home=home, check=True,
+             timeout=600)
+    colbench(*PLACEBO, "--processes", "2", "--run-name", "fresh", home=home, check=True, timeout=600)
+    return home
+
+
+@pytest.mark.slow
+@needs_valgrind
+def test_each_forked_process_names_its_server_and_counts_only_its_calls(served_and_fresh: Path):
+    tmp_path = served_and_fresh
+    served = sorted(results_of(tmp_path, "served"), key=lambda r: r["process_index"])
+    fresh = results_of(tmp_path, "fresh")
+    assert all(r["status"] == "ok" for r in served + fresh)
+    assert all("server" not in r["measure"]["instructions"] for r in fresh)
+    servers = [r["measure"]["instructions"]["server"] for r in served]
+    # process i comes from server i mod 2; each server forks its processes in turn, and is a process of its own
+    # with its own hash seed
+    assert [s["slot"] for s in servers] == [0, 1, 0, 1]
+    assert [s["child"] for s in servers] == [0, 0, 1, 1]
+    assert servers[0]["pid"] == servers[2]["pid"] != servers[1]["pid"] == servers[3]["pid"]
+    assert servers[0]["hash_seed"] != servers[1]["hash_seed"]
+    # the set-up case's cost is the server's, paid once: its phases are kept, and the setup's work is not counted
+    assert set(servers[0]["phases"]) >= {"start", "setup", "warmup"}
+    # a forked process made only the counted calls: its CPU is the child's own, its warm-up count the server's
+    for r in served:
+        assert r["measure"]["instructions"]["process"]["child_user_s"] > 0
+        assert len(r["warmup_samples"]["instructions"]) == 1
+        assert 1 <= len(r["samples"]["instructions"]) <= 2
+
+
+@pytest.mark.slow
+@needs_valgrind
+@pytest.mark.xfail(reason="known: a server's processes can count a placebo call (2,000 Python ints allocated and "
+                   "freed) 1.9% above fresh ones, the state of CPython's small-object pools in the server "
+                   "(docs/metrics.md, 'A counting server'); pyarrow's Parquet read agrees within 0.02%", strict=False)
+def test_forked_counts_equal_fresh_counts(served_and_fresh: Path):
+    served, fresh = results_of(served_and_fresh, "served"), results_of(served_and_fresh, "fresh")
+    assert _median(served) == pytest.approx(_median(fresh), rel=0.002)
+
+
+@pytest.mark.slow
+@needs_valgrind
+def test_a_case_failing_in_its_server_is_an_error_result_for_every_process(tmp_path: Path):
+    done = colbench("run", "placebo", "--param", "duration=0", "--param", "error=exception", "--measure",
+                    "instructions", "--counting-server", "--processes", "2", "--iterations", "1", "--warmup", "1",
+                    "--run-name", "bad", home=tmp_path, timeout=600)
+    assert done.returncode == 3, done.stdout + done.stderr
+    results = results_of(tmp_path, "bad")
+    assert len(results) == 2
+    for r in results:
+        assert r["status"] == "error"
+        assert "placebo raised on purpose" in r["error"]["message"]
+
+
+def test_only_python_workers_have_a_server():
+    assert server_command(["/env/bin/python", "-m", "colbench.worker"]) == [
+        "/env/bin/python", "-m", "colbench.workers.python.count_server"]
+    with pytest.raises(ServerUnavailable, match="Python workers"):
+        server_command(["Rscript", "worker.R"])
+
+
+def test_processes_of_one_case_share_a_server_key_and_other_cases_do_not():
+    spec = CaseSpec(benchmark="placebo", case_id="c1", params={"duration": 0}, inputs={}, iterations=2, warmup=1,
+                    threads=1, allocator="default", cache="warm", seed=42, measure="instructions")
+    launch = WorkerLaunch(["python", "-m", "colbench.worker"], {"A": "1", "COLBENCH_CALLGRIND_DIR": "/tmp/x1"})
+    same = server_key(spec, launch)
+    other_process = dataclasses.replace(spec, seed=43, scratch_dir="/tmp/s")
+    other_dumps = WorkerLaunch(launch.command, {"A": "1", "COLBENCH_CALLGRIND_DIR": "/tmp/x2"})
+    assert server_key(other_process, other_dumps) == same
+    assert server_key(dataclasses.replace(spec, case_id="c2"), launch) != same
+    assert server_key(spec, WorkerLaunch(launch.command, {"A": "2"})) != same
+    # two sides never share a server, even of one environment (an A/A comparison)
+    assert server_key(spec, launch, "a") != server_key(spec, launch, "b")
