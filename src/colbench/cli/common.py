@@ -40,6 +40,10 @@ err_console = Console(stderr=True, soft_wrap=True)
 
 StoreOption = Annotated[str | None, typer.Option("--store", help="DuckDB file or postgresql:// URL "
                                                  "(default $COLBENCH_STORE or ~/.colbench/results.duckdb)")]
+ClusterOption = Annotated[str | None, typer.Option("--cluster", envvar="COLBENCH_CLUSTER", show_envvar=True,
+                                                   help="run on a Dask cluster: its scheduler's address "
+                                                   "(tcp://host:8786), or local:N worker processes here; see "
+                                                   "docs/scale.md")]
 # Options `bisect` and `watch` share: one definition, one parser, one meaning
 ParamOption = Annotated[list[str] | None, typer.Option("--param", "-p", help="NAME=VALUE (repeatable)")]
 WithOption = Annotated[list[str] | None, typer.Option("--with", help="a requirement for every version's environment, "

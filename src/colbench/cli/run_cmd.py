@@ -9,9 +9,11 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
+from colbench.app.cluster import cluster_session
 from colbench.app.run import RunEstimate, RunRequest, estimate
 from colbench.app.run import run as run_use_case
 from colbench.cli.common import (
+    ClusterOption,
     StoreOption,
     UsageError,
     _store,
@@ -91,6 +93,7 @@ def run(
     profile_memory: Annotated[bool, typer.Option("--profile-memory", help="also keep a memory profile (heaptrack: "
                                                  "who owns the timed call's peak) of each case and environment, "
                                                  "for `colbench explain --metric memory`")] = False,
+    cluster: ClusterOption = None,
 ) -> None:
     """Run benchmarks, each case in fresh worker processes, storing every result as it completes.
 
@@ -120,7 +123,8 @@ def run(
         _print_plan(estimate(request, progress))
         return
     try:
-        outcome = run_use_case(request, progress)
+        with cluster_session(cluster, say=progress.said):
+            outcome = run_use_case(request, progress)
     finally:
         progress.close()
     db = _store(store)

@@ -8,7 +8,8 @@ import os
 import random
 import secrets
 import subprocess
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -25,6 +26,7 @@ from colbench.model.run_config import EnvChoice, RunConfig
 from colbench.redact import redact
 from colbench.runner.bytecode import cache_own_bytecode
 from colbench.runner.collect import build_result, invalid_number
+from colbench.runner.executor import Job, Started, current_executor
 from colbench.runner.interrupt import Interrupted, signal_name, stop_on_signals
 from colbench.runner.isolate import (
     DEFAULT_ENV,
@@ -196,37 +198,39 @@ def execute_run(store: Store, run: Run, plan: Plan, envs: Sequence[EnvChoice], c
     toolchain = counting_toolchain(config)
     tracer = memory_tracer(config)
     by_case: dict[str, list[Result]] = {}
-    current: str | None = None
     executions: list[Execution] = []
     stored = 0
+    executor = current_executor() or LocalExecutor()
     with stop_on_signals() as stop:
         try:
             inputs = prepare_inputs(plan.cases)
             executions = _missing_executions(store, run, plan, envs, config, processes, only_cases)
-            observer.start(run, len(dict.fromkeys(e.case.case_id for e in executions)), len(executions))
-            for execution in executions:
-                case = execution.case
-                if case.case_id != current:
-                    if current is not None:
-                        observer.case_done(_case(plan, current), by_case[current])
-                    current = case.case_id
-                    by_case[current] = []
-                    observer.case_started(case)
+            job = Job(run, config, iterations, warmup, toolchain, inputs, store)
+            executor.check(job, executions)
+            left = Counter(e.case.case_id for e in executions)
+            observer.start(run, len(left), len(executions))
+
+            def started(execution: Execution) -> None:
+                if execution.case.case_id not in by_case:
+                    by_case[execution.case.case_id] = []
+                    observer.case_started(execution.case)
                 observer.execution_started(execution)
-                result = _execute_one(run, execution, inputs[case.case_id], iterations, warmup, config,
-                                      toolchain)
+
+            for execution, result in executor.results(executions, job, started):
+                case = execution.case
                 with stop.deferred():  # a completed result is stored whole before a signal takes effect
                     store.add_result(result)
                     stored += 1
-                by_case[current].append(result)
+                by_case[case.case_id].append(result)
                 observer.execution_done(execution, result)
                 if config.profile and result.ok:
                     _keep_profile(store, run, execution, inputs[case.case_id], warmup, config, toolchain, observer)
                 if tracer is not None and result.ok:
                     _keep_memory_profile(store, run, execution, inputs[case.case_id], warmup, config, tracer,
                                          observer)
-            if current is not None:
-                observer.case_done(_case(plan, current), by_case[current])
+                left[case.case_id] -= 1
+                if not left[case.case_id]:
+                    observer.case_done(case, by_case[case.case_id])
             run.status = "finished"
         except Interrupted as exc:
             run.status = "interrupted"
@@ -285,10 +289,6 @@ def _reason(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.strerror:
         return f"{exc.strerror}" + (f" ({exc.filename})" if exc.filename else "")
     return str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__
-
-
-def _case(plan: Plan, case_id: str) -> PlannedCase:
-    return next(c for c in plan.cases if c.case_id == case_id)
 
 
 def counting_toolchain(config: RunConfig) -> Any:
@@ -363,11 +363,28 @@ def _keep_memory_profile(store: Store, run: Run, execution: Execution, inputs: d
                        store, run, execution, inputs, warmup, config, observer)
 
 
+class LocalExecutor:
+    """Today's runner: each execution in a fresh worker process on this machine, one after another, in the
+    scheduled order (runner/executor.py)."""
+
+    label = "local"
+
+    def check(self, job: Job, executions: Sequence[Execution]) -> None:
+        """Nothing to refuse: one machine measures everything."""
+
+    def results(self, executions: Sequence[Execution], job: Job, started: Started,
+                ) -> Iterator[tuple[Execution, Result]]:
+        for execution in executions:
+            started(execution)
+            yield execution, execute_one(job.run, execution, job.inputs[execution.case.case_id], job.iterations,
+                                         job.warmup, job.config, job.toolchain)
+
+
 class _Broken(Exception):
     """An environment that could not be built: its executions are error results with the cause."""
 
 
-def _execute_one(run: Run, execution: Execution, inputs: dict[str, InputFile], iterations: int, warmup: int,
+def execute_one(run: Run, execution: Execution, inputs: dict[str, InputFile], iterations: int, warmup: int,
                  config: RunConfig, toolchain: Any = None) -> Result:
     case, env = execution.case, execution.env
     spec = case_spec(case, inputs, iterations, warmup, config.seed + execution.process_index)
