@@ -10,6 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from colbench.cli.common import (
+    ClusterOption,
     IndexOption,
     NetDeadlineOption,
     ParamOption,
@@ -80,6 +81,7 @@ def bisect(
     fmt: Annotated[str, typer.Option("--format", "-f", help="table or json")] = "table",
     store: StoreOption = None,
     deadline: NetDeadlineOption = None,
+    cluster: ClusterOption = None,
 ) -> None:
     """Find the release (wheel, commit) between --good and --bad where a case got slower (or faster).
 
@@ -87,6 +89,7 @@ def bisect(
     the first bad with the statistics of `compare`. Exit codes: 0 a step was found, 1 none (good and bad alike,
     undecided, or the budget ended first), 2 bad input."""
     from colbench.app.bisect import BisectRequest, run_bisect
+    from colbench.app.cluster import cluster_session
     from colbench.cli.bisect_progress import BisectProgress
     from colbench.report.bisect_text import json_document
 
@@ -107,7 +110,8 @@ def bisect(
         net_deadline_s=net_deadline(deadline))
     progress = BisectProgress(fmt)
     try:
-        report = run_bisect(_store(store), request, progress)
+        with cluster_session(cluster, say=progress.say):
+            report = run_bisect(_store(store), request, progress)
     finally:
         progress.close()
     outcome = report.outcome

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from colbench.cli.common import (
+    ClusterOption,
     IndexOption,
     NetDeadlineOption,
     ParamOption,
@@ -78,12 +79,14 @@ def watch(
                                           "estimated time; measure nothing")] = False,
     deadline: NetDeadlineOption = None,
     store: StoreOption = None,
+    cluster: ClusterOption = None,
 ) -> None:
     """One pass: measure every release of --package newer than the last one watched (for these targets and this
     machine) against it, decide, find the first bad release, explain why, and tell someone.
 
     Made for cron, a systemd timer or a scheduled CI job (docs/watch.md). Exit codes: 0 nothing regressed (or
     another pass is going on), 1 a regression, 2 bad input (an index that cannot be read included)."""
+    from colbench.app.cluster import cluster_session
     from colbench.app.watch import WatchRequest, run_watch
     from colbench.cli.watch_progress import WatchProgress
 
@@ -96,7 +99,9 @@ def watch(
         alpha=alpha, budget_s=parse_duration(budget), processes=processes, iterations=iterations, warmup=warmup,
         timeout_s=timeout, machine_name=machine, notify=notify, conbench=conbench, explain=explain,
         dry_run=dry_run, net_deadline_s=net_deadline(deadline))
-    outcome = run_watch(_store(store), request, WatchProgress(fmt))
+    progress = WatchProgress(fmt)
+    with cluster_session(None if dry_run else cluster, say=progress.say):
+        outcome = run_watch(_store(store), request, progress)
     _print(outcome, fmt)
     if summary is not None and outcome.markdown:
         with summary.open("a", encoding="utf-8") as handle:
