@@ -1,7 +1,7 @@
 """The figures of docs/scale.md, measured on this machine: a counting sweep's throughput on a Dask cluster of 1 and of
 2 local workers, the scheduler's overhead per task, and the whole version history projected from the sample.
 
-    uv run --extra cluster python scripts/cluster_figures.py [--processes 2] [--skip-sweep]
+    uv run --extra cluster python scripts/cluster_figures.py [--processes 2] [--tasks 200] [--skip-sweep]
 
 Each sweep is a real `colbench run --versions … --measure instructions --cluster local:N` in a fresh home whose
 environments are built first (a local run of one process each), so the figures are the measuring, not the builds;
@@ -113,9 +113,10 @@ def projection(per_process_s: float, workers: int, efficiency: float) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--processes", type=int, default=2)
-    parser.add_argument("--skip-sweep", action="store_true")
+    parser.add_argument("--tasks", type=int, default=200, help="tasks of the overhead measurement")
+    parser.add_argument("--skip-sweep", action="store_true", help="the overhead only")
     args = parser.parse_args()
-    overhead()
+    overhead(args.tasks)
     if args.skip_sweep:
         return
     figures = sweep(args.processes)

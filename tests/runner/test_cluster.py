@@ -270,3 +270,18 @@ def test_compare_never_pools_one_cases_wall_times_of_two_machines() -> None:
     counted, _ = case_inputs(*sides, "instructions")
     assert len(counted) == 1
     assert len(case_inputs(*(Side(env, "r", env, one[env]) for env in "AB"), "time")[0]) == 1
+
+
+@pytest.mark.slow
+def test_the_figures_script_measures_the_overhead_per_task(tmp_path: Path) -> None:
+    """scripts/cluster_figures.py, whose figures docs/scale.md quotes: its overhead part, on a tiny count."""
+    import re
+
+    script = Path(__file__).resolve().parents[2] / "scripts" / "cluster_figures.py"
+    env = {**os.environ, "COLBENCH_HOME": str(tmp_path / "home")}
+    env.pop("COLBENCH_STORE", None)
+    out = subprocess.run([sys.executable, str(script), "--skip-sweep", "--tasks", "10"], capture_output=True,
+                         text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    found = re.search(r"scheduler overhead: ([\d.]+) ms per task \(10 tasks on 1 worker, load [\d.]+\)", out.stdout)
+    assert found and 0 < float(found.group(1)) < 10_000, out.stdout

@@ -137,7 +137,8 @@ class ExecutorInfo(TypedDict, total=False):
     env_key: str | None
     client_env_key: str | None
     lock_sha256: str | None
-    #: whether that worker built the environment for this run (False: found in its cache), and how long it took
+    #: whether that worker built the environment for this task (False: found in its cache, or built for an earlier
+    #: task), and how long that took
     env_built: bool
     env_seconds: float
     #: executions measured one after another in this one task on this worker (every block of a wall-time case)

@@ -149,9 +149,9 @@ class DaskExecutor:
         """Each worker's tasks running now (the scheduler's view), into `tallies`; returns their sum."""
         try:
             processing = self.client.processing()
-            names = {a: str(w.get("name", a)) for a, w in self.client.scheduler_info().get("workers", {}).items()}
         except (OSError, TimeoutError):
             return 0
+        names = {f.address: f.name for ws in self._kinds.values() for f in ws}  # asked once, before the pass
         for tally in tallies.values():
             tally.running = 0
         for address, keys in processing.items():

@@ -22,7 +22,15 @@ from dataclasses import dataclass
 from colbench.model.run_config import EnvChoice
 from colbench.paths import envs_dir
 from colbench.redact import redact
-from colbench.runtimes.python import LOCK_FILE, MARKER, EnvError, EnvSpec, colbench_project, ensure_environment
+from colbench.runtimes.python import (
+    LOCK_FILE,
+    MARKER,
+    EnvError,
+    EnvSpec,
+    colbench_project,
+    ensure_environment,
+    list_environments,
+)
 
 
 @dataclass(frozen=True)
@@ -84,12 +92,31 @@ def env_on_worker(ticket: EnvTicket) -> EnvOnWorker:
     environment is); an `error` says why it could not be."""
     cache_key = ticket.lock_sha256 or f"{ticket.env.name}|{ticket.env.runtime}|{ticket.env.key}"
     with _GUARD:
-        if cache_key not in _READY:
+        first = cache_key not in _READY
+        if first:
             _READY[cache_key] = _build(ticket)
         ready = _READY[cache_key]
+    if not first:  # built (or found) for an earlier task of this worker process: nothing was done for this one
+        ready = dataclasses.replace(ready, built=False, seconds=0.0)
     # the same lock may serve two names (a sweep's release and an --env of it): the name is the ticket's
     return dataclasses.replace(ready, env=dataclasses.replace(ready.env, name=ticket.env.name,
                                                               variables=dict(ticket.env.variables)))
+
+
+def _same_as_clients(ticket: EnvTicket) -> EnvOnWorker | None:
+    """The client's own environment, when this worker's home has it under the client's key with the same lock (a
+    worker that shares the client's home, `--cluster local:N`, or one that built it before under that key)."""
+    for found in list_environments():
+        if found.key == ticket.env.key:
+            try:
+                same = lock_hash(found.lock_file.read_text()) == ticket.lock_sha256
+            except OSError:
+                return None
+            if not same:
+                return None
+            env = dataclasses.replace(ticket.env, python=str(found.python), resolved=dict(found.resolved))
+            return EnvOnWorker(env, found.key, ticket.lock_sha256, built=False, seconds=0.0)
+    return None
 
 
 def _build(ticket: EnvTicket) -> EnvOnWorker:
@@ -97,6 +124,9 @@ def _build(ticket: EnvTicket) -> EnvOnWorker:
     if ticket.lock is None:
         own = dataclasses.replace(env, python=sys.executable) if env.runtime == "python" and not env.key else env
         return EnvOnWorker(own, env.key, None, built=False, seconds=0.0)
+    same = _same_as_clients(ticket)
+    if same is not None:
+        return same
     started = time.monotonic()
     said: list[str] = []
     spec = EnvSpec(env.name, lock_requirements(ticket.lock), python=ticket.python_version or None,
