@@ -142,6 +142,11 @@ def _time_input(wall: CaseInput, base: list[Result], cont: list[Result], basis: 
     return dataclasses.replace(cpu, check=wall) if chosen == "cpu" else wall
 
 
+#: metrics whose values depend on the machine that measured them: one case's samples of these are never pooled across
+#: machines (instruction counts are, across machines of one CPU kind: runner/cluster.py)
+MACHINE_BOUND = frozenset({"time", "first_run", "gbps"})
+
+
 def _check_machines(baseline: Side, contender: Side, allow_cross_machine: bool) -> None:
     if not allow_cross_machine and baseline.machine_ids and contender.machine_ids and \
             baseline.machine_ids != contender.machine_ids:
@@ -164,6 +169,11 @@ def case_inputs(baseline: Side, contender: Side, metric_name: str = "time", *, a
         base = _measured(sides[0][case_id], metric_name)
         cont = _measured(sides[1][case_id], metric_name)
         label = labels[case_id]
+        machines = {r.machine_id for r, _ in [*base, *cont]}
+        if metric_name in MACHINE_BOUND and len(machines) > 1 and not allow_cross_machine:
+            notes.append(f"{label}: measured on {len(machines)} machines; their times are not pooled (`run "
+                         "--cluster` measures a case whole on one worker)")
+            continue
         if not base or not cont:
             ok = [[r for r in side[case_id] if r.ok] for side in sides]
             if metric_name == "time" and not (ok[0] and ok[1]):  # not for an instructions-only case

@@ -14,6 +14,7 @@ from rich.table import Table
 from colbench.app.catalog import select_benches
 from colbench.cli.common import (
     BenchOption,
+    ClusterOption,
     IndexOption,
     NetDeadlineOption,
     ParamOption,
@@ -91,6 +92,7 @@ def bisect(
                                           "take here (from measured costs); build and measure nothing")] = False,
     store: StoreOption = None,
     deadline: NetDeadlineOption = None,
+    cluster: ClusterOption = None,
 ) -> None:
     """Find the release (wheel, commit) between --good and --bad where a case got slower (or faster).
 
@@ -98,6 +100,7 @@ def bisect(
     the first bad with the statistics of `compare`. Exit codes: 0 a step was found, 1 none (good and bad alike,
     undecided, or the budget ended first), 2 bad input."""
     from colbench.app.bisect import BisectRequest, plan_bisect, run_bisect
+    from colbench.app.cluster import cluster_session
     from colbench.cli.bisect_progress import BisectProgress
     from colbench.report.bisect_text import json_document
 
@@ -138,7 +141,8 @@ def bisect(
             console.print("dry run: nothing built or measured", highlight=False)
         raise typer.Exit(0)
     try:
-        report = run_bisect(_store(store), request, progress)
+        with cluster_session(cluster, say=progress.say):
+            report = run_bisect(_store(store), request, progress)
     finally:
         progress.close()
     outcome = report.outcome

@@ -48,6 +48,10 @@ def default_store_help() -> str:
 
 
 StoreOption = Annotated[str | None, typer.Option("--store", help=default_store_help())]
+ClusterOption = Annotated[str | None, typer.Option("--cluster", envvar="COLBENCH_CLUSTER", show_envvar=True,
+                                                   help="run on a Dask cluster: its scheduler's address "
+                                                   "(tcp://host:8786), or local:N worker processes here; see "
+                                                   "docs/scale.md")]
 # Options `bisect` and `watch` share: one definition, one parser, one meaning
 BenchOption = Annotated[list[str] | None, typer.Option(
     "--bench", "-b", help="with an asv suite or pytest files (asv:DIR, pytest:PATH): a regular expression searched "

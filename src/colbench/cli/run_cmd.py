@@ -10,10 +10,12 @@ import typer
 from rich.table import Table
 
 from colbench.app.catalog import select_benches
+from colbench.app.cluster import cluster_session
 from colbench.app.run import RunEstimate, RunRequest, estimate
 from colbench.app.run import run as run_use_case
 from colbench.cli.common import (
     BenchOption,
+    ClusterOption,
     StoreOption,
     UsageError,
     _store,
@@ -99,6 +101,7 @@ def run(
                                                   "from a set-up process under Valgrind per case (2 a side), not in "
                                                   "fresh ones: about 3x less CPU a process; see docs/metrics.md for "
                                                   "what it does not yet match")] = False,
+    cluster: ClusterOption = None,
 ) -> None:
     """Run benchmarks, each case in fresh worker processes, storing every result as it completes.
 
@@ -130,7 +133,8 @@ def run(
         _print_plan(estimate(request, progress))
         return
     try:
-        outcome = run_use_case(request, progress)
+        with cluster_session(cluster, say=progress.said):
+            outcome = run_use_case(request, progress)
     finally:
         progress.close()
     db = _store(store)

@@ -11,6 +11,7 @@ import typer
 from colbench.app.catalog import select_benches
 from colbench.cli.common import (
     BenchOption,
+    ClusterOption,
     IndexOption,
     NetDeadlineOption,
     ParamOption,
@@ -85,12 +86,14 @@ def watch(
                                           "estimated time; measure nothing")] = False,
     deadline: NetDeadlineOption = None,
     store: StoreOption = None,
+    cluster: ClusterOption = None,
 ) -> None:
     """One pass: measure every release of --package newer than the last one watched (for these targets and this
     machine) against it, decide, find the first bad release, explain why, and tell someone.
 
     Made for cron, a systemd timer or a scheduled CI job (docs/watch.md). Exit codes: 0 nothing regressed (or
     another pass is going on), 1 a regression, 2 bad input (an index that cannot be read included)."""
+    from colbench.app.cluster import cluster_session
     from colbench.app.watch import WatchRequest, run_watch
     from colbench.cli.watch_progress import WatchProgress
 
@@ -107,12 +110,14 @@ def watch(
         dry_run=dry_run, net_deadline_s=net_deadline(deadline))
     if summary is not None:  # a directory, a FIFO or a device: refused before the pass measures anything
         check_output_file(summary, "--summary")
+    progress = WatchProgress(fmt)
     if dry_run:  # reads the store as it is (or none): no new file, no schema upgrade
         from colbench.app.stores import store_to_plan
 
-        outcome = run_watch(store_to_plan(store), request, WatchProgress(fmt))
+        outcome = run_watch(store_to_plan(store), request, progress)
     else:
-        outcome = run_watch(_store(store), request, WatchProgress(fmt))
+        with cluster_session(cluster, say=progress.say):
+            outcome = run_watch(_store(store), request, progress)
     _print(outcome, fmt)
     if summary is not None and outcome.markdown:
         append_output(summary, outcome.markdown, "--summary")

@@ -125,6 +125,26 @@ class MemoryWatched(TypedDict):
     max_interval_s: float
 
 
+class ExecutorInfo(TypedDict, total=False):
+    """Which executor ran a process when it was not the local runner (`run --cluster`): the Dask worker, its host,
+    and the environment it ran in there, built from the client's lock (runner/cluster_env.py)."""
+
+    kind: str
+    worker: str
+    address: str
+    host: str
+    #: the environment's key on that worker, the client's key of it, and the SHA-256 of the lock both resolved
+    env_key: str | None
+    client_env_key: str | None
+    lock_sha256: str | None
+    #: whether that worker built the environment for this task (False: found in its cache, or built for an earlier
+    #: task), and how long that took
+    env_built: bool
+    env_seconds: float
+    #: executions measured one after another in this one task on this worker (every block of a wall-time case)
+    group: int
+
+
 class WorkerProcess(TypedDict, total=False):
     """What the orchestrator saw of a worker process from outside (runner/isolate.py)."""
 
@@ -144,6 +164,8 @@ class WorkerProcess(TypedDict, total=False):
     exit_wait: str
     memory_limit: MemoryWatched | None
     stopped: int
+    #: absent on the local runner
+    executor: ExecutorInfo
 
 
 #: a metric's summary over one process's timed iterations: n, min, median, mean, stdev, iqr, cv (docs/results.md)

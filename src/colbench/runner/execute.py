@@ -8,6 +8,7 @@ import os
 import random
 import secrets
 import subprocess
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -25,6 +26,7 @@ from colbench.model.run_config import EnvChoice, RunConfig
 from colbench.redact import redact
 from colbench.runner.bytecode import cache_own_bytecode
 from colbench.runner.collect import build_result, invalid_number
+from colbench.runner.executor import Job, Started, current_executor
 from colbench.runner.interrupt import Interrupted, signal_name, stop_on_signals
 from colbench.runner.isolate import (
     DEFAULT_ENV,
@@ -186,9 +188,34 @@ def config_from_run(run: Run) -> RunConfig:
                    run_name=run.name, commit=run.commit)
 
 
-def _not_failing(executions: Sequence[Execution], failing: set[tuple[str, str]]) -> Iterator[Execution]:
-    """The executions whose case has not failed in their environment (read as the loop goes: the set grows)."""
-    return (e for e in executions if (e.case.case_id, e.env.name) not in failing)
+class _CaseCounts:
+    """What is left of each case in one pass of the run loop, so that a case is said done after its last execution;
+    with `stop_failing`, a case that failed in an environment has its other executions there left out (a bisect's
+    point that cannot read the file fails every process the same way: more are minutes of Valgrind for nothing)."""
+
+    def __init__(self, executions: Sequence[Execution], stop_failing: bool) -> None:
+        self.left = Counter(e.case.case_id for e in executions)
+        self.pending = Counter(self._side(e) for e in executions)
+        self.stop_failing = stop_failing
+        self.failing: set[tuple[str, str]] = set()
+        self.cases = len(self.left)
+
+    @staticmethod
+    def _side(execution: Execution) -> tuple[str, str]:
+        return execution.case.case_id, execution.env.name
+
+    def skipped(self, execution: Execution) -> bool:
+        return self._side(execution) in self.failing
+
+    def case_done(self, execution: Execution, result: Result) -> bool:
+        """Count `execution` done; True when it was its case's last."""
+        side = self._side(execution)
+        self.pending[side] -= 1
+        self.left[side[0]] -= 1
+        if self.stop_failing and not result.ok and side not in self.failing:
+            self.failing.add(side)  # its other executions there count as done
+            self.left[side[0]] -= self.pending[side]
+        return not self.left[side[0]]
 
 
 def execute_run(store: Store, run: Run, plan: Plan, envs: Sequence[EnvChoice], config: RunConfig,
@@ -209,39 +236,38 @@ def execute_run(store: Store, run: Run, plan: Plan, envs: Sequence[EnvChoice], c
     toolchain = counting_toolchain(config)
     tracer = memory_tracer(config)
     by_case: dict[str, list[Result]] = {}
-    current: str | None = None
     executions: list[Execution] = []
     stored = 0
+    executor = current_executor() or LocalExecutor()
     with stop_on_signals() as stop:
         try:
             inputs = prepare_inputs(plan.cases)
             executions = _missing_executions(store, run, plan, envs, config, processes, only_cases)
-            observer.start(run, len(dict.fromkeys(e.case.case_id for e in executions)), len(executions))
-            failing: set[tuple[str, str]] = set()  # (case, environment) failed, with stop_failing
-            for execution in _not_failing(executions, failing):
-                case = execution.case
-                if case.case_id != current:
-                    if current is not None:
-                        observer.case_done(_case(plan, current), by_case[current])
-                    current = case.case_id
-                    by_case[current] = []
-                    observer.case_started(case)
+            counts = _CaseCounts(executions, stop_failing)
+            job = Job(run, config, iterations, warmup, toolchain, inputs, store, skip=counts.skipped)
+            executor.check(job, executions)
+            observer.start(run, counts.cases, len(executions))
+
+            def started(execution: Execution) -> None:
+                if execution.case.case_id not in by_case:
+                    by_case[execution.case.case_id] = []
+                    observer.case_started(execution.case)
                 observer.execution_started(execution)
-                result = _execute_one(run, execution, inputs[case.case_id], iterations, warmup, config,
-                                      toolchain)
+
+            for execution, result in executor.results(executions, job, started):
+                case = execution.case
                 with stop.deferred():  # a completed result is stored whole before a signal takes effect
                     store.add_result(result)
                     stored += 1
-                by_case[current].append(result)
+                by_case[case.case_id].append(result)
                 observer.execution_done(execution, result)
-                failing |= {(case.case_id, execution.env.name)} if stop_failing and not result.ok else set()
                 if config.profile and result.ok:
                     _keep_profile(store, run, execution, inputs[case.case_id], warmup, config, toolchain, observer)
                 if tracer is not None and result.ok:
                     _keep_memory_profile(store, run, execution, inputs[case.case_id], warmup, config, tracer,
                                          observer)
-            if current is not None:
-                observer.case_done(_case(plan, current), by_case[current])
+                if counts.case_done(execution, result):
+                    observer.case_done(case, by_case[case.case_id])
             run.status = "finished"
         except Interrupted as exc:
             run.status = "interrupted"
@@ -300,10 +326,6 @@ def _reason(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.strerror:
         return f"{exc.strerror}" + (f" ({exc.filename})" if exc.filename else "")
     return str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__
-
-
-def _case(plan: Plan, case_id: str) -> PlannedCase:
-    return next(c for c in plan.cases if c.case_id == case_id)
 
 
 def counting_toolchain(config: RunConfig) -> Any:
@@ -378,11 +400,30 @@ def _keep_memory_profile(store: Store, run: Run, execution: Execution, inputs: d
                        store, run, execution, inputs, warmup, config, observer)
 
 
+class LocalExecutor:
+    """Today's runner: each execution in a fresh worker process on this machine, one after another, in the
+    scheduled order (runner/executor.py)."""
+
+    label = "local"
+
+    def check(self, job: Job, executions: Sequence[Execution]) -> None:
+        """Nothing to refuse: one machine measures everything."""
+
+    def results(self, executions: Sequence[Execution], job: Job, started: Started,
+                ) -> Iterator[tuple[Execution, Result]]:
+        for execution in executions:
+            if job.skip(execution):
+                continue
+            started(execution)
+            yield execution, execute_one(job.run, execution, job.inputs[execution.case.case_id], job.iterations,
+                                         job.warmup, job.config, job.toolchain)
+
+
 class _Broken(Exception):
     """An environment that could not be built: its executions are error results with the cause."""
 
 
-def _execute_one(run: Run, execution: Execution, inputs: dict[str, InputFile], iterations: int, warmup: int,
+def execute_one(run: Run, execution: Execution, inputs: dict[str, InputFile], iterations: int, warmup: int,
                  config: RunConfig, toolchain: Any = None) -> Result:
     case, env = execution.case, execution.env
     spec = case_spec(case, inputs, iterations, warmup, config.seed + execution.process_index)

@@ -1,0 +1,134 @@
+"""The figures of docs/scale.md, measured on this machine: a counting sweep's throughput on a Dask cluster of 1 and of
+2 local workers, the scheduler's overhead per task, and the whole version history projected from the sample.
+
+    uv run --extra cluster python scripts/cluster_figures.py [--processes 2] [--tasks 200] [--skip-sweep]
+
+Each sweep is a real `colbench run --versions … --measure instructions --cluster local:N` in a fresh home whose
+environments are built first (a local run of one process each), so the figures are the measuring, not the builds;
+the time is the run record's own (started → finished). The overhead is what one task costs beyond its worker process:
+tasks whose environment is marked broken, so each returns an error result at once without starting a process, sent
+through the same executor (`runner/cluster.py`) to one worker. Prints the load average beside every figure: on a
+shared machine the throughput ratio says how much of a second CPU the other work left free.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime
+from pathlib import Path
+
+RELEASES = "pyarrow==14.0.2,16.1.0,21.0.0"
+CASES = ("--param", "engine=pyarrow", "--param", "format=feather", "--param", "codec=zstd,lz4",
+         "--param", "source=fanniemae_2016Q4", "--param", "output=arrow_table", "--param", "rows=100000",
+         "--param", "threads=1")
+#: the arrowbench history of the issue: the five experiments' cases over about 30 pyarrow releases, 2 processes a side
+HISTORY_CASES, HISTORY_RELEASES, HISTORY_PROCESSES = 262, 30, 2
+
+
+def _colbench(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "COLBENCH_HOME": str(home)}
+    env.pop("COLBENCH_STORE", None)
+    return subprocess.run([sys.executable, "-m", "colbench", *args], env=env, text=True, capture_output=True,
+                          check=True)
+
+
+def _span(home: Path, name: str) -> tuple[float, int]:
+    """(seconds from the run's start to its end, processes stored) of the run named `name`."""
+    from colbench.store import open_store
+
+    store = open_store(str(home / "results.duckdb"), create=False)
+    run = next(r for r in store.list_runs() if r.name == name)
+    results = [r for r in store.results() if r.run_id == run.run_id]
+    took = datetime.fromisoformat(run.finished_at).timestamp() - datetime.fromisoformat(run.started_at).timestamp()
+    return took, len(results)
+
+
+def sweep(processes: int) -> dict[int, tuple[float, int, float]]:
+    """workers → (seconds, processes, load average at the end) of the counting sweep on `local:workers`."""
+    home = Path(tempfile.mkdtemp(prefix="colbench-scale-"))
+    common = ("run", "file-read", *CASES, "--versions", RELEASES, "--measure", "instructions", "--iterations", "1",
+              "--warmup", "0", "--no-until-decided")
+    _colbench(home, *common, "--processes", "1", "--run-name", "builds")  # environments built, data made
+    figures = {}
+    for workers in (1, 2):
+        name = f"workers-{workers}"
+        _colbench(home, *common, "--processes", str(processes), "--run-name", name, "--cluster", f"local:{workers}")
+        took, done = _span(home, name)
+        figures[workers] = (took, done, os.getloadavg()[0])
+        print(f"counting sweep on {workers} worker(s): {done} processes in {took:.0f} s "
+              f"({took / done:.1f} s each; load {figures[workers][2]:.1f} on {os.cpu_count()} CPUs)", flush=True)
+    return figures
+
+
+def overhead(tasks: int = 200) -> float:
+    """Seconds one task costs through the executor beyond its worker process (scheduler, pickling, the client's
+    progress queries), on one local worker."""
+    from dataclasses import replace
+
+    from distributed import Client, LocalCluster
+
+    from colbench.model.run_config import EnvChoice, RunConfig
+    from colbench.runner.cluster import DaskExecutor
+    from colbench.runner.execute import start_run
+    from colbench.runner.executor import Job
+    from colbench.runner.plan import Execution, make_plan
+    from colbench.store import open_store
+
+    home = Path(tempfile.mkdtemp(prefix="colbench-overhead-"))
+    os.environ["COLBENCH_HOME"] = str(home)
+    plan = make_plan(["placebo"])
+    config = RunConfig(targets=["placebo"], measure=("instructions",), processes=tasks, iterations=1, warmup=0)
+    store = open_store(str(home / "results.duckdb"))
+    env = EnvChoice(name="none", broken="not built (an overhead measurement)")
+    run = start_run(store, config, plan, [env], ["overhead"])
+    executions = [Execution(plan.cases[0], replace(env), i, i) for i in range(tasks)]
+    job = Job(run, config, 1, 0, None, {plan.cases[0].case_id: {}}, store)
+    with LocalCluster(n_workers=1, threads_per_worker=1, host="127.0.0.1", dashboard_address=None,
+                      silence_logs=40) as cluster, Client(cluster) as client:
+        executor = DaskExecutor(client, "overhead")
+        executor.check(job, executions[:1])
+        list(executor.results(executions[:5], job, lambda _: None))  # warm: the worker imports colbench once
+        started = time.perf_counter()
+        done = list(executor.results(executions, job, lambda _: None))
+        took = time.perf_counter() - started
+    assert len(done) == tasks
+    per_task = took / tasks
+    print(f"scheduler overhead: {per_task * 1000:.1f} ms per task ({tasks} tasks on 1 worker, load "
+          f"{os.getloadavg()[0]:.1f})", flush=True)
+    return per_task
+
+
+def projection(per_process_s: float, workers: int, efficiency: float) -> float:
+    """Hours for the whole history on `workers` workers at the measured seconds per counting process on one, each
+    added worker worth `efficiency` of the first (the 2-worker ratio measured here, minus one)."""
+    total = HISTORY_CASES * HISTORY_RELEASES * HISTORY_PROCESSES * per_process_s
+    return total / (1 + (workers - 1) * efficiency) / 3600
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--processes", type=int, default=2)
+    parser.add_argument("--tasks", type=int, default=200, help="tasks of the overhead measurement")
+    parser.add_argument("--skip-sweep", action="store_true", help="the overhead only")
+    args = parser.parse_args()
+    overhead(args.tasks)
+    if args.skip_sweep:
+        return
+    figures = sweep(args.processes)
+    (one, n1, _), (two, n2, _) = figures[1], figures[2]
+    ratio = (n2 / two) / (n1 / one)
+    print(f"throughput with 2 workers: {ratio:.2f}× that of 1 (goal ≥ 1.7× on an idle 2-core machine)")
+    per_process = one / n1
+    for workers in (1, 32):
+        hours = projection(per_process, workers, 1.0)
+        print(f"whole history ({HISTORY_CASES} cases × {HISTORY_RELEASES} releases × {HISTORY_PROCESSES} processes) "
+              f"on {workers} worker(s) at {per_process:.1f} s a process: {hours:.1f} h (perfect scaling)")
+
+
+if __name__ == "__main__":
+    main()

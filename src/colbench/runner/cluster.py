@@ -1,0 +1,242 @@
+"""`--cluster`: a run's executions on the workers of a Dask cluster (the client side; `cluster_task.py` is what the
+workers run). The client plans, submits, and stores each result as it comes back; it alone writes the store.
+
+What may be spread, and what may not:
+- **instruction counts** do not depend on which machine of one CPU kind counts them: every (case, environment,
+  process) is a task of its own, on any worker. Before a counting pass the client asks every worker for its CPU's
+  model, architecture and feature flags; workers of several kinds are refused in one line, or, with
+  `COLBENCH_CLUSTER_KINDS=split`, each case goes whole to the workers of one kind (its sides compared on one kind).
+- **wall times** are comparable only on one machine: every block of every side of a case is one task, run in order
+  on one worker, so each verdict comes from one machine; later blocks of that case (`--until-decided`'s next looks,
+  `--resume`) go to the worker that measured the first, and when it has left they are error results that say so.
+A worker killed mid-task has its task run again elsewhere (the scheduler reschedules what a lost worker held, up to
+`distributed.scheduler.allowed-failures` times; `retries` covers a task that raised); the client stores what a
+task returns once, so the store holds each process's result once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from colbench.model.records import Result
+from colbench.redact import redact
+from colbench.runner.cluster_env import EnvTicket, ticket_for
+from colbench.runner.cluster_task import Task, WorkerFacts, run_task, worker_facts
+from colbench.runner.execute import execute_one
+from colbench.runner.executor import Job, Started
+from colbench.runner.plan import Execution, PlanError
+
+#: `split`: a counting run over workers of several CPU kinds gives each case to one kind instead of refusing
+KINDS_ENV = "COLBENCH_CLUSTER_KINDS"
+#: a task that raised (not one whose worker died: the scheduler reschedules those by itself) runs again this often
+RETRIES = 1
+
+
+@dataclass
+class Tally:
+    """One worker's tasks: running now, and done."""
+
+    running: int = 0
+    done: int = 0
+
+
+def progress_line(queued: int, tallies: dict[str, Tally]) -> str:
+    """`cluster: 4 queued · worker w1: 1 running, 3 done · worker w2: 1 running, 2 done` (tasks)"""
+    parts = [f"worker {name}: {t.running} running, {t.done} done" for name, t in sorted(tallies.items())]
+    return " · ".join([f"cluster: {queued} queued", *parts])
+
+
+def counts_only(job: Job) -> bool:
+    return "wall" not in job.config.measure
+
+
+class DaskExecutor:
+    """Runs executions on a Dask cluster through `client` (a `distributed.Client`); `say` hears the per-worker
+    progress lines."""
+
+    def __init__(self, client: Any, label: str, say: Callable[[str], None] = lambda _: None) -> None:
+        self.client = client
+        self.label = f"dask {label}"
+        self.say = say
+        #: (run id, case id) → the worker that measured that wall-time case
+        self.affinity: dict[tuple[str, str], str] = {}
+        self._kinds: dict[str, list[WorkerFacts]] = {}
+
+    def workers(self) -> list[WorkerFacts]:
+        """Every worker's identity and CPU kind, asked of the workers themselves."""
+        found: dict[str, WorkerFacts] = self.client.run(worker_facts)
+        return sorted(found.values(), key=lambda f: f.name)
+
+    def check(self, job: Job, executions: Sequence[Execution]) -> None:
+        if not executions:
+            return
+        facts = self.workers()
+        if not facts:
+            raise PlanError(f"{self.label}: the scheduler has no workers; start some with `dask worker ADDRESS "
+                            "--nthreads 1`")
+        kinds: dict[str, list[WorkerFacts]] = {}
+        for fact in facts:
+            kinds.setdefault(fact.kind, []).append(fact)
+        self._kinds = kinds
+        if counts_only(job) and len(kinds) > 1 and os.environ.get(KINDS_ENV) != "split":
+            listed = "; ".join(f"{len(ws)}× {kind}" for kind, ws in kinds.items())
+            raise PlanError(f"{self.label}: workers of {len(kinds)} CPU kinds ({listed}): instruction counts differ "
+                            f"between kinds; use workers of one kind, or set {KINDS_ENV}=split to give each case "
+                            "to one kind")
+        if not counts_only(job):
+            busy = {name: n for name, n in self._threads().items() if n > 1}
+            if busy:
+                name, n = next(iter(busy.items()))
+                raise PlanError(f"{self.label}: worker {name} runs {n} tasks at once: wall times need one at a time; "
+                                "start workers with `dask worker ADDRESS --nthreads 1` (counting runs may share)")
+
+    def _threads(self) -> dict[str, int]:
+        info = self.client.scheduler_info()
+        return {str(w.get("name", a)): int(w.get("nthreads", 1)) for a, w in info.get("workers", {}).items()}
+
+    def results(self, executions: Sequence[Execution], job: Job, started: Started,
+                ) -> Iterator[tuple[Execution, Result]]:
+        from distributed import as_completed
+
+        tickets = tickets_of(executions)
+        groups = self._groups(executions, job)
+        futures: dict[Any, tuple[Execution, ...]] = {}
+        refused: list[tuple[tuple[Execution, ...], str]] = []
+        for index, (group, workers, reason) in enumerate(groups):
+            if reason:
+                refused.append((group, reason))
+                continue
+            task = Task(job.run, job.config, job.iterations, job.warmup, group,
+                        {e.env.name: tickets[e.env.name] for e in group})
+            key = f"colbench-{job.run.run_id}-{group[0].case.case_id}-{group[0].env.name}-{group[0].process_index}" \
+                  f"-{index}-{os.getpid()}"
+            future = self.client.submit(run_task, task, key=key, pure=False, retries=RETRIES, workers=workers,
+                                        allow_other_workers=False)
+            futures[future] = group
+        for group, reason in refused:
+            yield from self._failed(group, job, started, reason)
+        tallies: dict[str, Tally] = {}
+        seen: set[str] = set()
+        left = len(futures)
+        self.say(progress_line(left, tallies) + f" ({len(futures)} tasks on {self._workers_line()})")
+        try:
+            for future in as_completed(list(futures), loop=self.client.loop):
+                group = futures.pop(future)
+                left -= 1
+                for execution, result in self._collect(future, group, job, started):
+                    if result.result_id in seen:  # a task Dask ran twice: its result counts once
+                        continue
+                    seen.add(result.result_id)
+                    worker = str((result.process.get("executor") or {}).get("worker") or "?")
+                    tallies.setdefault(worker, Tally()).done += 1
+                    self._remember(job, execution, worker)
+                    yield execution, result
+                self.say(progress_line(left - self._running(tallies), tallies))
+        finally:
+            if futures:  # interrupted: what is queued never starts; a task running now ends on its worker, unstored
+                self.client.cancel(list(futures))
+
+    def _workers_line(self) -> str:
+        count = sum(len(ws) for ws in self._kinds.values())
+        return f"{count} worker{'s' if count != 1 else ''}"
+
+    def _running(self, tallies: dict[str, Tally]) -> int:
+        """Each worker's tasks running now (the scheduler's view), into `tallies`; returns their sum."""
+        try:
+            processing = self.client.processing()
+        except (OSError, TimeoutError):
+            return 0
+        names = {f.address: f.name for ws in self._kinds.values() for f in ws}  # asked once, before the pass
+        for tally in tallies.values():
+            tally.running = 0
+        for address, keys in processing.items():
+            tallies.setdefault(names.get(address, address), Tally()).running = len(keys)
+        return sum(t.running for t in tallies.values())
+
+    def _collect(self, future: Any, group: tuple[Execution, ...], job: Job, started: Started,
+                 ) -> Iterator[tuple[Execution, Result]]:
+        try:
+            results: list[Result] = future.result()
+        except Exception as exc:  # noqa: BLE001 - a task that failed for good (KilledWorker, …): error results
+            reason = f"the cluster could not run it: {type(exc).__name__}: {redact(str(exc)).splitlines()[0][:300]}" \
+                if str(exc) else f"the cluster could not run it: {type(exc).__name__}"
+            yield from self._failed(group, job, started, reason)
+            return
+        for execution, result in zip(group, results, strict=True):
+            started(execution)
+            yield execution, result
+
+    def _failed(self, group: tuple[Execution, ...], job: Job, started: Started, reason: str,
+                ) -> Iterator[tuple[Execution, Result]]:
+        for execution in group:
+            started(execution)
+            env = dataclasses.replace(execution.env, broken=reason)
+            yield execution, execute_one(job.run, dataclasses.replace(execution, env=env),
+                                         job.inputs.get(execution.case.case_id, {}), job.iterations, job.warmup,
+                                         job.config)
+
+    def _remember(self, job: Job, execution: Execution, worker: str) -> None:
+        if not counts_only(job):
+            self.affinity.setdefault((job.run.run_id, execution.case.case_id), worker)
+
+    def _groups(self, executions: Sequence[Execution], job: Job,
+                ) -> list[tuple[tuple[Execution, ...], list[str] | None, str]]:
+        """(executions of one task, the workers it may run on (None: any), why it cannot run at all ('' if it can))."""
+        if counts_only(job):
+            kind_of = self._kind_of_cases(executions)
+            return [((e,), kind_of.get(e.case.case_id), "") for e in executions]
+        by_case: dict[str, list[Execution]] = {}
+        for execution in executions:
+            by_case.setdefault(execution.case.case_id, []).append(execution)
+        earlier = self._earlier_workers(job, set(by_case))
+        addresses = {f.name: f.address for ws in self._kinds.values() for f in ws}
+        groups: list[tuple[tuple[Execution, ...], list[str] | None, str]] = []
+        for case_id, members in by_case.items():
+            before = earlier.get(case_id)
+            if before is None:
+                groups.append((tuple(members), None, ""))
+            elif before in addresses:
+                groups.append((tuple(members), [addresses[before]], ""))
+            else:
+                groups.append((tuple(members), None,
+                               f"its earlier blocks ran on {before}, which is not in the cluster now: a wall-time "
+                               "comparison is measured whole on one machine; start a new run for this case"))
+        return groups
+
+    def _earlier_workers(self, job: Job, cases: set[str]) -> dict[str, str]:
+        """Case id → the worker that measured its earlier results in this run ('this machine' for the local runner)."""
+        found = {c: w for (run_id, c), w in self.affinity.items() if run_id == job.run.run_id and c in cases}
+        if job.store is None:
+            return found
+        from colbench.store.base import ResultQuery
+
+        for result in job.store.results(ResultQuery(run_ids=(job.run.run_id,))):
+            if result.case_id in cases and result.case_id not in found:
+                executor = result.process.get("executor") or {}
+                found[result.case_id] = str(executor.get("worker") or "this machine (the local runner)")
+        return found
+
+    def _kind_of_cases(self, executions: Sequence[Execution]) -> dict[str, list[str]]:
+        """A counting run over several CPU kinds (split): case id → the addresses of the one kind that counts it,
+        cases dealt to kinds in proportion to their workers. One kind: no restriction."""
+        if len(self._kinds) < 2:
+            return {}
+        workers = [[f.address for f in ws] for ws in self._kinds.values()]
+        load = Counter[int]()
+        chosen: dict[str, list[str]] = {}
+        for case_id in dict.fromkeys(e.case.case_id for e in executions):
+            kind = min(range(len(workers)), key=lambda k: (load[k] + 1) / len(workers[k]))
+            load[kind] += 1
+            chosen[case_id] = workers[kind]
+        return chosen
+
+
+def tickets_of(executions: Sequence[Execution]) -> dict[str, EnvTicket]:
+    """Each environment's ticket, once per name."""
+    envs = {e.env.name: e.env for e in executions}
+    return {name: ticket_for(env) for name, env in envs.items()}

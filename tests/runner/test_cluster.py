@@ -1,0 +1,287 @@
+"""`--cluster`: runs on a real Dask scheduler and two real Dask workers on 127.0.0.1, each worker with its own colbench
+home (so each builds its environments from the client's locks), the client alone writing the store.
+
+The slow tests share one cluster (module scope): a counting sweep of 3 pyarrow releases × 2 cases, with one worker
+killed (`kill -9`) mid-sweep, checked against the same sweep run locally; a wall-time `--env` comparison whose
+cases each run whole on one worker; a client killed mid-run and resumed. The fast ones check what needs no cluster.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from colbench.app.cluster import cluster_address, cluster_session
+from colbench.app.errors import UsageError
+from colbench.model.records import Result
+from colbench.runner.cluster import Tally, progress_line
+from colbench.runner.cluster_env import lock_requirements
+from tests.conftest import colbench
+
+CLUSTER = pytest.mark.xdist_group("dask-cluster")
+
+
+def test_the_address_comes_from_the_option_or_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("COLBENCH_CLUSTER", raising=False)
+    assert cluster_address(None) is None
+    monkeypatch.setenv("COLBENCH_CLUSTER", "tcp://127.0.0.1:8786")
+    assert cluster_address(None) == "tcp://127.0.0.1:8786"
+    assert cluster_address("local:2") == "local:2"
+
+
+@pytest.mark.parametrize(("address", "said"), [("local:x", "give local:N"), ("local:0", "between 1 and 256")])
+def test_a_bad_local_cluster_is_one_line(address: str, said: str) -> None:
+    with pytest.raises(UsageError, match=said), cluster_session(address):
+        pass
+
+
+def test_no_scheduler_there_is_one_line_that_says_how_to_start_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    import socket
+
+    monkeypatch.setattr("colbench.app.cluster.CONNECT_TIMEOUT_S", 1)
+
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    with pytest.raises(UsageError, match="start one with `dask scheduler`"), \
+            cluster_session(f"tcp://127.0.0.1:{port}"):
+        pass
+
+
+def test_a_lock_gives_its_pins_only() -> None:
+    lock = "# via uv\nnumpy==1.26.4\n    # via pyarrow\npyarrow==14.0.2\n--index-url https://x\n\n"
+    assert lock_requirements(lock) == ("numpy==1.26.4", "pyarrow==14.0.2")
+
+
+def test_progress_says_queued_running_and_done_per_worker() -> None:
+    line = progress_line(3, {"w2": Tally(1, 4), "w1": Tally(0, 2)})
+    assert line == "cluster: 3 queued · worker w1: 0 running, 2 done · worker w2: 1 running, 4 done"
+
+
+# ------------------------------------------------------------------------------------------ a real cluster
+
+
+@dataclass
+class Cluster:
+    address: str
+    workers: dict[str, subprocess.Popen[bytes]]
+    homes: dict[str, Path]
+
+
+def _dask(*args: str, env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    with log.open("wb") as out:
+        return subprocess.Popen([str(Path(sys.executable).parent / "dask"), *args], env=env, stdout=out,
+                                stderr=subprocess.STDOUT)
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    """`dask scheduler` and two `dask worker --nthreads 1 --no-nanny` (a killed worker stays dead), 127.0.0.1 only."""
+    from distributed import Client
+
+    root = tmp_path_factory.mktemp("cluster")
+    env = {k: v for k, v in os.environ.items() if k != "COLBENCH_STORE"}
+    scheduler_file = root / "scheduler.json"
+    scheduler = _dask("scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                      "--scheduler-file", str(scheduler_file), env=env, log=root / "scheduler.log")
+    workers: dict[str, subprocess.Popen[bytes]] = {}
+    homes = {name: root / name for name in ("w1", "w2")}
+    try:
+        deadline = time.monotonic() + 120
+        while not scheduler_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        for name, home in homes.items():
+            workers[name] = _dask("worker", "--scheduler-file", str(scheduler_file), "--nthreads", "1",
+                                  "--name", name, "--host", "127.0.0.1", "--no-nanny", "--no-dashboard",
+                                  env={**env, "COLBENCH_HOME": str(home)}, log=root / f"{name}.log")
+        address = json.loads(scheduler_file.read_text())["address"]
+        with Client(address, timeout="60s") as client:
+            client.wait_for_workers(2, timeout=180)
+        yield Cluster(address, workers, homes)
+    finally:
+        for proc in [*workers.values(), scheduler]:
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in [*workers.values(), scheduler]:
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+SWEEP = ("run", "file-read", "--param", "engine=pyarrow", "--param", "format=feather",
+         "--param", "codec=zstd,lz4", "--param", "source=fanniemae_2016Q4", "--param", "output=arrow_table",
+         "--param", "rows=100000", "--param", "threads=1", "--versions", "pyarrow==14.0.2,16.1.0,21.0.0",
+         "--measure", "instructions", "--processes", "1", "--iterations", "2", "--warmup", "1",
+         "--no-until-decided")
+
+
+def _results(home: Path) -> list:
+    from colbench.store import open_store
+
+    return open_store(str(home / "results.duckdb"), create=False).results()
+
+
+def _kill_when_busy(cluster: Cluster, name: str, client_proc: subprocess.Popen[str]) -> bool:
+    """kill -9 worker `name` a few seconds into a task it runs (building its environment or counting)."""
+    from distributed import Client
+
+    with Client(cluster.address, timeout="60s") as client:
+        deadline = time.monotonic() + 600
+        while time.monotonic() < deadline and client_proc.poll() is None:
+            names = {a: w["name"] for a, w in client.scheduler_info()["workers"].items()}
+            busy = [names.get(a) for a, keys in client.processing().items() if keys]
+            if name in busy:
+                time.sleep(5)
+                os.kill(cluster.workers[name].pid, signal.SIGKILL)
+                return True
+            time.sleep(0.5)
+    return False
+
+
+@pytest.mark.slow
+@CLUSTER
+def test_a_wall_time_comparison_runs_each_case_whole_on_one_worker(cluster: Cluster, tmp_path: Path) -> None:
+    home = tmp_path / "client"
+    proc = colbench("run", "placebo", "--param", "duration=0.001,0.002", "--env", "a=@current",
+                    "--env", "b=@current COLBENCH_EXTRA_WORK=10%", "--processes", "3", "--iterations", "2",
+                    "--warmup", "0", "--cluster", cluster.address, home=home, timeout=600)
+    assert proc.returncode in (0, 1), proc.stdout[-3000:] + proc.stderr[-3000:]
+    results = _results(home)
+    assert len(results) == 2 * 2 * 3
+    by_case: dict[str, set[str]] = {}
+    for r in results:
+        executor = r.process["executor"]
+        assert executor["group"] == 6  # every block of every side of the case, in one task
+        by_case.setdefault(r.case_id, set()).add(executor["worker"])
+        assert r.machine_id and r.machine["hostname"]
+    assert len(by_case) == 2 and all(len(workers) == 1 for workers in by_case.values())
+
+
+@pytest.mark.slow
+@CLUSTER
+def test_a_client_killed_mid_run_resumes_without_redoing_what_it_stored(cluster: Cluster, tmp_path: Path) -> None:
+    """Two wall-time cases, each a task of its 6 processes: the client is killed (-9) once the first case is stored;
+    `--resume` through the cluster runs the other case only, and the store holds each process once."""
+    import re
+
+    home = tmp_path / "client"
+    env = {**os.environ, "COLBENCH_HOME": str(home)}
+    env.pop("COLBENCH_STORE", None)
+    args = ("run", "placebo", "--param", "duration=0.2,0.21", "--env", "a=@current", "--env", "b=@current X=1",
+            "--processes", "3", "--iterations", "1", "--warmup", "0", "--no-until-decided")
+    proc = subprocess.Popen([sys.executable, "-m", "colbench", *args, "--cluster", cluster.address], env=env,
+                            text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    assert proc.stdout is not None
+    run_id, seen = None, []
+    for line in proc.stdout:
+        seen.append(line)
+        found = re.match(r"run (\d{8}T\d{6}-[0-9a-f]{6}):", line)
+        run_id = run_id or (found.group(1) if found else None)
+        if line.startswith("✓ placebo"):  # the first case is done and stored
+            proc.kill()
+            break
+    proc.wait(timeout=60)
+    assert run_id is not None and proc.returncode == -signal.SIGKILL, "".join(seen)[-3000:]
+    first = _results(home)
+    assert len(first) == 6 and len({r.case_id for r in first}) == 1
+    resumed = colbench("run", "--resume", run_id, "--cluster", cluster.address, home=home, timeout=600)
+    assert resumed.returncode == 0, resumed.stdout[-3000:] + resumed.stderr[-3000:]
+    results = _results(home)
+    keys = [(r.case_id, r.env_name, r.process_index) for r in results]
+    assert len(keys) == len(set(keys)) == 12
+    assert {r.result_id for r in first} <= {r.result_id for r in results}
+    assert all(len({r.process["executor"]["worker"] for r in results if r.case_id == c}) == 1
+               for c in {r.case_id for r in results})
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1800)  # two sweeps of 6 Valgrind processes and 9 environments built: minutes on a loaded VM
+@CLUSTER
+def test_a_counting_sweep_spreads_over_workers_survives_a_killed_one_and_counts_as_here(
+        cluster: Cluster, tmp_path: Path) -> None:
+    home = tmp_path / "client"
+    colbench(*SWEEP, "--run-name", "local", home=home, check=True, timeout=1200)
+    env = {**os.environ, "COLBENCH_HOME": str(home)}
+    env.pop("COLBENCH_STORE", None)
+    proc = subprocess.Popen([sys.executable, "-m", "colbench", *SWEEP, "--run-name", "cluster",
+                             "--cluster", cluster.address], env=env, text=True, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    killed = _kill_when_busy(cluster, "w2", proc)
+    out, err = proc.communicate(timeout=1800)
+    assert proc.returncode == 0, out[-3000:] + err[-3000:]
+    assert killed, "w2 never got a task"
+    assert "cluster: 0 queued · worker w1: 0 running" in out
+    results = _results(home)
+    local = {(r.case_id, r.env_name): r for r in results if r.run_name == "local"}
+    spread = [r for r in results if r.run_name == "cluster"]
+    # every process once, none lost with w2, none stored twice
+    assert sorted((r.case_id, r.env_name, r.process_index) for r in spread) == \
+        sorted((c, e, 0) for c, e in local)
+    failed = [(r.run_name, r.env_name, r.error) for r in [*local.values(), *spread] if not r.ok]
+    assert len(local) == 6 and not failed, failed
+    by = {r.process["executor"]["worker"] for r in spread}
+    assert by <= {"w1", "w2"} and "w1" in by
+    for r in spread:
+        here = local[(r.case_id, r.env_name)]
+        # each count within 0.2% of the local sweep's (median of the timed iterations, a warm-up before)
+        assert abs(r.median("instructions") / here.median("instructions") - 1) < 0.002, (r.env_name, r.params)
+        assert r.versions["pyarrow"] == here.versions["pyarrow"] == r.env_name
+        executor = r.process["executor"]
+        assert executor["kind"] == "dask" and executor["group"] == 1
+        assert executor["lock_sha256"] and executor["client_env_key"] == here.env["key"]
+    # the lock each worker built from is the one the client resolved, the same on both workers
+    locks: dict[str, set[str]] = {}
+    for r in spread:
+        locks.setdefault(r.env_name, set()).add(r.process["executor"]["lock_sha256"])
+    assert all(len(hashes) == 1 for hashes in locks.values())
+    assert (cluster.homes["w1"] / "envs").is_dir()
+
+
+def test_compare_never_pools_one_cases_wall_times_of_two_machines() -> None:
+    """A case whose blocks came from two machines (a wall-time run resumed on another worker) gets no time verdict;
+    its instruction counts, comparable across machines of one CPU kind, still do."""
+    from dataclasses import replace
+
+    from colbench.analysis.comparison import case_inputs
+    from colbench.model.records import Side
+    from tests.records import make_result
+
+    def result(block: int, env: str, machine: str) -> Result:
+        return make_result(run_id="r", case_id="c1", benchmark="placebo", params={"duration": 0.1, "threads": 1},
+                           env_name=env, block=block, process_index=block, status="ok", machine_id=machine,
+                           threads={"requested": 1},
+                           samples={"wall_s": [0.1 + block / 1000] * 3, "instructions": [1e6 + block] * 3})
+
+    one = {env: [result(b, env, "m1") for b in range(4)] for env in "AB"}
+    two = {env: [replace(r, machine_id="m2") if r.block >= 2 else r for r in one[env]] for env in "AB"}
+    sides = [Side(env, "r", env, two[env]) for env in "AB"]
+    timed, notes = case_inputs(*sides, "time")
+    assert not timed and any("measured on 2 machines" in note for note in notes)
+    counted, _ = case_inputs(*sides, "instructions")
+    assert len(counted) == 1
+    assert len(case_inputs(*(Side(env, "r", env, one[env]) for env in "AB"), "time")[0]) == 1
+
+
+@pytest.mark.slow
+def test_the_figures_script_measures_the_overhead_per_task(tmp_path: Path) -> None:
+    """scripts/cluster_figures.py, whose figures docs/scale.md quotes: its overhead part, on a tiny count."""
+    import re
+
+    script = Path(__file__).resolve().parents[2] / "scripts" / "cluster_figures.py"
+    env = {**os.environ, "COLBENCH_HOME": str(tmp_path / "home")}
+    env.pop("COLBENCH_STORE", None)
+    out = subprocess.run([sys.executable, str(script), "--skip-sweep", "--tasks", "10"], capture_output=True,
+                         text=True, env=env, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    found = re.search(r"scheduler overhead: ([\d.]+) ms per task \(10 tasks on 1 worker, load [\d.]+\)", out.stdout)
+    assert found and 0 < float(found.group(1)) < 10_000, out.stdout
