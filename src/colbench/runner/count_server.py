@@ -42,7 +42,7 @@ from typing import IO, Any
 from colbench.model.records import CaseSpec, WorkerReport
 from colbench.runner.isolate import STDERR_TAIL_LINES, WorkerLaunch, WorkerOutcome, _read_result, _tail
 from colbench.runner.lifeline import die_with_parent_hook, exec_dir_prefix
-from colbench.runner.watch import MemoryWatch
+from colbench.runner.worker_wait import MemoryWatch
 from colbench.workers.python.callgrind_probe import DUMP_DIR_VAR, LIB_VAR
 
 #: servers a side's processes are spread over: each its own hash seed and address-space layout

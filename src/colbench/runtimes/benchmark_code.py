@@ -23,6 +23,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+from colbench.model.packages import requirement_name
 from colbench.paths import envs_dir, owned, owned_dir, write_text
 
 PLUGINS_PTH = "_colbench_plugins.pth"
@@ -37,12 +38,7 @@ def require_for_benchmarks(requirements: tuple[str, ...]) -> None:
 
 def extra_requirements(pinned: set[str]) -> list[str]:
     """The sources' requirements that the spec does not pin itself (names in PEP 503 form in `pinned`)."""
-    import re
-
-    def name(req: str) -> str:
-        return re.sub(r"[-_.]+", "-", re.split(r"[\s\[<>=!~;@]", req, maxsplit=1)[0]).lower()
-
-    return [r for r in _required if name(r) not in pinned]
+    return [r for r in _required if requirement_name(r) not in pinned]
 
 
 def _plugin_dists() -> list[Any]:
