@@ -367,11 +367,12 @@ def _remove_at(fd: int, path: Path) -> int:
 # ------------------------------------------------------------------------------------ files the user names
 
 
-def check_output_file(path: Path, what: str) -> Path:
+def check_output_file(path: Path, what: str, *, makes_folders: bool = False) -> Path:
     """A file the user named for colbench to write or append to (`export -o`, `store copy`'s destination, `watch
     --summary`), checked for what it is before any work starts: an existing regular file (a link to one is the
-    user's choice), or a new name in an existing directory. Never a directory, a FIFO (writing to one waits for a
-    reader: forever under cron), a socket or a device; a one-line UnsafePath says which."""
+    user's choice), or a new name in an existing directory (`makes_folders`: or under folders the writer makes, below
+    the nearest existing directory). Never a directory, a FIFO (writing to one waits for a reader: forever under
+    cron), a socket or a device; a one-line UnsafePath says which."""
     path = Path(path)
     try:
         mode = os.stat(path).st_mode
@@ -380,9 +381,12 @@ def check_output_file(path: Path, what: str) -> Path:
     except FileNotFoundError:
         if os.path.lexists(path):
             raise UnsafePath(f"{what} {path}: a symlink to nothing ({os.readlink(path)}); name a file") from None
-        if not path.parent.is_dir():
-            why = "is not a directory" if os.path.lexists(path.parent) else "does not exist"
-            raise UnsafePath(f"{what} {path}: cannot write it: {path.parent} {why}") from None
+        folder = path.parent
+        while makes_folders and not os.path.lexists(folder) and folder != folder.parent:
+            folder = folder.parent  # folders the writer makes: the nearest existing one must be a directory
+        if not folder.is_dir():
+            why = "is not a directory" if os.path.lexists(folder) else "does not exist"
+            raise UnsafePath(f"{what} {path}: cannot write it: {folder} {why}") from None
         return path
     except OSError as exc:
         raise UnsafePath(f"{what} {path}: cannot look at it ({exc.strerror or exc})") from None

@@ -24,7 +24,7 @@ def check_export(fmt: str, output: Path | None) -> Path:
     if output.is_dir():
         raise UsageError(f"--output {output}: is a directory; give a file name, e.g. {output / ('results.' + fmt)}")
     try:  # a FIFO, a socket or a device: refused before the store is read
-        return check_output_file(output, "--output")
+        return check_output_file(output, "--output", makes_folders=True)
     except UnsafePath as exc:
         raise UsageError(str(exc)) from None
 

@@ -53,7 +53,7 @@ def copy_runs(source_url: str, target_url: str, run_refs: Sequence[str] = ()) ->
 
     if not is_postgres_url(target_url):  # a FIFO, a socket or a device: refused before the source is opened
         try:
-            check_output_file(expand_user(target_url, "destination"), "the destination")
+            check_output_file(expand_user(target_url, "destination"), "the destination", makes_folders=True)
         except UnsafePath as exc:
             raise UsageError(str(exc)) from None
     source = open_store(source_url, create=False)
