@@ -245,7 +245,9 @@ def test_dashboard_front_page_shows_what_changed(browser, dashboard, placebo_hom
         assert all(shown >= 330 for _, _, shown in front["charts"]), (width, front["charts"])  # readable, not a stamp
         assert front["columns"] == 2, front  # side by side at every width checked
         # the A/B run's regression has its card with a chart, whatever the newest comparison says
-        assert len(front["changes"]) == 1 and "regression 2." in front["changes"][0], front["changes"]
+        # (the placebo's factor 2, measured: between 1.5 and 2.5 on a loaded VM)
+        assert len(front["changes"]) == 1 and front["changes"][0].startswith("regression "), front["changes"]
+        assert 1.5 < float(front["changes"][0].split()[1]) < 2.5, front["changes"]
     (link,) = front["links"]
     status, _, body = http_get(base + link)
     assert status == 200 and ">regression<" in body, body[:500]
