@@ -5,7 +5,7 @@
 CI runs the suite as two pytest sessions, the fast tier (`-m "not slow"`) and then the rest (`-m slow`): every test
 once, and the fast tier's own time measured. This prints the 25 slowest tests of both and the suite's total (the
 sum of the two sessions' wall times), and fails (exit 1) when the fast tier took longer than its budget (3 minutes)
-or the whole suite longer than its budget (60 minutes since the round that added asv suites, counting servers and
+or the whole suite longer than its budget (45 minutes since the round that added asv suites, counting servers and
 Dask clusters, whose end-to-end tests run real Valgrind processes and clusters; 20 before it) on the reference VM,
 so the suite cannot grow further unseen while it is made cheaper again (the README's goal is 15 minutes, 2 for the
 fast tier). It also fails when a package of colbench has no test in the
@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fast", type=Path, required=True, help="JUnit XML of the fast tier (-m 'not slow')")
     parser.add_argument("--slow", type=Path, help="JUnit XML of the rest (-m slow): the suite is both")
     parser.add_argument("--fast-budget", default="3m", help="the fast tier's budget (default 3m)")
-    parser.add_argument("--budget", default="60m", help="the whole suite's budget (default 60m)")
+    parser.add_argument("--budget", default="45m", help="the whole suite's budget (default 45m)")
     parser.add_argument("--top", type=int, default=25, help="how many of the slowest tests to print (default 25)")
     args = parser.parse_args(argv)
 
