@@ -106,3 +106,37 @@ def test_show_gives_the_cause_and_a_way_to_the_traceback(store_path):
     causes = {e["label"].split()[-1]: e["cause"] for e in json.loads(out)}
     assert causes == {"duration=0.02": "worker killed by SIGSEGV (Fatal Python error: Segmentation fault)",
                       "duration=0.03": "ZeroDivisionError: division by zero"}
+
+
+# Commands that print results (not files: export, report and data make have their own formats)
+RESULT_COMMANDS = ("show", "compare", "history", "claims", "bisect", "explain", "watch", "doctor", "list", "machine",
+                   ("store", "info"))
+
+
+def _format_choices(command) -> set[str]:
+    from typing import get_args
+
+    from typer.main import get_command
+
+    group = get_command(app)
+    for name in command if isinstance(command, tuple) else (command,):
+        group = group.commands[name]  # type: ignore[attr-defined]
+    (option,) = [p for p in group.params if "--format" in p.opts]
+    return set(get_args(option.type_descriptor.annotation))
+
+
+def test_every_command_that_prints_results_takes_one_set_of_formats():
+    for command in RESULT_COMMANDS:
+        extra = {"csv"} if command == "show" else set()  # show's rows also as CSV
+        assert _format_choices(command) == {"table", "markdown", "json"} | extra, command
+
+
+def test_markdown_is_the_table_mode_as_markdown(store_path):
+    code, out = _invoke("history", "placebo", "--param", "duration=0.01", "--format", "markdown")
+    assert code == 0, out
+    assert "environment old," in out and "| when |" in out.replace("|  when", "| when"), out
+    assert "┃" not in out and "━" not in out  # no box drawing: Markdown tables
+    code, out = _invoke("show", "later", "--errors", "--format", "markdown")
+    assert code == 0 and "ZeroDivisionError: division by zero" in out, out
+    code, out = _invoke("history", "placebo", "--format", "yaml")
+    assert code == 2 and "'yaml' is not one of 'table', 'markdown', 'json'" in out, out

@@ -15,6 +15,7 @@ from colbench.app.catalog import select_benches
 from colbench.cli.common import (
     BenchOption,
     ClusterOption,
+    FormatOption,
     IndexOption,
     NetDeadlineOption,
     ParamOption,
@@ -28,6 +29,7 @@ from colbench.cli.common import (
     finite,
     friendly,
     net_deadline,
+    output_format,
     parse_duration,
     parse_measure_option,
     parse_params,
@@ -87,7 +89,7 @@ def bisect(
     resume: Annotated[bool, typer.Option("--resume", help="continue the last search with these settings, "
                                          "re-using the steps in the store")] = False,
     machine: Annotated[str | None, typer.Option(help="a name for this machine (part of its fingerprint)")] = None,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table or json")] = "table",
+    fmt: FormatOption = "table",
     dry_run: Annotated[bool, typer.Option("--dry-run", help="list the points and say what the search expects to "
                                           "take here (from measured costs); build and measure nothing")] = False,
     store: StoreOption = None,
@@ -104,8 +106,6 @@ def bisect(
     from colbench.cli.bisect_progress import BisectProgress
     from colbench.report.bisect_text import json_document
 
-    if fmt not in ("table", "json"):
-        raise UsageError(f"--format {fmt!r}: choose table or json")
     chosen = DIRECTIONS.get(direction)
     if chosen is None:
         raise UsageError(f"--direction {direction!r}: choose slower or faster")
@@ -138,7 +138,8 @@ def bisect(
         if fmt == "json":
             typer.echo(json.dumps({**dataclasses.asdict(plan), "dry_run": True}, indent=2))
         else:
-            console.print("dry run: nothing built or measured", highlight=False)
+            with output_format(fmt):
+                console.print("dry run: nothing built or measured", highlight=False)
         raise typer.Exit(0)
     try:
         with cluster_session(cluster, say=progress.say):
@@ -155,7 +156,8 @@ def bisect(
                                  expected_s=round(report.plan.expected_s, 1) if report.plan else None,
                                  total_s=round(report.total_s, 3), ahead_build_s=round(report.ahead_s, 3)))
     else:
-        _print_table(report)
+        with output_format(fmt):
+            _print_table(report)
     raise typer.Exit(report.exit_code)
 
 

@@ -21,7 +21,7 @@ STEP_STYLES = {"good": "green", "bad": "red", "differs": "red", "skipped": "yell
 
 class BisectProgress(BisectObserver):
     def __init__(self, fmt: str) -> None:
-        self.out = err_console if fmt == "json" else console  # JSON on stdout stays clean
+        self.out = console if fmt == "table" else err_console  # Markdown and JSON on stdout stay clean
         self.view = RichProgress(self.out)
         self.run = self.view
         self.steps = 0

@@ -6,14 +6,14 @@ from typing import Annotated
 
 import typer
 
-from colbench.cli.common import StoreOption, UsageError, _store, console, friendly
+from colbench.cli.common import FormatOption, StoreOption, _store, console, friendly
 
 
 @friendly
 def claims(
     refs: Annotated[list[str] | None, typer.Argument(help="runs (id, prefix, name, latest) and/or experiment "
                                                      "suites (e1 … e5): the latest run of each suite")] = None,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table, markdown or json")] = "table",
+    fmt: FormatOption = "table",
     store: StoreOption = None,
 ) -> None:
     """Evaluate the reference posts' claims over stored runs: holds / does not hold / inconclusive."""
@@ -21,8 +21,6 @@ def claims(
     from colbench.report.claims import claims_json, claims_table, counts_line
     from colbench.report.tables import markdown_table, table_view
 
-    if fmt not in ("table", "markdown", "json"):
-        raise UsageError(f"--format {fmt!r}: choose table, markdown or json")
     answer = evaluate(_store(store, create=False), refs or ["latest"])
     if fmt == "json":
         typer.echo(claims_json(answer.verdicts, answer.untestable))

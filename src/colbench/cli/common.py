@@ -12,13 +12,17 @@ import math
 import re
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import wraps
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 from rich.console import Console
+from rich.errors import MarkupError
 from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
 
 from colbench.app.errors import UsageError
 from colbench.app.stores import store_at
@@ -29,14 +33,63 @@ from colbench.paths import UnsafePath
 from colbench.redact import clip, printable, redact
 from colbench.render.fmt import fmt_bytes
 from colbench.render.tables import plain
+from colbench.report.tables import markdown_table, table_view
 from colbench.report.terminal import render_text, results_table
 from colbench.words import plural
+
+
+class OutputConsole(Console):
+    """The console of a command's results. In Markdown mode (`--format markdown`) every command prints what its
+    table mode prints, each Rich table as a Markdown table and every other line as plain text, so one set of
+    `--format` choices means the same in every command without a Markdown renderer per command."""
+
+    markdown = False
+
+    def print(self, *objects: Any, **kwargs: Any) -> None:  # type: ignore[override]
+        if not self.markdown:
+            super().print(*objects, **kwargs)
+            return
+        typer.echo("\n".join(_markdown_of(o) for o in objects))
+
+
+def _markdown_of(renderable: Any) -> str:
+    if isinstance(renderable, Table):
+        return markdown_table(table_view(renderable)) + "\n"
+    if isinstance(renderable, Text):
+        return renderable.plain
+    if isinstance(renderable, str):
+        try:
+            return Text.from_markup(renderable).plain
+        except MarkupError:
+            return renderable
+    capture = Console(width=160, no_color=True, soft_wrap=True)
+    with capture.capture() as captured:
+        capture.print(renderable)
+    return captured.get().rstrip("\n")
+
 
 # Wide enough for the results table when the output is a file or a CI log rather than a terminal.
 # soft_wrap: a message is one line the terminal folds where it must, never a line broken mid-sentence by Rich (a
 # copied command stays whole); tables still fit the width
-console = Console(width=None if sys.stdout.isatty() else 160, soft_wrap=True)
+console = OutputConsole(width=None if sys.stdout.isatty() else 160, soft_wrap=True)
 err_console = Console(stderr=True, soft_wrap=True)
+
+# One set of --format choices for every command that prints results: the terminal's tables, the same as Markdown
+# (a pull-request comment, a file), or JSON for tools. `show` adds csv (its rows); files have their own formats
+# (`export`, `report`, `data make`).
+OutputFormat = Literal["table", "markdown", "json"]
+FORMAT_HELP = "table (for the terminal), markdown (the same tables, for a comment or a file) or json (for tools)"
+FormatOption = Annotated[OutputFormat, typer.Option("--format", "-f", help=FORMAT_HELP)]
+
+
+@contextmanager
+def output_format(fmt: str) -> Iterator[None]:
+    """While a command prints its results: Markdown tables and plain lines on stdout when `fmt` is markdown."""
+    console.markdown = fmt == "markdown"
+    try:
+        yield
+    finally:
+        console.markdown = False
 
 def default_store_help() -> str:
     """Where the store is when --store is not given, as this environment says (COLBENCH_STORE, else COLBENCH_HOME,

@@ -6,7 +6,16 @@ from typing import Annotated
 
 import typer
 
-from colbench.cli.common import StoreOption, UsageError, _store, finite, friendly, parse_threshold, print_comparisons
+from colbench.cli.common import (
+    FormatOption,
+    StoreOption,
+    UsageError,
+    _store,
+    finite,
+    friendly,
+    parse_threshold,
+    print_comparisons,
+)
 from colbench.model.metrics import COMPARE_METRICS
 from colbench.render.fmt import threshold_defaults
 
@@ -21,7 +30,7 @@ def compare(
     method: Annotated[str, typer.Option(help="multiplicity control: holm or bh")] = "holm",
     metric: Annotated[list[str] | None, typer.Option(help=f"{', '.join(COMPARE_METRICS)} (repeatable; "
                                                      "default all that were measured)")] = None,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table, markdown or json")] = "table",
+    fmt: FormatOption = "table",
     fail_on_inconclusive: Annotated[bool, typer.Option(help="exit 3 when any verdict is inconclusive")] = False,
     cross_machine: Annotated[bool, typer.Option(help="allow sides from different machines")] = False,
     store: StoreOption = None,
@@ -34,8 +43,6 @@ def compare(
 
     @friendly
     def body() -> int:
-        if fmt not in ("table", "markdown", "json"):
-            raise UsageError(f"--format {fmt!r}: choose table, markdown or json")
         chosen = METHODS.get(method)
         if chosen is None:
             raise UsageError(f"--method {method!r}: choose holm or bh")

@@ -11,23 +11,21 @@ from rich.markup import escape
 from rich.table import Table
 
 from colbench.app.doctor import Diagnosis, diagnose
-from colbench.cli.common import console
+from colbench.cli.common import FormatOption, console, output_format
 
 
 def doctor(
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table or json")] = "table",
+    fmt: FormatOption = "table",
     strict: Annotated[bool, typer.Option("--strict", help="exit 1 when anything is missing or stale")] = False,
 ) -> None:
     """What is installed (R, Java, Maven, the Java worker, PostgreSQL, Valgrind, heaptrack, chromium, uv), what each
     enables, and the command that installs what is missing. Exit 0: it is a report (--strict: 1 if incomplete)."""
-    if fmt not in ("table", "json"):
-        typer.echo(f"colbench: error: --format {fmt!r}: use table or json", err=True)
-        raise typer.Exit(2)
     found = diagnose()
     if fmt == "json":
         typer.echo(json.dumps([{**asdict(f), "ok": f.ok} for f in found.findings], indent=2))
     else:
-        _print_table(found)
+        with output_format(fmt):
+            _print_table(found)
     if strict and not found.complete:
         raise typer.Exit(1)
 

@@ -7,7 +7,16 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from colbench.cli.common import StoreOption, UsageError, _store, console, err_console, friendly
+from colbench.cli.common import (
+    FormatOption,
+    StoreOption,
+    UsageError,
+    _store,
+    console,
+    err_console,
+    friendly,
+    output_format,
+)
 from colbench.words import plural
 
 
@@ -27,7 +36,7 @@ def explain(
     top: Annotated[int, typer.Option(min=1, max=1000, help="functions to list per case")] = 15,
     rerun: Annotated[bool, typer.Option("--rerun", help="profile again even where `run --profile` kept "
                                         "profiles")] = False,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table or json")] = "table",
+    fmt: FormatOption = "table",
     dry_run: Annotated[bool, typer.Option("--dry-run", help="say which profiles it would take and how long they "
                                           "should take (from measured costs); profile and write nothing")] = False,
     store: StoreOption = None,
@@ -44,15 +53,14 @@ def explain(
 
     @friendly
     def body() -> int:
-        if fmt not in ("table", "json"):
-            raise UsageError(f"--format {fmt!r}: choose table or json")
         if metric not in METRICS:
             raise UsageError(f"--metric {metric!r}: choose {' or '.join(METRICS)}")
         explain_use_case = explain_memory if metric == "memory" else explain_instructions
         db = _store(store, create=False)
         request = ExplainRequest(baseline, contender, tuple(case or ()), profiler, top, rerun, metric)
         if dry_run:
-            _print_plan(plan_explain(db, request))
+            with output_format(fmt):
+                _print_plan(plan_explain(db, request))
             return 0
         # each step is said on stderr, and while one runs (a profile under Valgrind takes minutes) a line every 10 s
         progress = RichProgress(err_console, live=False)
@@ -60,7 +68,8 @@ def explain(
             result = explain_use_case(db, request, say=progress.doing)
         finally:
             progress.close()
-        _print(result, fmt)
+        with output_format(fmt):
+            _print(result, fmt)
         return 0 if any(c.diff is not None for c in result.cases) else 2
 
     raise typer.Exit(body())

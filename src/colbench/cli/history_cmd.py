@@ -11,7 +11,7 @@ from rich.table import Table
 
 from colbench.app.history import HistoryOutcome, HistoryRequest, check
 from colbench.app.history import history as history_use_case
-from colbench.cli.common import StoreOption, UsageError, _store, console, friendly
+from colbench.cli.common import FormatOption, StoreOption, UsageError, _store, console, friendly, output_format
 from colbench.render.fmt import fmt_bytes, fmt_instructions
 from colbench.render.tables import plain
 from colbench.words import plural, ratio_text
@@ -25,7 +25,7 @@ def history(
     param: Annotated[list[str] | None, typer.Option("--param", "-p", help="NAME=VALUE filter (repeatable)")] = None,
     machine: Annotated[str | None, typer.Option(help="machine name or id (default: this machine)")] = None,
     min_size: Annotated[int, typer.Option(min=2, help="minimum points between change points")] = 5,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table or json")] = "table",
+    fmt: FormatOption = "table",
     metric: Annotated[str, typer.Option(help="time (wall seconds), instructions, memory (peak RSS), arrow_memory "
                                         "(Arrow pool's peak) or file_size")] = "time",
     by: Annotated[str, typer.Option(help="time (a point per run, in time order) or version (a point per version "
@@ -53,9 +53,10 @@ def history(
             typer.echo(json.dumps([{**h.to_dict(), **({"watched": watched} if package else {})}
                                    for h in found.histories], indent=2, default=str))
             return
-        _print_tables(found, metric, package)
-        if found.watched:
-            _print_watched(found, package or "")
+        with output_format(fmt):
+            _print_tables(found, metric, package)
+            if found.watched:
+                _print_watched(found, package or "")
 
     body()
 

@@ -4,18 +4,21 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 from rich.table import Table
 
 from colbench.cli.common import (
+    FORMAT_HELP,
     BenchOption,
+    FormatOption,
     StoreOption,
     UsageError,
     _store,
     console,
     friendly,
+    output_format,
     show_run,
 )
 from colbench.render.tables import plain
@@ -26,24 +29,24 @@ from colbench.words import plural
 @friendly
 def show(
     run_id: Annotated[str, typer.Argument(help="run id, a prefix, a run name, or 'latest'")] = "latest",
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table, json, csv or markdown")] = "table",
+    fmt: Annotated[Literal["table", "markdown", "json", "csv"], typer.Option(
+        "--format", "-f", help=f"{FORMAT_HELP}, or csv (the rows)")] = "table",
     store: StoreOption = None,
     runs: Annotated[bool, typer.Option("--runs", help="list the runs in the store instead")] = False,
     errors: Annotated[bool, typer.Option("--errors", help="each failed case's error: message, traceback and the "
                                          "worker's last stderr lines (table or json)")] = False,
 ) -> None:
     """Show a run's results, one row per case (processes pooled), or list the runs."""
-    if fmt not in ("table", "json", "csv", "markdown"):
-        raise UsageError(f"--format {fmt!r}: choose table, json, csv or markdown")
     db = _store(store, create=False)
     if runs:
         _show_runs(db, fmt)
         return
-    if errors and fmt not in ("table", "json"):
-        raise UsageError(f"--errors --format {fmt!r}: choose table or json")
+    if errors and fmt == "csv":
+        raise UsageError("--errors --format csv: choose table, markdown or json")
     from colbench.app.stores import run_id_of
 
-    show_run(db, run_id_of(db, run_id), fmt, errors=errors)
+    with output_format(fmt if errors else "table"):  # markdown of the results has its own renderer
+        show_run(db, run_id_of(db, run_id), fmt, errors=errors)
 
 
 def _show_runs(db: Any, fmt: str) -> None:
@@ -86,15 +89,20 @@ def list_benchmarks(
     targets: Annotated[list[str] | None, typer.Argument(help="an asv suite folder or pytest files (asv:DIR, "
                                                         "pytest:PATH), or benchmarks and suites: list theirs")] = None,
     select: BenchOption = None,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table or json")] = "table",
+    fmt: FormatOption = "table",
 ) -> None:
     """Benchmarks with their params and defaults, and the suites (of TARGETS: their benchmarks and cases)."""
     from colbench.app.catalog import catalog, select_benches, source_catalog
 
     if targets:
-        _list_sources(source_catalog(select_benches(targets, select)), fmt)
+        with output_format(fmt):
+            _list_sources(source_catalog(select_benches(targets, select)), fmt)
         return
-    found = catalog()
+    with output_format(fmt):
+        _list_catalog(catalog(), fmt)
+
+
+def _list_catalog(found: Any, fmt: str) -> None:
     benches, suites = found.benchmarks, found.suites
     if fmt == "json":
         typer.echo(json.dumps({
@@ -149,21 +157,25 @@ def _list_sources(benches: dict[str, Any], fmt: str) -> None:
 
 @friendly
 def machine(
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table or json")] = "table",
+    fmt: FormatOption = "table",
     name: Annotated[str | None, typer.Option(help="machine name (part of the fingerprint)")] = None,
 ) -> None:
     """Machine info and the checks that tell how noisy timings will be here."""
     from colbench.app.machine import describe_machine
 
     described = describe_machine(name)
-    info = described.info
     if fmt == "json":
-        typer.echo(json.dumps({"machine": info, "checks": described.checks}, indent=2))
+        typer.echo(json.dumps({"machine": described.info, "checks": described.checks}, indent=2))
         return
+    with output_format(fmt):
+        _print_machine(described.info, described.checks)
+
+
+def _print_machine(info: dict[str, Any], checks: list[dict[str, Any]]) -> None:
     table = Table(title=f"machine {info['name']} ({info['machine_id']})", show_header=False)
     for key, value in info.items():
         table.add_row(key, ", ".join(f"{k} {v}" for k, v in value.items()) if isinstance(value, dict) else str(value))
     console.print(table)
-    for check in described.checks:
+    for check in checks:
         mark = "[green]ok[/green]" if check["ok"] else "[yellow]warning[/yellow]"
         console.print(f"{mark}  {check['message']}")

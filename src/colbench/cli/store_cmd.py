@@ -12,13 +12,14 @@ import typer
 from rich.table import Table
 
 from colbench.cli.common import (
+    FormatOption,
     NetDeadlineOption,
     StoreOption,
-    UsageError,
     _store,
     console,
     friendly,
     net_deadline,
+    output_format,
     say_error,
 )
 from colbench.words import plural
@@ -72,7 +73,7 @@ def _count(value: Any) -> str:
 @friendly
 def info_command(
     store: StoreOption = None,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table or json")] = "table",
+    fmt: FormatOption = "table",
     check: Annotated[bool, typer.Option("--check", help="read every table in full: finds damage the counts miss "
                                         "(slow on a big store)")] = False,
 ) -> None:
@@ -80,13 +81,12 @@ def info_command(
     it shows what is readable, then exits 2."""
     from colbench.app.store_admin import check_damage, describe_store
 
-    if fmt not in ("table", "json"):
-        raise UsageError(f"--format {fmt!r}: choose table or json")
     found = describe_store(store, check=check)
     if fmt == "json":
         typer.echo(json.dumps(found, indent=2, default=str))
     else:
-        _print_info(found)
+        with output_format(fmt):
+            _print_info(found)
     check_damage(found)
 
 

@@ -12,6 +12,7 @@ from colbench.app.catalog import select_benches
 from colbench.cli.common import (
     BenchOption,
     ClusterOption,
+    FormatOption,
     IndexOption,
     NetDeadlineOption,
     ParamOption,
@@ -81,7 +82,7 @@ def watch(
                                           "(callgrind profiles)")] = True,
     summary: Annotated[Path | None, typer.Option(help="append the pass's Markdown summary to this file (e.g. "
                                                  "$GITHUB_STEP_SUMMARY)")] = None,
-    fmt: Annotated[str, typer.Option("--format", "-f", help="table, markdown or json")] = "table",
+    fmt: FormatOption = "table",
     dry_run: Annotated[bool, typer.Option("--dry-run", help="say which releases a pass would measure and its "
                                           "estimated time; measure nothing")] = False,
     deadline: NetDeadlineOption = None,
@@ -97,8 +98,6 @@ def watch(
     from colbench.app.watch import WatchRequest, run_watch
     from colbench.cli.watch_progress import WatchProgress
 
-    if fmt not in FORMATS:
-        raise typer.BadParameter(f"--format {fmt!r}: choose table, markdown or json")
     fmt = "text" if fmt == "table" else fmt
     request = WatchRequest(
         targets=tuple(select_benches(list(targets), bench)), packages=tuple(package), overrides=parse_params(param),

@@ -69,5 +69,10 @@ def markdown_table(view: TableView) -> str:
     lines = [f"**{md(view.title)}**", ""] if view.title else []
     lines.append("| " + " | ".join(md(c.name) for c in view.columns) + " |")
     lines.append("|" + "|".join("---:" if c.align == "right" else "---" for c in view.columns) + "|")
-    lines += ["| " + " | ".join(md(cell.text) for cell in row) + " |" for row in view.rows]
+    lines += ["| " + " | ".join(_md_cell(cell.text) for cell in row) + " |" for row in view.rows]
     return "\n".join(lines)
+
+
+def _md_cell(text: str) -> str:
+    """A cell of several lines (a benchmark's params, a side's versions) keeps them: GitHub renders <br> in a table."""
+    return "<br>".join(md_text(line) for line in text.splitlines())
