@@ -9,12 +9,15 @@ from collections.abc import Sequence
 from functools import cache
 from typing import TYPE_CHECKING
 
+from rich.text import Text
+
 from colbench.experiments import e1_csv_readers, e2_dsib, e3_ipc_bandwidth, e4_arrow_jl, e5_feather_v2
 from colbench.experiments.base import Experiment
 from colbench.experiments.suites import GATE, QUICK
 from colbench.model.claims import Claim, LeastGainClaim
 from colbench.model.records import Run
 from colbench.model.suite import Suite
+from colbench.redact import printable
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -44,7 +47,19 @@ def experiment_tables(summaries: Sequence[CaseSummary], run: Run) -> list[Table]
     """Each experiment's table, for the experiments the run is of: it ran one of the experiment's suites, or `quick`
     (a small run of every experiment). A run of a benchmark (a comparison of two releases, a bisect's step) whose
     cases happen to be an experiment's gets no reference tables it did not ask for."""
-    return [t for t in (e.build_table(summaries, run) for e in experiments_of(run)) if t is not None]
+    envs = list(dict.fromkeys(s.env_name for s in summaries))
+    if len(envs) <= 1:
+        return [t for t in (e.build_table(summaries, run) for e in experiments_of(run)) if t is not None]
+    # each side of an --env / --versions run in its own table, named: one table would show one side's figures
+    # under no side's name (a row picks one summary per case)
+    tables = []
+    for experiment in experiments_of(run):
+        for env in envs:
+            table = experiment.build_table([s for s in summaries if s.env_name == env], run)
+            if table is not None:
+                table.title = Text(f"{table.title} — environment {printable(env)}")  # a name, not markup
+                tables.append(table)
+    return tables
 
 
 def experiments_of(run: Run) -> list[Experiment]:

@@ -15,6 +15,7 @@ from rich.text import TextType
 
 from colbench.analysis.aggregate import CaseSummary
 from colbench.experiments.e3_ipc_bandwidth.table import gbps_verdict
+from colbench.model.metrics import metric
 from colbench.model.params import ParamValue
 from colbench.model.run_parts import MachineBandwidth
 from colbench.redact import printable
@@ -159,9 +160,18 @@ def every_case_note(summaries: Sequence[CaseSummary]) -> str:
         parts.append(("otherwise " if decoded else "") + "the benchmark's work ÷ median time, where the work is "
                      + "; ".join(meanings))
     return ("median and spread (CV, the coefficient of variation) over every timed iteration of every process; "
-            "n: iterations (processes); first run: the median first iteration of a fresh process; throughput: "
-            + ("; ".join(parts) or "-") + ". peak RSS: the largest of the processes; file size: the file written, "
-            "or the file read (\"read\").")
+            "n: iterations (processes)" + _counted_n_note(summaries) + "; first run: the median first iteration of "
+            "a fresh process; throughput: " + ("; ".join(parts) or "-") + ". peak RSS: the largest of the "
+            "processes; file size: the file written, or the file read (\"read\").")
+
+
+def _counted_n_note(summaries: Sequence[CaseSummary]) -> str:
+    """Why two sides of one run show different n when only counts were taken: a counting process stops early."""
+    if not any("instructions" in s.metrics for s in summaries):
+        return ""
+    within = metric("instructions").repeat_within or 0
+    return (f"; a counting process stops once two counted calls in a row agree within {within:.1%} "
+            "(--iterations is the most), so n differs between cases and sides of one run")
 
 
 def file_cell(summary: CaseSummary) -> str:
