@@ -408,15 +408,26 @@ def estimate_plan(plan: Plan, iterations: int, warmup: int, processes: Callable[
     fallback = statistics.median(rates.values()) if rates else 0.0
     data_seconds = sum(size * rates.get(fmt, fallback) for fmt, size in new_data)
     fresh = sum(1 for built in env_builds if built)
-    env_seconds = fresh * history.first("env_build_s", reference) + \
-        (len(env_builds) - fresh) * history.first("env_cached_s", reference)
-    worker_seconds = sum(history.first("java_build_s", reference) if downloads
-                         else history.first("java_build_cached_s", reference) for downloads in worker_builds)
+
+    def build_s(name: str) -> float:
+        return _build_s(name, history, reference, load_factor)
+
+    env_seconds = fresh * build_s("env_build_s") + (len(env_builds) - fresh) * build_s("env_cached_s")
+    worker_seconds = sum(build_s("java_build_s") if downloads else build_s("java_build_cached_s")
+                         for downloads in worker_builds)
     total = process_seconds + data_seconds + env_seconds + worker_seconds + reference.run_s
     return Estimate(total, cases, data_seconds, sum(size for _, size in new_data), processes=count,
                     process_seconds=process_seconds, envs_fresh=fresh, envs_cached=len(env_builds) - fresh,
                     env_seconds=env_seconds, worker_builds=len(worker_builds), worker_build_seconds=worker_seconds,
                     run_seconds=reference.run_s, load_factor=load_factor)
+
+
+def _build_s(name: str, history: Costs, reference: Costs, load_factor: float) -> float:
+    """A build's seconds: as builds took on this machine (their loads included), else the reference's idle figure
+    stretched by the load of the moment (uv and Maven are CPU-bound: a build at load 8 on 2 cores took 4x the
+    reference's)."""
+    here = history.first(name)
+    return here if here > 0 else reference.first(name) * load_factor
 
 
 #: how a worker's time grows with the load: ((load + 1) / cpus) ** LOAD_EXPONENT. Shares alone would give 1; the
