@@ -36,7 +36,13 @@ from colbench.model.watch import WatchedRelease, WatchHolder
 from colbench.processes import deadline_at
 from colbench.redact import redact
 from colbench.render.fmt import fmt_duration
-from colbench.runtimes.releases import Release, ReleaseError, check_package_name, listed_releases, newer_releases
+from colbench.runtimes.releases import (
+    Release,
+    ReleaseError,
+    check_package_name,
+    newer_releases,
+    releases_on_indexes,
+)
 from colbench.words import plural
 
 if TYPE_CHECKING:
@@ -286,10 +292,13 @@ def _first_start(request: WatchRequest, eligible: list[Release], releases: list[
 
 def plan_package(store: Store | None, request: WatchRequest, package: str, measure: Measure,
                  machine_id: str) -> PackagePlan:
-    """Ask the index (the only network call of a pass with nothing new) and the store what is new."""
+    """Ask the index (the only network call of a pass with nothing new) and the store what is new; `package` is
+    one `check` has checked."""
     notes: list[str] = []
     try:
-        index, releases = listed_releases(package, request.index, deadline_s=request.net_deadline_s, notes=notes)
+        # the name was checked with the request (`check`): once a pass
+        index, releases = releases_on_indexes(package, request.index, deadline_s=request.net_deadline_s,
+                                              notes=notes)
     except ReleaseError as exc:
         raise UsageError(f"{exc}; the next pass asks again") from None
     from colbench.store.queries import WatchQuery
