@@ -312,10 +312,12 @@ def points_of(request: BisectRequest) -> PointList:
 
 
 def point_environments(request: BisectRequest, say: Callable[[str], None] = lambda _: None) -> PointEnvironments:
-    """What builds the points' environments: every point with the request's extra requirements, variables and index,
-    a release by its era's recipe (runtimes/builders.py), as a watch pass builds the releases it measures."""
+    """What builds the points' environments: every point with the request's extra requirements, variables and index
+    and what its benchmark needs to be imported, a release by its era's recipe (runtimes/builders.py), as a watch
+    pass builds the releases it measures."""
     return PointEnvironments(extra=request.with_requirements, say=say, variables=dict(request.variables),
-                             indexes=(request.index,) if request.index else ())
+                             indexes=(request.index,) if request.index else (),
+                             needs=make_plan([request.benchmark], request.overrides).requirements)
 
 
 def expected_steps(points: int) -> int:

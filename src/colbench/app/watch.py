@@ -373,10 +373,12 @@ def estimate_plan(request: WatchRequest, plan: PackagePlan, measure: Measure) ->
 def _measuring(store: Store, request: WatchRequest, plan: PackagePlan, config: RunConfig, machine: dict[str, str],
                observer: WatchObserver) -> Measuring:
     from colbench.app.watch_measure import BisectSays, Measuring
+    from colbench.runner.plan import make_plan
     from colbench.runtimes.points import PointEnvironments
 
     envs = PointEnvironments(extra=request.with_requirements, say=observer.say, variables=dict(request.variables),
-                             indexes=(request.index,) if request.index else ())
+                             indexes=(request.index,) if request.index else (),
+                             needs=make_plan(config.targets, config.overrides, config.scale).requirements)
     bisect_observer = BisectSays(observer.say, observer.run, observer.bisect_step)
     return Measuring(store, plan.watch_id, plan.package, config, machine["id"], machine["name"], envs,
                      observer.run, request.threshold, request.alpha, request.index, plan.index,
