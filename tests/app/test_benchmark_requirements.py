@@ -41,13 +41,14 @@ def test_run_env_requests_carry_the_plans_requirements(monkeypatch: pytest.Monke
     assert built[0].spec == "pyarrow==21.0.0"  # the spec in words stays what was asked for
 
 
-@pytest.mark.slow  # pytest collects the file three times (seconds each at a high load)
-def test_a_pytest_files_plan_bisect_points_and_watch_releases_carry_them(source: str, tmp_path: Path) -> None:
-    assert make_plan([source]).requirements == ("pytest",)
-    assert make_plan(["placebo"]).requirements == ()
+@pytest.mark.slow  # pytest collects the file (seconds at a high load)
+def test_a_pytest_files_plan_reaches_bisect_points_and_watch_releases_alike(source: str, tmp_path: Path) -> None:
+    needs = make_plan([source]).requirements
+    assert needs == ("pytest",) and make_plan(["placebo"]).requirements == ()
     release = Release("1.0.0", python="3.11")
     point = Point("1.0.0", "probe==1.0.0", release=release, package="probe")
-    bisected = point_environments(BisectRequest(benchmark=source, good="1.0.0", bad="1.1.0", package="probe"))
+    bisected = point_environments(BisectRequest(benchmark=source, good="1.0.0", bad="1.1.0", package="probe"),
+                                  needs=needs)
     assert bisected.request(point).benchmark_requirements == ("pytest",)
     assert uv_builder().spec(bisected.request(point))[0].needs == ("pytest",)
     from colbench.app.watch import PackagePlan
@@ -55,6 +56,5 @@ def test_a_pytest_files_plan_bisect_points_and_watch_releases_carry_them(source:
 
     plan = PackagePlan(package="probe", watch_id="w", index="", baseline=None, candidates=())
     m = _measuring(open_store(str(tmp_path / "r.duckdb")), WatchRequest(targets=(source,), packages=("probe",)),
-                   plan, RunConfig(targets=[source]), {"id": "here", "name": "here"}, WatchObserver())
-    assert m.envs.request(point).benchmark_requirements == ("pytest",)
+                   plan, RunConfig(targets=[source]), {"id": "here", "name": "here"}, WatchObserver(), needs)
     assert m.envs.request(point) == bisected.request(point)
