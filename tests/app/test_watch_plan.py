@@ -142,6 +142,28 @@ def test_a_package_is_one_watch_by_its_pep_503_name_and_an_older_watch_keeps_its
     assert watch_id(req, NAME, MEASURE, "here", legacy=True) == watch_id(req, NAME, MEASURE, "here")
 
 
+def test_a_pass_checks_each_package_name_once_at_its_edge(store, index, monkeypatch):
+    """The request's check refuses a bad name before the index is asked; listing the releases does not check the
+    same name again (it ran 3 times a pass: the request, the listing, the index page)."""
+    from colbench.app import watch as watch_module
+    from colbench.runtimes import releases
+
+    checked: list[str] = []
+
+    def counting(package: str) -> None:
+        checked.append(package)
+        real(package)
+
+    real = releases.check_package_name
+    monkeypatch.setattr(releases, "check_package_name", counting)
+    monkeypatch.setattr(watch_module, "check_package_name", counting)
+    asked = request(index)
+    check(asked)
+    plan = plan_package(store, asked, NAME, MEASURE, "here")
+    assert plan.candidates == ("1.3.0",)
+    assert checked == [NAME]
+
+
 @pytest.mark.parametrize(("options", "message"), [
     ({"packages": ()}, "name the libraries to watch"),
     ({"packages": ("../etc",)}, "not a Python distribution name"),

@@ -7,7 +7,7 @@ import io
 
 from rich.console import Console
 
-from colbench.cli.progress import Heartbeat, RichProgress
+from colbench.cli.progress import Heartbeat, LiveView
 from colbench.model.records import Run
 from colbench.model.run_config import EnvChoice, RunConfig
 from colbench.runner.plan import Execution, make_plan
@@ -23,11 +23,11 @@ class Clock:
         return self.now
 
 
-def view() -> tuple[RichProgress, io.StringIO, Clock]:
+def view() -> tuple[LiveView, io.StringIO, Clock]:
     out = io.StringIO()
     clock = Clock()
     console = Console(file=out, force_terminal=False, width=200)
-    progress = RichProgress(console, live=False, clock=clock, quiet_s=10.0)
+    progress = LiveView(console, live=False, clock=clock, quiet_s=10.0)
     progress.heartbeat.start = lambda: None  # type: ignore[method-assign]  # ticks are driven by the test
     return progress, out, clock
 
@@ -135,3 +135,59 @@ def test_the_heartbeat_thread_ticks_and_stops():
     count = len(ticks)
     time.sleep(0.05)
     assert count >= 1 and len(ticks) == count  # stopped means no more ticks
+
+
+def test_the_one_view_hears_every_event_of_a_bisect_and_a_watch_by_name():
+    """`LiveView` is passed where a BisectObserver or a WatchObserver is expected (without importing those use cases
+    into every command's start): it must have each of their methods, with the same parameters."""
+    import inspect
+
+    from colbench.app.bisect import BisectObserver
+    from colbench.app.watch import WatchObserver
+
+    for observer in (BisectObserver, WatchObserver):
+        for name, method in inspect.getmembers(observer, inspect.isfunction):
+            if name.startswith("_"):
+                continue
+            ours = getattr(LiveView, name)
+            assert list(inspect.signature(ours).parameters) == list(inspect.signature(method).parameters), name
+    console = Console(file=io.StringIO(), force_terminal=False)
+    assert LiveView(console, mode="bisect").run is not None
+    view = LiveView(console, mode="watch")
+    assert view.run is view  # the runs a pass starts show in the same view
+
+
+def test_a_bisect_and_a_watch_say_their_steps_in_their_modes():
+    from colbench.analysis.bisect import Step
+    from colbench.app.bisect import SearchPlan
+    from colbench.app.bisect_points import PointList
+    from colbench.app.watch import PackagePlan
+    from colbench.model.watch import WatchedRelease
+    from colbench.runtimes.points import Point
+
+    out = io.StringIO()
+    bisect = LiveView(Console(file=out, force_terminal=False, width=300), mode="bisect")
+    bisect.listed(PointList([Point(v, f"p=={v}") for v in ("1.0", "1.1", "1.2")], {"1.1a": "no wheel"}, "p on X"))
+    bisect.planned(SearchPlan("instructions", "", 2, 1, 3.5, "history", 0, 0.0, 100.0, 200.0, True))
+    bisect.look(1, 2, ["1.0", "1.1", "1.2"], 4)
+    bisect.step(Step(1, "1.1", "1.0", "1.2", "bad", cause="a cause", measure_s=3.0))
+    bisect.close()
+    assert out.getvalue().splitlines() == [
+        "bisect over 3 points (p on X): 1.0 (good) … 1.2 (bad); about 1 steps after the ends",
+        "not tested 1.1a: no wheel",
+        "expected: about 1 min 40 s (2 processes a point at 3.50 s each here, from history); --budget: 3 min 20 s",
+        "step 1 of about 1: 1.1 (between 1.0 and 1.2), 4 processes a point (look 2: more processes, undecided so far)",
+        "step 1 1.1: bad (a cause) (3.0 s)"]
+    assert bisect.context == "step 1 of about 1, look 2"  # in front of the run's bar and process lines
+    out = io.StringIO()
+    watch = LiveView(Console(file=out, force_terminal=False, width=300), mode="watch")
+    watch.planned(PackagePlan("pyarrow", "w", "https://pypi.org/simple", "1.0", ("1.1",)))
+    watch.say("environment [1.1] built")
+    watch.measuring("pyarrow", "1.0", "1.1")
+    watch.watched(WatchedRelease("w", "pyarrow", "1.1", "m", "regression", "2026-01-01T00:00:00+00:00",
+                                 baseline="1.0"))
+    watch.bisect_step(Step(1, "1.05", "1.0", "1.1", "good"))
+    watch.close()
+    assert out.getvalue().splitlines() == [
+        "pyarrow on https://pypi.org/simple: 1 new release to measure from 1.0: 1.1", "environment [1.1] built",
+        "measuring pyarrow 1.1 against 1.0", "pyarrow 1.1 vs 1.0: regression", "bisect step 1 1.05: good -"]

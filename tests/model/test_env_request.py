@@ -103,3 +103,29 @@ def test_no_module_below_the_cli_splits_a_spec_string() -> None:
                     and node.value.id == "shlex":
                 offenders.append(f"{path.relative_to(SRC)}:{node.lineno} calls shlex.split")
     assert offenders == []
+
+
+#: spec strings split below the CLI, each with why it is no request being parsed again
+SPLITS_ALLOWED = {
+    # a stored run's record (`EnvChoice.spec`, the spec in words a run keeps), read by a resumed bisect to say that
+    # a point was built with numpy<2: the record has no other trace of it
+    ("runtimes/points.py", "(env.spec or '').split()"),
+}
+
+
+def _mentions_a_spec(node: ast.AST) -> bool:
+    return any((isinstance(n, ast.Name) and "spec" in n.id.lower()) or (isinstance(n, ast.Attribute)
+               and n.attr == "spec") for n in ast.walk(node))
+
+
+def test_no_module_below_the_cli_splits_words_of_a_spec() -> None:
+    """Below `cli/`, no `.split`, `.rsplit`, `.partition` or `.rpartition` of a spec (a name or attribute called
+    `spec`): what a request asks for is typed (`EnvRequest`), its spec in words only shown and stored."""
+    found = set()
+    for path in _below_cli():
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr in ("split", "rsplit", "partition", "rpartition") \
+                    and _mentions_a_spec(node.func.value):
+                found.add((path.relative_to(SRC).as_posix(), ast.unparse(node)))
+    assert found == SPLITS_ALLOWED

@@ -77,11 +77,14 @@ def test_no_plugin_no_path_file(tmp_path, monkeypatch):
     assert not (env_site / benchmark_code.PLUGINS_PTH).exists()
 
 
-@pytest.mark.parametrize(("pinned", "expected"), [(set(), ["asv_runner>=0.2", "pympler"]),
-                                                  ({"asv-runner"}, ["pympler"])])
-def test_a_sources_requirements_yield_to_the_spec(pinned, expected):
-    benchmark_code.require_for_benchmarks(("asv_runner>=0.2", "pympler"))
-    try:
-        assert benchmark_code.extra_requirements(pinned) == expected
-    finally:
-        benchmark_code.require_for_benchmarks(())
+@pytest.mark.parametrize(("asked", "expected"), [(("pyarrow==21.0.0",), ["asv_runner>=0.2", "pympler"]),
+                                                 (("asv-runner==0.1.0", "pyarrow"), ["pympler"])])
+def test_a_sources_requirements_yield_to_the_spec(asked, expected):
+    from colbench.model.env_request import EnvRequest
+    from colbench.runtimes.builders import uv_builder
+    from colbench.runtimes.python import benchmark_needs
+
+    request = EnvRequest("a", "uv", asked).for_benchmarks(("asv_runner>=0.2", "pympler"))
+    spec, text = uv_builder().spec(request)
+    assert benchmark_needs(spec) == expected
+    assert text == " ".join(asked)  # the spec in words is what was asked for

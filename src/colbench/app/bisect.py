@@ -252,7 +252,7 @@ def run_bisect(store: Store, request: BisectRequest, observer: BisectObserver | 
     observer.planned(plan)
     runs = StepRuns(request.benchmark, dict(request.overrides), config, bisect_id, print_, metric_name,
                     request.threshold, points.package)
-    envs = point_environments(request, observer.say)
+    envs = point_environments(request, observer.say, make_plan(config.targets, config.overrides).requirements)
     measurer = StoreMeasurer(store, runs, {p.label: p for p in points.points}, envs, observer.run, earlier,
                              on_look=observer.look, elapsed=lambda: earlier_s + clock() - started)
     settings = BisectSettings(direction=request.direction, alpha=request.alpha, first_processes=first,
@@ -311,11 +311,13 @@ def points_of(request: BisectRequest) -> PointList:
                        listed=(request.listed_from, request.releases) if request.releases else None)
 
 
-def point_environments(request: BisectRequest, say: Callable[[str], None] = lambda _: None) -> PointEnvironments:
-    """What builds the points' environments: every point with the request's extra requirements, variables and index,
-    a release by its era's recipe (runtimes/builders.py), as a watch pass builds the releases it measures."""
+def point_environments(request: BisectRequest, say: Callable[[str], None] = lambda _: None,
+                       needs: tuple[str, ...] = ()) -> PointEnvironments:
+    """What builds the points' environments: every point with the request's extra requirements, variables and index
+    and what its benchmark `needs` to be imported (its plan's requirements), a release by its era's recipe
+    (runtimes/builders.py), as a watch pass builds the releases it measures."""
     return PointEnvironments(extra=request.with_requirements, say=say, variables=dict(request.variables),
-                             indexes=(request.index,) if request.index else ())
+                             indexes=(request.index,) if request.index else (), needs=needs)
 
 
 def expected_steps(points: int) -> int:

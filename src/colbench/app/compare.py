@@ -14,7 +14,7 @@ from colbench.analysis.verdicts import Method, exit_code
 from colbench.app.errors import UsageError
 from colbench.model.metrics import COMPARE_METRICS
 from colbench.model.params import did_you_mean
-from colbench.model.records import Side
+from colbench.model.records import Side, SideRef
 from colbench.redact import clip
 from colbench.store.base import Store
 from colbench.store.selection import comparison_evidence, resolve_sides
@@ -26,10 +26,10 @@ METHODS: dict[str, Method] = {"holm": "holm", "bh": "bh"}
 @dataclass(frozen=True)
 class CompareRequest:
     """Two side references (`RUN`, a prefix, a name, `latest`, `ENV` of the latest run, or `RUN:ENV`) and the
-    settings of the comparison."""
+    settings of the comparison (a `RunEnv`: one environment of a run, named exactly by a use case)."""
 
-    baseline: str
-    contender: str
+    baseline: SideRef
+    contender: SideRef
     settings: CompareSettings = CompareSettings()
 
 
@@ -58,12 +58,13 @@ def compare_resolved(store: Store, request: CompareRequest, baseline: Side, cont
     return comparison
 
 
-def found_in_runs(store: Store, *sides: tuple[str, Side]) -> list[str]:
+def found_in_runs(store: Store, *sides: tuple[SideRef, Side]) -> list[str]:
     """Where a side named by its environment alone was found, when that is not the latest run."""
     latest = store.list_runs()[:1]
     newest = latest[0].run_id if latest else None
     return [f"{ref}: environment {side.env_name} of run {side.run_id} (the newest run that has it)"
-            for ref, side in sides if ":" not in ref and side.run_id != newest and side.env_name == ref]
+            for ref, side in sides
+            if isinstance(ref, str) and ":" not in ref and side.run_id != newest and side.env_name == ref]
 
 
 def compare_exit_code(comparison: Comparison, fail_on_inconclusive: bool = False) -> int:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from colbench.analysis.comparison import CompareSettings, ComparisonError, short_labels
 from colbench.app.compare import CompareRequest, compare_resolved
 from colbench.app.errors import UsageError
-from colbench.model.records import Result, Run, Side
+from colbench.model.records import Result, Run, Side, SideRef
 from colbench.paths import owned, owned_dir, write_atomic
 from colbench.processes import run_bounded
 from colbench.profiles.callgrind import ProfileError
@@ -50,8 +50,10 @@ Say = Callable[[str], None]
 
 @dataclass(frozen=True)
 class ExplainRequest:
-    baseline: str
-    contender: str
+    """The two sides (as `compare` takes them, or a `RunEnv` a use case names exactly) and what to explain."""
+
+    baseline: SideRef
+    contender: SideRef
     #: case ids (or unique prefixes), labels or benchmark names; empty: every case both sides have
     cases: tuple[str, ...] = ()
     profiler: str = "callgrind"

@@ -262,7 +262,7 @@ def run(request: RunRequest, observer: RunObserver | None = None) -> RunOutcome:
     _say_estimate(request, observer)
     prepared = _prepare(request, observer, dry_run=False)
     config, plan, run_doc = prepared.config, prepared.plan, prepared.run_doc
-    envs = env_options.envs_from_run(run_doc) if run_doc else _environments(request, observer)
+    envs = env_options.envs_from_run(run_doc) if run_doc else _environments(request, observer, plan.requirements)
     for bench, params, reason in fit_plan_to_envs(plan, envs, say=observer.said):
         observer.skipped(bench, params, reason)
     db = store_at(request.store)
@@ -309,18 +309,19 @@ def _check_sweep(request: RunRequest) -> Versions | None:
     return request.versions
 
 
-def _environments(request: RunRequest, observer: RunObserver) -> list[EnvChoice]:
-    """The --env environments, or a sweep's, one per release (runner/sweep.py), built and ready."""
+def _environments(request: RunRequest, observer: RunObserver, needs: tuple[str, ...]) -> list[EnvChoice]:
+    """The --env environments, or a sweep's, one per release (runner/sweep.py), built and ready, each with what the
+    plan's benchmarks `needs` to be imported."""
     from colbench.runtimes import env_options
 
     versions = _check_sweep(request)
     if versions is None:
-        return env_options.build_envs(request.envs, say=observer.said)
+        return env_options.build_envs([r.for_benchmarks(needs) for r in request.envs], say=observer.said)
     from colbench.runner.sweep import build_sweep, plan_sweep
 
     sweep = plan_sweep(versions)
     observer.said(f"sweep over {len(sweep.points)} {sweep.source}: {', '.join(p.label for p in sweep.points)}")
-    return build_sweep(sweep, request.with_requirements, say=observer.said)
+    return build_sweep(sweep, request.with_requirements, say=observer.said, needs=needs)
 
 
 def decider_of(config: RunConfig) -> Metric:
@@ -414,9 +415,9 @@ def estimate(request: RunRequest, observer: RunObserver | None = None, *, resolv
     from colbench.runtimes import env_options
 
     prepared = _prepare(request, observer or RunObserver(), dry_run=True)
-    env_options.check_envs(request.envs, resolve=resolve_pins)
-    sweep = _planned_sweep(request)
     config, plan = prepared.config, prepared.plan
+    env_options.check_envs([r.for_benchmarks(plan.requirements) for r in request.envs], resolve=resolve_pins)
+    sweep = _planned_sweep(request)
     sides = max(1, len(request.envs), len(sweep.points) if sweep else 0)
     until = request.stops_once_decided
     first_look = sides > 1 and until  # the first of several looks: the run stops once decided
@@ -506,7 +507,7 @@ def _builds(request: RunRequest, sweep: Sweep | None, plan: Plan) -> tuple[list[
     repository holds it."""
     from colbench.runtimes import env_options, java
 
-    env_builds, jars = env_options.planned_builds(request.envs)
+    env_builds, jars = env_options.planned_builds([r.for_benchmarks(plan.requirements) for r in request.envs])
     if sweep is not None:
         from colbench.runner.sweep import planned_builds as sweep_builds
 

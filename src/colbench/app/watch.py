@@ -36,13 +36,20 @@ from colbench.model.watch import WatchedRelease, WatchHolder
 from colbench.processes import deadline_at
 from colbench.redact import redact
 from colbench.render.fmt import fmt_duration
-from colbench.runtimes.releases import Release, ReleaseError, check_package_name, listed_releases, newer_releases
+from colbench.runtimes.releases import (
+    Release,
+    ReleaseError,
+    check_package_name,
+    newer_releases,
+    releases_on_indexes,
+)
 from colbench.words import plural
 
 if TYPE_CHECKING:
     from colbench.analysis.bisect import Step
     from colbench.app.watch_measure import Measuring
     from colbench.model.run_config import RunConfig
+    from colbench.runner.plan import Plan
     from colbench.store.base import Store
 
 #: how long a claim on a watch lasts beyond the pass's budget (explains and bisects may overrun it); a holder on
@@ -218,6 +225,11 @@ def resolve_measure(request: WatchRequest) -> Measure:
 
 def run_config(request: WatchRequest, measure: Measure) -> RunConfig:
     """The run every release is measured with; the targets must plan at least one case this machine can run."""
+    return run_plan(request, measure)[0]
+
+
+def run_plan(request: WatchRequest, measure: Measure) -> tuple[RunConfig, Plan]:
+    """`run_config`, and the plan it checked (what every environment needs for its benchmarks comes with it)."""
     from colbench.model.metrics import deciding_metric
     from colbench.model.metrics import metric as metric_named
     from colbench.model.run_config import RunConfig
@@ -237,7 +249,7 @@ def run_config(request: WatchRequest, measure: Measure) -> RunConfig:
         reasons = "; ".join(reason for _, _, reason in [*plan.skipped, *plan.dropped][:2])
         raise UsageError(f"{', '.join(request.targets)}: no case to measure" + (f" ({reasons})" if reasons else ""))
     config.processes = request.processes or metric_named(deciding_metric(measure)).first_look
-    return config
+    return config, plan
 
 
 def watch_id(request: WatchRequest, package: str, measure: Measure, machine_id: str, *,
@@ -286,10 +298,13 @@ def _first_start(request: WatchRequest, eligible: list[Release], releases: list[
 
 def plan_package(store: Store | None, request: WatchRequest, package: str, measure: Measure,
                  machine_id: str) -> PackagePlan:
-    """Ask the index (the only network call of a pass with nothing new) and the store what is new."""
+    """Ask the index (the only network call of a pass with nothing new) and the store what is new; `package` is
+    one `check` has checked."""
     notes: list[str] = []
     try:
-        index, releases = listed_releases(package, request.index, deadline_s=request.net_deadline_s, notes=notes)
+        # the name was checked with the request (`check`): once a pass
+        index, releases = releases_on_indexes(package, request.index, deadline_s=request.net_deadline_s,
+                                              notes=notes)
     except ReleaseError as exc:
         raise UsageError(f"{exc}; the next pass asks again") from None
     from colbench.store.queries import WatchQuery
@@ -362,12 +377,14 @@ def estimate_plan(request: WatchRequest, plan: PackagePlan, measure: Measure) ->
 
 
 def _measuring(store: Store, request: WatchRequest, plan: PackagePlan, config: RunConfig, machine: dict[str, str],
-               observer: WatchObserver) -> Measuring:
+               observer: WatchObserver, needs: tuple[str, ...] = ()) -> Measuring:
+    """What measuring the package's releases needs: each built as the bisect it may start builds it, with what the
+    benchmarks `needs` to be imported (the run plan's requirements)."""
     from colbench.app.watch_measure import BisectSays, Measuring
     from colbench.runtimes.points import PointEnvironments
 
     envs = PointEnvironments(extra=request.with_requirements, say=observer.say, variables=dict(request.variables),
-                             indexes=(request.index,) if request.index else ())
+                             indexes=(request.index,) if request.index else (), needs=needs)
     bisect_observer = BisectSays(observer.say, observer.run, observer.bisect_step)
     return Measuring(store, plan.watch_id, plan.package, config, machine["id"], machine["name"], envs,
                      observer.run, request.threshold, request.alpha, request.index, plan.index,
@@ -437,7 +454,7 @@ def _record(store: Store, release: WatchedRelease, done: PackagePass, observer: 
 
 def pass_package(store: Store, request: WatchRequest, plan: PackagePlan, config: RunConfig,
                  machine: dict[str, str], observer: WatchObserver, deadline: float,
-                 clock: Callable[[], float]) -> PackagePass:
+                 clock: Callable[[], float], needs: tuple[str, ...] = ()) -> PackagePass:
     """Claim the watch, measure what is new, let go of it (also when the pass is cut short by an exception)."""
     from colbench.store.run_owner import holder_stamp
 
@@ -453,7 +470,7 @@ def pass_package(store: Store, request: WatchRequest, plan: PackagePlan, config:
         taken = {Version(r.version) for r in store.watched(WatchQuery(watch_id=plan.watch_id))
                  if not r.pending or (r.version, r.watched_at) not in known}  # another pass measured it since
         plan = replace(plan, candidates=tuple(v for v in plan.candidates if Version(v) not in taken))
-        m = _measuring(store, request, plan, config, machine, observer)
+        m = _measuring(store, request, plan, config, machine, observer, needs)
         return _watch_package(m, plan, observer, deadline, clock,
                               lambda: store.claim_watch(plan.watch_id, holder, lease))
     finally:
@@ -472,7 +489,7 @@ def run_watch(store: Store | None, request: WatchRequest, observer: WatchObserve
     started = clock()
     check(request)
     measure = resolve_measure(request)
-    config = run_config(request, measure)
+    config, run_planned = run_plan(request, measure)
     facts = machine_info(request.machine_name)
     machine = {"id": facts["machine_id"], "name": facts["name"]}
     plans = [plan_package(store, request, package, measure, machine["id"]) for package in request.packages]
@@ -486,7 +503,8 @@ def run_watch(store: Store | None, request: WatchRequest, observer: WatchObserve
     if store is None:
         raise UsageError("a pass that measures needs a store to write to")
     deadline = started + request.budget_s
-    passes = [pass_package(store, request, plan, config, machine, observer, deadline, clock) if plan.candidates
+    passes = [pass_package(store, request, plan, config, machine, observer, deadline, clock, run_planned.requirements)
+              if plan.candidates
               else PackagePass(plan) for plan in plans]
     outcome = WatchOutcome(passes, measure, notes=[n for p in plans for n in p.notes])
     outcome.markdown = markdown_summary(outcome.releases, unchanged=[_quiet_line(p) for p in passes

@@ -27,7 +27,7 @@ from colbench.app.errors import UsageError
 from colbench.app.explain import ExplainRequest, explain
 from colbench.app.notify import shown
 from colbench.app.run import RunObserver, mark_resumed
-from colbench.model.records import Result, Run
+from colbench.model.records import Result, Run, RunEnv
 from colbench.model.release import Release
 from colbench.model.run_config import EnvChoice, RunConfig
 from colbench.model.watch import (
@@ -365,7 +365,7 @@ def _bisect(m: Measuring, release: WatchedRelease, case: CaseVerdict,
 def explain_case(m: Measuring, release: WatchedRelease, case: CaseVerdict) -> CaseExplained:
     """`colbench explain` of one regressed case between the two environments of the release's run."""
     assert release.run_id is not None and release.baseline is not None
-    sides = (f"{release.run_id}:{env_name(release.baseline)}", f"{release.run_id}:{env_name(release.version)}")
+    sides = (RunEnv(release.run_id, env_name(release.baseline)), RunEnv(release.run_id, env_name(release.version)))
     try:
         found = explain(m.store, ExplainRequest(*sides, cases=(case.case_id,), top=TOP_FUNCTIONS * 4), say=m.say)
     except Exception as exc:  # noqa: BLE001 - an explain that cannot run is said beside the verdict, never fatal

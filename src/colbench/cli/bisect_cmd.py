@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
 from rich.markup import escape
@@ -26,6 +26,7 @@ from colbench.cli.common import (
     _store,
     complete_targets,
     console,
+    err_console,
     finite,
     friendly,
     net_deadline,
@@ -40,7 +41,7 @@ from colbench.model.metrics import metric
 from colbench.render.tables import plain
 
 if TYPE_CHECKING:  # the use case and its statistics are imported when a search starts, not with every command
-    from colbench.app.bisect import BisectReport, Direction
+    from colbench.app.bisect import BisectObserver, BisectReport, Direction
 
 DIRECTIONS: dict[str, Direction] = {"slower": "slower", "faster": "faster"}
 
@@ -103,7 +104,7 @@ def bisect(
     undecided, or the budget ended first), 2 bad input."""
     from colbench.app.bisect import BisectRequest, plan_bisect, run_bisect
     from colbench.app.cluster import cluster_session
-    from colbench.cli.bisect_progress import BisectProgress
+    from colbench.cli.progress import LiveView
     from colbench.report.bisect_text import json_document
 
     chosen = DIRECTIONS.get(direction)
@@ -129,12 +130,14 @@ def bisect(
         iterations=iterations, warmup=warmup, measure=parse_measure_option(measure) if measure is not None else None,
         timeout_s=timeout, alpha=alpha, resume=resume, machine_name=machine, index=index,
         net_deadline_s=net_deadline(deadline))
-    progress = BisectProgress(fmt)
+    # JSON on stdout stays clean; the view has every method of a BisectObserver (tests/cli/test_progress.py)
+    view = LiveView(console if fmt == "table" else err_console, mode="bisect")  # Markdown, JSON: stdout clean
+    progress = cast("BisectObserver", view)
     if dry_run:
         try:
             plan = plan_bisect(store, request, progress)
         finally:
-            progress.close()
+            view.close()
         if fmt == "json":
             typer.echo(json.dumps({**dataclasses.asdict(plan), "dry_run": True}, indent=2))
         else:
@@ -145,7 +148,7 @@ def bisect(
         with cluster_session(cluster, say=progress.say):
             report = run_bisect(_store(store), request, progress)
     finally:
-        progress.close()
+        view.close()
     outcome = report.outcome
     if fmt == "json":
         typer.echo(json_document(outcome, bisect_id=report.bisect_id, benchmark=benchmark, params=overrides,

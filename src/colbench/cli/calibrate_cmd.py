@@ -8,7 +8,7 @@ import typer
 from rich.table import Table
 
 from colbench.cli.common import StoreOption, _store, console, finite, friendly, parse_measure_option, parse_threshold
-from colbench.cli.progress import RichProgress
+from colbench.cli.progress import LiveView
 from colbench.model.params import parse_param_option
 from colbench.render.fmt import fmt_seconds
 from colbench.words import plural
@@ -70,7 +70,7 @@ def calibrate(
                                    threshold=parse_threshold(threshold), alpha=alpha, effect=effect,
                                    from_run=from_run)
         db = _store(store, create=not from_run)
-        progress = RichProgress(console)
+        progress = LiveView(console)
         try:
             done = calibrate_use_case(db, request, progress)
         finally:

@@ -49,7 +49,7 @@ def explain(
     from colbench.app.explain import METRICS, ExplainRequest, plan_explain
     from colbench.app.explain import explain as explain_instructions
     from colbench.app.explain_memory import explain_memory
-    from colbench.cli.progress import RichProgress
+    from colbench.cli.progress import LiveView
 
     @friendly
     def body() -> int:
@@ -63,7 +63,7 @@ def explain(
                 _print_plan(plan_explain(db, request))
             return 0
         # each step is said on stderr, and while one runs (a profile under Valgrind takes minutes) a line every 10 s
-        progress = RichProgress(err_console, live=False)
+        progress = LiveView(err_console, mode="explain")
         try:
             result = explain_use_case(db, request, say=progress.doing)
         finally:

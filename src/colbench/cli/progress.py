@@ -1,4 +1,6 @@
-"""The live view of a run (`app.run.RunObserver`): what is happening, how far it is and how long the rest will take.
+"""The one live view of a long command (`LiveView`), in a mode per command: `run` (the app's `RunObserver`),
+`bisect` (a search's steps and looks), `watch` (a pass's releases and verdicts) and `explain` (its profiles). Every
+mode shows the worker processes of the runs it starts with the same lines and the same heartbeat.
 
 In a terminal, a bar counts worker processes (with the look of a run that stops once decided, or the step of a
 bisect, in front) and shows the time since the start and an ETA: the remaining processes at the mean time of those
@@ -11,14 +13,18 @@ No silence longer than `QUIET_S`: a timer thread (`Heartbeat`) wakes every secon
 running, the environment being built, the profile being taken) and for how long. It is the only thing that wakes
 while a worker runs: the orchestrator itself sleeps until the worker exits (runner/worker_wait.py); the thread sleeps on
 an event between ticks and costs microseconds a second.
+
+A bisect's and a watch's events reach the view by name (it has every method of `app.bisect.BisectObserver` and
+`app.watch.WatchObserver`, tests/cli/test_progress.py keeps it so) without this module importing those use cases:
+`colbench run` starts without the search's statistics.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.console import Console
 from rich.markup import escape
@@ -29,13 +35,23 @@ from colbench.app.show import bandwidth_of, case_summaries
 from colbench.model.records import Result, Run
 from colbench.render.fmt import fmt_bytes, fmt_duration, fmt_seconds, instructions_cell, spread
 from colbench.report.terminal import throughput_cell
+from colbench.words import plural
 
-if TYPE_CHECKING:  # what the run's observer hears of, named by the use case
+if TYPE_CHECKING:  # what the observers hear of, named by the use cases
+    from colbench.app.bisect import SearchPlan, Step
+    from colbench.app.bisect_points import PointList
     from colbench.app.run import Execution, Look, LookPlan, PlannedCase, RunEstimate
+    from colbench.app.watch import PackagePlan, PassEstimate
+    from colbench.model.watch import WatchedRelease
 
 #: silence after which the view says what runs: the timer wakes every second (later on a busy machine), so 9 s keeps
 #: every gap under the 10 s promised (10.0 let gaps of 10.5-10.9 s through at load 8-19)
 QUIET_S = 9.0
+#: the commands the view serves
+MODES = ("run", "bisect", "watch", "explain")
+#: how a bisect's steps and a watch's releases are coloured
+STEP_STYLES = {"good": "green", "bad": "red", "differs": "red", "skipped": "yellow", "undecided": "yellow"}
+RELEASE_STYLES = {"regression": "red", "improvement": "green", "error": "yellow", "inconclusive": "yellow"}
 
 
 class Heartbeat:
@@ -76,15 +92,19 @@ def _short(params: Mapping[str, Any]) -> str:
     return " ".join(f"{k}={v}" for k, v in params.items() if (k, v) not in hidden)
 
 
-class RichProgress(RunObserver):
-    """`err`: where skipped cases are said (stderr for `run`); the rest goes to `console`. `live`: a bar (default:
-    when `console` is a terminal) or one line per finished process."""
+class LiveView(RunObserver):
+    """`mode`: the command (`MODES`). `err`: where skipped cases are said (stderr for `run`); the rest goes to
+    `console`. `live`: a bar (default: when `console` is a terminal; never for explain, whose steps are lines) or one
+    line per finished process."""
 
-    def __init__(self, console: Console, err: Console | None = None, *, live: bool | None = None,
+    def __init__(self, console: Console, err: Console | None = None, *, mode: str = "run", live: bool | None = None,
                  clock: Callable[[], float] = time.monotonic, quiet_s: float = QUIET_S) -> None:
+        if mode not in MODES:
+            raise ValueError(f"mode {mode!r}: one of {', '.join(MODES)}")
+        self.mode = mode
         self.console = console
         self.err = err or console
-        self.live = console.is_terminal if live is None else live
+        self.live = (console.is_terminal and mode != "explain") if live is None else live
         self.clock, self.quiet_s = clock, quiet_s
         self.progress = Progress(
             TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("processes"),
@@ -106,6 +126,7 @@ class RichProgress(RunObserver):
         self._last_line = clock()
         self._lock = threading.RLock()
         self.heartbeat = Heartbeat(self._tick)
+        self._steps = 0  # a bisect's expected steps after the ends
 
     # -- lines and the heartbeat
 
@@ -316,3 +337,119 @@ class RichProgress(RunObserver):
             why = "the most looks were taken" if look.ended == "looks" else "no more blocks fit the budget"
             self._print(f"look {look.number} ({blocks}): {look.pending} comparison{'s' if look.pending != 1 else ''} "
                         f"still inconclusive, {used}: {why}")
+
+    # -- the modes' own events: a bisect's (`app.bisect.BisectObserver`), a watch's (`app.watch.WatchObserver`)
+
+    @property
+    def run(self) -> LiveView:
+        """The observer of the runs a search or a pass starts: this view."""
+        return self
+
+    def say(self, text: str) -> None:
+        """A line of the use case (plain text): in a bisect, with the heartbeat's time since it."""
+        if self.mode == "watch":
+            self._print(escape(text), highlight=False, soft_wrap=True)
+        else:
+            self.said(escape(text))
+
+    def planned(self, plan: SearchPlan | PackagePlan) -> None:
+        """A search's plan (bisect) or what a pass would measure of one package (watch)."""
+        if self.mode == "watch":
+            self._planned_package(cast("PackagePlan", plan))
+        else:
+            self._planned_search(cast("SearchPlan", plan))
+
+    def _planned_search(self, plan: SearchPlan) -> None:
+        self._steps = plan.steps
+        self.expecting(plan.process_s, 1)
+        if plan.why:
+            self.said(escape(plan.why))
+        builds = (f", {plan.envs_to_build} environment{'s' if plan.envs_to_build != 1 else ''} to build "
+                  f"{fmt_duration(plan.env_s)}" if plan.envs_to_build else "")
+        budget = "--budget" if plan.budget_given else "the default budget, twice that"
+        busy = (f"; the machine is busy (load {plan.load_average:.1f}): processes counted "
+                f"{plan.load_factor:.1f}x as long as idle" if plan.load_factor > 1.0 and plan.load_average else "")
+        each = (f"at {fmt_seconds(plan.process_s)} each here, from {escape(plan.process_source)}"
+                if plan.process_s > 0 else "not estimated: no measured cost of this case or its benchmark here")
+        about = "at least " if plan.process_s <= 0 else "about "
+        self.said(f"expected: {about}{fmt_duration(plan.expected_s)} ({plan.first} processes a point {each}"
+                  f"{builds}{busy}); {budget}: {fmt_duration(plan.budget_s)}")
+
+    def listed(self, points: PointList) -> None:
+        from colbench.app.bisect import expected_steps
+
+        labels = [p.label for p in points.points]
+        self._print(f"bisect over {len(labels)} points ({escape(points.source)}): {labels[0]} (good) … "
+                    f"{labels[-1]} (bad); about {expected_steps(len(labels))} steps after the ends", highlight=False)
+        for label, cause in points.excluded.items():
+            self._print(f"[yellow]not tested[/yellow] {escape(label)}: {escape(cause)}", highlight=False)
+
+    def look(self, step: int, look: int, points: Sequence[str], processes: int) -> None:
+        of = " (the ends)" if step == 0 else (f" of about {self._steps}" if self._steps and step <= self._steps
+                                              else "")
+        self.context = f"step {step}{of}" + (f", look {look}" if look > 1 else "")
+        what = " and ".join(points) if step == 0 else f"{points[1]} (between {points[0]} and {points[-1]})" \
+            if len(points) == 3 else ", ".join(points)
+        more = f" (look {look}: more processes, undecided so far)" if look > 1 else ""
+        self.said(f"step {step}{of}: {escape(what)}, {processes} processes a point{more}")
+
+    def step(self, step: Step) -> None:
+        from colbench.report.bisect_text import ratio_cell
+
+        style = STEP_STYLES.get(step.verdict, "")
+        what = f"{step.good} → {step.bad}" if step.number == 0 else step.point
+        detail = f" ({escape(step.cause)})" if step.cause else ""
+        ratios = ""
+        if step.number == 0:
+            ratios = f": {ratio_cell(step.vs_good)}"
+        elif step.vs_good is not None or step.vs_bad is not None:
+            ratios = f": vs good {ratio_cell(step.vs_good)}, vs bad {ratio_cell(step.vs_bad)}"
+        verdict = f"[{style}]{step.verdict}[/{style}]" if style else step.verdict
+        cost = f" ({fmt_duration(step.seconds)})" if step.seconds >= 0.05 else ""
+        self.line(f"step {step.number} {escape(what)}: {verdict}{detail}{escape(ratios)}{cost}")
+
+    def _planned_package(self, plan: PackagePlan) -> None:
+        if not plan.candidates:
+            return
+        new = ", ".join(plan.candidates)
+        start = f"from {plan.baseline}" if plan.baseline else "the first release"
+        again = [r.version for r in plan.watched if r.pending and r.version in plan.candidates]
+        pending = f" ({', '.join(again)} again: inconclusive in an earlier pass)" if again else ""
+        new_releases = plural(len(plan.candidates), "release" if again else "new release")
+        self._print(f"{escape(plan.package)} on {escape(plan.index)}: {new_releases} to "
+                    f"measure {escape(start)}: {escape(new)}{escape(pending)}", highlight=False, soft_wrap=True)
+        if plan.estimate is not None:
+            self._print(escape(watch_estimate_line(plan.estimate)), highlight=False, soft_wrap=True)
+        for version, why in plan.not_testable.items():
+            self._print(f"[yellow]not tested[/yellow] {escape(plan.package)} {escape(version)}: {escape(why)}",
+                        highlight=False, soft_wrap=True)
+
+    def measuring(self, package: str, baseline: str, version: str) -> None:
+        self._print(f"measuring {escape(package)} {escape(version)} against {escape(baseline)}", highlight=False)
+
+    def watched(self, release: WatchedRelease) -> None:
+        from colbench.report.watch_text import release_line
+
+        style = RELEASE_STYLES.get(release.verdict, "")
+        line = escape(release_line(release))
+        self._print(f"[{style}]{line}[/{style}]" if style else line, highlight=False, soft_wrap=True)
+
+    def bisect_step(self, step: Step) -> None:
+        from colbench.report.bisect_text import ratio_cell
+
+        what = f"{step.good} → {step.bad}" if step.number == 0 else step.point
+        self._print(f"bisect step {step.number} {escape(what)}: {step.verdict} {escape(ratio_cell(step.vs_good))}",
+                    highlight=False, soft_wrap=True)
+
+
+def watch_estimate_line(est: PassEstimate) -> str:
+    """The dry run's time in words: the total, what it is made of, and how the machine's load stretches it."""
+    kind = "counting (Valgrind) " if est.counting else ""
+    builds = f", {plural(est.envs_fresh, 'uv environment')} to build first ({fmt_duration(est.env_s)})" \
+        if est.envs_fresh else ""
+    line = (f"estimated time: {fmt_duration(est.seconds)} for {plural(est.releases, 'release')} at the first look "
+            f"({plural(est.processes, kind + 'worker process')}{builds}; from measured costs, as `run --dry-run`)")
+    if est.load_factor > 1.0 and est.load_average is not None:
+        line += (f"; the machine is busy (load {est.load_average:.1f}): processes counted {est.load_factor:.1f}x as "
+                 f"long as idle, which would take {fmt_duration(est.idle_s)}")
+    return line + "; a regression's bisect and explain come on top"

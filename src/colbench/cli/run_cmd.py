@@ -32,7 +32,7 @@ from colbench.cli.common import (
     show_claims,
     show_run,
 )
-from colbench.cli.progress import RichProgress
+from colbench.cli.progress import LiveView
 from colbench.model.env_request import Versions, parse_envs, parse_versions
 from colbench.model.params import parse_param_option, split_values
 from colbench.model.run_config import RunConfig
@@ -128,7 +128,7 @@ def run(
         store=store, resume=resume, until_decided=until_decided,
         budget_s=parse_duration(budget) if budget is not None else None, max_looks=max_looks,
         threshold=parse_threshold(threshold), alpha=alpha)
-    progress = RichProgress(console, err=err_console)
+    progress = LiveView(console, err=err_console)
     if dry_run:
         _print_plan(estimate(request, progress))
         return

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
 
@@ -37,11 +37,7 @@ from colbench.words import plural
 
 if TYPE_CHECKING:  # the use case (runner, statistics) is imported when a pass starts, not with every command
     from colbench.app.notify import Delivery
-    from colbench.app.watch import WatchOutcome
-
-#: the words every other command's --format uses (table, markdown, json); "text" is this command's older name for
-#: its table view, kept so crontabs that say it still work
-FORMATS = ("table", "text", "markdown", "json")
+    from colbench.app.watch import WatchObserver, WatchOutcome
 
 
 @friendly
@@ -96,7 +92,7 @@ def watch(
     another pass is going on), 1 a regression, 2 bad input (an index that cannot be read included)."""
     from colbench.app.cluster import cluster_session
     from colbench.app.watch import WatchRequest, run_watch
-    from colbench.cli.watch_progress import WatchProgress
+    from colbench.cli.progress import LiveView
 
     fmt = "text" if fmt == "table" else fmt
     request = WatchRequest(
@@ -109,14 +105,19 @@ def watch(
         dry_run=dry_run, net_deadline_s=net_deadline(deadline))
     if summary is not None:  # a directory, a FIFO or a device: refused before the pass measures anything
         check_output_file(summary, "--summary")
-    progress = WatchProgress(fmt)
-    if dry_run:  # reads the store as it is (or none): no new file, no schema upgrade
-        from colbench.app.stores import store_to_plan
+    # Markdown and JSON on stdout stay clean; the view has every method of a WatchObserver (tests/cli/test_progress.py)
+    view = LiveView(console if fmt == "text" else err_console, mode="watch")
+    progress = cast("WatchObserver", view)
+    try:
+        if dry_run:  # reads the store as it is (or none): no new file, no schema upgrade
+            from colbench.app.stores import store_to_plan
 
-        outcome = run_watch(store_to_plan(store), request, progress)
-    else:
-        with cluster_session(cluster, say=progress.say):
-            outcome = run_watch(_store(store), request, progress)
+            outcome = run_watch(store_to_plan(store), request, progress)
+        else:
+            with cluster_session(cluster, say=progress.say):
+                outcome = run_watch(_store(store), request, progress)
+    finally:
+        view.close()
     _print(outcome, fmt)
     if summary is not None and outcome.markdown:
         append_output(summary, outcome.markdown, "--summary")

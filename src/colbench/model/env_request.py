@@ -72,6 +72,10 @@ class EnvRequest:
     extra_requirements: tuple[str, ...] = ()
     #: package indexes uv searches before its default one (`--index URL`)
     indexes: tuple[str, ...] = ()
+    #: what the benchmarks it is built for need to be imported (an asv suite's runner, pytest for pytest files:
+    #: benchmarks/sources.py `requirements`, carried by the plan), each installed unless the request pins that
+    #: package itself; not part of the spec in words (the run record keeps what was asked for)
+    benchmark_requirements: tuple[str, ...] = ()
     #: a release listed from an index: built on its Python with the companions of its era (runtimes/era.py)
     release: Release | None = None
     #: the package `release` is a version of
@@ -97,6 +101,10 @@ class EnvRequest:
     def with_extra(self, requirements: Sequence[str]) -> EnvRequest:
         """The same request with `requirements` installed too (for a benchmark source's or `--with`'s needs)."""
         return replace(self, extra_requirements=(*self.extra_requirements, *requirements))
+
+    def for_benchmarks(self, requirements: Sequence[str]) -> EnvRequest:
+        """The same request built for benchmarks that need `requirements` to be imported (the plan's)."""
+        return replace(self, benchmark_requirements=tuple(dict.fromkeys(requirements)))
 
     def with_variables(self, variables: Mapping[str, str]) -> EnvRequest:
         """The same request with `variables` (`--var`) under its own (its own win)."""

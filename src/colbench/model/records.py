@@ -356,6 +356,22 @@ class Run:
         return copy
 
 
+@dataclass(frozen=True)
+class RunEnv:
+    """One environment of one run, named exactly: a side a use case already knows (a watch's explain names the two
+    environments of the release's run), passed as it is rather than spelled `RUN:ENV` and parsed again."""
+
+    run_id: str
+    env_name: str
+
+    def __str__(self) -> str:
+        return f"{self.run_id}:{self.env_name}"
+
+
+#: a side as a command names it (`RUN`, a prefix, a name, `latest`, `ENV`, `RUN:ENV`: store/selection.py), or exactly
+SideRef = str | RunEnv
+
+
 @dataclass
 class Side:
     """The results on one side of a comparison: a run, or one environment of it."""

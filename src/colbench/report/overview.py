@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
 from colbench.analysis.aggregate import summarize_cases
+from colbench.model.metrics import deciding_metric
 from colbench.model.metrics import metric as metric_named
 from colbench.model.records import Result, Run
 from colbench.render.figures import Plot
@@ -98,10 +99,9 @@ def _label(run: Run) -> str:
 
 
 def deciding_metric_of(results: Sequence[Result]) -> str:
-    """The metric a run's results decide on: instructions where they counted them (runner/session.py
-    `deciding_metric`: deterministic counts decide), else what they measured (time)."""
-    measured = measured_metrics(summarize_cases(results))
-    return "instructions" if "instructions" in measured else measured[0]
+    """The metric a run's results decide on, by the one rule (`model.metrics.deciding_metric`) over what they
+    measured."""
+    return deciding_metric(measured_metrics(summarize_cases(results)))
 
 
 def _compare_link(baseline: str, contender: str, baseline_env: str | None, contender_env: str | None,

@@ -17,6 +17,7 @@ from urllib.parse import urlencode
 from packaging.version import Version
 
 from colbench.analysis.chain import chained
+from colbench.model.metrics import deciding_metric
 from colbench.model.watch import CaseVerdict, WatchedRelease
 from colbench.render.fmt import md_text
 from colbench.report.watch_text import ratio_text
@@ -61,8 +62,7 @@ def compare_link(release: WatchedRelease) -> str | None:
         return None
     return "/compare?" + urlencode({"baseline": release.run_id, "contender": release.run_id,
                                     "baseline_env": release.baseline, "contender_env": release.version,
-                                    "metric": "instructions" if any(c.metric == "instructions"
-                                                                    for c in release.cases) else "time"})
+                                    "metric": deciding_metric([c.metric for c in release.cases])})
 
 
 def _since_first(releases: Sequence[WatchedRelease], upto: int, label: str) -> str:

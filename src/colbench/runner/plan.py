@@ -40,6 +40,9 @@ class Plan:
     dropped: list[tuple[str, Params, str]] = field(default_factory=list)
     skipped: list[tuple[str, Params, str]] = field(default_factory=list)
     suite: Suite | None = None
+    #: what every environment built for the plan installs so its benchmarks import (asv's runner, pytest; an
+    #: `EnvRequest.for_benchmarks`)
+    requirements: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -68,9 +71,6 @@ def resolve_targets(names: Sequence[str]) -> list[Target]:
             if source is None:
                 raise PlanError(unknown_message(name, "benchmark or suite", also=suites)) from None
             targets += source
-    from colbench.runtimes.benchmark_code import require_for_benchmarks
-
-    require_for_benchmarks(sources.requirements([t.benchmark for t in targets]))  # every environment installs them
     return targets
 
 
@@ -98,7 +98,8 @@ def make_plan(names: Sequence[str], overrides: Mapping[str, Sequence[Any]] | Non
     if unknown:
         raise PlanError(f"unknown param {', '.join(clip(repr(u)) for u in unknown)} for {', '.join(names)}; "
                         f"params here: {', '.join(sorted(known))}{did_you_mean(unknown[0], known)}")
-    plan = Plan(cases=[], suite=next((t.suite for t in targets if t.suite), None))
+    plan = Plan(cases=[], suite=next((t.suite for t in targets if t.suite), None),
+                requirements=sources.requirements([t.benchmark for t in targets]))
     seen: set[str] = set()
     for target in targets:
         _add_cases(plan, target, overrides, scale, seen)
@@ -191,7 +192,7 @@ def _discover_in(plan: Plan, env: EnvChoice) -> None:
         return
     kept = [c for c in plan.cases if c not in placeholders]
     seen = {c.case_id for c in kept}
-    scratch = Plan(cases=kept, dropped=plan.dropped, skipped=plan.skipped)
+    scratch = Plan(cases=kept, dropped=plan.dropped, skipped=plan.skipped, requirements=plan.requirements)
     for case in placeholders:
         found = sources.rediscover(case.benchmark, env.python, env.variables)
         if found is None:

@@ -92,12 +92,14 @@ def plan_sweep(versions: Versions) -> Sweep:
     return Sweep(versions.package, points, skipped, f"{versions.package} releases on {package_index()}")
 
 
-def build_sweep(sweep: Sweep, extra: tuple[str, ...] = (), say: Callable[[str], None] = print) -> list[EnvChoice]:
-    """Each release's environment (built once, cached); a release whose environment fails is kept, broken, with
-    its cause, so its cases are error results and the others run."""
+def build_sweep(sweep: Sweep, extra: tuple[str, ...] = (), say: Callable[[str], None] = print,
+                needs: tuple[str, ...] = ()) -> list[EnvChoice]:
+    """Each release's environment (built once, cached), with `extra` (`--with`) and what the benchmarks `needs`; a
+    release whose environment fails is kept, broken, with its cause, so its cases are error results and the others
+    run."""
     for version, reason in sweep.skipped.items():
         say(f"skipped {sweep.package} {version}: {reason}")
-    builder = PointEnvironments(extra=extra, say=say)
+    builder = PointEnvironments(extra=extra, say=say, needs=needs)
     envs = []
     for point in sweep.points:
         built = builder.get(point)

@@ -1,9 +1,10 @@
 """A benchmark's code in every environment colbench builds for it, without the user naming it again (docs/asv.md).
 
-Two ways, both applied by `python.ensure_environment` (run, `--versions`, bisect and watch build through it):
-- what a source needs installed (asv's runner for an asv suite, pytest for pytest files) is an extra requirement of
-  every environment built in this process: the plan sets it (`require_for_benchmarks`) once it knows its
-  benchmarks, and `python.resolve_requirements` adds it (unless the spec pins the package itself);
+Two ways:
+- what a source needs installed (asv's runner for an asv suite, pytest for pytest files) is named by the plan
+  (`runner.plan.Plan.requirements`) and carried by every environment request made for it
+  (`EnvRequest.benchmark_requirements`: run's `--env`, `--versions`, bisect and watch), and
+  `python.resolve_requirements` installs it unless the spec pins the package itself;
 - a third-party package that registers colbench benchmarks or suites (a plugin, docs/writing-benchmarks.md) is
   grafted in: its files (its modules and its metadata, so the worker's entry points find it; or, installed
   editable, its source folder) copied once into a folder of the home, which a `.pth` file in the environment's
@@ -23,22 +24,9 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from colbench.model.packages import requirement_name
 from colbench.paths import envs_dir, owned, owned_dir, write_text
 
 PLUGINS_PTH = "_colbench_plugins.pth"
-_required: tuple[str, ...] = ()
-
-
-def require_for_benchmarks(requirements: tuple[str, ...]) -> None:
-    """What every environment built from now on in this process installs besides its spec (the plan's sources')."""
-    global _required
-    _required = tuple(dict.fromkeys(requirements))
-
-
-def extra_requirements(pinned: set[str]) -> list[str]:
-    """The sources' requirements that the spec does not pin itself (names in PEP 503 form in `pinned`)."""
-    return [r for r in _required if requirement_name(r) not in pinned]
 
 
 def _plugin_dists() -> list[Any]:

@@ -104,10 +104,12 @@ class UvBuilder:
         """What uv resolves for the request, and the spec in words a run record keeps (a release's with its day)."""
         made = self.recipe(request, dated=dated)
         if made is None:
-            spec = EnvSpec(request.name, request.installs, request.indexes, python=request.python)
+            spec = EnvSpec(request.name, request.installs, request.indexes, python=request.python,
+                           needs=request.benchmark_requirements)
             return spec, redact(spec.text)
         spec = EnvSpec(request.name, made.requirements, request.indexes, python=made.python or None,
-                       worker_only=True, exclude_newer=made.as_of or None, wheels_only=True)
+                       worker_only=True, exclude_newer=made.as_of or None, wheels_only=True,
+                       needs=request.benchmark_requirements)
         return spec, redact(spec.text + (f" (as of {made.as_of[:10]})" if made.as_of else ""))
 
     def check(self, request: EnvRequest, *, resolve: bool = False) -> None:

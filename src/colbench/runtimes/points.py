@@ -68,6 +68,8 @@ class PointEnvironments:
     variables: dict[str, str] = field(default_factory=dict)
     #: indexes uv searches before its default one (`--index URL`)
     indexes: tuple[str, ...] = ()
+    #: what the benchmarks measured at every point need to be imported (`EnvRequest.benchmark_requirements`)
+    needs: tuple[str, ...] = ()
     built: dict[str, EnvChoice] = field(default_factory=dict)
     failed: dict[str, str] = field(default_factory=dict)
     notes: dict[str, str] = field(default_factory=dict)
@@ -86,9 +88,9 @@ class PointEnvironments:
             return EnvRequest(name, "java", variables=dict(self.variables), pins=(("arrow", point.requirement),))
         if point.release is not None:
             return release_request(name, point.package, point.release, extra=extra, variables=self.variables,
-                                   indexes=self.indexes)
+                                   indexes=self.indexes).for_benchmarks(self.needs)
         return EnvRequest(name, "uv", (point.requirement,), variables=dict(self.variables),
-                          extra_requirements=extra, indexes=self.indexes)
+                          extra_requirements=extra, indexes=self.indexes, benchmark_requirements=self.needs)
 
     def _release(self, point: Point, say: Callable[[str], None]) -> EnvChoice:
         """A release on its Python with the companions of its era; as of today under the known constraints when that

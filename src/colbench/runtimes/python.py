@@ -54,7 +54,7 @@ from colbench.paths import (
 )
 from colbench.processes import exit_cause, last_line, run_bounded
 from colbench.redact import redact, redact_argv
-from colbench.runtimes.benchmark_code import extra_requirements, graft_plugins
+from colbench.runtimes.benchmark_code import graft_plugins
 from colbench.runtimes.bytecode import compile_with
 from colbench.runtimes.env_cache import (
     LOCK_FILE,
@@ -89,6 +89,8 @@ class EnvSpec:
     #: wheels only (uv's `--only-binary :all:`): a release without a wheel for this Python is refused, never built
     #: from source (hours for pyarrow)
     wheels_only: bool = False
+    #: what the benchmarks need to be imported (`EnvRequest.benchmark_requirements`), each unless the spec pins it
+    needs: tuple[str, ...] = ()
 
     @property
     def text(self) -> str:
@@ -339,6 +341,12 @@ def without_credentials(requirements: Sequence[str]) -> tuple[list[str], tuple[C
     return clean, tuple(dict.fromkeys(credentials))
 
 
+def benchmark_needs(spec: EnvSpec, pinned: set[str] | None = None) -> list[str]:
+    """What the benchmarks need (`spec.needs`) that the spec does not pin itself: its own pin wins."""
+    pinned = spec_package_names(spec.requirements) if pinned is None else pinned
+    return [r for r in spec.needs if requirement_name(r) not in pinned]
+
+
 def resolve_requirements(spec: EnvSpec, project_root: Path | None, python: str | None = None,
                          ) -> tuple[str, list[str]]:
     """Compile the full, pinned requirement set of an environment; returns (lock text, requirements.in). Nothing is
@@ -351,7 +359,7 @@ def resolve_requirements(spec: EnvSpec, project_root: Path | None, python: str |
         for r in _project_requirements(project_root)
         if requirement_name(r) not in pinned
     ]
-    wanted, credentials = without_credentials([*spec.requirements, *extra_requirements(pinned)])
+    wanted, credentials = without_credentials([*spec.requirements, *benchmark_needs(spec, pinned)])
     requirements = [*project, *wanted]
     proc = _run(
         [*_uv(), "pip", "compile", "-", "--python", python, "--no-header", "--no-annotate", "--quiet",

@@ -296,6 +296,11 @@ def pypi_releases(package: str, fetch: Fetch = fetch_url, index: str | None = No
     """Every version of `package` on the index, oldest first; entries of the page that are not files are skipped
     (a note in `notes`), a page that is not an index page is a one-line ReleaseError."""
     check_package_name(package)
+    return _index_releases(package, fetch, index, notes)
+
+
+def _index_releases(package: str, fetch: Fetch, index: str | None, notes: list[str] | None) -> list[Release]:
+    """`pypi_releases` of a name already checked."""
     base = index or package_index()
     url = f"{base}/{canonical_name(package)}/"
     try:
@@ -317,12 +322,19 @@ def listed_releases(package: str, index: str | None = None, fetch: Fetch = fetch
     `index`), each call within `deadline_s` (None: $COLBENCH_NET_DEADLINE_S, else a minute); a one-line ReleaseError
     when none has it or one cannot be read."""
     check_package_name(package)
+    return releases_on_indexes(package, index, fetch, deadline_s, notes)
+
+
+def releases_on_indexes(package: str, index: str | None = None, fetch: Fetch = fetch_url,
+                        deadline_s: float | None = None, notes: list[str] | None = None) -> tuple[str, list[Release]]:
+    """`listed_releases` of a name its caller checked at its edge (a watch's request, `check_package_name`): the
+    rule runs once a pass, not at every layer the name goes through."""
     if deadline_s is not None and fetch is fetch_url:
         fetch = functools.partial(fetch_url, deadline_s=deadline_s)
     urls = index_urls(index)
     for base in urls:
         try:
-            return base, pypi_releases(package, fetch, base, notes)
+            return base, _index_releases(package, fetch, base, notes)
         except ReleaseError as exc:
             if "no such package" not in str(exc) or base == urls[-1]:
                 raise

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from colbench.model.metrics import metric
-from colbench.model.records import Side
+from colbench.model.records import RunEnv, Side, SideRef
 from colbench.model.summary import ResultSummary, summary_of
 from colbench.store.base import ResultQuery, Store, StoreError, resolve_run_id
 
@@ -18,18 +18,22 @@ def _envs_of(store: Store, run_id: str) -> list[str]:
     return store.get_run(run_id).env_names
 
 
-def resolve_side(store: Store, ref: str) -> Side:
+def resolve_side(store: Store, ref: SideRef) -> Side:
     """One side: `RUN`, `RUN:ENV`, or `ENV` (of the newest run that has an environment of that name)."""
     return resolve_sides(store, ref)[0]
 
 
-def resolve_sides(store: Store, *refs: str) -> list[Side]:
+def resolve_sides(store: Store, *refs: SideRef) -> list[Side]:
     """The sides of a comparison. A bare name that is no run is an environment: of the newest run that has every
     environment named this way (`compare old new` after `run --env old=… --env new=…`, however many runs came
-    since), else of the newest run that has it; a StoreError says so when no run has it."""
-    found: dict[str, tuple[str, str | None]] = {}  # ref → (run id, environment or None for the run's only one)
+    since), else of the newest run that has it; a StoreError says so when no run has it. A `RunEnv` is taken as it
+    is."""
+    found: dict[SideRef, tuple[str, str | None]] = {}  # ref → (run id, environment or None for the run's only one)
     bare_envs: list[str] = []
     for ref in refs:
+        if isinstance(ref, RunEnv):
+            found[ref] = (ref.run_id, ref.env_name)
+            continue
         run_ref, sep, env = ref.partition(":")
         if sep:
             found[ref] = (resolve_run_id(store, run_ref), env)
@@ -53,7 +57,7 @@ def resolve_sides(store: Store, *refs: str) -> list[Side]:
     return [_side(store, ref, *found[ref]) for ref in refs]
 
 
-def _side(store: Store, ref: str, run_id: str, env: str | None) -> Side:
+def _side(store: Store, ref: SideRef, run_id: str, env: str | None) -> Side:
     envs = _envs_of(store, run_id)
     if not env:
         if len(envs) > 1:
@@ -62,7 +66,8 @@ def _side(store: Store, ref: str, run_id: str, env: str | None) -> Side:
     elif env not in envs:
         raise StoreError(f"run {run_id} has no environment {env!r} (it has {', '.join(envs)})")
     results = store.results(ResultQuery(run_ids=(run_id,), env_name=env))
-    return Side(label=ref if ":" in ref or env == "default" else f"{env}", run_id=run_id, env_name=env,
+    text = str(ref)
+    return Side(label=text if ":" in text or env == "default" else f"{env}", run_id=run_id, env_name=env,
                 results=results)
 
 
