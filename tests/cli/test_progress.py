@@ -100,6 +100,19 @@ def test_a_step_of_the_callers_own_is_said_and_then_every_quiet_s_while_it_runs(
     assert "… profiling placebo on a under callgrind (a fresh worker): 11 s so far" in out.getvalue()
 
 
+def test_a_step_before_the_workers_is_quiet_when_quick_and_named_when_it_lasts():
+    """The Java worker's build ends with a line; what follows (the data, the machine's bandwidth) is named by the
+    heartbeat if it lasts, not the build's finished line again."""
+    progress, out, clock = view()
+    progress.said("Java worker for Arrow Java 19.0.0: built (33 s)")
+    progress.preparing("preparing the input data (a file the cache lacks is built or downloaded)")
+    assert out.getvalue().count("\n") == 1  # nothing said for the step itself
+    clock.now += 11
+    progress._tick()
+    last = out.getvalue().splitlines()[-1]
+    assert "… preparing the input data" in last and "11 s so far" in last and "Java worker" not in last
+
+
 def test_a_run_is_announced_once_and_later_looks_say_only_what_they_add():
     progress, out, _ = view()
     progress.start(run_record(), 1, 4)

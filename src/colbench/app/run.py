@@ -362,7 +362,7 @@ def run_and_store(db: Store, config: RunConfig, plan: Plan, envs: list[EnvChoice
     from colbench.runner.execute import execute_run, start_run
 
     if run_doc is None:
-        run_doc = start_run(db, config, plan, envs, list(argv or sys.argv))
+        run_doc = start_run(db, config, plan, envs, list(argv or sys.argv), observer)
     return execute_run(db, run_doc, plan, envs, config, observer, only_cases=only_cases)
 
 

@@ -298,6 +298,9 @@ class LiveView(RunObserver):
     def skipped(self, benchmark: str, params: Mapping[str, Any], reason: str) -> None:
         self._print(f"[yellow]skipped[/yellow] {benchmark} {_short(params)}: {reason}", self.err, highlight=False)
 
+    def preparing(self, what: str) -> None:
+        self._doing(what)  # no line now: the heartbeat names it once it has taken `quiet_s`
+
     def said(self, text: str) -> None:
         self._print(text, highlight=False)
         # a line may say that something ended ("built in 12 s"): the heartbeat says the time since it, never that

@@ -143,19 +143,23 @@ def _timeout_s(case: PlannedCase, config: RunConfig) -> float:
     return min(config.timeout_s, float(own)) if own else config.timeout_s
 
 
-def start_run(store: Store, config: RunConfig, plan: Plan, envs: Sequence[EnvChoice], argv: list[str]) -> Run:
+def start_run(store: Store, config: RunConfig, plan: Plan, envs: Sequence[EnvChoice], argv: list[str],
+              observer: ExecutionHooks | None = None) -> Run:
     # where its profiles go: a folder there linked out of the home is refused before the run starts
     if config.profile or config.profile_memory:
         from colbench.profiles.stored import check_writable
 
         check_writable(store)
     iterations, warmup, processes = config.resolved(plan)
+    observer = observer or ExecutionHooks()
+    observer.preparing("describing the machine (its checks)")
     info = machine_info(config.machine_name)
     memcpy_threads = [int_param(c.params, "threads") for c in plan.cases if "memcpy" in c.benchmark.calibrations]
     calibration = None
     if memcpy_threads:
         from colbench.machine.bandwidth import measure
 
+        observer.preparing("measuring the machine's memory bandwidth (what E3's cases are read against)")
         calibration = measure(memcpy_threads)
     run = Run(
         run_id=new_run_id(),
@@ -241,6 +245,7 @@ def execute_run(store: Store, run: Run, plan: Plan, envs: Sequence[EnvChoice], c
     executor = current_executor() or LocalExecutor()
     with stop_on_signals() as stop:
         try:
+            observer.preparing("preparing the input data (a file the cache lacks is built or downloaded)")
             inputs = prepare_inputs(plan.cases)
             executions = _missing_executions(store, run, plan, envs, config, processes, only_cases)
             counts = _CaseCounts(executions, stop_failing)

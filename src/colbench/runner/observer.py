@@ -15,6 +15,9 @@ class ExecutionHooks:
     """What the run loop tells of its executions (a case starts, an execution is stored …); `app.run.RunObserver`
     adds the use case's own events to them, and the CLI's Rich progress implements both."""
 
+    def preparing(self, what: str) -> None:
+        """A step before the workers (the machine's memory bandwidth, the input data) begins: a view says it only
+        if it lasts (a quiet step stays quiet; a slow one is never silence)."""
     def start(self, run: Run, cases: int, executions: int) -> None: ...
     def case_started(self, case: PlannedCase) -> None: ...
     def execution_started(self, execution: Execution) -> None: ...
