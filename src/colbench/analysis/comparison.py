@@ -264,7 +264,7 @@ def _replay(record: SequentialLooks, baseline: Side, contender: Side, settings: 
     if not wanted:
         return None
     metric_name = record.metric
-    priors = {label: NoisePrior(look.prior.variance, look.prior.df, look.prior.runs)
+    priors = {label: NoisePrior(look.prior.variance, look.prior.df, look.prior.runs, look.prior.calibrated)
               for label, look in wanted.items() if look.prior}
     cases, _ = case_inputs(baseline, contender, metric_name, basis=record.basis)
     out = []

@@ -25,6 +25,21 @@ Two additions, each documented where it is decided (docs/gating.md):
   of squares and degrees of freedom are added to the pooled ones: it is the within-group variance of an analysis
   of variance in which each earlier run is one more group, so the statistic stays t-distributed, with more
   degrees of freedom and a narrower interval.
+- **"no change" on the case's calibrated spread** (`equivalence_interval`): once earlier runs of the case (its
+  `colbench calibrate` A/A run, earlier watch passes, any counted run) lend CALIBRATED_DF degrees of freedom or
+  more, their spread is this case's measured spread on this machine. The equivalence test ("no change": the whole
+  interval within the threshold's band) then takes s never below that calibrated spread, in place of the metric's
+  fixed floor (0.1% for counts): a case whose counts vary by 0.02-0.05% is decided "no change" at 2-3 processes a
+  side, where the fixed floor needed 5-8 (and the looks of a long budget more: docs/metrics.md). Regressions and
+  improvements keep the fixed floor: it is what holds false alarms at alpha when a few processes cannot show the
+  noise (a zero spread, counts that land on one of two totals), so the A/A false-alarm rate and a change's
+  detection are what they were. The two verdicts cannot both hold: a regression needs an estimate beyond the
+  threshold, "no change" an interval inside it.
+- **the guard**: the prior is one variance for the case; a release whose processes vary far more than the case's
+  history did (a new code path, a two-valued count history never showed) must not be judged on the history's
+  spread. When the observed variance is beyond the (1 - GUARD_LEVEL) quantile of F(observed df, prior df) times the
+  prior's, the prior is set aside: the processes are judged on their own spread with the metric's floor, and the
+  verdict says so (`TShift.prior_set_aside`).
 
 A paired variant (`paired_t`) serves metrics whose noise depends on the machine's state (wall time): the mean of the
 per-block log-ratios over its standard error, n - 1 degrees of freedom. Pairing cancels what a block's two processes
@@ -46,6 +61,11 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as sps
 
+#: the fewest degrees of freedom earlier runs must lend before their spread takes the place of the metric's floor:
+#: a `colbench calibrate --processes 6` run gives 10 (two sides of 6), a first watch pass 2-20
+CALIBRATED_DF = 10
+#: the guard's level: a prior is set aside when the observed variance exceeds it by more than F(1 - GUARD_LEVEL)
+GUARD_LEVEL = 0.01
 
 @dataclass(frozen=True)
 class NoisePrior:
@@ -55,6 +75,14 @@ class NoisePrior:
     variance: float
     df: int
     runs: int
+    #: whether its spread may take the place of the metric's fixed floor (with CALIBRATED_DF degrees of freedom or
+    #: more); False when a run recorded before colbench did that is replayed, so its looks reach what they reached
+    calibrates: bool = True
+
+    @property
+    def calibrated(self) -> bool:
+        """Whether this prior is a calibration of the case: enough degrees of freedom and a spread above zero."""
+        return self.calibrates and self.df >= CALIBRATED_DF and self.variance > 0
 
     def __post_init__(self) -> None:
         if not (self.variance >= 0 and math.isfinite(self.variance)) or self.df < 0:
@@ -81,6 +109,13 @@ class TShift:
     #: "t" (pooled, unpaired) or "paired-t" (over blocks)
     kind: str = "t"
     exact: bool = True  # under the model above; how far it holds is measured (docs/gating.md)
+    #: the standard error "no change" is judged on, with the case's calibrated spread in place of the floor (see the
+    #: module docstring); None: the same as `se`
+    equivalence_se: float | None = None
+    #: the processes varied far more than the prior says: it was set aside (the guard); with the two spreads
+    prior_set_aside: bool = False
+    observed_sigma: float = math.nan
+    prior_sigma: float = math.nan
 
     def quantile(self, a: float) -> float:
         """The two-sided critical value at error level a."""
@@ -95,10 +130,24 @@ class TShift:
         half = self.quantile(a) * self.se
         return (self.estimate - half, self.estimate + half)
 
+    @property
+    def calibrated(self) -> bool:
+        """Whether "no change" is judged on the case's calibrated spread (a narrower interval than `interval`)."""
+        return self.equivalence_se is not None
+
+    def equivalence_interval(self, a: float) -> tuple[float, float]:
+        """The (1 - a) interval "no change" is judged on: `interval`, or with the calibrated spread's standard error."""
+        if self.equivalence_se is None or self.deterministic:
+            return self.interval(a)
+        half = self.quantile(a) * self.equivalence_se
+        return (self.estimate - half, self.estimate + half)
+
 
 def pooled_t(log_baseline: np.ndarray, log_contender: np.ndarray, *, floor: float = 0.0,
              prior: NoisePrior | None = None) -> TShift:
-    """The pooled two-sample t of log_contender - log_baseline (at least 2 values a side)."""
+    """The pooled two-sample t of log_contender - log_baseline (at least 2 values a side); `prior`: the noise earlier
+    runs of the case lend (the module docstring: pooled; "no change" judged on it when it is a calibration; set
+    aside when these processes vary far more)."""
     x = np.asarray(log_baseline, dtype=float)
     y = np.asarray(log_contender, dtype=float)
     n1, n2 = int(x.size), int(y.size)
@@ -109,21 +158,42 @@ def pooled_t(log_baseline: np.ndarray, log_contender: np.ndarray, *, floor: floa
     estimate = float(y.mean() - x.mean())
     squares = float(((x - x.mean()) ** 2).sum() + ((y - y.mean()) ** 2).sum())
     df = n1 + n2 - 2
+    observed = math.sqrt(squares / df)
+    lent, set_aside = _lent(observed, df, prior)
     prior_df = 0
-    if prior is not None and prior.df > 0:
-        squares += prior.variance * prior.df
-        df += prior.df
-        prior_df = prior.df
-    sigma = math.sqrt(squares / df)
-    floored = sigma < floor
-    sigma = max(sigma, floor)
+    if lent is not None:
+        squares += lent.variance * lent.df
+        df += lent.df
+        prior_df = lent.df
+    pooled = math.sqrt(squares / df)
+    floored = pooled < floor
+    sigma = max(pooled, floor)
     scale = math.sqrt(1 / n1 + 1 / n2)
+    prior_sigma = math.sqrt(prior.variance) if prior is not None else math.nan
     if sigma == 0.0:  # only with floor 0: both sides constant (a deterministic metric), and the prior agrees
         p = 0.0 if estimate != 0 else 1.0
-        return TShift(estimate, p, n1, n2, 0.0, df, 0.0, True, False, prior_df)
+        return TShift(estimate, p, n1, n2, 0.0, df, 0.0, True, False, prior_df, prior_set_aside=set_aside,
+                      observed_sigma=observed, prior_sigma=prior_sigma)
     se = sigma * scale
     p = float(2 * sps.t.sf(abs(estimate) / se, df))
-    return TShift(estimate, p, n1, n2, se, df, sigma, False, floored, prior_df)
+    # never wider than the interval of the fixed floor: the calibrated spread takes the floor's place, nothing more
+    equivalence_se = min(se, max(pooled, math.sqrt(lent.variance)) * scale) \
+        if lent is not None and lent.calibrated else None
+    return TShift(estimate, p, n1, n2, se, df, sigma, False, floored, prior_df, equivalence_se=equivalence_se,
+                  prior_set_aside=set_aside, observed_sigma=observed, prior_sigma=prior_sigma)
+
+
+def _lent(observed: float, df: int, prior: NoisePrior | None) -> tuple[NoisePrior | None, bool]:
+    """(the prior to pool, whether it was set aside): the guard of the module docstring. A prior of zero variance
+    (a deterministic history) is set aside by any observed spread."""
+    if prior is None or prior.df <= 0:
+        return None, False
+    if observed == 0.0:
+        return prior, False
+    if prior.variance == 0.0:
+        return None, True
+    ratio = observed ** 2 / prior.variance
+    return (None, True) if ratio > float(sps.f.isf(GUARD_LEVEL, df, prior.df)) else (prior, False)
 
 
 def pooled_prior(groups: list[np.ndarray]) -> NoisePrior | None:

@@ -181,6 +181,10 @@ class CaseComparison:
     df: int = 0
     prior_df: int = 0
     prior_runs: int = 0
+    #: the case's calibrated spread (earlier runs' `prior`) took the place of the metric's fixed floor; or the
+    #: processes varied far more than it says and it was set aside (t_tests.py: the guard)
+    calibrated: bool = False
+    prior_set_aside: bool = False
 
     @property
     def label(self) -> str:
@@ -447,6 +451,25 @@ def decide(
     return Verdict.INCONCLUSIVE
 
 
+def within_band(low: float, high: float, threshold: float) -> bool:
+    """Whether a log interval lies within +/- ln(1 + threshold): "no change" (equivalence)."""
+    delta = math.log1p(threshold)
+    return -delta <= low and high <= delta
+
+
+def _calibrated_no_change(prep: _Prepared, level: float, threshold: float) -> tuple[float, float, str] | None:
+    """(low, high, what the reason adds) when the equivalence interval on the case's calibrated spread lies within the
+    band (t_tests.py: "no change" on the calibrated spread); None otherwise."""
+    analysis = prep.analysis
+    if not isinstance(analysis, TShift) or not analysis.calibrated:
+        return None
+    low, high = analysis.equivalence_interval(level)
+    if not within_band(low, high, threshold):
+        return None
+    runs = prep.case.prior.runs if prep.case.prior is not None else 0
+    return low, high, f" (on the case's calibrated spread, {analysis.prior_sigma:.3%} over {runs} earlier runs)"
+
+
 def _verdict(
     prep: _Prepared, level: float, p_adj: float, threshold: float, alpha: float, floor: float
 ) -> tuple[Verdict, str, float, float]:
@@ -472,10 +495,13 @@ def _verdict(
     significant = p_adj <= alpha
     verdict = decide(analysis.estimate, lo, hi, threshold=threshold, floor=floor, significant=significant,
                      direction=direction)
+    tag = " (deterministic)" if analysis.deterministic else ""
+    calibrated = _calibrated_no_change(prep, level, threshold) if verdict == Verdict.INCONCLUSIVE else None
+    if calibrated is not None:
+        verdict, lo, hi, tag = Verdict.NO_CHANGE, *calibrated
     ci = f"CI {ratio_text(math.exp(lo))}-{ratio_text(math.exp(hi))}"
     band = f"+/-{threshold * 100:g}%"
     beyond = "1" if floor == 0 else f"{1 + floor:g}"
-    tag = " (deterministic)" if analysis.deterministic else ""
     change = _describe_change(analysis.estimate, prep.case.metric)
     if verdict in (Verdict.REGRESSION, Verdict.IMPROVEMENT):
         return verdict, f"{change}, {ci} excludes {beyond}, estimate beyond {band}{tag}", lo, hi
@@ -615,6 +641,7 @@ def _compare_case(prep: _Prepared, p: float, pa: float, level: float, settings: 
     if prep.wall_alone:
         reason = f"{reason} (wall time alone: {prep.n_blocks or prep.locs_b.size} samples cannot split the " \
                  "error level with a CPU-time view)"
+    reason += _prior_note(prep.analysis, prep.case.prior)
     estimate = _log_estimate(prep)
     return CaseComparison(
         key=prep.key,
@@ -664,8 +691,17 @@ def _metric_threshold(name: str) -> float:
 def _test_fields(analysis: ShiftAnalysis | TShift | None, prior: NoisePrior | None) -> dict[str, Any]:
     if isinstance(analysis, TShift):
         return {"test": analysis.kind, "df": analysis.df, "prior_df": analysis.prior_df,
-                "prior_runs": prior.runs if prior is not None and analysis.prior_df else 0}
+                "prior_runs": prior.runs if prior is not None and analysis.prior_df else 0,
+                "calibrated": analysis.calibrated, "prior_set_aside": analysis.prior_set_aside}
     return {"test": "rank"}
+
+
+def _prior_note(analysis: ShiftAnalysis | TShift | None, prior: NoisePrior | None) -> str:
+    """What the verdict's reason says of the spread earlier runs lent: only when the guard set it aside."""
+    if not isinstance(analysis, TShift) or not analysis.prior_set_aside or prior is None:
+        return ""
+    return (f"; these processes vary by {analysis.observed_sigma:.3%}, far more than the case's earlier runs "
+            f"({analysis.prior_sigma:.3%} over {prior.runs} runs): judged on their own spread")
 
 
 def compare_case(

@@ -7,7 +7,8 @@ its record tagged `Run.watch` (the watch, the package, both releases). A pass cu
 and goes on in it: `execute_run` runs only the executions the store is missing, so nothing is measured twice.
 Verdicts come from `run_until_decided`, the stopping rule of `run --until-decided`: the first look at the
 metric's own first-look processes (2 for instruction counts, 4 for wall time), more blocks only for the cases still
-undecided, while the budget lasts.
+undecided, while the budget lasts; each later look spends at least a tenth of the alpha left (`least_share`), as
+the pass's budget is far longer than one release's comparison.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from datetime import UTC, datetime
 
 from colbench.analysis.bisect import Step
 from colbench.analysis.comparison import short_labels
+from colbench.analysis.sequential import FIRST_LOOK_FRACTION
 from colbench.analysis.verdicts import CaseComparison
 from colbench.app.bisect import BisectObserver, BisectRequest, run_bisect
 from colbench.app.errors import UsageError
@@ -225,7 +227,8 @@ def measure_release(m: Measuring, baseline: str, version: str, between: Sequence
     envs = list(built)
     run, config, plan = _run_of(m, baseline, version, envs, earlier)
     before = len(m.store.completed(run.run_id))
-    settings = GateSettings(threshold=m.threshold, alpha=m.alpha, budget_s=max(budget_s, 1.0))
+    settings = GateSettings(threshold=m.threshold, alpha=m.alpha, budget_s=max(budget_s, 1.0),
+                            least_share=FIRST_LOOK_FRACTION)
     counting = Counting(m.observer)
     session = run_until_decided(m.store, config, plan, envs, settings, observer=counting, run=run)
     results = m.store.results(ResultQuery(run_ids=(run.run_id,)))

@@ -91,6 +91,8 @@ class NoisePriorRecord:
     variance: float
     df: int
     runs: int
+    #: its spread took the place of the metric's floor (analysis/t_tests.py); absent from runs recorded before that
+    calibrated: bool = False
 
 
 @dataclass(frozen=True)
@@ -105,13 +107,16 @@ class CaseLook:
         doc: Json = {"blocks": self.blocks, "alpha": self.alpha}
         if self.prior is not None:
             doc["prior"] = {"variance": self.prior.variance, "df": self.prior.df, "runs": self.prior.runs}
+            if self.prior.calibrated:
+                doc["prior"]["calibrated"] = True
         return doc
 
     @classmethod
     def from_json(cls, doc: Mapping[str, Any]) -> CaseLook:
         prior = doc.get("prior")
         return cls(doc["blocks"], doc["alpha"],
-                   NoisePriorRecord(prior["variance"], prior["df"], prior["runs"]) if prior else None)
+                   NoisePriorRecord(prior["variance"], prior["df"], prior["runs"], bool(prior.get("calibrated")))
+                   if prior else None)
 
 
 @dataclass(frozen=True)

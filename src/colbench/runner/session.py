@@ -54,6 +54,12 @@ class GateSettings:
     spending: Spending = "pocock"
     basis: str = "auto"
     until_decided: bool = True
+    #: each look after the first spends at least this share of the alpha-spending time left (0: by the time used
+    #: alone). A budget far longer than the comparison (a watch pass gives a release what is left of its hour) would
+    #: otherwise leave the looks after the first, which is charged FIRST_LOOK_FRACTION, nothing to spend until the
+    #: time used passes that share: an unchanged release took 11 processes a side (#46). Data-independent, so the
+    #: looks' alphas still sum to alpha.
+    least_share: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -215,7 +221,7 @@ def run_until_decided(
         for key in pending:
             used[key] = blocks
         results = seq.look({k: v for k, v in cases.items() if k in results},
-                           fraction=max(next_look.fraction, seq.fraction))
+                           fraction=look_fraction(next_look.fraction, seq.fraction, settings.least_share))
         looks.append(Look(len(looks) + 1, clock() - started, seq.fraction, seq.spent_alphas[-1],
                           len(seq.pending), next_look.blocks, blocks))
     if not seq.pending:
@@ -228,6 +234,12 @@ def run_until_decided(
         store.update_run(run)
     return SessionResult(run, baseline, _by_env(results, contenders), list(dict.fromkeys(notes)), looks,
                          clock() - started, stopped)
+
+
+def look_fraction(planned: float, spent: float, least_share: float = 0.0) -> float:
+    """The budget fraction a look is charged: what its plan says it will have used, never less than the fraction
+    already spent, and at least `least_share` of what is left beyond it (`GateSettings.least_share`)."""
+    return min(1.0, max(planned, spent, spent + least_share * (1.0 - spent)))
 
 
 def _sequential(settings: GateSettings) -> SequentialCompare[Key]:
@@ -296,7 +308,7 @@ def _look_record(blocks: int, comparison: CaseComparison, case: CaseInput | None
     runs lent it (history grows after the run; the verdict must not)."""
     prior = None
     if case is not None and case.prior is not None and comparison.prior_df:
-        prior = NoisePriorRecord(case.prior.variance, case.prior.df, case.prior.runs)
+        prior = NoisePriorRecord(case.prior.variance, case.prior.df, case.prior.runs, comparison.calibrated)
     return CaseLook(blocks, comparison.alpha, prior)
 
 
