@@ -161,10 +161,20 @@ def _counted(bench: Benchmark, ctx: Context, probe: CallgrindProbe, extra: Extra
         output = bench.run(ctx)
         ctx.iteration_metrics.clear()
         return {}, output
-    bench.before_each(ctx)
+    _before_counted(bench, ctx, probe)
     count, output = probe.count(_the_call(bench, ctx, extra))
     ctx.iteration_metrics.clear()  # a benchmark's own timings mean nothing under Valgrind
     return {"instructions": count}, output
+
+
+def _before_counted(bench: Benchmark, ctx: Context, probe: CallgrindProbe) -> None:
+    """`before_each` of a counted call: with instrumentation off when it sets the case up again (an asv setup re-run
+    between calls, `Benchmark.sets_up_each_call`): instrumented, the 100-column Parquet read of pyarrow's asv suite
+    built and wrote its 10-million-cell table 20-50x slower before every counted call."""
+    if bench.sets_up_each_call(ctx):
+        probe.uninstrumented(lambda: bench.before_each(ctx))
+    else:
+        bench.before_each(ctx)
 
 
 def start_counting(report: WorkerReport, case: CaseState) -> None:
@@ -180,7 +190,7 @@ def _first_count(bench: Benchmark, ctx: Context, probe: CallgrindProbe, extra: E
     switch counts 0.2-0.4% fewer instructions than every call after it (measured on a Parquet read: -0.41%,
     -0.33%, -0.24%), and would pass that artefact to the timed ones. COLBENCH_EXTRA_WORK is sized on it."""
     probe.start()
-    bench.before_each(ctx)
+    _before_counted(bench, ctx, probe)
     first, output = probe.count(lambda: bench.run(ctx))
     del output
     ctx.iteration_metrics.clear()
