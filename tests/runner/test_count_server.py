@@ -64,12 +64,15 @@ def test_each_forked_process_names_its_server_and_counts_only_its_calls(served_a
 
 @pytest.mark.slow
 @needs_valgrind
-@pytest.mark.xfail(reason="known: a server's processes can count a placebo call (2,000 Python ints allocated and "
-                   "freed) 1.9% above fresh ones, the state of CPython's small-object pools in the server "
-                   "(docs/metrics.md, 'A counting server'); pyarrow's Parquet read agrees within 0.02%", strict=False)
 def test_forked_counts_equal_fresh_counts(served_and_fresh: Path):
+    """A call of 2,000 Python int allocations counted 1.9% more in processes forked from a server with its own entry
+    point (CPython's small-object pools in another state): forked at a fresh worker's first timed call, and after
+    their own warm-up count, they count what fresh processes count, process by process."""
     served, fresh = results_of(served_and_fresh, "served"), results_of(served_and_fresh, "fresh")
-    assert _median(served) == pytest.approx(_median(fresh), rel=0.002)
+    low, high = min(_median([r]) for r in fresh), max(_median([r]) for r in fresh)
+    for r in served:
+        assert _median([r]) == pytest.approx(_median(fresh), rel=0.002)
+        assert low * 0.999 <= _median([r]) <= high * 1.001
 
 
 @pytest.mark.slow
@@ -87,8 +90,9 @@ def test_a_case_failing_in_its_server_is_an_error_result_for_every_process(tmp_p
 
 
 def test_only_python_workers_have_a_server():
-    assert server_command(["/env/bin/python", "-m", "colbench.worker"]) == [
-        "/env/bin/python", "-m", "colbench.workers.python.count_server"]
+    # the server is the worker itself (COLBENCH_COUNT_SERVER makes it one): it reaches its first timed call along a
+    # fresh worker's path
+    assert server_command(["/env/bin/python", "-m", "colbench.worker"]) == ["/env/bin/python", "-m", "colbench.worker"]
     with pytest.raises(ServerUnavailable, match="Python workers"):
         server_command(["Rscript", "worker.R"])
 

@@ -516,7 +516,21 @@ def _iteration(report: WorkerReport, case: CaseState, bench: Benchmark, ctx: Con
         return _timed(bench, ctx, extra)
     if measured == 0 and not case.counting:
         start_counting(report, case)
+        serving = os.environ.get("COLBENCH_COUNT_SERVER")
+        if serving:  # a counting server: its measured processes are forked here, where a fresh worker goes on
+            _serve_forks(report, case, serving)
     return _counted(bench, ctx, probe, extra, measured)
+
+
+#: in a process forked by a counting server: where its result goes (the server's own result.json is not written)
+_FORKED_RESULT: list[Path] = []
+
+
+def _serve_forks(report: WorkerReport, case: CaseState, fds: str) -> None:
+    """Turn into a counting server (workers/python/count_server.py); returns in each forked process."""
+    from colbench.workers.python.count_server import serve_here
+
+    _FORKED_RESULT.append(serve_here(report, case, fds))
 
 
 def _record_output(report: WorkerReport, bench: Benchmark, ctx: Context, output: Any, measure_memory: bool) -> None:
@@ -610,5 +624,13 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as exc:
         print(f"colbench worker: cannot read case file {case_path}: {exc}", file=sys.stderr)
         return 2
-    write_atomically(result_path, run_case(spec))
+    result = run_case(spec)
+    if _FORKED_RESULT:  # forked by a counting server: its own result file, and no interpreter exit (the server's)
+        code = 0
+        try:
+            write_atomically(_FORKED_RESULT[0], result)
+        except BaseException:
+            code = 1
+        os._exit(code)
+    write_atomically(result_path, result)
     return 0
