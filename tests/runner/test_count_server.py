@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from colbench.model.records import CaseSpec
-from colbench.runner.count_server import ServerUnavailable, server_command, server_key
+from colbench.runner.count_server import ServerUnavailable, server_command, server_key, servers_pay
 from colbench.runner.isolate import WorkerLaunch
 from tests.conftest import colbench
 from tests.runner.test_instructions import results_of
@@ -109,3 +109,14 @@ def test_processes_of_one_case_share_a_server_key_and_other_cases_do_not():
     assert server_key(spec, WorkerLaunch(launch.command, {"A": "2"})) != same
     # two sides never share a server, even of one environment (an A/A comparison)
     assert server_key(spec, launch, "a") != server_key(spec, launch, "b")
+
+
+def test_servers_are_the_default_only_where_they_cost_less():
+    # each server forks more than one process: more than 2 processes a side, or looks that add them (None)
+    assert servers_pay(cases=1, sides=2, processes=None)
+    assert servers_pay(cases=1, sides=2, processes=6)
+    assert not servers_pay(cases=1, sides=2, processes=2)  # one process a server: a server costs more than fresh
+    # every server of the run alive between looks (MAX_SERVERS): a suite of cases is counted fresh
+    assert servers_pay(cases=2, sides=2, processes=None)
+    assert not servers_pay(cases=3, sides=2, processes=None)
+    assert not servers_pay(cases=94, sides=2, processes=4)

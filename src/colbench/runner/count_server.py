@@ -55,6 +55,16 @@ WORKER_MODULE = "colbench.worker"
 SERVE_VAR = "COLBENCH_COUNT_SERVER"
 
 
+def servers_pay(cases: int, sides: int, processes: int | None) -> bool:
+    """Whether counting servers cost less than fresh processes for a run (`run`'s default): a server costs a fresh
+    process and a forked trial call, and each process it forks one instrumented call more than its timed ones, so it
+    pays once it forks more than one process (more than SERVERS_PER_SIDE processes a side: fixed by `--processes`,
+    or added by later looks) and only if every server of the run stays alive between looks (MAX_SERVERS)."""
+    if processes is not None and processes <= SERVERS_PER_SIDE:
+        return False
+    return cases * max(1, sides) * SERVERS_PER_SIDE <= MAX_SERVERS
+
+
 class ServerUnavailable(RuntimeError):
     """This case cannot be counted by a server (the message says why); it is counted in fresh processes."""
 
