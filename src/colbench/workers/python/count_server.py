@@ -43,11 +43,7 @@ import os
 import signal
 import time
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from colbench.model.worker_records import WorkerReport
-    from colbench.workers.python.worker import CaseState
+from typing import IO, Any, Callable
 
 #: the variable that makes a counting worker a server: the file descriptors of its request and reply pipes
 SERVE_VAR = "COLBENCH_COUNT_SERVER"
@@ -84,7 +80,7 @@ def _exit_code(status: int) -> int:
     return os.WEXITSTATUS(status)
 
 
-def _fork_trial(case: CaseState) -> str | None:
+def _fork_trial(case: Any) -> str | None:
     """One call in a forked process, uninstrumented: None when it ran through, else why this case cannot be
     forked."""
     bench, ctx, probe = case.bench, case.ctx, case.probe
@@ -115,24 +111,11 @@ def _fork_trial(case: CaseState) -> str | None:
     return None
 
 
-def _warm_up_count(report: WorkerReport, case: CaseState) -> None:
-    """A forked process's own warm-up count, kept in place of its server's: the first call after the fork counted
-    0.8-1.0% more than the calls after it on the placebo (2,000 int allocations; the request's few objects in the
-    small-object pools), where the second agreed with fresh processes' timed calls within 0.02%."""
-    from colbench.workers.python.worker import _counted
-
-    assert case.bench is not None and case.ctx is not None and case.probe is not None
-    sample, output = _counted(case.bench, case.ctx, case.probe, case.extra, 0)
-    del output
-    report.warmup_samples["instructions"] = [sample["instructions"]]
-
-
-def serve_here(report: WorkerReport, case: CaseState, fds: str) -> Path:
-    """At the first timed call of a counting worker (after its warm-up count): answer ready, then fork one process
-    per request. Returns only in a forked process, with the path its result goes to; the server itself ends with
-    SystemExit once the requests end (the worker then tears the case down, as a fresh one would)."""
-    from colbench.workers.python.worker import _Phases
-
+def serve_here(case: Any, fds: str, forked: Callable[[int], None]) -> Path:
+    """At the first timed call of a counting worker (after its warm-up count; `case` is the worker's CaseState): answer
+    ready, then fork one process per request. Returns only in a forked process, after `forked(seed)` readied it, with
+    the path its result goes to; the server itself ends with SystemExit once the requests end (the worker then tears
+    the case down, as a fresh one would)."""
     requests_fd, replies_fd = (int(fd) for fd in fds.split(","))
     requests, replies = os.fdopen(requests_fd, "r"), os.fdopen(replies_fd, "w")
     case.phases.mark("counting")  # the warm-up count
@@ -148,13 +131,7 @@ def serve_here(report: WorkerReport, case: CaseState, fds: str) -> Path:
         if pid == 0:  # the measured process: it goes on with the worker's loop
             requests.close()
             replies.close()
-            assert case.probe is not None and case.ctx is not None
-            case.probe.forked()
-            case.ctx.seed = int(request.get("seed", case.ctx.seed))
-            case.set_up = False  # the server owns the case's setup and tears it down once
-            case.phases = _Phases(True)
-            case.phases.seconds.pop("start", None)  # the fork: nothing; start, setup and warm-ups are the server's
-            _warm_up_count(report, case)
+            forked(int(request.get("seed", case.ctx.seed)))
             return Path(request["result"])
         _, status, usage = os.wait4(pid, 0)
         _send(replies, {"exit_code": _exit_code(status), "user_s": usage.ru_utime, "sys_s": usage.ru_stime,
