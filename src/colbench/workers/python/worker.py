@@ -478,7 +478,8 @@ def _context(spec: CaseSpec, bench: Benchmark, inputs: dict[str, Path]) -> Conte
 
 def iterate(spec: CaseSpec, report: WorkerReport, case: CaseState, start: int = 0, stop: int | None = None) -> None:
     """The warmup and measured iterations: each timed (or counted), its output checked, and dropped before the next.
-    `start`/`stop` cut the range (the counting server makes the warm-ups, each process it forks the measured ones)."""
+    `start`/`stop` cut the range. A counting server (workers/python/count_server.py) forks its processes inside this
+    loop, at the first timed call (`_iteration`): each goes on with it from there."""
     probe, sampler, bench, ctx, extra, paths = case.probe, case.sampler, case.bench, case.ctx, case.extra, case.paths
     assert bench is not None and ctx is not None
     warmup, last = spec.warmup, spec.warmup + spec.iterations - 1
