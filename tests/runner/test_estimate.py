@@ -3,6 +3,8 @@ model, and the data still to build."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
 from colbench.model.records import Result
@@ -163,3 +165,18 @@ def test_history_is_kept_as_idle_by_the_share_of_a_cpu_each_process_got():
     cold = make_result(params={"cache": "cold"}, process={"spawn_to_result_s": 10.0, "child_user_s": 1.0},
                        machine={"load_average": [0.0], "cpu_threads": 2})
     assert _load_then(cold) == 1.0  # waiting on the disk is not load
+
+
+def test_a_counting_process_is_estimated_as_the_run_will_make_it_fresh_or_forked():
+    """A case counted both ways before: a run that forks its counting processes from servers is estimated at what
+    forked ones cost (each server's start on its first), a run of fresh processes at what fresh ones cost."""
+    from colbench.runner.estimate import _counting
+
+    def result(seconds: float, server: dict | None) -> SimpleNamespace:
+        counted = {"process": {"spawn_to_result_s": seconds}, **({"server": server} if server else {})}
+        return SimpleNamespace(case_id="c", measure={"instructions": counted}, process={}, params={}, machine={})
+
+    results = [result(18.0, None), result(20.0, None), result(6.0, {"child": 0, "ready_s": 10.0}),
+               result(6.0, {"child": 1, "ready_s": 10.0})]
+    assert _counting(results)["c"] == pytest.approx(19.0)
+    assert _counting(results, served=True)["c"] == pytest.approx(11.0)

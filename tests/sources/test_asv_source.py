@@ -128,3 +128,35 @@ def test_counts_are_the_timed_call_only_and_timeraw_is_refused(suite):
     assert refused["error"]["kind"] == "invalid" and "Valgrind" in refused["error"]["message"], refused["error"]
     assert "\n" not in refused["error"]["message"]
     assert all(r["status"] == "ok" for r in rows["bench_features.CamelCase.time_reverse"])
+
+
+def test_a_setup_rerun_between_counted_calls_draws_the_same_data_and_is_not_instrumented(suite, tmp_path):
+    """asv re-runs a benchmark's setup between timed calls (`redo_setup`): under counting it ran instrumented before
+    every counted call with new random data (pyarrow's 100-column Parquet read: over 10 minutes a process, and counts
+    that never repeated). The re-run starts from the benchmark's seed again, and the worker runs it uninstrumented."""
+    from colbench.benchmarks.asv_suite import asv_benchmark
+    from colbench.model.benchmark import Context
+
+    root = str(suite / "project" / "benchmarks")
+    doc = {"name": "bench_features.TimeSuite.time_op", "type": "time", "param_names": ["n", "how"],
+           "params": [["100"], ["'sum'"]]}
+    bench = asv_benchmark(root, doc, str(tmp_path / "cache"))
+    ctx = Context(params={"n": "100", "how": "'sum'"}, inputs={}, threads=1, seed=1, scratch=tmp_path,
+                  input_info={}, measure="instructions")
+    bench.setup(ctx)
+    try:
+        instance = ctx.state["asv"].func.__self__  # the suite's TimeSuite, as asv made it
+        first = list(instance.data)
+        bench.before_each(ctx)  # asv's first: no re-run
+        bench.run(ctx)
+        bench.before_each(ctx)  # a re-run of the setup: the same data again, not the random stream's next draws
+        assert instance.data == first
+        assert bench.sets_up_each_call(ctx)
+    finally:
+        bench.teardown(ctx)
+    plain = asv_benchmark(root, {"name": "bench_features.time_function", "type": "time", "param_names": [],
+                                 "params": []}, str(tmp_path / "cache"))
+    plain_ctx = Context(params={}, inputs={}, threads=1, seed=1, scratch=tmp_path, input_info={},
+                        measure="instructions")
+    plain.setup(plain_ctx)
+    assert plain.sets_up_each_call(plain_ctx) is bool(plain_ctx.state["asv"]._setups)

@@ -14,7 +14,9 @@ does, and colbench drives asv's life cycle around its own timed region:
   asv's setups (module, class, method; `setup` or `setUp`); `skip_params` or `NotImplementedError` there skip the
   case (`Unsupported`, with asv's reason);
 - `before_each`: asv's `redo_setup` (teardown then setup before every timed call but the first), as asv's own
-  timer re-runs them between its samples;
+  timer re-runs them between its samples, from the benchmark's seed again (a setup that draws random data draws
+  the same data for every call: the counts of a call repeat, and a counting process stops after two); under
+  Valgrind it runs uninstrumented (`sets_up_each_call`);
 - `run` (the timed region): the benchmark's call. A `time_*` benchmark without setup hooks makes `number` calls per
   iteration (asv's calibration to `sample_time`, or its declared `number`) and the worker divides the iteration by
   them (`Context.calls`); with setup hooks asv times each call alone, and so does colbench. Under Valgrind every
@@ -162,7 +164,15 @@ class AsvBenchmark(Benchmark):
         return number if number > 0 else _calibrate(bench, float(getattr(bench, "sample_time", SAMPLE_TIME_S)))
 
     def before_each(self, ctx: Context) -> None:
-        ctx.state["asv"].redo_setup()
+        bench = ctx.state["asv"]
+        if getattr(bench, "_redo_setup_next", False):  # asv re-runs the setup now: from the benchmark's seed again,
+            _seed(zlib.crc32(self.name.encode()))      # so every call sees the data the first call saw
+        bench.redo_setup()
+
+    def sets_up_each_call(self, ctx: Context) -> bool:
+        """asv re-runs a benchmark's setup hooks between timed calls (`redo_setup`)."""
+        bench = ctx.state.get("asv")
+        return bool(bench is not None and getattr(bench, "_setups", None))
 
     def run(self, ctx: Context) -> Any:
         bench = ctx.state["asv"]

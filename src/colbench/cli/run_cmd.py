@@ -97,10 +97,10 @@ def run(
     profile_memory: Annotated[bool, typer.Option("--profile-memory", help="also keep a memory profile (heaptrack: "
                                                  "who owns the timed call's peak) of each case and environment, "
                                                  "for `colbench explain --metric memory`")] = False,
-    counting_server: Annotated[bool, typer.Option("--counting-server", help="count instructions in processes forked "
-                                                  "from a set-up process under Valgrind per case (2 a side), not in "
-                                                  "fresh ones: about 3x less CPU a process; see docs/metrics.md for "
-                                                  "what it does not yet match")] = False,
+    counting_server: Annotated[bool | None, typer.Option(
+        "--counting-server/--fresh-counts", help="count instructions in processes forked from a set-up process "
+        "under Valgrind per case (2 a side), or in fresh ones (default: servers where each would fork more than one "
+        "process and every server of the run stays alive between looks; see docs/metrics.md)")] = None,
     cluster: ClusterOption = None,
 ) -> None:
     """Run benchmarks, each case in fresh worker processes, storing every result as it completes.

@@ -71,7 +71,8 @@ class RunConfig:
     profile_memory: bool = False
     #: count instructions in processes forked from counting servers, one set-up process under Valgrind per side,
     #: case and server (runner/count_server.py; `run --counting-server`), rather than in fresh processes
-    counting_server: bool = False
+    #: (`--fresh-counts`); None: where servers cost less (runner/count_server.py `servers_pay`)
+    counting_server: bool | None = None
     #: the suite a stored run's counts came from (None: a run of benchmarks, or a config not yet started)
     suite: str | None = None
     #: read from a stored config: the keys it had, and what it held beyond this type's fields, so a record an
@@ -102,8 +103,8 @@ class RunConfig:
                "timeout_s": self.timeout_s, "memory_limit_bytes": self.memory_limit_bytes, "seed": self.seed,
                "scale": self.scale, "suite": self.suite, "measure": list(self.measure), "profile": self.profile,
                "profile_memory": self.profile_memory}
-        if self.counting_server:  # written when set: the configs of runs before it had no such key
-            doc["counting_server"] = True
+        if self.counting_server is not None:  # written when set: the configs of runs before it had no such key
+            doc["counting_server"] = self.counting_server
         if self.stored_keys is None:
             return doc
         return {key: doc[key] if key in doc else self.stored_extra[key] for key in self.stored_keys}
@@ -121,7 +122,7 @@ class RunConfig:
                    run_name=run_name, seed=saved.get("seed", 42), scale=saved.get("scale", 1.0), commit=commit,
                    measure=measure_from_json(saved.get("measure")), profile=bool(saved.get("profile")),
                    profile_memory=bool(saved.get("profile_memory")), suite=saved.get("suite"),
-                   counting_server=bool(saved.get("counting_server")))
+                   counting_server=saved.get("counting_server"))
 
 
 @dataclass

@@ -2,14 +2,15 @@
 
 A fresh counting process pays Valgrind's start, the interpreter's, the library's imports, the case's setup, its
 warm-ups and Valgrind's instrumented translation of the code before it counts a call: most of its CPU
-(docs/metrics.md, "A counting server"). A server (workers/python/count_server.py) pays that once per (environment,
-case, server) and forks one process per measured process; each forked process makes only the counted calls.
+(docs/metrics.md, "A counting server"). A server is a fresh counting worker started with `COLBENCH_COUNT_SERVER`
+(workers/python/count_server.py): it pays that once per (environment, case, server) and, at its first timed call,
+forks one process per measured process; each forked process makes only the counted calls.
 
 Honesty of the counts: what a fresh process varies (hash seed, address-space layout, heap state) a forked one
 shares with its server. So a side's processes are spread over `SERVERS_PER_SIDE` servers (process i goes to server
-i mod that), each started fresh with its own `PYTHONHASHSEED` (drawn here, recorded in the result) and layout, and
-each forked process perturbs its heap before it counts; a run's comparison thus sees more than one draw of what a
-process varies, and the record of every counted process names its server (`measure.instructions.server`).
+i mod that), each started fresh with its own `PYTHONHASHSEED` (drawn here, recorded in the result) and layout; a
+run's comparison thus sees more than one draw of what a process varies, and the record of every counted process
+names its server (`measure.instructions.server`).
 
 Servers live as long as the orchestrator (a session's looks reuse them), at most `MAX_SERVERS` at once (the least
 recently used is closed first; each holds a whole set-up case under Valgrind), and die with it (a parent-death
@@ -50,7 +51,18 @@ SERVERS_PER_SIDE = 2
 #: servers alive at once (each a set-up case under Valgrind: 0.3-1 GB of memory for a pyarrow read)
 MAX_SERVERS = 8
 WORKER_MODULE = "colbench.worker"
-SERVER_MODULE = "colbench.workers.python.count_server"
+#: the variable that makes a counting worker a server (workers/python/count_server.py SERVE_VAR)
+SERVE_VAR = "COLBENCH_COUNT_SERVER"
+
+
+def servers_pay(cases: int, sides: int, processes: int | None) -> bool:
+    """Whether counting servers cost less than fresh processes for a run (`run`'s default): a server costs a fresh
+    process and a forked trial call, and each process it forks one instrumented call more than its timed ones, so it
+    pays once it forks more than one process (more than SERVERS_PER_SIDE processes a side: fixed by `--processes`,
+    or added by later looks) and only if every server of the run stays alive between looks (MAX_SERVERS)."""
+    if processes is not None and processes <= SERVERS_PER_SIDE:
+        return False
+    return cases * max(1, sides) * SERVERS_PER_SIDE <= MAX_SERVERS
 
 
 class ServerUnavailable(RuntimeError):
@@ -84,10 +96,10 @@ class _Server:
 
 
 def server_command(command: list[str]) -> list[str]:
-    """The server's command for a worker command (`python -m colbench.worker`); ServerUnavailable for other
-    runtimes' workers."""
+    """The server's command for a worker command: the Python worker itself (`python -m colbench.worker`), which
+    `SERVE_VAR` turns into a server; ServerUnavailable for other runtimes' workers."""
     if len(command) >= 2 and command[-2:] == ["-m", WORKER_MODULE]:
-        return [*command[:-1], SERVER_MODULE]
+        return list(command)
     raise ServerUnavailable("only Python workers are counted by a server")
 
 
@@ -143,15 +155,15 @@ class CountServers:
         case_path.write_text(json.dumps(dataclasses.replace(spec, scratch_dir=str(base / "scratch")).to_json(),
                                         default=str))
         hash_seed = random.SystemRandom().randrange(1, 2**32)
-        env = {**launch.env, "PYTHONHASHSEED": str(hash_seed), DUMP_DIR_VAR: str(base / "dumps"),
-               "COLBENCH_ENV_OFFSET": "x" * random.randrange(0, 4096)}
-        assert LIB_VAR in env, "a counting launch names the callgrind helper"
         req_r, req_w = os.pipe()
         rep_r, rep_w = os.pipe()
+        env = {**launch.env, "PYTHONHASHSEED": str(hash_seed), DUMP_DIR_VAR: str(base / "dumps"),
+               "COLBENCH_ENV_OFFSET": "x" * random.randrange(0, 4096), SERVE_VAR: f"{req_r},{rep_w}"}
+        assert LIB_VAR in env, "a counting launch names the callgrind helper"
         started = time.perf_counter()
         try:
             with open(base / "stdout.log", "wb") as out, open(base / "stderr.log", "wb") as err:
-                popen = subprocess.Popen([*valgrind, *python, str(case_path), str(req_r), str(rep_w)],
+                popen = subprocess.Popen([*valgrind, *python, str(case_path), str(base / "result.json")],
                                          stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env, cwd=launch.cwd,
                                          start_new_session=True, preexec_fn=die_with_parent_hook(),
                                          pass_fds=(req_r, rep_w))
@@ -171,12 +183,14 @@ class CountServers:
             server.user_s = sum(server.phases.values())
             server.ready_s = time.perf_counter() - started
             return server
+        failed = base / "result.json"
+        report = _read_result(failed, 0, _tail(base / "stderr.log")) if failed.exists() else None
         self._drop((key, slot))
         if ready.get("unforkable"):
             self.unforkable[key] = str(ready["unforkable"])
             raise ServerUnavailable(self.unforkable[key])
-        if "report" in ready:  # the case fails its setup: every process of it gets that error, as fresh ones would
-            raise _SetupFailed(WorkerReport.from_json(ready["report"]))
+        if report is not None:  # the case failed before its first timed call: every process of it gets that error
+            raise _SetupFailed(report)
         raise ServerUnavailable(f"the counting server did not start: {ready.get('error', 'no reply')}")
 
     def _fork(self, server: _Server, spec: CaseSpec, launch: WorkerLaunch) -> WorkerOutcome:

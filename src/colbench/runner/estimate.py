@@ -61,8 +61,10 @@ class Costs:
     #: what a run costs besides its processes and data: the command's start, planning, machine checks and
     #: calibration, the tables at the end (a command's wall time less its run record's span)
     run_s: float = 0.0
-    #: case_id -> seconds of one counting process (the worker under Valgrind) of that case here
+    #: case_id -> seconds of one counting process (the worker under Valgrind) of that case here: fresh processes'
+    #: (else served ones'), and served ones' (else fresh ones')
     counting: dict[str, float] = field(default_factory=dict)
+    counting_served: dict[str, float] = field(default_factory=dict)
     #: a counting process's seconds per second of the same case's plain process (0: not measured)
     valgrind_factor: float = 0.0
     #: a fresh uv environment (resolve, install, import check), and a cached one (resolved again, found)
@@ -176,7 +178,7 @@ def fit_costs(results: Iterable[Result]) -> Costs:
     # a bare process: the quickest starts of the runtime (its interpreter and imports, before any setup)
     startup = {rt: statistics.quantiles(v, n=10)[0] if len(v) >= 10 else min(v) for rt, v in starts.items()}
     per_row = _per_row(kept, startup)
-    counting = _counting(ok)
+    counting, counting_served = _counting(ok), _counting(ok, served=True)
     plain = {case: statistics.median(spans) for case, spans in _plain_spans(ok).items()}
     factors = [seconds / plain[case] for case, seconds in counting.items() if plain.get(case)]
     return Costs(
@@ -184,7 +186,8 @@ def fit_costs(results: Iterable[Result]) -> Costs:
                for case, parts in by_case.items()},
         per_row={key: (statistics.median(v[0] for v in values), statistics.median(v[1] for v in values))
                  for key, values in per_row.items()},
-        startup_s=startup, counting=counting, valgrind_factor=statistics.median(factors) if factors else 0.0)
+        startup_s=startup, counting=counting, counting_served=counting_served,
+        valgrind_factor=statistics.median(factors) if factors else 0.0)
 
 
 def _per_row(kept: Sequence[tuple[Result, float, float]], startup: Mapping[str, float]
@@ -202,13 +205,14 @@ def _per_row(kept: Sequence[tuple[Result, float, float]], startup: Mapping[str, 
     return per_row
 
 
-def _counting(results: Sequence[Result]) -> dict[str, float]:
+def _counting(results: Sequence[Result], served: bool = False) -> dict[str, float]:
     """Per case, the seconds of a counting process: spawn to result of the worker under Valgrind, as
     `runner.instructions.merge` keeps it (apart from the case's own process record). A process forked from a
     counting server (runner/count_server.py) costs its own span, and the first one of each server its server's start
-    to ready too: their mean is what a process cost in that run, the servers' share included."""
+    to ready too: their mean is what a process cost in that run, the servers' share included. `served`: the served
+    processes' cost where a case has both kinds (a run that will use servers), else the fresh ones'."""
     spans: dict[str, list[float]] = defaultdict(list)
-    served: dict[str, list[float]] = defaultdict(list)
+    served_spans: dict[str, list[float]] = defaultdict(list)
     for result in results:
         counted = (result.measure or {}).get("instructions") or {}
         process = counted.get("process") if isinstance(counted, Mapping) else None
@@ -218,12 +222,12 @@ def _counting(results: Sequence[Result]) -> dict[str, float]:
         server = counted.get("server")
         if isinstance(server, Mapping):
             seconds += float(server.get("ready_s") or 0.0) if server.get("child") == 0 else 0.0
-            served[result.case_id].append(seconds / _load_then(result, process))
+            served_spans[result.case_id].append(seconds / _load_then(result, process))
         else:
             spans[result.case_id].append(seconds / _load_then(result, process))
-    costs = {case: statistics.median(values) for case, values in spans.items()}
-    costs.update({case: statistics.fmean(values) for case, values in served.items()})
-    return costs
+    fresh = {case: statistics.median(values) for case, values in spans.items()}
+    forked = {case: statistics.fmean(values) for case, values in served_spans.items()}
+    return {**fresh, **forked} if served else {**forked, **fresh}
 
 
 def _plain_spans(results: Sequence[Result]) -> dict[str, list[float]]:
@@ -372,12 +376,12 @@ def estimate_case(case: PlannedCase, iterations: int, warmup: int, history: Cost
     return CaseEstimate(case, None, None, "none")
 
 
-def with_counting(estimate: CaseEstimate, history: Costs, reference: Costs) -> CaseEstimate:
-    """The case's counting process: as measured here, else its plain process times the Valgrind factor measured
-    here, else the reference factor."""
-    if estimate.case.case_id in history.counting:
-        return dataclasses.replace(estimate, counting_s=history.counting[estimate.case.case_id],
-                                   counting_source="history")
+def with_counting(estimate: CaseEstimate, history: Costs, reference: Costs, served: bool = False) -> CaseEstimate:
+    """The case's counting process: as measured here (forked from servers when `served`), else its plain process
+    times the Valgrind factor measured here, else the reference factor."""
+    measured = history.counting_served if served else history.counting
+    if estimate.case.case_id in measured:
+        return dataclasses.replace(estimate, counting_s=measured[estimate.case.case_id], counting_source="history")
     if estimate.process_s is None:
         return estimate
     for costs, source in ((history, "this machine's Valgrind factor"), (reference, "reference Valgrind factor")):
@@ -392,16 +396,16 @@ def estimate_plan(plan: Plan, iterations: int, warmup: int, processes: Callable[
                   new_data: Sequence[tuple[str, int]] = (), build_rates_here: Mapping[str, float] | None = None,
                   *, measure: Sequence[str] = ("wall",), env_builds: Sequence[bool] = (),
                   worker_builds: Sequence[bool] = (),
-                  load_factor: float = 1.0) -> Estimate:
+                  load_factor: float = 1.0, served: bool = False) -> Estimate:
     """Every case's processes at its estimated cost, for each environment, plus what is made first: the data still
     to build (`new_data`: (format, bytes) of each file the cache lacks), the uv environments (`env_builds`: True
     for each that must be built, False for each found in the cache) and the Java worker builds (`worker_builds`:
     True for each that downloads Arrow Java, False for each that Maven's repository serves).
-    `load_factor` stretches the processes for a busy machine."""
+    `load_factor` stretches the processes for a busy machine; `served`: counting processes forked from servers."""
     reference = reference if reference is not None else reference_costs()
     cases = [estimate_case(case, iterations, warmup, history, reference) for case in plan.cases]
     if "instructions" in measure:
-        cases = [with_counting(c, history, reference) for c in cases]
+        cases = [with_counting(c, history, reference, served) for c in cases]
     count = sum(processes(c.case) * envs for c in cases)
     process_seconds = load_factor * sum(processes(c.case) * envs * c.execution_s(measure) for c in cases)
     rates = {**reference.build_s_per_byte, **(build_rates_here or {})}

@@ -237,6 +237,7 @@ def execute_run(store: Store, run: Run, plan: Plan, envs: Sequence[EnvChoice], c
     cache_own_bytecode(e.python for e in envs if e.runtime == "python" and not e.broken)
     _mark_running(store, run)
     iterations, warmup, processes = config.resolved(plan)
+    config = _counting_servers_decided(config, plan, envs)
     toolchain = counting_toolchain(config)
     tracer = memory_tracer(config)
     by_case: dict[str, list[Result]] = {}
@@ -297,6 +298,15 @@ def execute_run(store: Store, run: Run, plan: Plan, envs: Sequence[EnvChoice], c
     # store to take what waits, or stop with a message that says where the results are.
     store.finish_writes()
     return run
+
+
+def _counting_servers_decided(config: RunConfig, plan: Plan, envs: Sequence[EnvChoice]) -> RunConfig:
+    """The config with `counting_server` decided where the user left it open: servers where they cost less."""
+    if config.counting_server is not None or "instructions" not in config.measure:
+        return config
+    from colbench.runner.count_server import servers_pay
+
+    return replace(config, counting_server=servers_pay(len(plan.cases), len(envs), config.processes))
 
 
 def _mark_running(store: Store, run: Run) -> None:

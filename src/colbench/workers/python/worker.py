@@ -161,10 +161,20 @@ def _counted(bench: Benchmark, ctx: Context, probe: CallgrindProbe, extra: Extra
         output = bench.run(ctx)
         ctx.iteration_metrics.clear()
         return {}, output
-    bench.before_each(ctx)
+    _before_counted(bench, ctx, probe)
     count, output = probe.count(_the_call(bench, ctx, extra))
     ctx.iteration_metrics.clear()  # a benchmark's own timings mean nothing under Valgrind
     return {"instructions": count}, output
+
+
+def _before_counted(bench: Benchmark, ctx: Context, probe: CallgrindProbe) -> None:
+    """`before_each` of a counted call: with instrumentation off when it sets the case up again (an asv setup re-run
+    between calls, `Benchmark.sets_up_each_call`): instrumented, the 100-column Parquet read of pyarrow's asv suite
+    built and wrote its 10-million-cell table 20-50x slower before every counted call."""
+    if bench.sets_up_each_call(ctx):
+        probe.uninstrumented(lambda: bench.before_each(ctx))
+    else:
+        bench.before_each(ctx)
 
 
 def start_counting(report: WorkerReport, case: CaseState) -> None:
@@ -180,7 +190,7 @@ def _first_count(bench: Benchmark, ctx: Context, probe: CallgrindProbe, extra: E
     switch counts 0.2-0.4% fewer instructions than every call after it (measured on a Parquet read: -0.41%,
     -0.33%, -0.24%), and would pass that artefact to the timed ones. COLBENCH_EXTRA_WORK is sized on it."""
     probe.start()
-    bench.before_each(ctx)
+    _before_counted(bench, ctx, probe)
     first, output = probe.count(lambda: bench.run(ctx))
     del output
     ctx.iteration_metrics.clear()
@@ -468,7 +478,8 @@ def _context(spec: CaseSpec, bench: Benchmark, inputs: dict[str, Path]) -> Conte
 
 def iterate(spec: CaseSpec, report: WorkerReport, case: CaseState, start: int = 0, stop: int | None = None) -> None:
     """The warmup and measured iterations: each timed (or counted), its output checked, and dropped before the next.
-    `start`/`stop` cut the range (the counting server makes the warm-ups, each process it forks the measured ones)."""
+    `start`/`stop` cut the range. A counting server (workers/python/count_server.py) forks its processes inside this
+    loop, at the first timed call (`_iteration`): each goes on with it from there."""
     probe, sampler, bench, ctx, extra, paths = case.probe, case.sampler, case.bench, case.ctx, case.extra, case.paths
     assert bench is not None and ctx is not None
     warmup, last = spec.warmup, spec.warmup + spec.iterations - 1
@@ -506,7 +517,35 @@ def _iteration(report: WorkerReport, case: CaseState, bench: Benchmark, ctx: Con
         return _timed(bench, ctx, extra)
     if measured == 0 and not case.counting:
         start_counting(report, case)
+        serving = os.environ.get("COLBENCH_COUNT_SERVER")
+        if serving:  # a counting server: its measured processes are forked here, where a fresh worker goes on
+            _serve_forks(report, case, serving)
     return _counted(bench, ctx, probe, extra, measured)
+
+
+#: in a process forked by a counting server: where its result goes (the server's own result.json is not written)
+_FORKED_RESULT: list[Path] = []
+
+
+def _serve_forks(report: WorkerReport, case: CaseState, fds: str) -> None:
+    """Turn into a counting server (workers/python/count_server.py); returns in each forked process, after its own
+    warm-up count (kept in place of the server's): the first call after the fork counted 0.8-1.0% more than the calls
+    after it on the placebo (2,000 int allocations: the request's few objects in the small-object pools), where the
+    second agreed with fresh processes' timed calls within 0.02%."""
+    from colbench.workers.python.count_server import serve_here
+
+    def forked(seed: int) -> None:
+        assert case.probe is not None and case.ctx is not None and case.bench is not None
+        case.probe.forked()
+        case.ctx.seed = seed
+        case.set_up = False  # the server owns the case's setup and tears it down once
+        case.phases = _Phases(True)
+        case.phases.seconds.pop("start", None)  # the fork: nothing; start, setup and warm-ups are the server's
+        sample, output = _counted(case.bench, case.ctx, case.probe, case.extra, 0)
+        del output
+        report.warmup_samples["instructions"] = [sample["instructions"]]
+
+    _FORKED_RESULT.append(serve_here(case, fds, forked))
 
 
 def _record_output(report: WorkerReport, bench: Benchmark, ctx: Context, output: Any, measure_memory: bool) -> None:
@@ -600,5 +639,13 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as exc:
         print(f"colbench worker: cannot read case file {case_path}: {exc}", file=sys.stderr)
         return 2
-    write_atomically(result_path, run_case(spec))
+    result = run_case(spec)
+    if _FORKED_RESULT:  # forked by a counting server: its own result file, and no interpreter exit (the server's)
+        code = 0
+        try:
+            write_atomically(_FORKED_RESULT[0], result)
+        except BaseException:
+            code = 1
+        os._exit(code)
+    write_atomically(result_path, result)
     return 0
