@@ -79,14 +79,14 @@ def benchmark_type(kind: str) -> Any:
         package.__package__ = "asv_runner.benchmarks"
         package.benchmark_types = []  # type: ignore[attr-defined]  # what asv_runner.discovery reads of it
         sys.modules["asv_runner.benchmarks"] = package
-        asv_runner.benchmarks = package  # type: ignore[attr-defined]
+        asv_runner.benchmarks = package
     try:
         module = importlib.import_module("asv_runner.benchmarks." + KIND_MODULE[kind])
     except Exception:  # noqa: BLE001 - asv's NotRequired (mem_ without pympler) too: asv_runner's own import decides
         _forget_stand_in()
         return None
     found = list(getattr(module, "export_as_benchmark", ()))
-    types_known = package.benchmark_types  # type: ignore[attr-defined]
+    types_known = package.benchmark_types
     types_known.extend(t for t in found if t not in types_known)
     return found[0] if len(found) == 1 else None
 

@@ -64,7 +64,7 @@ def history(
 def _print_tables(found: HistoryOutcome, metric: str, package: str | None) -> None:
     show = (lambda v: f"{v * 1e3:.3f} ms") if metric == "time" else \
         (lambda v: fmt_instructions(v) + " instr") if metric == "instructions" else \
-        fmt_bytes if metric_or_none(metric) is not None and metric_or_none(metric).unit == "B" else \
+        fmt_bytes if getattr(metric_or_none(metric), "unit", None) == "B" else \
         (lambda v: fmt_metric(v, metric))  # a value in its own unit (an asv track_ benchmark's)
     for h in found.histories:
         console.print(_history_table(h, show, package))
