@@ -1,9 +1,13 @@
-"""Measure what one isolated execution costs: `placebo` with duration 0, spawn to result, over N processes.
+"""Measure what one isolated execution costs: `placebo` with duration 0, and an asv benchmark that does nothing,
+spawn to result, over N processes.
 
     uv run python scripts/measure_overhead.py [--processes 20] [--rounds 3] [--baseline OTHER/src] [--instructions]
 
 Prints the median and IQR of the orchestrator-side spawn-to-result time, and of the worker's own start-up
-(child CPU time), from real runs stored in a temporary store. With `--baseline DIR` (the `src` directory of
+(child CPU time), from real runs stored in a temporary store. Each round's run holds both cases, in alternating
+order: the placebo (the plain worker) and `time_nothing` of an asv suite written here (`number = 1`, no setup: what
+it adds is asv's runner imported and the benchmark found, colbench's per-case overhead on an asv suite), and the
+asv case's difference from the placebo is printed per round. With `--baseline DIR` (the `src` directory of
 another colbench checkout, e.g. from `git archive main src | tar -x -C /tmp/base`), rounds of this checkout
 and of the baseline alternate, so machine load hits both alike, and the ratio of the medians is printed.
 
@@ -36,24 +40,44 @@ from colbench.runner.isolate import choose_cpus
 
 #: Standard modules that pyarrow, pandas, polars and DuckDB each import themselves (python -X importtime).
 ENGINE_COMMON_MODULES = "re, inspect, typing, contextlib, pathlib, dataclasses, json"
+#: an asv benchmark that does nothing, in a suite of its own
+ASV_SUITE = "def time_nothing():\n    pass\n\n\ntime_nothing.number = 1\n"
 
 
-def one_round(processes: int, src: str | None) -> list[dict]:
-    """Process records of one `colbench run placebo --param duration=0` with `src` first on sys.path."""
+def asv_suite(folder: Path) -> Path:
+    """A one-benchmark asv suite under `folder` (its `benchmarks` package)."""
+    suite = folder / "benchmarks"
+    suite.mkdir(parents=True, exist_ok=True)
+    (suite / "__init__.py").write_text("")
+    (suite / "bench_nothing.py").write_text(ASV_SUITE)
+    return suite
+
+
+def one_round(processes: int, src: str | None, suite: Path | None = None,
+              asv_first: bool = False) -> dict[str, list[dict]]:
+    """Process records, by case ("placebo", "asv"), of one `colbench run placebo --param duration=0` (and the asv
+    suite's case, first or second) with `src` first on sys.path."""
     env = dict(os.environ)
     if src:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [src, env.get("PYTHONPATH")]))
+    targets = ["placebo"] if suite is None else [f"asv:{suite}", "placebo"][::1 if asv_first else -1]
     with tempfile.TemporaryDirectory() as tmp:
         env["COLBENCH_HOME"] = tmp
         env.pop("COLBENCH_STORE", None)
         store = str(Path(tmp) / "overhead.duckdb")
-        subprocess.run([sys.executable, "-m", "colbench", "run", "placebo", "--param", "duration=0", "--processes",
-                        str(processes), "--iterations", "1", "--warmup", "0", "--store", store],
+        subprocess.run([sys.executable, "-m", "colbench", "run", *targets, "--param", "duration=0", "--processes",
+                        str(processes), "--iterations", "1", "--warmup", "0", "--measure", "wall", "--store", store],
                        check=True, capture_output=True, env=env)
         out = Path(tmp) / "r.jsonl"
         subprocess.run([sys.executable, "-m", "colbench", "export", "--format", "jsonl", "--output", str(out),
                         "--store", store], check=True, capture_output=True, env=env)
-        return [json.loads(line)["process"] for line in out.read_text().splitlines()]
+        rows: dict[str, list[dict]] = {"placebo": [], "asv": []}
+        for line in out.read_text().splitlines():
+            row = json.loads(line)
+            if row["status"] != "ok":
+                raise SystemExit(f"{row['benchmark']}: {row['status']} {row.get('error')}")
+            rows["placebo" if row["benchmark"] == "placebo" else "asv"].append(row["process"])
+        return rows
 
 
 def plain_processes(code: str, processes: int) -> tuple[list[float], list[float]]:
@@ -91,8 +115,9 @@ def instructions(command: list[str], env: dict[str, str] | None = None) -> int |
     return None
 
 
-def worker_instructions(src: str | None) -> int | None:
-    """Instructions of one placebo(duration=0) execution of the Python worker, case.json in, result.json out."""
+def worker_instructions(src: str | None, target: str = "placebo") -> int | None:
+    """Instructions of one execution of the Python worker, case.json in, result.json out: placebo(duration=0), or
+    the first case of `target`."""
     env_src = [src] if src else []
     with tempfile.TemporaryDirectory() as tmp:
         case = Path(tmp) / "case.json"
@@ -100,12 +125,12 @@ def worker_instructions(src: str | None) -> int | None:
                 f"sys.path[:0] = {env_src!r}\n"
                 "from colbench.runner.plan import make_plan\n"
                 "from colbench.runner.execute import case_spec\n"
-                "plan = make_plan(['placebo'], {'duration': ['0']})\n"
+                f"plan = make_plan([{target!r}], {{'duration': ['0']}} if {target!r} == 'placebo' else {{}})\n"
                 "spec = case_spec(plan.cases[0], {}, 1, 0, 42)\n"
                 f"spec.scratch_dir = {str(Path(tmp) / 'scratch')!r}\n"
                 "print(json.dumps(spec.to_json()))\n")
-        case.write_text(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
-                                       text=True).stdout)
+        case.write_text(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True,
+                                       env={**os.environ, "COLBENCH_HOME": tmp}).stdout)
         env = {**os.environ, "PYTHONPATH": src} if src else None
         return instructions([sys.executable, "-m", "colbench.worker", str(case), str(Path(tmp) / "r.json")], env)
 
@@ -133,6 +158,30 @@ def describe(label: str, processes: list[dict]) -> tuple[float, float]:
     return median, statistics.median(cpu)
 
 
+def describe_asv(asv: list[dict], placebo: list[dict], per_round: list[tuple[float, float]]) -> None:
+    """The asv case's figures, and its difference from the placebo's: of the medians, and per round (its spread)."""
+    spawn = sorted(p["spawn_to_result_s"] for p in asv)
+    cpu = sorted(p["child_user_s"] + p["child_sys_s"] for p in asv)
+    _, text = _median_iqr(spawn)
+    _, cpu_text = _median_iqr(cpu)
+    print(f"asv benchmark time_nothing (number = 1), {len(spawn)} processes, in the same runs:")
+    print(f"  spawn → result: {text}; worker CPU (user+sys): {cpu_text}")
+    wall = statistics.median(spawn) - statistics.median(p["spawn_to_result_s"] for p in placebo)
+    cpu_diff = statistics.median(cpu) - statistics.median(p["child_user_s"] + p["child_sys_s"] for p in placebo)
+    rounds = ", ".join(f"{w * 1e3:+.1f}/{c * 1e3:+.1f}" for w, c in per_round)
+    print(f"colbench's per-case overhead on an asv benchmark: {wall * 1e3:+.1f} ms wall, {cpu_diff * 1e3:+.1f} ms "
+          f"worker CPU over the plain worker's (medians; per round, wall/CPU: {rounds})")
+
+
+def _medians_diff(rows: dict[str, list[dict]]) -> tuple[float, float]:
+    def medians(found: list[dict]) -> tuple[float, float]:
+        return (statistics.median(p["spawn_to_result_s"] for p in found),
+                statistics.median(p["child_user_s"] + p["child_sys_s"] for p in found))
+
+    (asv_wall, asv_cpu), (wall, cpu) = medians(rows["asv"]), medians(rows["placebo"])
+    return asv_wall - wall, asv_cpu - cpu
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--processes", type=int, default=20, help="worker processes per round")
@@ -145,41 +194,57 @@ def main() -> None:
     load = Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else "?"
     print(f"load average {load} on {os.cpu_count()} CPUs")
     mine: list[dict] = []
+    asv: list[dict] = []
+    asv_rounds: list[tuple[float, float]] = []
     base: list[dict] = []
     bare: tuple[list[float], list[float]] = ([], [])
     common: tuple[list[float], list[float]] = ([], [])
-    for _ in range(args.rounds):
+    with tempfile.TemporaryDirectory(prefix="colbench-overhead-") as tmp:
+        suite = asv_suite(Path(tmp))
+        for index in range(args.rounds):
+            if args.baseline:
+                base += one_round(args.processes, args.baseline)["placebo"]
+            rows = one_round(args.processes, None, suite, asv_first=index % 2 == 1)
+            mine += rows["placebo"]
+            asv += rows["asv"]
+            asv_rounds.append(_medians_diff(rows))
+            for into, code in ((bare, "pass"), (common, f"import {ENGINE_COMMON_MODULES}")):
+                times, cpu = plain_processes(code, args.processes)
+                into[0].extend(times)
+                into[1].extend(cpu)
+        median, cpu = describe("this checkout", mine)
         if args.baseline:
-            base += one_round(args.processes, args.baseline)
-        mine += one_round(args.processes, None)
-        for into, code in ((bare, "pass"), (common, f"import {ENGINE_COMMON_MODULES}")):
-            times, cpu = plain_processes(code, args.processes)
-            into[0].extend(times)
-            into[1].extend(cpu)
-    median, cpu = describe("this checkout", mine)
-    if args.baseline:
-        base_median, _ = describe(f"baseline {args.baseline}", base)
-        print(f"ratio this / baseline (medians): {median / base_median:.2f}")
-    bare_median, _ = describe_plain("plain `python -c pass`", *bare)
-    common_median, common_cpu = describe_plain(f"plain `python -c 'import {ENGINE_COMMON_MODULES}'`", *common)
-    print(f"colbench's own share: {(median - bare_median) * 1e3:.1f} ms above the interpreter's start "
-          f"(a case that imports nothing), {(median - common_median) * 1e3:.1f} ms above the modules every "
-          f"engine imports itself (a case of any engine); in CPU time {(cpu - common_cpu) * 1e3:.1f} ms above "
-          "those modules")
-    if args.instructions:
-        worker = worker_instructions(None)
-        plain = instructions([sys.executable, "-c", f"import {ENGINE_COMMON_MODULES}"])
-        if worker is None or plain is None:
-            print("instructions: Valgrind is not installed")
-            return
-        print(f"instructions (callgrind, whole process; load-independent): the worker's placebo execution "
-              f"{worker / 1e6:.1f} M, plain `import {ENGINE_COMMON_MODULES}` {plain / 1e6:.1f} M: colbench's own "
-              f"{(worker - plain) / 1e6:.1f} M above those modules", end="")
-        if args.baseline:
-            base_worker = worker_instructions(args.baseline)
-            if base_worker is not None:
-                print(f", baseline's {(base_worker - plain) / 1e6:.1f} M", end="")
-        print()
+            base_median, _ = describe(f"baseline {args.baseline}", base)
+            print(f"ratio this / baseline (medians): {median / base_median:.2f}")
+        bare_median, _ = describe_plain("plain `python -c pass`", *bare)
+        common_median, common_cpu = describe_plain(f"plain `python -c 'import {ENGINE_COMMON_MODULES}'`", *common)
+        print(f"colbench's own share: {(median - bare_median) * 1e3:.1f} ms above the interpreter's start "
+              f"(a case that imports nothing), {(median - common_median) * 1e3:.1f} ms above the modules every "
+              f"engine imports itself (a case of any engine); in CPU time {(cpu - common_cpu) * 1e3:.1f} ms above "
+              "those modules")
+        describe_asv(asv, mine, asv_rounds)
+        if args.instructions:
+            print_instructions(args.baseline, suite)
+
+
+def print_instructions(baseline: str | None, suite: Path) -> None:
+    """Whole-process instruction counts of the placebo's and the asv case's executions and the plain reference."""
+    worker = worker_instructions(None)
+    asv = worker_instructions(None, f"asv:{suite}")
+    plain = instructions([sys.executable, "-c", f"import {ENGINE_COMMON_MODULES}"])
+    if worker is None or plain is None or asv is None:
+        print("instructions: Valgrind is not installed")
+        return
+    print(f"instructions (callgrind, whole process; load-independent): the worker's placebo execution "
+          f"{worker / 1e6:.1f} M, plain `import {ENGINE_COMMON_MODULES}` {plain / 1e6:.1f} M: colbench's own "
+          f"{(worker - plain) / 1e6:.1f} M above those modules", end="")
+    if baseline:
+        base_worker = worker_instructions(baseline)
+        if base_worker is not None:
+            print(f", baseline's {(base_worker - plain) / 1e6:.1f} M", end="")
+    print()
+    print(f"instructions of the asv case's execution: {asv / 1e6:.1f} M, {(asv - worker) / 1e6:+.1f} M over the "
+          "placebo's")
 
 
 if __name__ == "__main__":

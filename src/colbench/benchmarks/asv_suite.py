@@ -5,9 +5,10 @@ The orchestrator knows a suite from its discovery (`asv_discover.py`, run by asv
 each benchmark's asv name, type, `param_names` and the parameter strings asv itself shows and stores (the `repr` of
 each value), so a case is stored under asv's name with asv's parameter strings, and a history reads as asv's would.
 
-In the worker (this module runs on every Python the worker supports, 3.8 on), asv_runner finds the benchmark by its
-name (`get_benchmark_from_name`), picks the combination by its index in the cartesian product, as asv's own runner
-does, and colbench drives asv's life cycle around its own timed region:
+In the worker (this module runs on every Python the worker supports, 3.8 on), the benchmark is found by its name as
+asv_runner's `get_benchmark_from_name` finds it, made of asv_runner's own benchmark type for its kind, the other
+types left unimported (`asv_lookup.py`: a case's cost is its own); the combination is picked by its index in the
+cartesian product, as asv's own runner does, and colbench drives asv's life cycle around its own timed region:
 - `setup`: `random` (and numpy, once the suite's module imported it) seeded with one seed per benchmark (not the
   process's), so data a setup makes with unseeded random calls is the same in every process and environment; the
   `setup_cache` result loaded (made once per environment and key, in a file the whole run shares, `_SetupCache`);
@@ -38,6 +39,7 @@ import time
 import zlib
 from typing import Any, ClassVar
 
+from colbench.benchmarks.asv_lookup import find, put_on_path
 from colbench.model.benchmark import Benchmark, Context, Unsupported, Work
 from colbench.model.params import Grid, Param
 
@@ -119,10 +121,7 @@ class AsvBenchmark(Benchmark):
             _import_module_again(self.root, os.path.basename(self.root) + "." + self.name[len(IMPORT_ERROR_PREFIX):])
         seed = zlib.crc32(self.name.encode())  # one per benchmark: the same data in every process and environment
         random.seed(seed)
-        get_benchmark_from_name = _asv_runner(self.kind)
-        bench = get_benchmark_from_name(self.root, self.name)
-        if bench is None:
-            raise LookupError(f"asv benchmark {self.name} not found in {self.root}")
+        bench = find(self.root, self.name, self.kind)
         _seed(seed)  # the suite's module is imported now: numpy is seeded if it uses numpy
         if bench._params:
             bench.set_param_idx(_param_index(bench, self.grid.names, ctx.params))
@@ -208,45 +207,12 @@ class AsvBenchmark(Benchmark):
         return Work(rows=1)
 
 
-def _asv_runner(kind: str) -> Any:
-    """asv_runner's `get_benchmark_from_name`, imported for one case of a known `kind`.
-
-    At import asv_runner loads every benchmark type it has: `mem_`'s imports pympler, which imports numpy (290 ms
-    here), and it scans every installed distribution for asv_bench plugins (importlib.metadata: 80 ms). A case
-    needs only its own type, so for a built-in kind other than `memory` pympler is hidden and the plugin scan
-    answered empty while asv_runner imports (25 ms left); both are put back at once, for the suite's own code."""
-    if kind not in KIND_METRIC or kind == "memory" or "asv_runner.discovery" in sys.modules:
-        from asv_runner.discovery import get_benchmark_from_name
-
-        return get_benchmark_from_name
-    import importlib
-    import types
-
-    saved = {name: sys.modules.get(name) for name in ("pympler", "importlib.metadata")}
-    stub = types.ModuleType("importlib.metadata")
-    stub.distributions = lambda: []  # type: ignore[attr-defined]  # a stand-in module: its one function
-    sys.modules["pympler"], sys.modules["importlib.metadata"] = None, stub  # type: ignore[assignment]
-    try:
-        from asv_runner.discovery import get_benchmark_from_name
-    finally:
-        for name, module in saved.items():
-            if module is None:
-                sys.modules.pop(name, None)
-            else:
-                sys.modules[name] = module
-        if getattr(importlib, "metadata", None) is stub:
-            delattr(importlib, "metadata")
-    return get_benchmark_from_name
-
-
 def _import_module_again(root: str, module: str) -> None:
     """A module that failed to import when colbench discovered the suite: import it here, in this environment, so
     the error row holds this environment's traceback; if it imports here, say why the case has no benchmark."""
     import importlib
 
-    from asv_runner._aux import update_sys_path
-
-    update_sys_path(root)
+    put_on_path(root)
     importlib.import_module(module)
     raise ImportError(f"{module} failed to import where colbench discovered the suite but imports in this "
                       "environment: discover the suite with an interpreter that has its dependencies")

@@ -14,6 +14,7 @@ files' sizes and modification times, so `list` and `run` of an unchanged suite d
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -196,7 +197,53 @@ def _cache_dir() -> Path:
     one run is handed to the next (a suite or a library may have changed)."""
     from colbench.paths import colbench_home
 
-    return colbench_home() / "asv-setup-cache" / f"{os.getpid()}-{_process_token()}"
+    folder = colbench_home() / "asv-setup-cache" / f"{os.getpid()}-{_process_token()}"
+    _clean_when_done(folder)
+    return folder
+
+
+@lru_cache(maxsize=None)
+def _clean_when_done(folder: Path) -> None:
+    """`folder` is removed when this process ends (its runs are over: no later run may read it); the folders of
+    planning processes that ended without removing theirs (killed) are removed now."""
+    import atexit
+
+    clean_setup_caches(folder.parent, keep=folder)
+    atexit.register(_remove_quietly, folder)
+
+
+def clean_setup_caches(base: Path, keep: Path | None = None) -> int:
+    """Remove the setup_cache folders under `base` (`$COLBENCH_HOME/asv-setup-cache`) whose planning process no
+    longer runs (a folder is named `PID-TOKEN`), but `keep`; the bytes freed. Only entries inside `base` go
+    (colbench.paths.remove)."""
+    from colbench.paths import remove
+
+    if not base.is_dir():
+        return 0
+    freed = 0
+    for entry in base.iterdir():
+        pid = entry.name.split("-", 1)[0]
+        if entry == keep or (pid.isdigit() and _running(int(pid))):
+            continue
+        freed += remove(entry, within=base)
+    return freed
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: running
+        return True
+    return True
+
+
+def _remove_quietly(folder: Path) -> None:
+    from colbench.paths import UnsafePath, remove
+
+    with contextlib.suppress(OSError, UnsafePath):
+        remove(folder, within=folder.parent)
 
 
 @lru_cache(maxsize=1)

@@ -12,7 +12,8 @@ from rich.table import Table
 from colbench.app.history import HistoryOutcome, HistoryRequest, check
 from colbench.app.history import history as history_use_case
 from colbench.cli.common import FormatOption, StoreOption, UsageError, _store, console, friendly, output_format
-from colbench.render.fmt import fmt_bytes, fmt_instructions
+from colbench.model.metrics import metric_or_none
+from colbench.render.fmt import fmt_bytes, fmt_instructions, fmt_metric
 from colbench.render.tables import plain
 from colbench.words import plural, ratio_text
 
@@ -63,7 +64,9 @@ def history(
 
 def _print_tables(found: HistoryOutcome, metric: str, package: str | None) -> None:
     show = (lambda v: f"{v * 1e3:.3f} ms") if metric == "time" else \
-        (lambda v: fmt_instructions(v) + " instr") if metric == "instructions" else fmt_bytes
+        (lambda v: fmt_instructions(v) + " instr") if metric == "instructions" else \
+        fmt_bytes if getattr(metric_or_none(metric), "unit", None) == "B" else \
+        (lambda v: fmt_metric(v, metric))  # a value in its own unit (an asv track_ benchmark's)
     for h in found.histories:
         console.print(_history_table(h, show, package))
         _print_notes(h, package)

@@ -130,6 +130,21 @@ METRICS: dict[str, Metric] = {m.name: m for m in (
            threshold=DEFAULT_THRESHOLD, test="auto", noise_floor=0.0, path=("inputs", "data", "size_bytes"),
            comparable=False,
            words=("larger", "smaller")),
+    # asv's value benchmarks (docs/asv.md): one value per call, filed per iteration by the worker. asv's own compare
+    # marks a rise as worse for every kind, track_ included (a track benchmark cannot say which way is better), and
+    # colbench does as asv does. Their noise is the benchmark's own, so the wall-time floor and tests apply.
+    Metric("asv_mem", "B", "lower_is_better",
+           "size of the object an asv mem_* benchmark returns (pympler's asizeof, as asv measures it)",
+           threshold=DEFAULT_THRESHOLD, test="auto", noise_floor=0.001, series="asv_mem", words=("larger", "smaller")),
+    Metric("asv_peakmem", "B", "lower_is_better",
+           "peak resident set size of the process after an asv peakmem_* benchmark's call (asv's own measure)",
+           threshold=DEFAULT_THRESHOLD, test="auto", noise_floor=0.001, series="asv_peakmem",
+           words=("larger", "smaller")),
+    Metric("asv_track", "", "lower_is_better",
+           "the value an asv track_* benchmark returns, in the benchmark's own `unit` (a rise is worse, as asv's "
+           "compare reads every kind)",
+           threshold=DEFAULT_THRESHOLD, test="auto", noise_floor=0.001, series="asv_track",
+           words=("higher", "lower")),
     Metric("gbps", "Gbps", "higher_is_better", "bandwidth of the value bytes a scan touched per iteration",
            threshold=DEFAULT_THRESHOLD, test="auto", noise_floor=0.05, series="gbps", comparable=False,
            words=("lower bandwidth", "higher bandwidth")),

@@ -83,7 +83,7 @@ def fmt_metric(value: float | None, metric_name: str = "time", ascii_only: bool 
         return fmt_bytes(value)
     if unit == "instructions":
         return f"{fmt_instructions(value)} instr"
-    return f"{value:.4g} {unit}"
+    return f"{value:.4g} {unit}".rstrip()  # no unit: the benchmark's own (an asv track_ value)
 
 
 def fmt_measured(value: float | None, metric_name: str = "time") -> str:

@@ -19,7 +19,7 @@ from matplotlib.figure import Figure
 
 from colbench.analysis.aggregate import CaseSummary
 from colbench.experiments.registry import plot_specs
-from colbench.model.metrics import series_of
+from colbench.model.metrics import metric_or_none, series_of
 from colbench.model.records import Run, Stats
 from colbench.render.figures import (
     PALETTE,
@@ -168,6 +168,13 @@ CAPTIONS = {
 }
 
 
+def _caption(name: str) -> str:
+    """The plot's caption: its own, or the registry's words for a benchmark's own metric (an asv mem_ value)."""
+    known = metric_or_none(name)
+    return CAPTIONS.get(name) or (f"Median per iteration of the {known.measured if known else name}; error bars "
+                                  "span the interquartile range.")
+
+
 def make_plots(summaries: Sequence[CaseSummary], run: Run) -> list[Plot]:
     """Every plot the results call for. One environment: each experiment's own plots of the cases that measured
     time, then the generic plot for every benchmark they do not cover, of each metric measured. Several
@@ -197,5 +204,5 @@ def make_plots(summaries: Sequence[CaseSummary], run: Run) -> list[Plot]:
             if figure is not None:
                 what = "time" if metric == "time" else metric
                 plots.append(Plot(f"{slug(benchmark)}-{what}", f"{benchmark}: median {what} per case", figure,
-                                  CAPTIONS[metric] + several))
+                                  _caption(metric) + several))
     return plots

@@ -247,7 +247,25 @@ def _optional_info(case: Sequence[Result], run: Run | None) -> dict[str, Any]:
         "cache": cache.get("achieved") or cache.get("requested"),
         # where the server keeps no run records (Conbench since August 2023), the run's finish time is here
         "run_finished_at": run.finished_at if run else None,
+        **_values_info(case),
     }
+
+
+#: a benchmark's own values that Conbench cannot hold as a result (its units are durations and rates): asv's
+#: mem_, peakmem_ and track_ values (model/metrics.py), published beside the case's time, one per process
+VALUE_METRICS = ("asv_mem", "asv_peakmem", "asv_track")
+
+
+def _values_info(case: Sequence[Result]) -> dict[str, Any]:
+    """Each value metric the case recorded: its per-process medians and its unit (a track_ benchmark's
+    `unit`, or bytes)."""
+    info: dict[str, Any] = {}
+    for name in VALUE_METRICS:
+        values = [statistics.median(v) for v in (metric(name).values(r) for r in case if r.ok) if v]
+        if values:
+            info[name] = values
+            info[f"{name}_unit"] = next((r.units.get(name) for r in case if r.units.get(name)), metric(name).unit)
+    return info
 
 
 def case_documents(results: Sequence[Result], run: Run | None, project: Project, *,

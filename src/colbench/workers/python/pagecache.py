@@ -7,7 +7,6 @@ the recorded cache state is what was observed, not what was asked for.
 
 from __future__ import annotations
 
-import mmap
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -55,6 +54,7 @@ def resident_fraction(path: Path) -> float | None:
     if libc is None:
         return None
     import ctypes
+    import mmap  # here, not at the top: a case that reads no file never needs it (every worker imports this module)
 
     page = mmap.PAGESIZE
     pages = (size + page - 1) // page
