@@ -45,7 +45,7 @@ class OutputConsole(Console):
 
     markdown = False
 
-    def print(self, *objects: Any, **kwargs: Any) -> None:  # type: ignore[override]
+    def print(self, *objects: Any, **kwargs: Any) -> None:
         if not self.markdown:
             super().print(*objects, **kwargs)
             return

@@ -171,7 +171,7 @@ def machine(
         _print_machine(described.info, described.checks)
 
 
-def _print_machine(info: dict[str, Any], checks: list[dict[str, Any]]) -> None:
+def _print_machine(info: Any, checks: Any) -> None:
     table = Table(title=f"machine {info['name']} ({info['machine_id']})", show_header=False)
     for key, value in info.items():
         table.add_row(key, ", ".join(f"{k} {v}" for k, v in value.items()) if isinstance(value, dict) else str(value))

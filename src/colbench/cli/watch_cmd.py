@@ -94,7 +94,6 @@ def watch(
     from colbench.app.watch import WatchRequest, run_watch
     from colbench.cli.progress import LiveView
 
-    fmt = "text" if fmt == "table" else fmt
     request = WatchRequest(
         targets=tuple(select_benches(list(targets), bench)), packages=tuple(package), overrides=parse_params(param),
         index=index, pre=pre,
@@ -106,7 +105,7 @@ def watch(
     if summary is not None:  # a directory, a FIFO or a device: refused before the pass measures anything
         check_output_file(summary, "--summary")
     # Markdown and JSON on stdout stay clean; the view has every method of a WatchObserver (tests/cli/test_progress.py)
-    view = LiveView(console if fmt == "text" else err_console, mode="watch")
+    view = LiveView(console if fmt == "table" else err_console, mode="watch")
     progress = cast("WatchObserver", view)
     try:
         if dry_run:  # reads the store as it is (or none): no new file, no schema upgrade
@@ -132,7 +131,7 @@ def _print(outcome: WatchOutcome, fmt: str) -> None:
         return
     if fmt == "markdown":
         typer.echo(outcome.markdown, nl=False)
-    out = console if fmt == "text" else err_console
+    out = console if fmt == "table" else err_console
     for line in outcome_lines(outcome):
         out.print(line, highlight=False, soft_wrap=True, markup=False)
 
