@@ -39,8 +39,10 @@ def test_bisect_over_commits_names_the_commit_that_made_it_slower(tmp_path):
         _git(repo, "commit", "-qm", f"commit {i}")
         shas.append(_git(repo, "rev-parse", "HEAD"))
     site = install_benchmark(tmp_path / "site")
+    # wall time: the probe spins for a time (counted instructions of it are noise); 50 ms calls: see test_bisect_wheels
     done = colbench("bisect", BENCHMARK, "--git", str(repo), "--package", NAME, "--good", shas[0], "--bad", "main",
-                    "--processes", "4", "--iterations", "3", "--param", "duration=0.02", "--format", "json",
+                    "--processes", "4", "--iterations", "3", "--param", "duration=0.05", "--measure", "wall",
+                    "--format", "json",
                     home=tmp_path / "home", env={"PYTHONPATH": str(site)}, timeout=900)
     assert done.returncode == 0, done.stderr
     doc = json.loads(done.stdout)

@@ -25,7 +25,10 @@ from tests.runner.helpers import kill_leftovers
 #: version → (factor, kind): 1.6.0 is where it got twice as slow; 1.3.0 cannot install, 1.4.0 fails the case
 RELEASES = {"1.0.0": (1, "ok"), "1.1.0": (1, "ok"), "1.2.0": (1, "ok"), "1.3.0": (1, "corrupt"),
             "1.4.0": (1, "raises"), "1.5.0": (1, "ok"), "1.6.0": (2, "ok"), "1.7.0": (2, "ok")}
-FAST = ("--processes", "4", "--iterations", "3", "--param", "duration=0.02", "--measure", "wall")
+#: wall time (the probe spins for a time): calls of 50 ms, not 20, because a busy machine overshoots a call's end
+#: by a time slice (10-20 ms at load 14): ±15-30% a process at 20 ms made nearly every step look twice, ±4-7% at
+#: 50 ms decides each at its first look (the bisect 188 → 112 s at load 14)
+FAST = ("--processes", "4", "--iterations", "3", "--param", "duration=0.05", "--measure", "wall")
 
 
 @pytest.fixture(scope="module")

@@ -31,6 +31,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import sysconfig
 import time
 import tomllib
 import uuid
@@ -55,12 +56,13 @@ from colbench.paths import (
 from colbench.processes import exit_cause, last_line, run_bounded
 from colbench.redact import redact, redact_argv
 from colbench.runtimes.benchmark_code import graft_plugins
-from colbench.runtimes.bytecode import compile_with
+from colbench.runtimes.bytecode import borrow_bytecode, compile_with
 from colbench.runtimes.env_cache import (
     LOCK_FILE,
     MARKER,
     Environment,
     build_seconds,
+    list_environments,
     load_environment,
     markers,
     python_in,
@@ -491,6 +493,27 @@ def _compile_once(env_dir: Path, env_python: Path, say: Callable[[str], None] | 
         write_text(marker, json.dumps({**meta, "bytecode": True}, indent=2, sort_keys=True), "environment marker")
 
 
+def _bytecode_donors(lock: str, version: str, key: str, most: int = 2) -> list[Path]:
+    """Where the bytecode of a new environment on Python `version` is likely compiled already (runtimes/bytecode.py):
+    the site-packages of the interpreter running colbench when it is that version (its packages, installed by uv
+    from the same cache, are the same files), then of the (at most `most`) built environments on that version that
+    pin the most of the same packages as `lock`."""
+    own = [Path(p) for p in dict.fromkeys((sysconfig.get_path("purelib"), sysconfig.get_path("platlib")))
+           if p and Path(p).is_dir()] if platform.python_version() == version else []
+    wanted = set(lock.splitlines())
+    scored: list[tuple[int, str, Path]] = []
+    for env in list_environments():
+        if env.python_version != version or env.key == key:
+            continue
+        try:
+            shared = len(wanted & set(env.lock_file.read_text().splitlines()))
+            if shared:
+                scored.append((shared, env.created, _site_packages(env.python, version)))
+        except (OSError, EnvError):
+            continue
+    return own + [site for *_, site in sorted(scored, reverse=True)[:most]]
+
+
 def base_interpreter(spec: EnvSpec, python: str | None = None) -> str:
     """The interpreter an environment is made from: `python` when given, else the spec's `python==X` found on this
     machine (a one-line EnvError when none is installed), else the one running colbench."""
@@ -554,7 +577,9 @@ def ensure_environment(spec: EnvSpec, project_root: Path, *, python: str | None 
         )
         _put_colbench_on_path(Path(env_python), interp["version"], project_root)
         graft_plugins(_site_packages(Path(env_python), interp["version"]))  # a user's benchmark plugins too
-        compile_with(env_python, _site_packages(Path(env_python), interp["version"]))
+        site = _site_packages(Path(env_python), interp["version"])
+        borrow_bytecode(site, _bytecode_donors(lock, interp["version"], key))  # what others compiled: not again
+        compile_with(env_python, site)
         _smoke_test(env_python, spec)
         meta = {
             "key": key,
