@@ -8,6 +8,7 @@ cases each run whole on one worker; a client killed mid-run and resumed. The fas
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -67,6 +68,24 @@ def test_progress_says_queued_running_and_done_per_worker() -> None:
     assert line == "cluster: 3 queued · worker w1: 0 running, 2 done · worker w2: 1 running, 4 done"
 
 
+def test_every_worker_is_asked_its_address_name_and_cpu_kind(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The client asks the workers themselves (`Client.run` is no task: each says who it is from the worker it is
+    handed); two real in-process workers, one of them named to be of another CPU kind by its administrator."""
+    from distributed import Client, LocalCluster
+
+    from colbench.runner import cluster_task
+    from colbench.runner.cluster import DaskExecutor
+
+    with LocalCluster(n_workers=2, processes=False, threads_per_worker=1,  # in-process: no port is opened
+                      dashboard_address=None) as local, Client(local, set_as_default=False) as client:
+        facts = DaskExecutor(client, "test").workers()
+        assert {f.address for f in facts} == set(client.scheduler_info()["workers"])
+        assert {f.name for f in facts} == {str(w["name"]) for w in client.scheduler_info()["workers"].values()}
+        assert len({f.kind for f in facts}) == 1 and facts[0].cpu_model in facts[0].kind
+        monkeypatch.setenv(cluster_task.KIND_ENV, "bench-avx512")
+        assert {f.kind for f in DaskExecutor(client, "test").workers()} == {"bench-avx512"}
+
+
 # ------------------------------------------------------------------------------------------ a real cluster
 
 
@@ -75,6 +94,8 @@ class Cluster:
     address: str
     workers: dict[str, subprocess.Popen[bytes]]
     homes: dict[str, Path]
+    scheduler_file: Path
+    env: dict[str, str]
 
 
 def _dask(*args: str, env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
@@ -106,7 +127,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
         address = json.loads(scheduler_file.read_text())["address"]
         with Client(address, timeout="60s") as client:
             client.wait_for_workers(2, timeout=180)
-        yield Cluster(address, workers, homes)
+        yield Cluster(address, workers, homes, scheduler_file, env)
     finally:
         for proc in [*workers.values(), scheduler]:
             if proc.poll() is None:
@@ -165,6 +186,60 @@ def test_a_wall_time_comparison_runs_each_case_whole_on_one_worker(cluster: Clus
         by_case.setdefault(r.case_id, set()).add(executor["worker"])
         assert r.machine_id and r.machine["hostname"]
     assert len(by_case) == 2 and all(len(workers) == 1 for workers in by_case.values())
+
+
+@contextlib.contextmanager
+def _another_kind(cluster: Cluster, root: Path) -> Iterator[None]:
+    """A third real worker, w3, whose CPU kind is another (`COLBENCH_WORKER_CPU_KIND`: this machine has one kind),
+    for the block; it leaves the cluster after."""
+    from distributed import Client
+
+    worker = _dask("worker", "--scheduler-file", str(cluster.scheduler_file), "--nthreads", "1", "--name", "w3",
+                   "--host", "127.0.0.1", "--no-nanny", "--no-dashboard",
+                   env={**cluster.env, "COLBENCH_HOME": str(root / "w3"), "COLBENCH_WORKER_CPU_KIND": "other kind"},
+                   log=root / "w3.log")
+    try:
+        with Client(cluster.address, timeout="60s") as client:
+            client.wait_for_workers(3, timeout=180)
+        yield
+    finally:
+        worker.terminate()
+        worker.wait(timeout=60)
+        with Client(cluster.address, timeout="60s") as client:
+            deadline = time.monotonic() + 60
+            while len(client.scheduler_info()["workers"]) > 2 and time.monotonic() < deadline:
+                time.sleep(0.2)
+
+
+@pytest.mark.slow
+@CLUSTER
+def test_workers_of_two_cpu_kinds_are_refused_for_counts_or_split_by_case(cluster: Cluster, tmp_path: Path) -> None:
+    """Counting over workers of two CPU kinds: refused in one line before anything runs; with
+    COLBENCH_CLUSTER_KINDS=split each case is counted whole (every environment) on the workers of one kind, and the
+    records say which kind; both kinds get cases."""
+    home = tmp_path / "client"
+    args = ("run", "placebo", "--param", "duration=0.001,0.002,0.003", "--env", "a=@current", "--env", "b=@current",
+            "--measure", "instructions", "--processes", "1", "--iterations", "1", "--warmup", "0",
+            "--no-until-decided", "--cluster", cluster.address)
+    with _another_kind(cluster, tmp_path):
+        refused = colbench(*args, home=home, timeout=300)
+        assert refused.returncode == 2, refused.stdout[-2000:] + refused.stderr[-2000:]
+        said = [line for line in refused.stderr.splitlines() if "CPU kinds" in line]
+        assert len(said) == 1 and "1× other kind" in said[0] and "COLBENCH_CLUSTER_KINDS=split" in said[0], \
+            refused.stderr[-2000:]
+        assert not (home / "results.duckdb").exists() or not _results(home)
+        split = colbench(*args, home=home, timeout=900, env={"COLBENCH_CLUSTER_KINDS": "split"})
+    assert split.returncode in (0, 1), split.stdout[-3000:] + split.stderr[-3000:]
+    results = _results(home)
+    assert len(results) == 3 * 2 and all(r.ok for r in results), [(r.env_name, r.error) for r in results]
+    kinds: dict[str, set[str]] = {}
+    for r in results:
+        executor = r.process["executor"]
+        kinds.setdefault(r.case_id, set()).add(executor["cpu_kind"])
+        assert (executor["worker"] == "w3") == (executor["cpu_kind"] == "other kind")
+        assert r.median("instructions") > 0
+    assert all(len(k) == 1 for k in kinds.values()), kinds  # a case's sides on one kind
+    assert {k for ks in kinds.values() for k in ks} >= {"other kind"} and len(set().union(*kinds.values())) == 2
 
 
 @pytest.mark.slow
@@ -281,8 +356,8 @@ def test_the_figures_script_measures_the_overhead_per_task(tmp_path: Path) -> No
     script = Path(__file__).resolve().parents[2] / "scripts" / "cluster_figures.py"
     env = {**os.environ, "COLBENCH_HOME": str(tmp_path / "home")}
     env.pop("COLBENCH_STORE", None)
-    out = subprocess.run([sys.executable, str(script), "--skip-sweep", "--tasks", "10", "--rounds", "2"], capture_output=True,
-                         text=True, env=env, timeout=300)
+    out = subprocess.run([sys.executable, str(script), "--skip-sweep", "--tasks", "10", "--rounds", "2"],
+                         capture_output=True, text=True, env=env, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     found = re.search(r"scheduler overhead: ([\d.]+) ms \(median of 2 rounds, ([\d.]+)–([\d.]+)\) per task "
                       r"\(10 tasks a round on 1 worker, load [\d.]+–[\d.]+ on \d+ CPUs\); Dask's own floor", out.stdout)
