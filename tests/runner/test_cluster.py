@@ -58,6 +58,13 @@ def test_no_scheduler_there_is_one_line_that_says_how_to_start_one(monkeypatch: 
         pass
 
 
+def test_a_worker_files_an_environment_under_a_key_of_a_key_s_shape_only(tmp_path: Path) -> None:
+    from colbench.runtimes.python import EnvError, EnvSpec, colbench_project, ensure_environment
+
+    with pytest.raises(EnvError, match="is not an environment key"):
+        ensure_environment(EnvSpec("a", ("pyarrow==21.0.0",)), colbench_project(), key="../../outside")
+
+
 def test_a_lock_gives_its_pins_only() -> None:
     lock = "# via uv\nnumpy==1.26.4\n    # via pyarrow\npyarrow==14.0.2\n--index-url https://x\n\n"
     assert lock_requirements(lock) == ("numpy==1.26.4", "pyarrow==14.0.2")
@@ -315,12 +322,15 @@ def test_a_counting_sweep_spreads_over_workers_survives_a_killed_one_and_counts_
         executor = r.process["executor"]
         assert executor["kind"] == "dask" and executor["group"] == 1
         assert executor["lock_sha256"] and executor["client_env_key"] == here.env["key"]
+        # built from the lock's pins on a worker with a home of its own, and kept under the client's key
+        assert executor["env_key"] == here.env["key"]
     # the lock each worker built from is the one the client resolved, the same on both workers
     locks: dict[str, set[str]] = {}
     for r in spread:
         locks.setdefault(r.env_name, set()).add(r.process["executor"]["lock_sha256"])
     assert all(len(hashes) == 1 for hashes in locks.values())
-    assert (cluster.homes["w1"] / "envs").is_dir()
+    on_w1 = next(r for r in spread if r.process["executor"]["worker"] == "w1")
+    assert (cluster.homes["w1"] / "envs" / on_w1.env["key"]).is_dir()
 
 
 def test_compare_never_pools_one_cases_wall_times_of_two_machines() -> None:
