@@ -26,6 +26,7 @@ from colbench.app.errors import UsageError
 from colbench.model.records import Result
 from colbench.runner.cluster import Tally, progress_line
 from colbench.runner.cluster_env import lock_requirements
+from colbench.runner.execute import ExecutionHooks
 from tests.conftest import colbench
 
 CLUSTER = pytest.mark.xdist_group("dask-cluster")
@@ -65,6 +66,24 @@ def test_a_worker_files_an_environment_under_a_key_of_a_key_s_shape_only(tmp_pat
         ensure_environment(EnvSpec("a", ("pyarrow==21.0.0",)), colbench_project(), key="../../outside")
 
 
+def test_until_decided_sizes_a_look_by_the_whole_runs_wall_time_on_a_cluster() -> None:
+    """The budget is the run's wall time: one more block of 4 pending cases of 10 s a side takes 80 s one at a time,
+    20 s on 4 workers, and never less than one case's 20 s when a wall-time case runs whole on one worker (8
+    workers); counted, a block is spread by process (10 s on 8)."""
+    from colbench.runner.executor import current_executor
+    from colbench.runner.session import _seconds_per_block, _Timing
+
+    timing = _Timing(ExecutionHooks(), lambda: 0.0)
+    pending = [("b", f"case {i}") for i in range(4)]
+    ids = {key: f"c{i}" for i, key in enumerate(pending)}
+    recorded = {f"c{i}": 10.0 for i in range(4)}  # each execution's own seconds, as its results recorded them
+    assert current_executor() is None  # the local runner: one at a time
+    assert _seconds_per_block(timing, pending, ids, recorded) == 80.0
+    assert _seconds_per_block(timing, pending, ids, recorded, slots=4) == 20.0
+    assert _seconds_per_block(timing, pending, ids, recorded, slots=8) == 20.0
+    assert _seconds_per_block(timing, pending, ids, recorded, slots=8, whole_cases=False) == 10.0
+
+
 def test_a_lock_gives_its_pins_only() -> None:
     lock = "# via uv\nnumpy==1.26.4\n    # via pyarrow\npyarrow==14.0.2\n--index-url https://x\n\n"
     assert lock_requirements(lock) == ("numpy==1.26.4", "pyarrow==14.0.2")
@@ -89,6 +108,7 @@ def test_every_worker_is_asked_its_address_name_and_cpu_kind(monkeypatch: pytest
         assert {f.address for f in facts} == set(client.scheduler_info()["workers"])
         assert {f.name for f in facts} == {str(w["name"]) for w in client.scheduler_info()["workers"].values()}
         assert len({f.kind for f in facts}) == 1 and facts[0].cpu_model in facts[0].kind
+        assert DaskExecutor(client, "test").slots() == 2  # what a session's next look divides by
         monkeypatch.setenv(cluster_task.KIND_ENV, "bench-avx512")
         assert {f.kind for f in DaskExecutor(client, "test").workers()} == {"bench-avx512"}
 

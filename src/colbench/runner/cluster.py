@@ -100,6 +100,10 @@ class DaskExecutor:
                 raise PlanError(f"{self.label}: worker {name} runs {n} tasks at once: wall times need one at a time; "
                                 "start workers with `dask worker ADDRESS --nthreads 1` (counting runs may share)")
 
+    def slots(self) -> int:
+        """Tasks the cluster runs at once: its workers' threads (one each for wall time: `check`)."""
+        return max(1, sum(self._threads().values()))
+
     def _threads(self) -> dict[str, int]:
         info = self.client.scheduler_info()
         return {str(w.get("name", a)): int(w.get("nthreads", 1)) for a, w in info.get("workers", {}).items()}
