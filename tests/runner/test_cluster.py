@@ -84,6 +84,24 @@ def test_until_decided_sizes_a_look_by_the_whole_runs_wall_time_on_a_cluster() -
     assert _seconds_per_block(timing, pending, ids, recorded, slots=8, whole_cases=False) == 10.0
 
 
+@pytest.mark.parametrize("flag", ["profile", "profile_memory"])
+def test_profiles_on_a_cluster_are_refused_in_one_line_before_anything_runs(flag: str) -> None:
+    """A profile is taken where the run loop runs (the client): it would not be of the worker that measured."""
+    from colbench.model.run_config import EnvChoice, RunConfig
+    from colbench.runner.cluster import DaskExecutor
+    from colbench.runner.executor import Job
+    from colbench.runner.plan import Execution, PlanError, make_plan
+    from tests.records import make_run
+
+    plan = make_plan(["placebo"])
+    config = RunConfig(targets=["placebo"], measure=("instructions",), **{flag: True})
+    job = Job(make_run(config=config.to_json()), config, 1, 0, None, {})
+    execution = Execution(plan.cases[0], EnvChoice(name="a"), 0, 0)
+    with pytest.raises(PlanError, match=r"takes its profiles on this machine, not on the worker that measured") as e:
+        DaskExecutor(None, "tcp://127.0.0.1:8786").check(job, [execution])
+    assert "\n" not in str(e.value) and f"--{flag.replace('_', '-')}" in str(e.value)
+
+
 def test_a_lock_gives_its_pins_only() -> None:
     lock = "# via uv\nnumpy==1.26.4\n    # via pyarrow\npyarrow==14.0.2\n--index-url https://x\n\n"
     assert lock_requirements(lock) == ("numpy==1.26.4", "pyarrow==14.0.2")
@@ -230,7 +248,7 @@ def _another_kind(cluster: Cluster, root: Path) -> Iterator[None]:
             client.wait_for_workers(3, timeout=180)
         yield
     finally:
-        worker.terminate()
+        worker.kill()  # the scheduler sees its connection close at once (a terminated one says goodbye slowly)
         worker.wait(timeout=60)
         with Client(cluster.address, timeout="60s") as client:
             deadline = time.monotonic() + 60

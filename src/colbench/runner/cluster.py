@@ -80,6 +80,12 @@ class DaskExecutor:
     def check(self, job: Job, executions: Sequence[Execution]) -> None:
         if not executions:
             return
+        if job.config.profile or job.config.profile_memory:
+            # the run loop takes a case's profile where it runs (here): it would not be of the worker that measured
+            flag = "--profile" if job.config.profile else "--profile-memory"
+            raise PlanError(f"{self.label}: {flag} takes its profiles on this machine, not on the worker that "
+                            f"measured, so they would not match the measurement; run {flag} without --cluster, "
+                            "or `colbench explain` the change on the machine that measured it")
         facts = self.workers()
         if not facts:
             raise PlanError(f"{self.label}: the scheduler has no workers; start some with `dask worker ADDRESS "
