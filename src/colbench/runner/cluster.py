@@ -179,9 +179,9 @@ class DaskExecutor:
             batches.setdefault(tuple(workers) if workers is not None else None, []).append((key, task))
             groups[key] = group
         futures: dict[Any, tuple[Execution, ...]] = {}
-        for workers, batch in batches.items():
+        for allowed, batch in batches.items():
             submitted = self.client.map(run_task, [task for _, task in batch], key=[key for key, _ in batch],
-                                        pure=False, retries=RETRIES, workers=list(workers) if workers else None,
+                                        pure=False, retries=RETRIES, workers=list(allowed) if allowed else None,
                                         allow_other_workers=False)
             futures.update((future, groups[key]) for future, (key, _) in zip(submitted, batch, strict=True))
         return futures, refused
