@@ -34,8 +34,11 @@ HISTORY_CASES, HISTORY_RELEASES, HISTORY_PROCESSES = 262, 30, 2
 def _colbench(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "COLBENCH_HOME": str(home)}
     env.pop("COLBENCH_STORE", None)
-    return subprocess.run([sys.executable, "-m", "colbench", *args], env=env, text=True, capture_output=True,
-                          check=True)
+    done = subprocess.run([sys.executable, "-m", "colbench", *args], env=env, text=True, capture_output=True)
+    if done.returncode != 0:
+        raise SystemExit(f"colbench {' '.join(args[:2])} … failed ({done.returncode}):\n{done.stdout[-2000:]}"
+                         f"{done.stderr[-2000:]}")
+    return done
 
 
 def _span(home: Path, name: str) -> tuple[float, int]:

@@ -283,7 +283,8 @@ class DaskExecutor:
         load = Counter[int]()
         chosen: dict[str, list[str]] = {}
         for case_id in dict.fromkeys(e.case.case_id for e in executions):
-            kind = min(range(len(workers)), key=lambda k: (load[k] + 1) / len(workers[k]))
+            # the kind whose workers would have the fewest cases each, on a tie the one with fewer cases
+            kind = min(range(len(workers)), key=lambda k: ((load[k] + 1) / len(workers[k]), load[k]))
             load[kind] += 1
             chosen[case_id] = workers[kind]
         return chosen
