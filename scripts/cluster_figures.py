@@ -1,7 +1,7 @@
 """The figures of docs/scale.md, measured on this machine: a counting sweep's throughput on a Dask cluster of 1 and of
 2 local workers, the scheduler's overhead per task, and the whole version history projected from the sample.
 
-    uv run --extra cluster python scripts/cluster_figures.py [--processes 2] [--tasks 200] [--skip-sweep]
+    uv run --extra cluster python scripts/cluster_figures.py [--processes 2] [--tasks 100] [--rounds 5] [--skip-sweep]
 
 Each sweep is a real `colbench run --versions … --measure instructions --cluster local:N` in a fresh home whose
 environments are built first (a local run of one process each), so the figures are the measuring, not the builds;
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -33,8 +34,11 @@ HISTORY_CASES, HISTORY_RELEASES, HISTORY_PROCESSES = 262, 30, 2
 def _colbench(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "COLBENCH_HOME": str(home)}
     env.pop("COLBENCH_STORE", None)
-    return subprocess.run([sys.executable, "-m", "colbench", *args], env=env, text=True, capture_output=True,
-                          check=True)
+    done = subprocess.run([sys.executable, "-m", "colbench", *args], env=env, text=True, capture_output=True)
+    if done.returncode != 0:
+        raise SystemExit(f"colbench {' '.join(args[:2])} … failed ({done.returncode}):\n{done.stdout[-2000:]}"
+                         f"{done.stderr[-2000:]}")
+    return done
 
 
 def _span(home: Path, name: str) -> tuple[float, int]:
@@ -65,9 +69,21 @@ def sweep(processes: int) -> dict[int, tuple[float, int, float]]:
     return figures
 
 
-def overhead(tasks: int = 200) -> float:
-    """Seconds one task costs through the executor beyond its worker process (scheduler, pickling, the client's
-    progress queries), on one local worker."""
+def _spread(values: list[float]) -> str:
+    """`12.3 ms (median of 5 rounds, 10.1–14.0)`"""
+    ms = sorted(v * 1000 for v in values)
+    return f"{statistics.median(ms):.1f} ms (median of {len(ms)} rounds, {ms[0]:.1f}–{ms[-1]:.1f})"
+
+
+def _noop(index: int) -> int:
+    return index
+
+
+def overhead(tasks: int = 100, rounds: int = 5) -> float:
+    """Seconds one task costs through the executor beyond its worker process (submit, schedule, send the task, run
+    its own code on the worker, return the result, the client's progress), on one local worker: `rounds` rounds of
+    `tasks` tasks, each beside a round of as many empty Dask tasks (Dask's own floor), alternated so that both see
+    the same load. Also the client's store write of a result (the same on the local runner)."""
     from dataclasses import replace
 
     from distributed import Client, LocalCluster
@@ -88,19 +104,32 @@ def overhead(tasks: int = 200) -> float:
     run = start_run(store, config, plan, [env], ["overhead"])
     executions = [Execution(plan.cases[0], replace(env), i, i) for i in range(tasks)]
     job = Job(run, config, 1, 0, None, {plan.cases[0].case_id: {}}, store)
+    ours, floor, loads = [], [], []
     with LocalCluster(n_workers=1, threads_per_worker=1, host="127.0.0.1", dashboard_address=None,
                       silence_logs=40) as cluster, Client(cluster) as client:
         executor = DaskExecutor(client, "overhead")
         executor.check(job, executions[:1])
         list(executor.results(executions[:5], job, lambda _: None))  # warm: the worker imports colbench once
+        for _ in range(rounds):
+            started = time.perf_counter()
+            client.gather(client.map(_noop, range(tasks), pure=False))
+            floor.append((time.perf_counter() - started) / tasks)
+            started = time.perf_counter()
+            done = list(executor.results(executions, job, lambda _: None))
+            ours.append((time.perf_counter() - started) / tasks)
+            loads.append(os.getloadavg()[0])
+            assert len(done) == tasks
+    writes = []
+    for index, (_, result) in enumerate(done[:20]):
         started = time.perf_counter()
-        done = list(executor.results(executions, job, lambda _: None))
-        took = time.perf_counter() - started
-    assert len(done) == tasks
-    per_task = took / tasks
-    print(f"scheduler overhead: {per_task * 1000:.1f} ms per task ({tasks} tasks on 1 worker, load "
-          f"{os.getloadavg()[0]:.1f})", flush=True)
-    return per_task
+        store.add_result(replace(result, result_id=f"{result.result_id}-{index}"))
+        writes.append(time.perf_counter() - started)
+    print(f"scheduler overhead: {_spread(ours)} per task ({tasks} tasks a round on 1 worker, load "
+          f"{min(loads):.1f}–{max(loads):.1f} on {os.cpu_count()} CPUs); Dask's own floor (an empty task): "
+          f"{_spread(floor)}", flush=True)
+    print(f"the client's store write: {_spread(writes)} a result ({len(writes)} results into DuckDB; the same on "
+          "the local runner; on a cluster it overlaps the workers' tasks)".replace("rounds", "writes"), flush=True)
+    return statistics.median(ours)
 
 
 def projection(per_process_s: float, workers: int, efficiency: float) -> float:
@@ -113,10 +142,11 @@ def projection(per_process_s: float, workers: int, efficiency: float) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--processes", type=int, default=2)
-    parser.add_argument("--tasks", type=int, default=200, help="tasks of the overhead measurement")
+    parser.add_argument("--tasks", type=int, default=100, help="tasks of a round of the overhead measurement")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds of the overhead measurement")
     parser.add_argument("--skip-sweep", action="store_true", help="the overhead only")
     args = parser.parse_args()
-    overhead(args.tasks)
+    overhead(args.tasks, args.rounds)
     if args.skip_sweep:
         return
     figures = sweep(args.processes)

@@ -8,6 +8,7 @@ cases each run whole on one worker; a client killed mid-run and resumed. The fas
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -25,6 +26,7 @@ from colbench.app.errors import UsageError
 from colbench.model.records import Result
 from colbench.runner.cluster import Tally, progress_line
 from colbench.runner.cluster_env import lock_requirements
+from colbench.runner.execute import ExecutionHooks
 from tests.conftest import colbench
 
 CLUSTER = pytest.mark.xdist_group("dask-cluster")
@@ -57,6 +59,49 @@ def test_no_scheduler_there_is_one_line_that_says_how_to_start_one(monkeypatch: 
         pass
 
 
+def test_a_worker_files_an_environment_under_a_key_of_a_key_s_shape_only(tmp_path: Path) -> None:
+    from colbench.runtimes.python import EnvError, EnvSpec, colbench_project, ensure_environment
+
+    with pytest.raises(EnvError, match="is not an environment key"):
+        ensure_environment(EnvSpec("a", ("pyarrow==21.0.0",)), colbench_project(), key="../../outside")
+
+
+def test_until_decided_sizes_a_look_by_the_whole_runs_wall_time_on_a_cluster() -> None:
+    """The budget is the run's wall time: one more block of 4 pending cases of 10 s a side takes 80 s one at a time,
+    20 s on 4 workers, and never less than one case's 20 s when a wall-time case runs whole on one worker (8
+    workers); counted, a block is spread by process (10 s on 8)."""
+    from colbench.runner.executor import current_executor
+    from colbench.runner.session import _seconds_per_block, _Timing
+
+    timing = _Timing(ExecutionHooks(), lambda: 0.0)
+    pending = [("b", f"case {i}") for i in range(4)]
+    ids = {key: f"c{i}" for i, key in enumerate(pending)}
+    recorded = {f"c{i}": 10.0 for i in range(4)}  # each execution's own seconds, as its results recorded them
+    assert current_executor() is None  # the local runner: one at a time
+    assert _seconds_per_block(timing, pending, ids, recorded) == 80.0
+    assert _seconds_per_block(timing, pending, ids, recorded, slots=4) == 20.0
+    assert _seconds_per_block(timing, pending, ids, recorded, slots=8) == 20.0
+    assert _seconds_per_block(timing, pending, ids, recorded, slots=8, whole_cases=False) == 10.0
+
+
+@pytest.mark.parametrize("flag", ["profile", "profile_memory"])
+def test_profiles_on_a_cluster_are_refused_in_one_line_before_anything_runs(flag: str) -> None:
+    """A profile is taken where the run loop runs (the client): it would not be of the worker that measured."""
+    from colbench.model.run_config import EnvChoice, RunConfig
+    from colbench.runner.cluster import DaskExecutor
+    from colbench.runner.executor import Job
+    from colbench.runner.plan import Execution, PlanError, make_plan
+    from tests.records import make_run
+
+    plan = make_plan(["placebo"])
+    config = RunConfig(targets=["placebo"], measure=("instructions",), **{flag: True})
+    job = Job(make_run(config=config.to_json()), config, 1, 0, None, {})
+    execution = Execution(plan.cases[0], EnvChoice(name="a"), 0, 0)
+    with pytest.raises(PlanError, match=r"takes its profiles on this machine, not on the worker that measured") as e:
+        DaskExecutor(None, "tcp://127.0.0.1:8786").check(job, [execution])
+    assert "\n" not in str(e.value) and f"--{flag.replace('_', '-')}" in str(e.value)
+
+
 def test_a_lock_gives_its_pins_only() -> None:
     lock = "# via uv\nnumpy==1.26.4\n    # via pyarrow\npyarrow==14.0.2\n--index-url https://x\n\n"
     assert lock_requirements(lock) == ("numpy==1.26.4", "pyarrow==14.0.2")
@@ -67,6 +112,25 @@ def test_progress_says_queued_running_and_done_per_worker() -> None:
     assert line == "cluster: 3 queued · worker w1: 0 running, 2 done · worker w2: 1 running, 4 done"
 
 
+def test_every_worker_is_asked_its_address_name_and_cpu_kind(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The client asks the workers themselves (`Client.run` is no task: each says who it is from the worker it is
+    handed); two real in-process workers, one of them named to be of another CPU kind by its administrator."""
+    from distributed import Client, LocalCluster
+
+    from colbench.runner import cluster_task
+    from colbench.runner.cluster import DaskExecutor
+
+    with LocalCluster(n_workers=2, processes=False, threads_per_worker=1,  # in-process: no port is opened
+                      dashboard_address=None) as local, Client(local, set_as_default=False) as client:
+        facts = DaskExecutor(client, "test").workers()
+        assert {f.address for f in facts} == set(client.scheduler_info()["workers"])
+        assert {f.name for f in facts} == {str(w["name"]) for w in client.scheduler_info()["workers"].values()}
+        assert len({f.kind for f in facts}) == 1 and facts[0].cpu_model in facts[0].kind
+        assert DaskExecutor(client, "test").slots() == 2  # what a session's next look divides by
+        monkeypatch.setenv(cluster_task.KIND_ENV, "bench-avx512")
+        assert {f.kind for f in DaskExecutor(client, "test").workers()} == {"bench-avx512"}
+
+
 # ------------------------------------------------------------------------------------------ a real cluster
 
 
@@ -75,6 +139,8 @@ class Cluster:
     address: str
     workers: dict[str, subprocess.Popen[bytes]]
     homes: dict[str, Path]
+    scheduler_file: Path
+    env: dict[str, str]
 
 
 def _dask(*args: str, env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
@@ -106,7 +172,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
         address = json.loads(scheduler_file.read_text())["address"]
         with Client(address, timeout="60s") as client:
             client.wait_for_workers(2, timeout=180)
-        yield Cluster(address, workers, homes)
+        yield Cluster(address, workers, homes, scheduler_file, env)
     finally:
         for proc in [*workers.values(), scheduler]:
             if proc.poll() is None:
@@ -165,6 +231,60 @@ def test_a_wall_time_comparison_runs_each_case_whole_on_one_worker(cluster: Clus
         by_case.setdefault(r.case_id, set()).add(executor["worker"])
         assert r.machine_id and r.machine["hostname"]
     assert len(by_case) == 2 and all(len(workers) == 1 for workers in by_case.values())
+
+
+@contextlib.contextmanager
+def _another_kind(cluster: Cluster, root: Path) -> Iterator[None]:
+    """A third real worker, w3, whose CPU kind is another (`COLBENCH_WORKER_CPU_KIND`: this machine has one kind),
+    for the block; it leaves the cluster after."""
+    from distributed import Client
+
+    worker = _dask("worker", "--scheduler-file", str(cluster.scheduler_file), "--nthreads", "1", "--name", "w3",
+                   "--host", "127.0.0.1", "--no-nanny", "--no-dashboard",
+                   env={**cluster.env, "COLBENCH_HOME": str(root / "w3"), "COLBENCH_WORKER_CPU_KIND": "other kind"},
+                   log=root / "w3.log")
+    try:
+        with Client(cluster.address, timeout="60s") as client:
+            client.wait_for_workers(3, timeout=180)
+        yield
+    finally:
+        worker.kill()  # the scheduler sees its connection close at once (a terminated one says goodbye slowly)
+        worker.wait(timeout=60)
+        with Client(cluster.address, timeout="60s") as client:
+            deadline = time.monotonic() + 60
+            while len(client.scheduler_info()["workers"]) > 2 and time.monotonic() < deadline:
+                time.sleep(0.2)
+
+
+@pytest.mark.slow
+@CLUSTER
+def test_workers_of_two_cpu_kinds_are_refused_for_counts_or_split_by_case(cluster: Cluster, tmp_path: Path) -> None:
+    """Counting over workers of two CPU kinds: refused in one line before anything runs; with
+    COLBENCH_CLUSTER_KINDS=split each case is counted whole (every environment) on the workers of one kind, and the
+    records say which kind; both kinds get cases (2 workers of one kind, 1 of the other: a case each)."""
+    home = tmp_path / "client"
+    args = ("run", "placebo", "--param", "duration=0.001,0.002", "--env", "a=@current", "--env", "b=@current",
+            "--measure", "instructions", "--processes", "1", "--iterations", "1", "--warmup", "0",
+            "--no-until-decided", "--cluster", cluster.address)
+    with _another_kind(cluster, tmp_path):
+        refused = colbench(*args, home=home, timeout=300)
+        assert refused.returncode == 2, refused.stdout[-2000:] + refused.stderr[-2000:]
+        said = [line for line in refused.stderr.splitlines() if "CPU kinds" in line]
+        assert len(said) == 1 and "1× other kind" in said[0] and "COLBENCH_CLUSTER_KINDS=split" in said[0], \
+            refused.stderr[-2000:]
+        assert not (home / "results.duckdb").exists() or not _results(home)
+        split = colbench(*args, home=home, timeout=900, env={"COLBENCH_CLUSTER_KINDS": "split"})
+    assert split.returncode in (0, 1), split.stdout[-3000:] + split.stderr[-3000:]
+    results = _results(home)
+    assert len(results) == 2 * 2 and all(r.ok for r in results), [(r.env_name, r.error) for r in results]
+    kinds: dict[str, set[str]] = {}
+    for r in results:
+        executor = r.process["executor"]
+        kinds.setdefault(r.case_id, set()).add(executor["cpu_kind"])
+        assert (executor["worker"] == "w3") == (executor["cpu_kind"] == "other kind")
+        assert r.median("instructions") > 0
+    assert all(len(k) == 1 for k in kinds.values()), kinds  # a case's sides on one kind
+    assert {k for ks in kinds.values() for k in ks} >= {"other kind"} and len(set().union(*kinds.values())) == 2
 
 
 @pytest.mark.slow
@@ -240,12 +360,15 @@ def test_a_counting_sweep_spreads_over_workers_survives_a_killed_one_and_counts_
         executor = r.process["executor"]
         assert executor["kind"] == "dask" and executor["group"] == 1
         assert executor["lock_sha256"] and executor["client_env_key"] == here.env["key"]
+        # built from the lock's pins on a worker with a home of its own, and kept under the client's key
+        assert executor["env_key"] == here.env["key"]
     # the lock each worker built from is the one the client resolved, the same on both workers
     locks: dict[str, set[str]] = {}
     for r in spread:
         locks.setdefault(r.env_name, set()).add(r.process["executor"]["lock_sha256"])
     assert all(len(hashes) == 1 for hashes in locks.values())
-    assert (cluster.homes["w1"] / "envs").is_dir()
+    on_w1 = next(r for r in spread if r.process["executor"]["worker"] == "w1")
+    assert (cluster.homes["w1"] / "envs" / on_w1.env["key"]).is_dir()
 
 
 def test_compare_never_pools_one_cases_wall_times_of_two_machines() -> None:
@@ -281,8 +404,10 @@ def test_the_figures_script_measures_the_overhead_per_task(tmp_path: Path) -> No
     script = Path(__file__).resolve().parents[2] / "scripts" / "cluster_figures.py"
     env = {**os.environ, "COLBENCH_HOME": str(tmp_path / "home")}
     env.pop("COLBENCH_STORE", None)
-    out = subprocess.run([sys.executable, str(script), "--skip-sweep", "--tasks", "10"], capture_output=True,
-                         text=True, env=env, timeout=300)
+    out = subprocess.run([sys.executable, str(script), "--skip-sweep", "--tasks", "10", "--rounds", "2"],
+                         capture_output=True, text=True, env=env, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
-    found = re.search(r"scheduler overhead: ([\d.]+) ms per task \(10 tasks on 1 worker, load [\d.]+\)", out.stdout)
-    assert found and 0 < float(found.group(1)) < 10_000, out.stdout
+    found = re.search(r"scheduler overhead: ([\d.]+) ms \(median of 2 rounds, ([\d.]+)–([\d.]+)\) per task "
+                      r"\(10 tasks a round on 1 worker, load [\d.]+–[\d.]+ on \d+ CPUs\); Dask's own floor", out.stdout)
+    assert found and 0 < float(found.group(2)) <= float(found.group(1)) <= float(found.group(3)) < 10_000, out.stdout
+    assert re.search(r"the client's store write: [\d.]+ ms \(median of \d+ writes", out.stdout), out.stdout

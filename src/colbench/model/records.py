@@ -143,6 +143,8 @@ class ExecutorInfo(TypedDict, total=False):
     env_seconds: float
     #: executions measured one after another in this one task on this worker (every block of a wall-time case)
     group: int
+    #: the worker's CPU kind (model, architecture, flags; or its `COLBENCH_WORKER_CPU_KIND`): counts compare within one
+    cpu_kind: str
 
 
 class WorkerProcess(TypedDict, total=False):

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -35,6 +36,8 @@ from colbench.runner.plan import Execution, PlanError
 KINDS_ENV = "COLBENCH_CLUSTER_KINDS"
 #: a task that raised (not one whose worker died: the scheduler reschedules those by itself) runs again this often
 RETRIES = 1
+#: the progress line's running tasks are the scheduler's view at most this old (asking is a round trip)
+RUNNING_EVERY_S = 2.0
 
 
 @dataclass
@@ -66,6 +69,8 @@ class DaskExecutor:
         #: (run id, case id) → the worker that measured that wall-time case
         self.affinity: dict[tuple[str, str], str] = {}
         self._kinds: dict[str, list[WorkerFacts]] = {}
+        self._asked_running = -RUNNING_EVERY_S
+        self._processing: dict[str, int] = {}
 
     def workers(self) -> list[WorkerFacts]:
         """Every worker's identity and CPU kind, asked of the workers themselves."""
@@ -75,6 +80,12 @@ class DaskExecutor:
     def check(self, job: Job, executions: Sequence[Execution]) -> None:
         if not executions:
             return
+        if job.config.profile or job.config.profile_memory:
+            # the run loop takes a case's profile where it runs (here): it would not be of the worker that measured
+            flag = "--profile" if job.config.profile else "--profile-memory"
+            raise PlanError(f"{self.label}: {flag} takes its profiles on this machine, not on the worker that "
+                            f"measured, so they would not match the measurement; run {flag} without --cluster, "
+                            "or `colbench explain` the change on the machine that measured it")
         facts = self.workers()
         if not facts:
             raise PlanError(f"{self.label}: the scheduler has no workers; start some with `dask worker ADDRESS "
@@ -95,29 +106,17 @@ class DaskExecutor:
                 raise PlanError(f"{self.label}: worker {name} runs {n} tasks at once: wall times need one at a time; "
                                 "start workers with `dask worker ADDRESS --nthreads 1` (counting runs may share)")
 
+    def slots(self) -> int:
+        """Tasks the cluster runs at once: its workers' threads (one each for wall time: `check`)."""
+        return max(1, sum(self._threads().values()))
+
     def _threads(self) -> dict[str, int]:
         info = self.client.scheduler_info()
         return {str(w.get("name", a)): int(w.get("nthreads", 1)) for a, w in info.get("workers", {}).items()}
 
     def results(self, executions: Sequence[Execution], job: Job, started: Started,
                 ) -> Iterator[tuple[Execution, Result]]:
-        from distributed import as_completed
-
-        tickets = tickets_of(executions)
-        groups = self._groups(executions, job)
-        futures: dict[Any, tuple[Execution, ...]] = {}
-        refused: list[tuple[tuple[Execution, ...], str]] = []
-        for index, (group, workers, reason) in enumerate(groups):
-            if reason:
-                refused.append((group, reason))
-                continue
-            task = Task(job.run, job.config, job.iterations, job.warmup, group,
-                        {e.env.name: tickets[e.env.name] for e in group})
-            key = f"colbench-{job.run.run_id}-{group[0].case.case_id}-{group[0].env.name}-{group[0].process_index}" \
-                  f"-{index}-{os.getpid()}"
-            future = self.client.submit(run_task, task, key=key, pure=False, retries=RETRIES, workers=workers,
-                                        allow_other_workers=False)
-            futures[future] = group
+        futures, refused = self._submit(executions, job)
         for group, reason in refused:
             yield from self._failed(group, job, started, reason)
         tallies: dict[str, Tally] = {}
@@ -125,10 +124,10 @@ class DaskExecutor:
         left = len(futures)
         self.say(progress_line(left, tallies) + f" ({len(futures)} tasks on {self._workers_line()})")
         try:
-            for future in as_completed(list(futures), loop=self.client.loop):
+            for future, outcome in self._outcomes(list(futures)):
                 group = futures.pop(future)
                 left -= 1
-                for execution, result in self._collect(future, group, job, started):
+                for execution, result in self._collect(outcome, group, job, started):
                     if result.result_id in seen:  # a task Dask ran twice: its result counts once
                         continue
                     seen.add(result.result_id)
@@ -136,38 +135,92 @@ class DaskExecutor:
                     tallies.setdefault(worker, Tally()).done += 1
                     self._remember(job, execution, worker)
                     yield execution, result
-                self.say(progress_line(left - self._running(tallies), tallies))
+                self.say(progress_line(max(0, left - self._running(tallies, left)), tallies))
         finally:
             if futures:  # interrupted: what is queued never starts; a task running now ends on its worker, unstored
                 self.client.cancel(list(futures))
+
+    def _outcomes(self, futures: list[Any]) -> Iterator[tuple[Any, Any]]:
+        """(future, its results or the exception it failed with) as tasks end; the results of the tasks that ended
+        together are fetched in one round trip (one per task cost the client more than the scheduler did)."""
+        from distributed import as_completed
+
+        for batch in as_completed(futures, loop=self.client.loop).batches():
+            finished = [f for f in batch if f.status == "finished"]
+            try:
+                fetched = dict(zip(finished, self.client.gather(finished), strict=True))
+            except Exception:  # noqa: BLE001 - one lost on the way (its worker died since): each on its own
+                fetched = {}
+            for future in batch:
+                if future in fetched:
+                    yield future, fetched[future]
+                    continue
+                try:
+                    yield future, future.result()
+                except Exception as exc:  # noqa: BLE001 - failed for good (KilledWorker, cancelled, …)
+                    yield future, exc
+
+    def _submit(self, executions: Sequence[Execution], job: Job,
+                ) -> tuple[dict[Any, tuple[Execution, ...]], list[tuple[tuple[Execution, ...], str]]]:
+        """Every task to the scheduler, in one message per set of workers they may run on (a message per task costs
+        the scheduler a graph update each); returns future → its executions, and what cannot run with the reason."""
+        tickets = tickets_of(executions)
+        batches: dict[tuple[str, ...] | None, list[tuple[str, Task]]] = {}
+        refused: list[tuple[tuple[Execution, ...], str]] = []
+        groups: dict[str, tuple[Execution, ...]] = {}
+        for index, (group, workers, reason) in enumerate(self._groups(executions, job)):
+            if reason:
+                refused.append((group, reason))
+                continue
+            key = f"colbench-{job.run.run_id}-{group[0].case.case_id}-{group[0].env.name}-{group[0].process_index}" \
+                  f"-{index}-{os.getpid()}"
+            task = Task(job.run, job.config, job.iterations, job.warmup, group,
+                        {e.env.name: tickets[e.env.name] for e in group})
+            batches.setdefault(tuple(workers) if workers is not None else None, []).append((key, task))
+            groups[key] = group
+        futures: dict[Any, tuple[Execution, ...]] = {}
+        for allowed, batch in batches.items():
+            submitted = self.client.map(run_task, [task for _, task in batch], key=[key for key, _ in batch],
+                                        pure=False, retries=RETRIES, workers=list(allowed) if allowed else None,
+                                        allow_other_workers=False)
+            futures.update((future, groups[key]) for future, (key, _) in zip(submitted, batch, strict=True))
+        return futures, refused
 
     def _workers_line(self) -> str:
         count = sum(len(ws) for ws in self._kinds.values())
         return f"{count} worker{'s' if count != 1 else ''}"
 
-    def _running(self, tallies: dict[str, Tally]) -> int:
-        """Each worker's tasks running now (the scheduler's view), into `tallies`; returns their sum."""
-        try:
-            processing = self.client.processing()
-        except (OSError, TimeoutError):
-            return 0
+    def _running(self, tallies: dict[str, Tally], left: int) -> int:
+        """Each worker's tasks running now (the scheduler's view, asked at most every `RUNNING_EVERY_S`: it is a
+        round trip to the scheduler), into `tallies`; returns their sum."""
+        now = time.monotonic()
+        if not left:  # every task is in: none runs
+            self._processing = {}
+        elif now - self._asked_running >= RUNNING_EVERY_S:
+            self._asked_running = now
+            try:
+                self._processing = {address: len(keys) for address, keys in self.client.processing().items()}
+            except (OSError, TimeoutError):
+                self._processing = {}
+        processing = self._processing
         names = {f.address: f.name for ws in self._kinds.values() for f in ws}  # asked once, before the pass
         for tally in tallies.values():
             tally.running = 0
-        for address, keys in processing.items():
-            tallies.setdefault(names.get(address, address), Tally()).running = len(keys)
+        for address, running in processing.items():
+            tallies.setdefault(names.get(address, address), Tally()).running = running
         return sum(t.running for t in tallies.values())
 
-    def _collect(self, future: Any, group: tuple[Execution, ...], job: Job, started: Started,
+    def _collect(self, outcome: Any, group: tuple[Execution, ...], job: Job, started: Started,
                  ) -> Iterator[tuple[Execution, Result]]:
-        try:
-            results: list[Result] = future.result()
-        except Exception as exc:  # noqa: BLE001 - a task that failed for good (KilledWorker, …): error results
+        """A task's results, or error results when it failed for good: `outcome` is its list of results or the
+        exception it failed with (one that raised twice, KilledWorker for one whose workers died, cancelled)."""
+        if isinstance(outcome, BaseException):
+            exc = outcome
             reason = f"the cluster could not run it: {type(exc).__name__}: {redact(str(exc)).splitlines()[0][:300]}" \
                 if str(exc) else f"the cluster could not run it: {type(exc).__name__}"
             yield from self._failed(group, job, started, reason)
             return
-        for execution, result in zip(group, results, strict=True):
+        for execution, result in zip(group, outcome, strict=True):
             started(execution)
             yield execution, result
 
@@ -230,7 +283,8 @@ class DaskExecutor:
         load = Counter[int]()
         chosen: dict[str, list[str]] = {}
         for case_id in dict.fromkeys(e.case.case_id for e in executions):
-            kind = min(range(len(workers)), key=lambda k: (load[k] + 1) / len(workers[k]))
+            # the kind whose workers would have the fewest cases each, on a tie the one with fewer cases
+            kind = min(range(len(workers)), key=lambda k: ((load[k] + 1) / len(workers[k]), load[k]))
             load[kind] += 1
             chosen[case_id] = workers[kind]
         return chosen

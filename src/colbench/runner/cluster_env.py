@@ -125,7 +125,8 @@ def _build(ticket: EnvTicket) -> EnvOnWorker:
     spec = EnvSpec(env.name, lock_requirements(ticket.lock), python=ticket.python_version or None,
                    worker_only=ticket.worker_only, wheels_only=ticket.worker_only)
     try:
-        built = ensure_environment(spec, colbench_project(), say=said.append)
+        # under the client's key: the record's env_key and this worker's cache name the client's environment
+        built = ensure_environment(spec, colbench_project(), say=said.append, key=ticket.env.key)
         resolved = built.lock_file.read_text()
     except (EnvError, OSError) as exc:
         return EnvOnWorker(env, None, ticket.lock_sha256, built=False, seconds=time.monotonic() - started,

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
+import os
 import socket
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,12 +51,22 @@ class WorkerFacts:
     cpu_model: str
     architecture: str
     flags_sha256: str
+    #: the worker's administrator's name for its kind (`COLBENCH_WORKER_CPU_KIND`), '' when read from the CPU
+    label: str = ""
 
     @property
     def kind(self) -> str:
         """One CPU kind: instruction counts are comparable between workers of one kind (the code paths a library
         takes depend on the CPU's features: AVX2 or not, …)."""
+        if self.label:
+            return self.label
         return f"{self.cpu_model} ({self.architecture}, flags {self.flags_sha256[:8]})"
+
+
+#: set on a worker (`COLBENCH_WORKER_CPU_KIND=… dask worker …`), its CPU kind is this name instead of the one read
+#: from its CPU: for machines that read alike but count apart (a microcode, a hypervisor's masked features), or to
+#: try the refusal and the split on one machine
+KIND_ENV = "COLBENCH_WORKER_CPU_KIND"
 
 
 def _cpu_flags() -> str:
@@ -84,18 +95,25 @@ def _machine() -> tuple[Any, Any]:
     return info, checks_as_json(environment_checks(info))
 
 
-def worker_facts() -> WorkerFacts:
-    """This worker's identity and CPU kind (the client asks every worker before a counting run)."""
+def worker_facts(dask_worker: Any = None) -> WorkerFacts:
+    """This worker's identity and CPU kind (the client asks every worker with `Client.run`, which passes the worker
+    as `dask_worker`: that is no task, so `get_worker()` does not know it there)."""
     info, _ = _machine()
-    address, name = _this_worker()
+    address, name = (str(dask_worker.address), str(dask_worker.name)) if dask_worker is not None else _this_worker()
     return WorkerFacts(address, name, socket.gethostname(), info["machine_id"], info["cpu_model"],
-                       info["architecture"], hashlib.sha256(_cpu_flags().encode()).hexdigest())
+                       info["architecture"], hashlib.sha256(_cpu_flags().encode()).hexdigest(),
+                       os.environ.get(KIND_ENV, "").strip()[:200])
 
 
 @functools.cache
 def _toolchain(counting: bool, profile: bool) -> Any:
     return counting_toolchain(RunConfig(targets=[], measure=("instructions",) if counting else ("wall",),
                                         profile=profile))
+
+
+@functools.cache
+def _kind() -> str:
+    return worker_facts().kind
 
 
 def run_task(task: Task) -> list[Result]:
@@ -116,6 +134,6 @@ def run_task(task: Task) -> list[Result]:
         result.process["executor"] = ExecutorInfo(
             kind="dask", worker=name, address=address, host=socket.gethostname(), env_key=ready.key,
             client_env_key=ticket.env.key, lock_sha256=ready.lock_sha256, env_built=ready.built,
-            env_seconds=round(ready.seconds, 1), group=len(task.executions))
+            env_seconds=round(ready.seconds, 1), group=len(task.executions), cpu_kind=_kind())
         results.append(result)
     return results

@@ -424,6 +424,9 @@ class LocalExecutor:
     def check(self, job: Job, executions: Sequence[Execution]) -> None:
         """Nothing to refuse: one machine measures everything."""
 
+    def slots(self) -> int:
+        return 1
+
     def results(self, executions: Sequence[Execution], job: Job, started: Started,
                 ) -> Iterator[tuple[Execution, Result]]:
         for execution in executions:

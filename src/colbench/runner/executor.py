@@ -57,6 +57,10 @@ class Executor(Protocol):
     def check(self, job: Job, executions: Sequence[Execution]) -> None:
         """Refuse, before anything runs, what this executor cannot measure soundly (a PlanError in one line)."""
 
+    def slots(self) -> int:
+        """How many tasks run at once (1 here; a cluster's workers' threads): a session's budget is wall time of
+        the whole run, so the next look is sized by what runs side by side."""
+
 
 _CURRENT: contextvars.ContextVar[Executor | None] = contextvars.ContextVar("colbench_executor", default=None)
 

@@ -30,6 +30,7 @@ from colbench.model.records import Result, Run, Side
 from colbench.model.run_config import EnvChoice, RunConfig
 from colbench.model.run_parts import CASE_KEY_SEPARATOR, CaseLook, LookRecord, NoisePriorRecord, SequentialLooks
 from colbench.runner.execute import Execution, ExecutionHooks, execute_run, start_run
+from colbench.runner.executor import current_executor
 from colbench.runner.plan import Plan, PlannedCase
 from colbench.store.base import ResultQuery, Store
 from colbench.store.selection import comparison_evidence
@@ -207,7 +208,8 @@ def run_until_decided(
     while seq.pending and settings.until_decided:
         pending = list(seq.pending)
         next_look = _next_look(seq, settings, lambda: clock() - started,
-                               functools.partial(_seconds_per_block, timing, pending, ids, results_seconds),
+                               functools.partial(_seconds_per_block, timing, pending, ids, results_seconds,
+                                                 _slots(), "wall" in config.measure),
                                blocks_so_far=blocks, min_step=min_step)
         if isinstance(next_look, str):
             stopped = next_look
@@ -249,10 +251,25 @@ def _sequential(settings: GateSettings) -> SequentialCompare[Key]:
         method=settings.method, spending=settings.spending, paired=True)
 
 
+def _slots() -> int:
+    """Tasks the run's executor runs at once (1: the local runner)."""
+    executor = current_executor()
+    return executor.slots() if executor is not None else 1
+
+
 def _seconds_per_block(timing: _Timing, pending: list[Key], ids: Mapping[Key, str],
-                       results_seconds: dict[str, float]) -> float:
-    """What one more block of the pending cases takes: an execution of each case in both environments."""
-    return sum(2 * timing.per_execution(ids[key], results_seconds) for key in pending)
+                       results_seconds: dict[str, float], slots: int = 1, whole_cases: bool = True) -> float:
+    """What one more block of the pending cases adds to the run's wall time: an execution of each case in both
+    environments, `slots` tasks at a time (a cluster's workers: the budget is the whole run's wall time, not the
+    sum of its processes). A wall-time case runs whole on one worker, so a block never takes less than its longest
+    case's; a counted one is spread by process."""
+    by_case: dict[str, float] = {}
+    for key in pending:
+        by_case[ids[key]] = by_case.get(ids[key], 0.0) + 2 * timing.per_execution(ids[key], results_seconds)
+    if not by_case:
+        return 0.0
+    longest = max(by_case.values()) if whole_cases else max(timing.per_execution(i, results_seconds) for i in by_case)
+    return max(sum(by_case.values()) / max(1, slots), longest)
 
 
 def _execute_undecided(store: Store, run: Run, plan: Plan, envs: Sequence[EnvChoice], config: RunConfig,

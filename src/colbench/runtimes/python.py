@@ -527,15 +527,24 @@ def base_interpreter(spec: EnvSpec, python: str | None = None) -> str:
     return sys.executable
 
 
+def _check_key(spec: EnvSpec, key: str | None) -> None:
+    """A key given from outside names a folder under the environments: a key's shape only."""
+    if key is not None and not re.fullmatch(r"[0-9a-f]{16}", key):
+        raise EnvError(f"environment {spec.name}: {key[:40]!r} is not an environment key (16 hex digits)")
+
+
 def ensure_environment(spec: EnvSpec, project_root: Path, *, python: str | None = None,
-                       say: Callable[[str], None] | None = None) -> Environment:
+                       say: Callable[[str], None] | None = None, key: str | None = None) -> Environment:
     """Return the environment for `spec`, building it if no complete one with the same key exists.
 
     `python` is the base interpreter (default: the spec's `python==X`, else the one running colbench). On a Python
     colbench's own requirements do not install on, the environment is worker-only. Resolution runs every time (it
     is what the key hashes; uv answers from its cache in about a second); building only when the key is new. `say`
-    hears which of the two it is, once it is known, and how long a build took.
+    hears which of the two it is, once it is known, and how long a build took. `key` files it under that key
+    instead of its own: a cluster worker building a client's environment from the client's lock keeps it under the
+    client's key, so records and caches agree (runner/cluster_env.py refuses one whose lock is not the client's).
     """
+    _check_key(spec, key)
     project_root = Path(project_root).resolve()
     python = base_interpreter(spec, python)
     started = time.monotonic()
@@ -543,7 +552,7 @@ def ensure_environment(spec: EnvSpec, project_root: Path, *, python: str | None 
     if not spec.worker_only and not runs_colbench(project_root, interp["version"]):
         spec = dataclasses.replace(spec, worker_only=True)
     lock, _ = resolve_requirements(spec, project_root, python)
-    key = _environment_key(lock, interp, project_root, spec)
+    key = key or _environment_key(lock, interp, project_root, spec)
     root = envs_dir()
     dest = root / key
     existing = load_environment(dest, spec.name)
