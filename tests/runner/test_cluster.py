@@ -352,10 +352,16 @@ def test_a_counting_sweep_spreads_over_workers_survives_a_killed_one_and_counts_
     assert len(local) == 6 and not failed, failed
     by = {r.process["executor"]["worker"] for r in spread}
     assert by <= {"w1", "w2"} and "w1" in by
+    offsets = []
     for r in spread:
         here = local[(r.case_id, r.env_name)]
-        # each count within 0.2% of the local sweep's (median of the timed iterations, a warm-up before)
-        assert abs(r.median("instructions") / here.median("instructions") - 1) < 0.002, (r.env_name, r.params)
+        offset = abs(r.median("instructions") / here.median("instructions") - 1)
+        offsets.append(offset)
+        # one process a side: a count may sit on another of the levels fresh processes show on one machine too
+        # (0.23-0.57% apart for some pyarrow reads, docs/scale.md), never further
+        assert offset < 0.006, (r.env_name, r.params, offset)
+    # and the sweep as a whole counts as here: the median case within 0.2%
+    assert sorted(offsets)[len(offsets) // 2] < 0.002, offsets
         assert r.versions["pyarrow"] == here.versions["pyarrow"] == r.env_name
         executor = r.process["executor"]
         assert executor["kind"] == "dask" and executor["group"] == 1
