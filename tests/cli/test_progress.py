@@ -113,6 +113,25 @@ def test_a_step_before_the_workers_is_quiet_when_quick_and_named_when_it_lasts()
     assert "… preparing the input data" in last and "11 s so far" in last and "Java worker" not in last
 
 
+def test_a_line_said_beside_a_running_process_leaves_the_heartbeat_on_the_process():
+    """A bisect builds its next point while a worker measures: the build's line must not become what the heartbeat
+    repeats, nor the start the process's duration is taken from."""
+    progress, out, clock = view()
+    case = make_plan(["placebo"], {"duration": ["0.01"]}).cases[0]
+    execution = Execution(case, EnvChoice(name="new"), 0, 0)
+    progress.start(run_record(), 1, 1)
+    progress.execution_started(execution)
+    clock.now += 1
+    progress.said("environment 19.0.0: found in the cache (built ahead, beside the measuring)")
+    clock.now += 10
+    progress._tick()
+    last = out.getvalue().splitlines()[-1]
+    assert "… process 1 of 1: placebo" in last and "11 s so far" in last, last
+    clock.now += 4
+    progress.execution_done(execution, make_result(case_id=case.case_id, status="ok"))
+    assert "ok in 15 s" in out.getvalue().splitlines()[-1]
+
+
 def test_a_run_is_announced_once_and_later_looks_say_only_what_they_add():
     progress, out, _ = view()
     progress.start(run_record(), 1, 4)

@@ -123,6 +123,7 @@ class LiveView(RunObserver):
         self._durations: list[float] = []
         self._running: tuple[str, float] | None = None  # what is going on, since when
         self._since_line = False  # `_running` is a line said (which may tell of something done), not an activity
+        self._in_execution = False  # a worker process runs: what the heartbeat names until it ends
         self._last_line = clock()
         self._lock = threading.RLock()
         self.heartbeat = Heartbeat(self._tick)
@@ -240,6 +241,7 @@ class LiveView(RunObserver):
     def execution_started(self, execution: Execution) -> None:
         env = f" [{execution.env.name}]" if execution.env.name != "default" else ""
         self._doing(f"process {self._done + 1} of {self._planned}: {_label(execution.case)[:70]}{env}")
+        self._in_execution = True
 
     def execution_done(self, execution: Execution, result: Result) -> None:
         with self._lock:
@@ -248,6 +250,7 @@ class LiveView(RunObserver):
                 self._durations.append(took)
             self._done += 1
             self._running = None
+            self._in_execution = False
         if self.live and self.task is not None:
             self.progress.update(self.task, completed=self._done, eta=self._eta_text())
             self.progress.refresh()
@@ -304,8 +307,9 @@ class LiveView(RunObserver):
     def said(self, text: str) -> None:
         self._print(text, highlight=False)
         # a line may say that something ended ("built in 12 s"): the heartbeat says the time since it, never that
-        # it is still going on
-        self._doing(text, since_line=True)
+        # it is still going on; while a worker runs (a bisect builds its next point beside it) it stays the process
+        if not self._in_execution:
+            self._doing(text, since_line=True)
 
     def blocks_chosen(self, envs: int, blocks: int, decider: str | None, budget_s: float | None = None) -> None:
         if decider is not None:
