@@ -296,6 +296,8 @@ def print_session(session: Any, fmt: str = "table") -> None:
     for contender, comparisons in session.comparisons.items():
         pair = f" ({contender} vs {session.baseline})" if several else ""
         for c in (c for c in comparisons if str(c.verdict) == "inconclusive"):
-            console.print(f"[yellow]inconclusive[/yellow] {c.label}{pair}: {c.reason}; after "
-                          f"{plural(c.n_blocks, 'block')} it could have caught a slowdown of {format_mde(c)} "
-                          "(80% / 95% power)", highlight=False)
+            # paired blocks for times; processes a side for counts (unpaired: n_blocks is 0 there)
+            after = plural(c.n_blocks, "block") if c.paired else \
+                f"{c.n_baseline} and {c.n_contender} processes"
+            console.print(f"[yellow]inconclusive[/yellow] {c.label}{pair}: {c.reason}; after {after} it could have "
+                          f"caught a slowdown of {format_mde(c)} (80% / 95% power)", highlight=False)
