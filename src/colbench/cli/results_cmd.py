@@ -45,7 +45,7 @@ def show(
         raise UsageError("--errors --format csv: choose table, markdown or json")
     from colbench.app.stores import run_id_of
 
-    with output_format(fmt if errors else "table"):  # markdown of the results has its own renderer
+    with output_format(fmt):
         show_run(db, run_id_of(db, run_id), fmt, errors=errors)
 
 
