@@ -8,9 +8,13 @@ forks one process per measured process; each forked process makes only the count
 
 Honesty of the counts: what a fresh process varies (hash seed, address-space layout, heap state) a forked one
 shares with its server. So a side's processes are spread over `SERVERS_PER_SIDE` servers (process i goes to server
-i mod that), each started fresh with its own `PYTHONHASHSEED` (drawn here, recorded in the result) and layout; a
-run's comparison thus sees more than one draw of what a process varies, and the record of every counted process
-names its server (`measure.instructions.server`).
+i mod that), each started fresh with its own `PYTHONHASHSEED` (drawn here, recorded in the result) and layout, and a
+server forks at most `PROCESSES_PER_SERVER` of them (later processes get new servers): a run's comparison thus sees
+more than one draw of what a process varies, and more of them as it counts more, and the record of every counted
+process names its server (`measure.instructions.server`). Why the cap: a call whose count depends on the process's
+heap (the placebo's 2,000 int allocations) has a rare level 1.9% above the common one, in 1 of 24 fresh processes
+and in 4 of 48 servers, where every process a server forks shares its level; uncapped, a side's 16 processes would
+be 2 draws of it, not 16.
 
 Servers live as long as the orchestrator (a session's looks reuse them), at most `MAX_SERVERS` at once (the least
 recently used is closed first; each holds a whole set-up case under Valgrind), and die with it (a parent-death
@@ -48,6 +52,8 @@ from colbench.workers.python.callgrind_probe import DUMP_DIR_VAR, LIB_VAR
 
 #: servers a side's processes are spread over: each its own hash seed and address-space layout
 SERVERS_PER_SIDE = 2
+#: processes one server forks at most: a side's processes 0-7 come from its first two servers, 8-15 from two more
+PROCESSES_PER_SERVER = 4
 #: servers alive at once (each a set-up case under Valgrind: 0.3-1 GB of memory for a pyarrow read)
 MAX_SERVERS = 8
 WORKER_MODULE = "colbench.worker"
@@ -289,11 +295,18 @@ SERVERS = CountServers()
 atexit.register(SERVERS.close)
 
 
+def server_slot(process_index: int) -> int:
+    """The server of a side's process i: i mod SERVERS_PER_SIDE among the side's current servers, which are replaced
+    by new ones every PROCESSES_PER_SERVER processes each."""
+    generation = process_index // (SERVERS_PER_SIDE * PROCESSES_PER_SERVER)
+    return generation * SERVERS_PER_SIDE + process_index % SERVERS_PER_SIDE
+
+
 def count_in_server(spec: CaseSpec, launch: WorkerLaunch, valgrind: list[str], side: str,
                     process_index: int) -> WorkerOutcome:
-    """A counted process of `spec` on `side` from this orchestrator's servers (process i from the side's server
-    i mod SERVERS_PER_SIDE); ServerUnavailable when it must be fresh."""
+    """A counted process of `spec` on `side` from this orchestrator's servers (`server_slot`); ServerUnavailable
+    when it must be fresh."""
     try:
-        return SERVERS.count(spec, launch, valgrind, process_index % SERVERS_PER_SIDE, side)
+        return SERVERS.count(spec, launch, valgrind, server_slot(process_index), side)
     except _SetupFailed as exc:
         return WorkerOutcome(exc.report, {})
