@@ -11,18 +11,13 @@ shares with its server. So a side's processes are spread over `SERVERS_PER_SIDE`
 i mod that), each started fresh with its own `PYTHONHASHSEED` (drawn here, recorded in the result) and layout, and a
 server forks at most `PROCESSES_PER_SERVER` of them (later processes get new servers): a run's comparison thus sees
 more than one draw of what a process varies, and more of them as it counts more, and the record of every counted
-process names its server (`measure.instructions.server`). Why the cap: a call whose count depends on the process's
-heap (the placebo's 2,000 int allocations) has a rare level 1.9% above the common one, in 1 of 24 fresh processes
-and in 4 of 48 servers, where every process a server forks shares its level; uncapped, a side's 16 processes would
-be 2 draws of it, not 16.
+process names its server (`measure.instructions.server`). Why the cap: two processes of one server agree within
+0.003-0.012% where fresh processes spread 0.04% (the placebo; docs/metrics.md): a server is one draw of what a process
+varies, and uncapped a side's 16 processes would be 2 such draws, not 16.
 
-Servers live as long as the orchestrator (a session's looks reuse them), at most `MAX_SERVERS` at once (the least
-recently used is closed first; each holds a whole set-up case under Valgrind), and die with it (a parent-death
-signal, and the process group killed on close). The orchestrator sleeps while a server works (poll on its reply
-pipe, waking only for the memory watch and the timeout), as it does for a fresh worker.
-
-A case a server cannot count falls back to fresh processes with a warning: a non-Python worker, a case whose library
-does not survive a fork (the server tries one forked call before it counts), a server that died.
+A case's bytecode is compiled natively before its first counting process (runner/compile_pass.py): a server that
+compiled what it imported reached its first timed call with another heap, and passed that to every process it forked
+(+1.9% on the placebo, the first server of each new home).
 """
 
 from __future__ import annotations

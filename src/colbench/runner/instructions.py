@@ -56,6 +56,7 @@ from colbench.model.metrics import metric
 from colbench.model.records import CaseSpec, ErrorInfo, MeasureInfo, MemoryUse, WorkerReport
 from colbench.paths import colbench_home
 from colbench.processes import run_bounded
+from colbench.runner.compile_pass import compile_before_counting
 from colbench.runner.isolate import WorkerLaunch, WorkerOutcome, run_worker
 from colbench.runner.lifeline import exec_dir_prefix
 from colbench.workers.python.callgrind_probe import DUMP_DIR_VAR, LIB_VAR, METRIC
@@ -239,6 +240,7 @@ def run_measures(spec: CaseSpec, launch: WorkerLaunch, runtime: str, measure: Se
         return wall
     counting_spec = dataclasses.replace(spec, measure=METRIC, repeat_within=metric(METRIC).repeat_within)
     with counting_launch(launch, toolchain) as counting:
+        compile_before_counting(counting_spec, counting, [toolchain.valgrind, *VALGRIND_OPTIONS])
         counted, fallback = _counted(counting_spec, counting, toolchain, server)
     if fallback:
         counted.report.warn(f"counted in a fresh process: {fallback}")

@@ -225,10 +225,15 @@ def _instruments(spec: CaseSpec) -> tuple[CallgrindProbe | None, ExtraWork | Non
     if spec.measure == "instructions":
         from colbench.workers.python.callgrind_probe import ProbeUnavailable, open_probe
 
-        try:
-            probe = open_probe(spec)
-        except ProbeUnavailable as exc:
-            raise InvalidCase(str(exc)) from None
+        if os.environ.get("COLBENCH_COMPILE_PASS"):
+            # natively, before the case's first counting process (runner/compile_pass.py): the modules a counting
+            # worker imports are compiled, and the case runs as a wall-time worker would
+            import colbench.workers.python.count_server  # noqa: F401
+        else:
+            try:
+                probe = open_probe(spec)
+            except ProbeUnavailable as exc:
+                raise InvalidCase(str(exc)) from None
     if os.environ.get("COLBENCH_EXTRA_WORK"):
         from colbench.workers.python.extra_work import ExtraWork
 
