@@ -197,8 +197,9 @@ def _results(home: Path) -> list:
     return open_store(str(home / "results.duckdb"), create=False).results()
 
 
-def _kill_when_busy(cluster: Cluster, name: str, client_proc: subprocess.Popen[str]) -> bool:
-    """kill -9 worker `name` a few seconds into a task it runs (building its environment or counting)."""
+def _kill_when_busy(cluster: Cluster, name: str, client_proc: subprocess.Popen[str], after_s: float = 5.0,
+                    worker: subprocess.Popen[bytes] | None = None) -> bool:
+    """kill -9 worker `name` `after_s` seconds into a task it runs (building its environment or counting)."""
     from distributed import Client
 
     with Client(cluster.address, timeout="60s") as client:
@@ -207,10 +208,10 @@ def _kill_when_busy(cluster: Cluster, name: str, client_proc: subprocess.Popen[s
             names = {a: w["name"] for a, w in client.scheduler_info()["workers"].items()}
             busy = [names.get(a) for a, keys in client.processing().items() if keys]
             if name in busy:
-                time.sleep(5)
-                os.kill(cluster.workers[name].pid, signal.SIGKILL)
+                time.sleep(after_s)
+                os.kill((worker or cluster.workers[name]).pid, signal.SIGKILL)
                 return True
-            time.sleep(0.5)
+            time.sleep(0.2)
     return False
 
 
@@ -234,19 +235,19 @@ def test_a_wall_time_comparison_runs_each_case_whole_on_one_worker(cluster: Clus
 
 
 @contextlib.contextmanager
-def _another_kind(cluster: Cluster, root: Path) -> Iterator[None]:
-    """A third real worker, w3, whose CPU kind is another (`COLBENCH_WORKER_CPU_KIND`: this machine has one kind),
-    for the block; it leaves the cluster after."""
+def _another_kind(cluster: Cluster, root: Path, name: str = "w3") -> Iterator[subprocess.Popen[bytes]]:
+    """A third real worker (`name`) whose CPU kind is another (`COLBENCH_WORKER_CPU_KIND`: this machine has one
+    kind), for the block; it leaves the cluster after (if it has not already)."""
     from distributed import Client
 
-    worker = _dask("worker", "--scheduler-file", str(cluster.scheduler_file), "--nthreads", "1", "--name", "w3",
+    worker = _dask("worker", "--scheduler-file", str(cluster.scheduler_file), "--nthreads", "1", "--name", name,
                    "--host", "127.0.0.1", "--no-nanny", "--no-dashboard",
-                   env={**cluster.env, "COLBENCH_HOME": str(root / "w3"), "COLBENCH_WORKER_CPU_KIND": "other kind"},
-                   log=root / "w3.log")
+                   env={**cluster.env, "COLBENCH_HOME": str(root / name), "COLBENCH_WORKER_CPU_KIND": "other kind"},
+                   log=root / f"{name}.log")
     try:
         with Client(cluster.address, timeout="60s") as client:
             client.wait_for_workers(3, timeout=180)
-        yield
+        yield worker
     finally:
         worker.kill()  # the scheduler sees its connection close at once (a terminated one says goodbye slowly)
         worker.wait(timeout=60)
@@ -261,30 +262,54 @@ def _another_kind(cluster: Cluster, root: Path) -> Iterator[None]:
 def test_workers_of_two_cpu_kinds_are_refused_for_counts_or_split_by_case(cluster: Cluster, tmp_path: Path) -> None:
     """Counting over workers of two CPU kinds: refused in one line before anything runs; with
     COLBENCH_CLUSTER_KINDS=split each case is counted whole (every environment) on the workers of one kind, and the
-    records say which kind; both kinds get cases (2 workers of one kind, 1 of the other: a case each)."""
+    records say which kind; both kinds get cases (2 workers of one kind, 1 of the other: a case each).
+    The other kind's only worker is killed (-9) at its first task: its case waits no longer than the grace (Dask's
+    own no-workers-timeout, 2 s here) and ends as not run, with the cause and what to do; the other case is counted
+    and stored; `--resume` with a new worker of that kind counts the rest, each process stored once."""
     home = tmp_path / "client"
     args = ("run", "placebo", "--param", "duration=0.001,0.002", "--env", "a=@current", "--env", "b=@current",
             "--measure", "instructions", "--processes", "1", "--iterations", "1", "--warmup", "0",
             "--no-until-decided", "--cluster", cluster.address)
-    with _another_kind(cluster, tmp_path):
+    split_env = {**cluster.env, "COLBENCH_HOME": str(home), "COLBENCH_CLUSTER_KINDS": "split",
+                 "DASK_DISTRIBUTED__SCHEDULER__NO_WORKERS_TIMEOUT": "2s"}
+    with _another_kind(cluster, tmp_path) as w3:
         refused = colbench(*args, home=home, timeout=300)
         assert refused.returncode == 2, refused.stdout[-2000:] + refused.stderr[-2000:]
         said = [line for line in refused.stderr.splitlines() if "CPU kinds" in line]
         assert len(said) == 1 and "1× other kind" in said[0] and "COLBENCH_CLUSTER_KINDS=split" in said[0], \
             refused.stderr[-2000:]
         assert not (home / "results.duckdb").exists() or not _results(home)
-        split = colbench(*args, home=home, timeout=900, env={"COLBENCH_CLUSTER_KINDS": "split"})
-    assert split.returncode in (0, 1), split.stdout[-3000:] + split.stderr[-3000:]
+        proc = subprocess.Popen([sys.executable, "-m", "colbench", *args], env=split_env, text=True,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        killed = _kill_when_busy(cluster, "w3", proc, after_s=0.0, worker=w3)
+        out, err = proc.communicate(timeout=600)
+    assert killed, "w3 never got a task"
+    said = out + err
+    first = _results(home)
+    # the case of the kind still there is counted and stored; the other's two processes are not (not run)
+    assert len(first) == 2 and all(r.ok and r.process["executor"]["worker"] in ("w1", "w2") for r in first), said
+    lost = [line for line in said.splitlines() if "no worker of CPU kind other kind left in the cluster" in line]
+    assert lost and "within 2 s" in lost[0] and "dask worker" in said and "--resume" in said, said[-3000:]
+    run_id = first[0].run_id
+    from colbench.store import open_store
+
+    record = open_store(str(home / "results.duckdb"), create=False).get_run(run_id)
+    assert record.status == "interrupted" and record.stopped and "other kind" in record.stopped["error"]
+    with _another_kind(cluster, tmp_path, name="w4"):
+        resumed = colbench("run", "--resume", run_id, "--cluster", cluster.address, home=home, timeout=600,
+                           env={"COLBENCH_CLUSTER_KINDS": "split"})
+    assert resumed.returncode in (0, 1), resumed.stdout[-3000:] + resumed.stderr[-3000:]
     results = _results(home)
     assert len(results) == 2 * 2 and all(r.ok for r in results), [(r.env_name, r.error) for r in results]
+    assert len({(r.case_id, r.env_name) for r in results}) == 4
     kinds: dict[str, set[str]] = {}
     for r in results:
         executor = r.process["executor"]
         kinds.setdefault(r.case_id, set()).add(executor["cpu_kind"])
-        assert (executor["worker"] == "w3") == (executor["cpu_kind"] == "other kind")
+        assert executor["worker"] in ("w1", "w2", "w4")
+        assert (executor["worker"] == "w4") == (executor["cpu_kind"] == "other kind")
         assert r.median("instructions") > 0
     assert all(len(k) == 1 for k in kinds.values()), kinds  # a case's sides on one kind
-    assert {k for ks in kinds.values() for k in ks} >= {"other kind"} and len(set().union(*kinds.values())) == 2
 
 
 @pytest.mark.slow
