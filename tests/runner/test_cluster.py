@@ -442,3 +442,37 @@ def test_the_figures_script_measures_the_overhead_per_task(tmp_path: Path) -> No
                       r"\(10 tasks a round on 1 worker, load [\d.]+–[\d.]+ on \d+ CPUs\); Dask's own floor", out.stdout)
     assert found and 0 < float(found.group(2)) <= float(found.group(1)) <= float(found.group(3)) < 10_000, out.stdout
     assert re.search(r"the client's store write: [\d.]+ ms \(median of \d+ writes", out.stdout), out.stdout
+
+
+def test_a_resumed_split_run_keeps_each_case_on_the_kind_that_counted_it() -> None:
+    """`--resume` of a split counting run: a case with counted processes stays on their CPU kind; when that kind has
+    no worker now, its executions are not run (the cause says so, and `--resume` can run them later); a case with
+    none is dealt to a kind as before."""
+    from colbench.model.run_config import EnvChoice, RunConfig
+    from colbench.runner.cluster import DaskExecutor
+    from colbench.runner.cluster_task import WorkerFacts
+    from colbench.runner.executor import Job
+    from colbench.runner.plan import Execution, make_plan
+    from tests.records import make_result, make_run
+
+    plan = make_plan(["placebo"], {"duration": ["0.001", "0.002", "0.003"]})
+    config = RunConfig(targets=["placebo"], measure=("instructions",))
+    run = make_run(config=config.to_json())
+    a, b, c = plan.cases[:3]
+
+    class Stored:  # the store: a process of case a counted on kind X, one of case b on a kind now gone
+        def results(self, query: object) -> list[Result]:
+            return [make_result(run_id=run.run_id, case_id=case.case_id, status="ok",
+                                process={"executor": {"kind": "dask", "cpu_kind": kind}})
+                    for case, kind in ((a, "X"), (b, "gone"))]
+
+    job = Job(run, config, 1, 0, None, {}, Stored())  # type: ignore[arg-type]
+    executor = DaskExecutor(None, "test")
+    executor._kinds = {kind: [WorkerFacts(f"tcp://{kind}{i}", f"{kind}{i}", "h", "m", "cpu", "x86_64", "f", kind)
+                              for i in range(n)] for kind, n in (("Y", 3), ("X", 1))}
+    executions = [Execution(case, EnvChoice(name="e"), 1, 1) for case in (a, b, c)]
+    chosen, refused = executor._kind_of_cases(executions, job)
+    assert chosen[a.case_id] == ["tcp://X0"]  # where its counted process was, though Y has more room
+    assert b.case_id not in chosen and refused[b.case_id].startswith("not run: ")
+    assert "CPU kind gone" in refused[b.case_id] and f"--resume {run.run_id}" in refused[b.case_id]
+    assert chosen[c.case_id] == ["tcp://Y0", "tcp://Y1", "tcp://Y2"]

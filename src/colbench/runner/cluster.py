@@ -28,7 +28,7 @@ from colbench.model.records import ExecutorInfo, Result
 from colbench.redact import redact
 from colbench.runner.cluster_env import EnvTicket, ticket_for
 from colbench.runner.cluster_task import Task, WorkerFacts, run_task, worker_facts
-from colbench.runner.cluster_watch import DASKS_OWN, OrphanWatch, Placement, grace_s
+from colbench.runner.cluster_watch import DASKS_OWN, NOT_RUN, OrphanWatch, Placement, grace_s
 from colbench.runner.execute import execute_one
 from colbench.runner.executor import Job, Started
 from colbench.runner.plan import Execution, PlanError
@@ -118,8 +118,8 @@ class DaskExecutor:
     def results(self, executions: Sequence[Execution], job: Job, started: Started,
                 ) -> Iterator[tuple[Execution, Result]]:
         futures, refused, placements = self._submit(executions, job)
-        for group, reason in refused:
-            yield from self._failed(group, job, started, reason)
+        for group, reason in refused:  # "not run: …" can run later (`--resume`), the others never will
+            yield from (self._not_run if reason.startswith(NOT_RUN) else self._failed)(group, job, started, reason)
         by_key = {future.key: future for future in futures}
         watch = OrphanWatch(self.client, grace_s(), lambda keys: self.client.cancel([by_key[k] for k in keys]),
                             self._resume_advice(job))
@@ -335,9 +335,9 @@ class DaskExecutor:
         for case_id in cases:
             before = earlier.get(case_id)
             if before is not None and before not in kinds:
-                refused[case_id] = (f"its other processes were counted on CPU kind {before}, which has no worker in "
-                                    "the cluster now (counts of two kinds are not compared): start one of that kind, "
-                                    "then `colbench run --resume` again")
+                refused[case_id] = (f"{NOT_RUN}its other processes were counted on CPU kind {before}, which has no "
+                                    "worker in the cluster now (counts of two kinds are not compared): start one of "
+                                    f"that kind, then `colbench run --resume {job.run.run_id} --cluster …` again")
                 continue
             # its earlier kind, else the kind whose workers would have the fewest cases each (a tie: fewer cases)
             kind = kinds.index(before) if before is not None else \
@@ -363,7 +363,7 @@ class DaskExecutor:
 def _dasks_own_giving_up(outcome: Any, advice: str) -> str | None:
     """The cause of a task the scheduler gave up on itself (its own `no-workers-timeout`), else None."""
     if isinstance(outcome, BaseException) and type(outcome).__name__ in DASKS_OWN:
-        return f"not run: the scheduler found no worker for it ({type(outcome).__name__}); {advice}"
+        return f"{NOT_RUN}the scheduler found no worker for it ({type(outcome).__name__}); {advice}"
     return None
 
 

@@ -18,6 +18,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+#: how the cause of an execution that was not run (and may run later: `run --resume`) begins
+NOT_RUN = "not run: "
 #: seconds a task waits for a worker it may run on to come back, unless Dask's config says otherwise
 GRACE_S = 60.0
 #: what the scheduler raises for a task it gave up on itself (its own no-workers-timeout, set on the scheduler)
@@ -118,7 +120,7 @@ class OrphanWatch:
         with self._lock:
             for key in orphans:
                 where = self._pending[key].where
-                self._causes[key] = (f"not run: no {where} left in the cluster (none came back within "
+                self._causes[key] = (f"{NOT_RUN}no {where} left in the cluster (none came back within "
                                      f"{self.grace:g} s); {self.advice}")
         self.cancel(orphans)
 
