@@ -114,12 +114,12 @@ class OrphanWatch:
         timer.start()
 
     def _expire(self) -> None:
-        orphans = self._orphans()
-        if not orphans:
-            return
         with self._lock:
+            orphans = [key for key, placed in self._pending.items() if not _runnable(placed, self._present)]
+            if not orphans:
+                return
             for key in orphans:
-                where = self._pending[key].where
+                where = self._pending.pop(key).where  # cancelled once, whichever timer sees it first
                 self._causes[key] = (f"{NOT_RUN}no {where} left in the cluster (none came back within "
                                      f"{self.grace:g} s); {self.advice}")
         self.cancel(orphans)
