@@ -53,7 +53,9 @@ def _span(home: Path, name: str) -> tuple[float, int]:
 
 
 def sweep(processes: int) -> dict[int, tuple[float, int, float]]:
-    """workers → (seconds, processes, load average at the end) of the counting sweep on `local:workers`."""
+    """workers → (seconds, processes, load average at the end) of the counting sweep on `local:workers`; prints the
+    load average before and after each sweep beside its figure (on a shared machine the ratio is worth no more than
+    the load it was taken at)."""
     home = Path(tempfile.mkdtemp(prefix="colbench-scale-"))
     common = ("run", "file-read", *CASES, "--versions", RELEASES, "--measure", "instructions", "--iterations", "1",
               "--warmup", "0", "--no-until-decided")
@@ -61,11 +63,13 @@ def sweep(processes: int) -> dict[int, tuple[float, int, float]]:
     figures = {}
     for workers in (1, 2):
         name = f"workers-{workers}"
+        before = os.getloadavg()[0]
         _colbench(home, *common, "--processes", str(processes), "--run-name", name, "--cluster", f"local:{workers}")
         took, done = _span(home, name)
         figures[workers] = (took, done, os.getloadavg()[0])
         print(f"counting sweep on {workers} worker(s): {done} processes in {took:.0f} s "
-              f"({took / done:.1f} s each; load {figures[workers][2]:.1f} on {os.cpu_count()} CPUs)", flush=True)
+              f"({took / done:.1f} s each; load {before:.1f} before, {figures[workers][2]:.1f} after, on "
+              f"{os.cpu_count()} CPUs)", flush=True)
     return figures
 
 

@@ -1,9 +1,10 @@
 """`--cluster`: runs on a real Dask scheduler and two real Dask workers on 127.0.0.1, each worker with its own colbench
 home (so each builds its environments from the client's locks), the client alone writing the store.
 
-The slow tests share one cluster (module scope): a counting sweep of 3 pyarrow releases × 2 cases, with one worker
-killed (`kill -9`) mid-sweep, checked against the same sweep run locally; a wall-time `--env` comparison whose
-cases each run whole on one worker; a client killed mid-run and resumed. The fast ones check what needs no cluster.
+The slow tests share one cluster (module scope): a counting sweep of 2 pyarrow releases × 2 cases, with one worker
+killed (`kill -9`) mid-sweep, every count within 0.2% of the same sweep run locally; a wall-time `--env` comparison
+whose cases each run whole on one worker; a client killed mid-run and resumed; workers of two CPU kinds, the one of
+one kind killed. The fast ones check what needs no cluster.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -184,11 +186,13 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
                 proc.kill()
 
 
-SWEEP = ("run", "file-read", "--param", "engine=pyarrow", "--param", "format=feather",
-         "--param", "codec=zstd,lz4", "--param", "source=fanniemae_2016Q4", "--param", "output=arrow_table",
-         "--param", "rows=100000", "--param", "threads=1", "--versions", "pyarrow==14.0.2,16.1.0,21.0.0",
-         "--measure", "instructions", "--processes", "1", "--iterations", "2", "--warmup", "1",
-         "--no-until-decided")
+#: 2 pyarrow releases × 2 cases whose counts sit on one level in every fresh process (the Feather V2 zstd read:
+#: 0.02-0.03% apart over fresh processes on one machine; the lz4 read, a fifth of the work, sits on levels 0.2-0.6%
+#: apart, which one process a side cannot tell from a difference), each of its processes counted once
+SWEEP = ("run", "file-read", "--param", "engine=pyarrow", "--param", "format=feather", "--param", "codec=zstd",
+         "--param", "source=fanniemae_2016Q4", "--param", "output=arrow_table", "--param", "rows=100000,50000",
+         "--param", "threads=1", "--versions", "pyarrow==14.0.2,21.0.0", "--measure", "instructions",
+         "--processes", "1", "--iterations", "1", "--warmup", "1", "--no-until-decided")
 
 
 def _results(home: Path) -> list:
@@ -197,8 +201,9 @@ def _results(home: Path) -> list:
     return open_store(str(home / "results.duckdb"), create=False).results()
 
 
-def _kill_when_busy(cluster: Cluster, name: str, client_proc: subprocess.Popen[str]) -> bool:
-    """kill -9 worker `name` a few seconds into a task it runs (building its environment or counting)."""
+def _kill_when_busy(cluster: Cluster, name: str, client_proc: subprocess.Popen[str], after_s: float = 5.0,
+                    worker: subprocess.Popen[bytes] | None = None) -> bool:
+    """kill -9 worker `name` `after_s` seconds into a task it runs (building its environment or counting)."""
     from distributed import Client
 
     with Client(cluster.address, timeout="60s") as client:
@@ -207,10 +212,10 @@ def _kill_when_busy(cluster: Cluster, name: str, client_proc: subprocess.Popen[s
             names = {a: w["name"] for a, w in client.scheduler_info()["workers"].items()}
             busy = [names.get(a) for a, keys in client.processing().items() if keys]
             if name in busy:
-                time.sleep(5)
-                os.kill(cluster.workers[name].pid, signal.SIGKILL)
+                time.sleep(after_s)
+                os.kill((worker or cluster.workers[name]).pid, signal.SIGKILL)
                 return True
-            time.sleep(0.5)
+            time.sleep(0.2)
     return False
 
 
@@ -234,19 +239,19 @@ def test_a_wall_time_comparison_runs_each_case_whole_on_one_worker(cluster: Clus
 
 
 @contextlib.contextmanager
-def _another_kind(cluster: Cluster, root: Path) -> Iterator[None]:
-    """A third real worker, w3, whose CPU kind is another (`COLBENCH_WORKER_CPU_KIND`: this machine has one kind),
-    for the block; it leaves the cluster after."""
+def _another_kind(cluster: Cluster, root: Path, name: str = "w3") -> Iterator[subprocess.Popen[bytes]]:
+    """A third real worker (`name`) whose CPU kind is another (`COLBENCH_WORKER_CPU_KIND`: this machine has one
+    kind), for the block; it leaves the cluster after (if it has not already)."""
     from distributed import Client
 
-    worker = _dask("worker", "--scheduler-file", str(cluster.scheduler_file), "--nthreads", "1", "--name", "w3",
+    worker = _dask("worker", "--scheduler-file", str(cluster.scheduler_file), "--nthreads", "1", "--name", name,
                    "--host", "127.0.0.1", "--no-nanny", "--no-dashboard",
-                   env={**cluster.env, "COLBENCH_HOME": str(root / "w3"), "COLBENCH_WORKER_CPU_KIND": "other kind"},
-                   log=root / "w3.log")
+                   env={**cluster.env, "COLBENCH_HOME": str(root / name), "COLBENCH_WORKER_CPU_KIND": "other kind"},
+                   log=root / f"{name}.log")
     try:
         with Client(cluster.address, timeout="60s") as client:
             client.wait_for_workers(3, timeout=180)
-        yield
+        yield worker
     finally:
         worker.kill()  # the scheduler sees its connection close at once (a terminated one says goodbye slowly)
         worker.wait(timeout=60)
@@ -261,30 +266,54 @@ def _another_kind(cluster: Cluster, root: Path) -> Iterator[None]:
 def test_workers_of_two_cpu_kinds_are_refused_for_counts_or_split_by_case(cluster: Cluster, tmp_path: Path) -> None:
     """Counting over workers of two CPU kinds: refused in one line before anything runs; with
     COLBENCH_CLUSTER_KINDS=split each case is counted whole (every environment) on the workers of one kind, and the
-    records say which kind; both kinds get cases (2 workers of one kind, 1 of the other: a case each)."""
+    records say which kind; both kinds get cases (2 workers of one kind, 1 of the other: a case each).
+    The other kind's only worker is killed (-9) at its first task: its case waits no longer than the grace (Dask's
+    own no-workers-timeout, 2 s here) and ends as not run, with the cause and what to do; the other case is counted
+    and stored; `--resume` with a new worker of that kind counts the rest, each process stored once."""
     home = tmp_path / "client"
     args = ("run", "placebo", "--param", "duration=0.001,0.002", "--env", "a=@current", "--env", "b=@current",
             "--measure", "instructions", "--processes", "1", "--iterations", "1", "--warmup", "0",
             "--no-until-decided", "--cluster", cluster.address)
-    with _another_kind(cluster, tmp_path):
+    split_env = {**cluster.env, "COLBENCH_HOME": str(home), "COLBENCH_CLUSTER_KINDS": "split",
+                 "DASK_DISTRIBUTED__SCHEDULER__NO_WORKERS_TIMEOUT": "2s"}
+    with _another_kind(cluster, tmp_path) as w3:
         refused = colbench(*args, home=home, timeout=300)
         assert refused.returncode == 2, refused.stdout[-2000:] + refused.stderr[-2000:]
         said = [line for line in refused.stderr.splitlines() if "CPU kinds" in line]
         assert len(said) == 1 and "1× other kind" in said[0] and "COLBENCH_CLUSTER_KINDS=split" in said[0], \
             refused.stderr[-2000:]
         assert not (home / "results.duckdb").exists() or not _results(home)
-        split = colbench(*args, home=home, timeout=900, env={"COLBENCH_CLUSTER_KINDS": "split"})
-    assert split.returncode in (0, 1), split.stdout[-3000:] + split.stderr[-3000:]
+        proc = subprocess.Popen([sys.executable, "-m", "colbench", *args], env=split_env, text=True,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        killed = _kill_when_busy(cluster, "w3", proc, after_s=0.0, worker=w3)
+        out, err = proc.communicate(timeout=600)
+    assert killed, "w3 never got a task"
+    said = out + err
+    first = _results(home)
+    # the case of the kind still there is counted and stored; the other's two processes are not (not run)
+    assert len(first) == 2 and all(r.ok and r.process["executor"]["worker"] in ("w1", "w2") for r in first), said
+    lost = [line for line in said.splitlines() if "no worker of CPU kind other kind left in the cluster" in line]
+    assert lost and "within 2 s" in lost[0] and "dask worker" in said and "--resume" in said, said[-3000:]
+    run_id = first[0].run_id
+    from colbench.store import open_store
+
+    record = open_store(str(home / "results.duckdb"), create=False).get_run(run_id)
+    assert record.status == "interrupted" and record.stopped and "other kind" in record.stopped["error"]
+    with _another_kind(cluster, tmp_path, name="w4"):
+        resumed = colbench("run", "--resume", run_id, "--cluster", cluster.address, home=home, timeout=600,
+                           env={"COLBENCH_CLUSTER_KINDS": "split"})
+    assert resumed.returncode in (0, 1), resumed.stdout[-3000:] + resumed.stderr[-3000:]
     results = _results(home)
     assert len(results) == 2 * 2 and all(r.ok for r in results), [(r.env_name, r.error) for r in results]
+    assert len({(r.case_id, r.env_name) for r in results}) == 4
     kinds: dict[str, set[str]] = {}
     for r in results:
         executor = r.process["executor"]
         kinds.setdefault(r.case_id, set()).add(executor["cpu_kind"])
-        assert (executor["worker"] == "w3") == (executor["cpu_kind"] == "other kind")
+        assert executor["worker"] in ("w1", "w2", "w4")
+        assert (executor["worker"] == "w4") == (executor["cpu_kind"] == "other kind")
         assert r.median("instructions") > 0
     assert all(len(k) == 1 for k in kinds.values()), kinds  # a case's sides on one kind
-    assert {k for ks in kinds.values() for k in ks} >= {"other kind"} and len(set().union(*kinds.values())) == 2
 
 
 @pytest.mark.slow
@@ -325,7 +354,7 @@ def test_a_client_killed_mid_run_resumes_without_redoing_what_it_stored(cluster:
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(1800)  # two sweeps of 6 Valgrind processes and 9 environments built: minutes on a loaded VM
+@pytest.mark.timeout(1800)  # two sweeps of 4 Valgrind processes and 6 environments built: minutes on a loaded VM
 @CLUSTER
 def test_a_counting_sweep_spreads_over_workers_survives_a_killed_one_and_counts_as_here(
         cluster: Cluster, tmp_path: Path) -> None:
@@ -349,25 +378,20 @@ def test_a_counting_sweep_spreads_over_workers_survives_a_killed_one_and_counts_
     assert sorted((r.case_id, r.env_name, r.process_index) for r in spread) == \
         sorted((c, e, 0) for c, e in local)
     failed = [(r.run_name, r.env_name, r.error) for r in [*local.values(), *spread] if not r.ok]
-    assert len(local) == 6 and not failed, failed
+    assert len(local) == 4 and not failed, failed
     by = {r.process["executor"]["worker"] for r in spread}
     assert by <= {"w1", "w2"} and "w1" in by
-    offsets = []
     for r in spread:
         here = local[(r.case_id, r.env_name)]
+        # every count within 0.2% of the one this machine counted (the done-when of issue #45)
         offset = abs(r.median("instructions") / here.median("instructions") - 1)
-        offsets.append(offset)
-        # one process a side: a count may sit on another of the levels fresh processes show on one machine too
-        # (0.23-0.57% apart for some pyarrow reads, docs/scale.md), never further
-        assert offset < 0.006, (r.env_name, r.params, offset)
+        assert offset < 0.002, (r.env_name, r.params, offset)
         assert r.versions["pyarrow"] == here.versions["pyarrow"] == r.env_name
         executor = r.process["executor"]
         assert executor["kind"] == "dask" and executor["group"] == 1
         assert executor["lock_sha256"] and executor["client_env_key"] == here.env["key"]
         # built from the lock's pins on a worker with a home of its own, and kept under the client's key
         assert executor["env_key"] == here.env["key"]
-    # and the sweep as a whole counts as here: the median case within 0.2%
-    assert sorted(offsets)[len(offsets) // 2] < 0.002, offsets
     # the lock each worker built from is the one the client resolved, the same on both workers
     locks: dict[str, set[str]] = {}
     for r in spread:
@@ -417,3 +441,80 @@ def test_the_figures_script_measures_the_overhead_per_task(tmp_path: Path) -> No
                       r"\(10 tasks a round on 1 worker, load [\d.]+–[\d.]+ on \d+ CPUs\); Dask's own floor", out.stdout)
     assert found and 0 < float(found.group(2)) <= float(found.group(1)) <= float(found.group(3)) < 10_000, out.stdout
     assert re.search(r"the client's store write: [\d.]+ ms \(median of \d+ writes", out.stdout), out.stdout
+
+
+def test_a_resumed_split_run_keeps_each_case_on_the_kind_that_counted_it() -> None:
+    """`--resume` of a split counting run: a case with counted processes stays on their CPU kind; when that kind has
+    no worker now, its executions are not run (the cause says so, and `--resume` can run them later); a case with
+    none is dealt to a kind as before."""
+    from colbench.model.run_config import EnvChoice, RunConfig
+    from colbench.runner.cluster import DaskExecutor
+    from colbench.runner.cluster_task import WorkerFacts
+    from colbench.runner.executor import Job
+    from colbench.runner.plan import Execution, make_plan
+    from tests.records import make_result, make_run
+
+    plan = make_plan(["placebo"], {"duration": ["0.001", "0.002", "0.003"]})
+    config = RunConfig(targets=["placebo"], measure=("instructions",))
+    run = make_run(config=config.to_json())
+    a, b, c = plan.cases[:3]
+
+    class Stored:  # the store: a process of case a counted on kind X, one of case b on a kind now gone
+        def results(self, query: object) -> list[Result]:
+            return [make_result(run_id=run.run_id, case_id=case.case_id, status="ok",
+                                process={"executor": {"kind": "dask", "cpu_kind": kind}})
+                    for case, kind in ((a, "X"), (b, "gone"))]
+
+    job = Job(run, config, 1, 0, None, {}, Stored())  # type: ignore[arg-type]
+    executor = DaskExecutor(None, "test")
+    executor._kinds = {kind: [WorkerFacts(f"tcp://{kind}{i}", f"{kind}{i}", "h", "m", "cpu", "x86_64", "f", kind)
+                              for i in range(n)] for kind, n in (("Y", 3), ("X", 1))}
+    executions = [Execution(case, EnvChoice(name="e"), 1, 1) for case in (a, b, c)]
+    chosen, refused = executor._kind_of_cases(executions, job)
+    assert chosen[a.case_id] == ["tcp://X0"]  # where its counted process was, though Y has more room
+    assert b.case_id not in chosen and refused[b.case_id].startswith("not run: ")
+    assert "CPU kind gone" in refused[b.case_id] and f"--resume {run.run_id}" in refused[b.case_id]
+    assert chosen[c.case_id] == ["tcp://Y0", "tcp://Y1", "tcp://Y2"]
+
+
+def test_a_task_no_worker_is_left_to_run_ends_after_the_grace_unless_one_comes_back() -> None:
+    """The watch hears workers leave and come back (the scheduler's events, here handed to it as the client would);
+    a task whose workers have all left is cancelled once the grace has passed, with its cause; one whose worker came
+    back at its address within the grace, or that ended, is not; a task allowed anywhere waits while any worker is
+    there. (Against real workers: the split-kinds test above.)"""
+    from colbench.runner.cluster_watch import OrphanWatch, Placement
+
+    class Client:
+        def __init__(self) -> None:
+            self.heard: Any = None
+
+        def subscribe_topic(self, topic: str, handler: Any) -> None:
+            assert topic == "all"
+            self.heard = handler
+
+        def unsubscribe_topic(self, topic: str) -> None:
+            self.heard = None
+
+        def scheduler_info(self) -> dict[str, Any]:
+            return {"workers": {"tcp://a": {}, "tcp://b": {}, "tcp://c": {}}}
+
+    client, cancelled = Client(), []
+    watch = OrphanWatch(client, 0.05, cancelled.extend, "start one, then --resume")
+    watch.start({"kind": Placement(frozenset({"tcp://a"}), "worker of CPU kind X"),
+                 "back": Placement(frozenset({"tcp://b"}), "worker w2"),
+                 "ended": Placement(frozenset({"tcp://c"}), "worker w3"),
+                 "any": Placement(None, "worker")})
+    watch.done("ended")
+    for action, worker in (("remove-worker", "tcp://a"), ("remove-worker", "tcp://b"), ("add-worker", "tcp://b"),
+                           ("remove-worker", "tcp://c")):
+        client.heard((0.0, {"action": action, "worker": worker}))
+    time.sleep(0.5)
+    assert cancelled == ["kind"]
+    assert watch.cause("kind") == ("not run: no worker of CPU kind X left in the cluster (none came back within "
+                                   "0.05 s); start one, then --resume")
+    assert watch.cause("back") is None and watch.cause("any") is None
+    client.heard((0.0, {"action": "remove-worker", "worker": "tcp://b"}))
+    time.sleep(0.5)
+    assert cancelled == ["kind", "back", "any"]  # no worker at all now
+    watch.stop()
+    assert client.heard is None

@@ -145,6 +145,9 @@ class ExecutorInfo(TypedDict, total=False):
     group: int
     #: the worker's CPU kind (model, architecture, flags; or its `COLBENCH_WORKER_CPU_KIND`): counts compare within one
     cpu_kind: str
+    #: set on an error result of an execution that never ran (no worker was left that may run it), with the cause:
+    #: the run loop shows it and does not store it, so `run --resume` runs it
+    not_run: str
 
 
 class WorkerProcess(TypedDict, total=False):

@@ -24,10 +24,11 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from colbench.model.records import Result
+from colbench.model.records import ExecutorInfo, Result
 from colbench.redact import redact
 from colbench.runner.cluster_env import EnvTicket, ticket_for
 from colbench.runner.cluster_task import Task, WorkerFacts, run_task, worker_facts
+from colbench.runner.cluster_watch import DASKS_OWN, NOT_RUN, OrphanWatch, Placement, grace_s
 from colbench.runner.execute import execute_one
 from colbench.runner.executor import Job, Started
 from colbench.runner.plan import Execution, PlanError
@@ -116,17 +117,28 @@ class DaskExecutor:
 
     def results(self, executions: Sequence[Execution], job: Job, started: Started,
                 ) -> Iterator[tuple[Execution, Result]]:
-        futures, refused = self._submit(executions, job)
-        for group, reason in refused:
-            yield from self._failed(group, job, started, reason)
+        futures, refused, placements = self._submit(executions, job)
+        for group, reason in refused:  # "not run: …" can run later (`--resume`), the others never will
+            yield from (self._not_run if reason.startswith(NOT_RUN) else self._failed)(group, job, started, reason)
+        by_key = {future.key: future for future in futures}
+        watch = OrphanWatch(self.client, grace_s(), lambda keys: self.client.cancel([by_key[k] for k in keys]),
+                            self._resume_advice(job))
+        watch.start(placements)
         tallies: dict[str, Tally] = {}
         seen: set[str] = set()
+        not_run: Counter[str] = Counter()
         left = len(futures)
         self.say(progress_line(left, tallies) + f" ({len(futures)} tasks on {self._workers_line()})")
         try:
             for future, outcome in self._outcomes(list(futures)):
                 group = futures.pop(future)
+                watch.done(future.key)
                 left -= 1
+                cause = watch.cause(future.key) or _dasks_own_giving_up(outcome, self._resume_advice(job))
+                if cause is not None:
+                    not_run[placements[future.key].where] += len(group)
+                    yield from self._not_run(group, job, started, cause)
+                    continue
                 for execution, result in self._collect(outcome, group, job, started):
                     if result.result_id in seen:  # a task Dask ran twice: its result counts once
                         continue
@@ -136,9 +148,17 @@ class DaskExecutor:
                     self._remember(job, execution, worker)
                     yield execution, result
                 self.say(progress_line(max(0, left - self._running(tallies, left)), tallies))
+            for where, count in not_run.items():
+                self.say(f"cluster: {count} execution{'s' if count != 1 else ''} not run: no {where} left in the "
+                         f"cluster; {self._resume_advice(job)}")
         finally:
+            watch.stop()
             if futures:  # interrupted: what is queued never starts; a task running now ends on its worker, unstored
                 self.client.cancel(list(futures))
+
+    def _resume_advice(self, job: Job) -> str:
+        return (f"start one (`dask worker {self.client.scheduler.address} --nthreads 1`), then "
+                f"`colbench run --resume {job.run.run_id} --cluster …` runs what was not run")
 
     def _outcomes(self, futures: list[Any]) -> Iterator[tuple[Any, Any]]:
         """(future, its results or the exception it failed with) as tasks end; the results of the tasks that ended
@@ -161,13 +181,16 @@ class DaskExecutor:
                     yield future, exc
 
     def _submit(self, executions: Sequence[Execution], job: Job,
-                ) -> tuple[dict[Any, tuple[Execution, ...]], list[tuple[tuple[Execution, ...], str]]]:
+                ) -> tuple[dict[Any, tuple[Execution, ...]], list[tuple[tuple[Execution, ...], str]],
+                           dict[str, Placement]]:
         """Every task to the scheduler, in one message per set of workers they may run on (a message per task costs
-        the scheduler a graph update each); returns future → its executions, and what cannot run with the reason."""
+        the scheduler a graph update each); returns future → its executions, what cannot run with the reason, and
+        where each task (by key) may run."""
         tickets = tickets_of(executions)
         batches: dict[tuple[str, ...] | None, list[tuple[str, Task]]] = {}
         refused: list[tuple[tuple[Execution, ...], str]] = []
         groups: dict[str, tuple[Execution, ...]] = {}
+        placements: dict[str, Placement] = {}
         for index, (group, workers, reason) in enumerate(self._groups(executions, job)):
             if reason:
                 refused.append((group, reason))
@@ -178,13 +201,25 @@ class DaskExecutor:
                         {e.env.name: tickets[e.env.name] for e in group})
             batches.setdefault(tuple(workers) if workers is not None else None, []).append((key, task))
             groups[key] = group
+            placements[key] = self._placement(workers)
         futures: dict[Any, tuple[Execution, ...]] = {}
         for allowed, batch in batches.items():
             submitted = self.client.map(run_task, [task for _, task in batch], key=[key for key, _ in batch],
                                         pure=False, retries=RETRIES, workers=list(allowed) if allowed else None,
                                         allow_other_workers=False)
             futures.update((future, groups[key]) for future, (key, _) in zip(submitted, batch, strict=True))
-        return futures, refused
+        return futures, refused, placements
+
+    def _placement(self, workers: list[str] | None) -> Placement:
+        """Where a task may run, in words for the cause of one that no worker is left to run."""
+        if workers is None:
+            return Placement(None, "worker")
+        allowed = frozenset(workers)
+        kind = next((kind for kind, ws in self._kinds.items() if {f.address for f in ws} == allowed), None)
+        if kind is not None and len(self._kinds) > 1:
+            return Placement(allowed, f"worker of CPU kind {kind}")
+        names = sorted(f.name for ws in self._kinds.values() for f in ws if f.address in allowed)
+        return Placement(allowed, f"worker {', '.join(names) or ', '.join(sorted(allowed))}")
 
     def _workers_line(self) -> str:
         count = sum(len(ws) for ws in self._kinds.values())
@@ -233,6 +268,14 @@ class DaskExecutor:
                                          job.inputs.get(execution.case.case_id, {}), job.iterations, job.warmup,
                                          job.config)
 
+    def _not_run(self, group: tuple[Execution, ...], job: Job, started: Started, cause: str,
+                 ) -> Iterator[tuple[Execution, Result]]:
+        """Error results of executions that never ran, marked so (`process.executor.not_run`): the run loop shows
+        them and leaves them out of the store, so `run --resume` runs them."""
+        for execution, result in self._failed(group, job, started, cause):
+            result.process["executor"] = ExecutorInfo(kind="dask", not_run=cause)
+            yield execution, result
+
     def _remember(self, job: Job, execution: Execution, worker: str) -> None:
         if not counts_only(job):
             self.affinity.setdefault((job.run.run_id, execution.case.case_id), worker)
@@ -241,8 +284,8 @@ class DaskExecutor:
                 ) -> list[tuple[tuple[Execution, ...], list[str] | None, str]]:
         """(executions of one task, the workers it may run on (None: any), why it cannot run at all ('' if it can))."""
         if counts_only(job):
-            kind_of = self._kind_of_cases(executions)
-            return [((e,), kind_of.get(e.case.case_id), "") for e in executions]
+            kind_of, refused = self._kind_of_cases(executions, job)
+            return [((e,), kind_of.get(e.case.case_id), refused.get(e.case.case_id, "")) for e in executions]
         by_case: dict[str, list[Execution]] = {}
         for execution in executions:
             by_case.setdefault(execution.case.case_id, []).append(execution)
@@ -274,20 +317,54 @@ class DaskExecutor:
                 found[result.case_id] = str(executor.get("worker") or "this machine (the local runner)")
         return found
 
-    def _kind_of_cases(self, executions: Sequence[Execution]) -> dict[str, list[str]]:
+    def _kind_of_cases(self, executions: Sequence[Execution], job: Job,
+                       ) -> tuple[dict[str, list[str]], dict[str, str]]:
         """A counting run over several CPU kinds (split): case id → the addresses of the one kind that counts it,
-        cases dealt to kinds in proportion to their workers. One kind: no restriction."""
+        cases dealt to kinds in proportion to their workers; a case with results of this run already (`--resume`,
+        a later look) stays on their kind, and is refused (case id → why) when that kind has no worker now. One
+        kind: no restriction."""
         if len(self._kinds) < 2:
-            return {}
-        workers = [[f.address for f in ws] for ws in self._kinds.values()]
+            return {}, {}
+        kinds = list(self._kinds)
+        workers = [[f.address for f in self._kinds[kind]] for kind in kinds]
+        cases = list(dict.fromkeys(e.case.case_id for e in executions))
+        earlier = self._earlier_kinds(job, set(cases))
         load = Counter[int]()
         chosen: dict[str, list[str]] = {}
-        for case_id in dict.fromkeys(e.case.case_id for e in executions):
-            # the kind whose workers would have the fewest cases each, on a tie the one with fewer cases
-            kind = min(range(len(workers)), key=lambda k: ((load[k] + 1) / len(workers[k]), load[k]))
+        refused: dict[str, str] = {}
+        for case_id in cases:
+            before = earlier.get(case_id)
+            if before is not None and before not in kinds:
+                refused[case_id] = (f"{NOT_RUN}its other processes were counted on CPU kind {before}, which has no "
+                                    "worker in the cluster now (counts of two kinds are not compared): start one of "
+                                    f"that kind, then `colbench run --resume {job.run.run_id} --cluster …` again")
+                continue
+            # its earlier kind, else the kind whose workers would have the fewest cases each (a tie: fewer cases)
+            kind = kinds.index(before) if before is not None else \
+                min(range(len(workers)), key=lambda k: ((load[k] + 1) / len(workers[k]), load[k]))
             load[kind] += 1
             chosen[case_id] = workers[kind]
-        return chosen
+        return chosen, refused
+
+    def _earlier_kinds(self, job: Job, cases: set[str]) -> dict[str, str]:
+        """Case id → the CPU kind that counted its results stored in this run already (on a cluster)."""
+        if job.store is None:
+            return {}
+        from colbench.store.base import ResultQuery
+
+        found: dict[str, str] = {}
+        for result in job.store.results(ResultQuery(run_ids=(job.run.run_id,))):
+            kind = (result.process.get("executor") or {}).get("cpu_kind")
+            if result.case_id in cases and kind and result.ok:
+                found.setdefault(result.case_id, str(kind))
+        return found
+
+
+def _dasks_own_giving_up(outcome: Any, advice: str) -> str | None:
+    """The cause of a task the scheduler gave up on itself (its own `no-workers-timeout`), else None."""
+    if isinstance(outcome, BaseException) and type(outcome).__name__ in DASKS_OWN:
+        return f"{NOT_RUN}the scheduler found no worker for it ({type(outcome).__name__}); {advice}"
+    return None
 
 
 def tickets_of(executions: Sequence[Execution]) -> dict[str, EnvTicket]:

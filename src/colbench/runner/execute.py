@@ -263,8 +263,7 @@ def execute_run(store: Store, run: Run, plan: Plan, envs: Sequence[EnvChoice], c
             for execution, result in executor.results(executions, job, started):
                 case = execution.case
                 with stop.deferred():  # a completed result is stored whole before a signal takes effect
-                    store.add_result(result)
-                    stored += 1
+                    stored += _store_result(store, run, result, stored, len(executions))
                 by_case[case.case_id].append(result)
                 observer.execution_done(execution, result)
                 if config.profile and result.ok:
@@ -274,7 +273,7 @@ def execute_run(store: Store, run: Run, plan: Plan, envs: Sequence[EnvChoice], c
                                          observer)
                 if counts.case_done(execution, result):
                     observer.case_done(case, by_case[case.case_id])
-            run.status = "finished"
+            run.status = "interrupted" if run.stopped else "finished"  # not all run: `--resume` runs the rest
         except Interrupted as exc:
             run.status = "interrupted"
             exc.detail = (f"run {run.run_id} interrupted by {signal_name(exc.signum)}: {stored} of "
@@ -325,6 +324,18 @@ def _missing_executions(store: Store, run: Run, plan: Plan, envs: Sequence[EnvCh
     return [e for e in planned
             if (e.case.case_id, e.env.name, e.process_index) not in done
             and (only_cases is None or only_cases(e.case))]
+
+
+def _store_result(store: Store, run: Run, result: Result, stored: int, planned: int) -> int:
+    """Store a completed result (1); an execution that never ran (`process.executor.not_run`: no worker was left
+    that may run it) is shown as the error it is but not stored, its cause on the run record, so that `run --resume`
+    runs it (0)."""
+    not_run = (result.process.get("executor") or {}).get("not_run")
+    if not_run:
+        run.stopped = {"after": stored, "of": planned, "error": redact(not_run)[:500]}
+        return 0
+    store.add_result(result)
+    return 1
 
 
 def _store_run_record(store: Store, run: Run) -> None:
