@@ -56,11 +56,11 @@ class GateSettings:
     basis: str = "auto"
     until_decided: bool = True
     #: each look after the first spends at least this share of the alpha-spending time left (0: by the time used
-    #: alone). A budget far longer than the comparison (a watch pass gives a release what is left of its hour) would
-    #: otherwise leave the looks after the first, which is charged FIRST_LOOK_FRACTION, nothing to spend until the
-    #: time used passes that share: an unchanged release took 11 processes a side (#46). Data-independent, so the
-    #: looks' alphas still sum to alpha.
-    least_share: float = 0.0
+    #: alone). A budget far longer than the comparison (a watch pass gives a release what is left of its hour, `run
+    #: --until-decided --budget 1h` the same) would otherwise leave the looks after the first, which is charged
+    #: FIRST_LOOK_FRACTION, nothing to spend until the time used passes that share: an unchanged release took 11
+    #: processes a side (#46). Data-independent, so the looks' alphas still sum to alpha.
+    least_share: float = FIRST_LOOK_FRACTION
 
 
 @dataclass(frozen=True)
