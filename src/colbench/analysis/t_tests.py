@@ -61,6 +61,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as sps
 
+from colbench.analysis.machine_noise import MachineEquivalence, MachineSpread
+
 #: the fewest degrees of freedom earlier runs must lend before their spread takes the place of the metric's floor:
 #: a `colbench calibrate --processes 6` run gives 10 (two sides of 6), a first watch pass 2-20
 CALIBRATED_DF = 10
@@ -116,6 +118,11 @@ class TShift:
     prior_set_aside: bool = False
     observed_sigma: float = math.nan
     prior_sigma: float = math.nan
+    #: "no change" judged on the spreads of the other cases counted on this machine (a case without a calibration of
+    #: its own: `machine_noise.py`); None: not so judged
+    machine: MachineEquivalence | None = None
+    #: these processes vary beyond the noisiest case counted here: the machine's spreads were set aside
+    machine_set_aside: bool = False
 
     def quantile(self, a: float) -> float:
         """The two-sided critical value at error level a."""
@@ -136,18 +143,24 @@ class TShift:
         return self.equivalence_se is not None
 
     def equivalence_interval(self, a: float) -> tuple[float, float]:
-        """The (1 - a) interval "no change" is judged on: `interval`, or with the calibrated spread's standard error."""
-        if self.equivalence_se is None or self.deterministic:
+        """The (1 - a) interval "no change" is judged on: `interval`, or with the calibrated spread's standard error,
+        or on the machine's spreads (never wider than `interval`)."""
+        if self.deterministic or (self.equivalence_se is None and self.machine is None):
             return self.interval(a)
-        half = self.quantile(a) * self.equivalence_se
+        if self.equivalence_se is not None:
+            half = self.quantile(a) * self.equivalence_se
+        else:
+            assert self.machine is not None
+            half = min(self.machine.half_width(a), self.quantile(a) * self.se)
         return (self.estimate - half, self.estimate + half)
 
 
 def pooled_t(log_baseline: np.ndarray, log_contender: np.ndarray, *, floor: float = 0.0,
-             prior: NoisePrior | None = None) -> TShift:
+             prior: NoisePrior | None = None, machine: MachineSpread | None = None) -> TShift:
     """The pooled two-sample t of log_contender - log_baseline (at least 2 values a side); `prior`: the noise earlier
     runs of the case lend (the module docstring: pooled; "no change" judged on it when it is a calibration; set
-    aside when these processes vary far more)."""
+    aside when these processes vary far more); `machine`: the spreads of the other cases counted on this machine,
+    for "no change" when the case has no calibration of its own (`machine_noise.py`)."""
     x = np.asarray(log_baseline, dtype=float)
     y = np.asarray(log_contender, dtype=float)
     n1, n2 = int(x.size), int(y.size)
@@ -177,10 +190,25 @@ def pooled_t(log_baseline: np.ndarray, log_contender: np.ndarray, *, floor: floa
     se = sigma * scale
     p = float(2 * sps.t.sf(abs(estimate) / se, df))
     # never wider than the interval of the fixed floor: the calibrated spread takes the floor's place, nothing more
-    equivalence_se = min(se, max(pooled, math.sqrt(lent.variance)) * scale) \
-        if lent is not None and lent.calibrated else None
+    case_calibrated = lent is not None and lent.calibrated
+    equivalence_se = min(se, max(pooled, math.sqrt(lent.variance)) * scale) if lent is not None and case_calibrated \
+        else None
+    on_machine, machine_set_aside = _on_machine(machine, None if case_calibrated or set_aside else observed,
+                                                n1 + n2 - 2, squares, df, scale)
     return TShift(estimate, p, n1, n2, se, df, sigma, False, floored, prior_df, equivalence_se=equivalence_se,
-                  prior_set_aside=set_aside, observed_sigma=observed, prior_sigma=prior_sigma)
+                  prior_set_aside=set_aside, observed_sigma=observed, prior_sigma=prior_sigma, machine=on_machine,
+                  machine_set_aside=machine_set_aside)
+
+
+def _on_machine(machine: MachineSpread | None, observed: float | None, own_df: int, squares: float, df: int,
+                scale: float) -> tuple[MachineEquivalence | None, bool]:
+    """(the mixture "no change" is judged on, whether the guard set the machine's spreads aside); (None, False) without
+    them or when `observed` is None (the case has its own calibration, or its own history was set aside)."""
+    if machine is None or observed is None:
+        return None, False
+    if machine.set_aside(observed ** 2, own_df, GUARD_LEVEL):
+        return None, True
+    return machine.equivalence(squares, df, math.sqrt(squares / df), scale), False
 
 
 def _lent(observed: float, df: int, prior: NoisePrior | None) -> tuple[NoisePrior | None, bool]:

@@ -38,8 +38,8 @@ if TYPE_CHECKING:
     from colbench.runner.plan import Execution as Execution
     from colbench.runner.plan import Plan
     from colbench.runner.plan import PlannedCase as PlannedCase
-    from colbench.runner.session import Look as Look
     from colbench.runner.session import GateSettings, SessionResult
+    from colbench.runner.session import Look as Look
     from colbench.runner.sweep import Sweep
     from colbench.store.base import Store
 

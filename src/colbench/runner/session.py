@@ -322,11 +322,14 @@ def _by_env(results: Mapping[Key, CaseComparison], contenders: list[str]) -> dic
 
 def _look_record(blocks: int, comparison: CaseComparison, case: CaseInput | None) -> CaseLook:
     """What `analysis.comparison` needs to reproduce a case's last look: its blocks, its alpha and the noise earlier
-    runs lent it (history grows after the run; the verdict must not)."""
+    runs lent it, and the spreads of the machine's other counted cases (history grows after the run; the verdict must
+    not)."""
     prior = None
     if case is not None and case.prior is not None and comparison.prior_df:
         prior = NoisePriorRecord(case.prior.variance, case.prior.df, case.prior.runs, comparison.calibrated)
-    return CaseLook(blocks, comparison.alpha, prior)
+    machine = case.machine if case is not None else None
+    return CaseLook(blocks, comparison.alpha, prior,
+                    tuple(zip(machine.sigmas, machine.dfs, strict=True)) if machine is not None else None)
 
 
 def _relabel(comparison: CaseComparison, label: Hashable) -> CaseComparison:
