@@ -205,12 +205,20 @@ def _case_input(base: list[tuple[Result, list[float]]], cont: list[tuple[Result,
         baseline_blocks=[int(r.block or 0) for r, _ in base] if paired else None,
         contender_blocks=[int(r.block or 0) for r, _ in cont] if paired else None,
         basis="wall" if metric_name == "time" else "value",
-        prior=prior, machine=machine,
+        prior=prior, machine=machine, unit=_own_unit([r for r, _ in [*base, *cont]], metric_name),
     )
     if metric_name == "time":
         chosen = basis if paired or basis != "auto" else "wall"  # the rule needs blocks
         case = _time_input(case, [r for r, _ in base], [r for r, _ in cont], chosen)
     return case
+
+
+def _own_unit(results: Sequence[Result], metric_name: str) -> str:
+    """The unit the benchmark gives its values of a metric without one of its own (an asv `track_*`'s `unit`, which
+    the worker records in `Result.units`); "" otherwise."""
+    if metric(metric_name).unit:
+        return ""
+    return next((r.units[metric_name] for r in results if r.units.get(metric_name)), "")
 
 
 def noise_priors(history: Iterable[ResultSummary], metric_name: str,

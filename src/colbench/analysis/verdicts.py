@@ -117,6 +117,8 @@ class CaseInput:
     #: the spreads of the other cases counted on this machine, for "no change" of a case without a calibration of its
     #: own (`machine_noise.py`)
     machine: MachineSpread | None = None
+    #: the unit of a value metric whose unit is the benchmark's own (an asv `track_*`'s `unit` attribute); "" else
+    unit: str = ""
 
     @property
     def resolved_direction(self) -> Direction:
@@ -193,6 +195,8 @@ class CaseComparison:
     #: processes varied beyond the noisiest of them and they were set aside
     machine_calibrated: bool = False
     machine_set_aside: bool = False
+    #: the benchmark's own unit of its values (an asv `track_*`'s `unit`); "" when the metric has its own
+    unit: str = ""
 
     @property
     def label(self) -> str:
@@ -684,6 +688,7 @@ def _compare_case(prep: _Prepared, p: float, pa: float, level: float, settings: 
         sigma_log=sigma,
         mde_80=mde_80,
         mde_95=mde_95,
+        unit=prep.case.unit,
         **_test_fields(prep.analysis, prep.case.prior),
     )
 
