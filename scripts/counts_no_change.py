@@ -56,6 +56,8 @@ class Scenario:
     prior: NoisePrior | None
     #: the machine's spreads (analysis/machine_noise.py `MachineSpread`; None: the code before it, or none)
     machine: object | None = None
+    #: scenarios of one pair share their random draws (the same seed): a paired before/after
+    pair: int | None = None
 
 
 @dataclass(frozen=True)
@@ -121,20 +123,24 @@ def wilson(k: int, n: int) -> tuple[float, float]:
 
 
 def run_scenario(scenario: Scenario, trials: int, budget_blocks: float, seed: int, least_share: float) -> str:
-    rng = np.random.default_rng(seed)
     machine = scenario.machine
-    aa = [decide(rng, scenario.draw, scenario.prior, budget_blocks=budget_blocks, least_share=least_share,
-                 machine=machine) for _ in range(trials)]
+
+    def rng(kind: int, trial: int) -> np.random.Generator:
+        # a generator per trial: two scenarios of one pair draw the same processes trial by trial
+        return np.random.default_rng([seed, kind, trial])
+
+    aa = [decide(rng(0, i), scenario.draw, scenario.prior, budget_blocks=budget_blocks, least_share=least_share,
+                 machine=machine) for i in range(trials)]
     false = sum(o.verdict in (Verdict.REGRESSION, Verdict.IMPROVEMENT) for o in aa)
     same = [float(o.processes) for o in aa if o.verdict == Verdict.NO_CHANGE]
-    step = [decide(rng, scenario.draw, scenario.prior, ratio=STEP, only_first=True, machine=machine)
-            for _ in range(trials)]
+    step = [decide(rng(1, i), scenario.draw, scenario.prior, ratio=STEP, only_first=True, machine=machine)
+            for i in range(trials)]
     caught = sum(o.verdict == Verdict.REGRESSION for o in step)
-    hidden = sum(decide(rng, scenario.draw, scenario.prior, ratio=HIDDEN, budget_blocks=budget_blocks,
+    hidden = sum(decide(rng(2, i), scenario.draw, scenario.prior, ratio=HIDDEN, budget_blocks=budget_blocks,
                         least_share=least_share, machine=machine).verdict == Verdict.NO_CHANGE
-                 for _ in range(trials))
-    edge = sum(decide(rng, scenario.draw, scenario.prior, ratio=EDGE, budget_blocks=budget_blocks,
-                      least_share=least_share, machine=machine).verdict == Verdict.NO_CHANGE for _ in range(trials))
+                 for i in range(trials))
+    edge = sum(decide(rng(3, i), scenario.draw, scenario.prior, ratio=EDGE, budget_blocks=budget_blocks,
+                      least_share=least_share, machine=machine).verdict == Verdict.NO_CHANGE for i in range(trials))
     lo, hi = wilson(false, trials)
     spread = (f"median {np.median(same):.0f}, 90% {np.percentile(same, 90):.0f}" if same else "-")
     within4 = sum(p <= 4 for p in same)
@@ -210,10 +216,11 @@ def machine_scenarios(homes: list[str]) -> list[Scenario]:
         logs = np.log(values)
         name = f"{label} ({where}: {len(values)} real processes, spread {float(np.std(logs, ddof=1)):.3%})"
         pool = np.asarray(values)
-        out.append(Scenario(f"{name}, never counted: fixed floor", resampled(pool), None))
+        pair = 1000 + len(out)
+        out.append(Scenario(f"{name}, never counted: fixed floor", resampled(pool), None, None, pair))
         if machine is not None:
             out.append(Scenario(f"{name}, never counted: the machine's {len(machine.sigmas)} other cases "
-                                f"({machine.range_text()})", resampled(pool), None, machine))
+                                f"({machine.range_text()})", resampled(pool), None, machine, pair))
     return out
 
 
@@ -267,7 +274,8 @@ def main() -> None:
     if args.machine_home:
         scenarios += machine_scenarios(args.machine_home)
     for index, scenario in enumerate(scenarios):
-        print(run_scenario(scenario, args.trials, args.budget_blocks, args.seed + index, args.least_share), flush=True)
+        seed = args.seed + (index if scenario.pair is None else scenario.pair)
+        print(run_scenario(scenario, args.trials, args.budget_blocks, seed, args.least_share), flush=True)
 
 
 if __name__ == "__main__":

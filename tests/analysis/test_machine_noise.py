@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+from scipy import stats as sps
 
 from colbench.analysis.comparison import machine_spread
 from colbench.analysis.machine_noise import MIN_CASES, MachineSpread
@@ -69,6 +70,8 @@ def test_never_narrower_than_these_processes_own_spread():
     assert shift.machine is not None and not shift.machine_set_aside
     own = math.sqrt((((x - x.mean()) ** 2).sum() + ((y - y.mean()) ** 2).sum()) / 6) * math.sqrt(0.5)
     assert min(shift.machine.ses) >= own * (1 - 1e-12)
+    low, high = shift.equivalence_interval(0.002)  # and never narrower than their own t-interval (6 df, no floor)
+    assert (high - low) / 2 >= float(sps.t.isf(0.001, 6)) * own * (1 - 1e-12)
 
 
 def test_the_guard_sets_the_machines_spreads_aside_for_a_case_noisier_than_any_counted_here():

@@ -18,8 +18,9 @@ What this module does instead is empirical Bayes over the machine's own cases:
   density of the observed spread under it). Two processes a side that agree to 0.001% make a 0.5% spread about
   10^-6 as likely as a 0.04% one; that is what lets 2-4 processes a side rule the noisy candidates out.
 - **The interval**: the shift's (1 - a) half-width h solves sum_i w_i * 2 * (1 - Phi(h / (s_i * scale))) = a, a
-  normal scale mixture over the candidates' spreads s_i, each floored at these processes' own pooled spread (never
-  narrower than this comparison's data allow), and never wider than the interval of the metric's fixed floor.
+  normal scale mixture over the candidates' spreads s_i, each floored at these processes' own pooled spread; never
+  narrower than the t-interval these processes give on their own (their spread and degrees of freedom, without the
+  floor: what this comparison's own data allow), and never wider than the interval of the metric's fixed floor.
 - **The guard** (`t_tests.GUARD_LEVEL`, as for a case's own calibration): when these processes vary beyond the
   F(1 - GUARD_LEVEL) quantile of the noisiest case the machine knows, the machine's spreads are set aside: the case
   is noisier than anything counted here and is judged on its own spread and the floor.

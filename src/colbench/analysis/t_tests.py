@@ -151,7 +151,11 @@ class TShift:
             half = self.quantile(a) * self.equivalence_se
         else:
             assert self.machine is not None
-            half = min(self.machine.half_width(a), self.quantile(a) * self.se)
+            # never narrower than these processes' own t-interval (their spread on their own degrees of freedom,
+            # without the floor), never wider than the floor's
+            own = float(sps.t.isf(a / 2, self.n1 + self.n2 - 2)) * self.observed_sigma * math.sqrt(
+                1 / self.n1 + 1 / self.n2)
+            half = min(max(self.machine.half_width(a), own), self.quantile(a) * self.se)
         return (self.estimate - half, self.estimate + half)
 
 
