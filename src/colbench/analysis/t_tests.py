@@ -35,6 +35,9 @@ Two additions, each documented where it is decided (docs/gating.md):
   noise (a zero spread, counts that land on one of two totals), so the A/A false-alarm rate and a change's
   detection are what they were. The two verdicts cannot both hold: a regression needs an estimate beyond the
   threshold, "no change" an interval inside it.
+- **a case never counted here** (`machine_noise.py`): without a calibration of its own, "no change" is judged on the
+  spreads of the other cases counted on this machine (empirical Bayes over their upper bounds, weighed by these
+  processes' likelihood), with the same guard; regressions and improvements again keep the floor.
 - **the guard**: the prior is one variance for the case; a release whose processes vary far more than the case's
   history did (a new code path, a two-valued count history never showed) must not be judged on the history's
   spread. When the observed variance is beyond the (1 - GUARD_LEVEL) quantile of F(observed df, prior df) times the
