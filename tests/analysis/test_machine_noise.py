@@ -117,3 +117,42 @@ def test_an_unchanged_release_never_counted_here_is_no_change_within_four_proces
     step = [_until_decided(np.random.default_rng(i), 0.0005, None, ratio=1.025, machine=_machine()) for i in range(20)]
     assert step == [_until_decided(np.random.default_rng(i), 0.0005, None, ratio=1.025) for i in range(20)]
     assert all(verdict == Verdict.REGRESSION and n <= 3 for verdict, n in step)
+
+
+def _counted(run: str, case: str, index: int, value: float, env: str = "default"):
+    from tests.records import make_result
+
+    return make_result(result_id=f"{run}-{case}-{env}-{index}", run_id=run, case_id=case, benchmark=case,
+                       env_name=env, process_index=index, block=index, iterations=1,
+                       samples={"instructions": [value]}, summary={"instructions": {"median": value, "n": 1}},
+                       measure={"metrics": ["instructions"]})
+
+
+def test_compare_judges_a_case_never_counted_on_the_other_cases_of_its_machine_and_replays_it():
+    """Through `compare_sides`: the store's history of three other cases (0.03-0.06% between processes) lends their
+    spreads to a case it never saw; the run's record of the look keeps them, so the replay gives the same verdict."""
+    from colbench.analysis.comparison import CompareSettings, compare_sides
+    from colbench.model.records import Side
+    from colbench.model.run_parts import CASE_KEY_SEPARATOR, SequentialLooks
+    from colbench.model.summary import summary_of
+
+    rng = np.random.default_rng(43)
+    history = [summary_of(_counted(f"old{case}", f"other{case}", i, 1e7 * math.exp(rng.normal(0, sd))))
+               for case, sd in enumerate((0.0003, 0.0005, 0.0006)) for i in range(8)]
+    a = Side("a", "r", "a", [_counted("r", "new", i, 2044670.0 + i, "a") for i in range(3)])
+    b = Side("b", "r", "b", [_counted("r", "new", i, 2044668.0 + i, "b") for i in range(3)])
+    settings = CompareSettings(metrics=("instructions",))
+    alone = compare_sides(a, b, settings).cases[0]
+    (judged,) = compare_sides(a, b, settings, history=history).cases
+    assert alone.verdict == Verdict.INCONCLUSIVE and not alone.machine_calibrated
+    assert judged.verdict == Verdict.NO_CHANGE and judged.machine_calibrated and "3 cases counted here" in judged.reason
+    # the run's record of its look, as runner/session.py writes it: compare replays the same verdict without history
+    machine = machine_spread({f"other{c}": NoisePrior(sd ** 2, 7, 1) for c, sd in enumerate((0.0003, 0.0005, 0.0006))},
+                             "new")
+    assert machine is not None
+    look = CaseLook(3, judged.alpha, None, tuple(zip(machine.sigmas, machine.dfs, strict=True)))
+    record = SequentialLooks(baseline="a", metric="instructions", alpha=0.01, threshold=None, floor=0.0,
+                             family_size=1, spending="pocock", basis="auto")
+    record.cases = {f"b{CASE_KEY_SEPARATOR}{str(judged.key).removesuffix(' [instructions]')}": look}
+    (replayed,) = compare_sides(a, b, settings, sequential=record).cases
+    assert replayed.machine_calibrated and replayed.verdict == Verdict.NO_CHANGE

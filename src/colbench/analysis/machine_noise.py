@@ -33,6 +33,7 @@ measures on the machine's real per-process counts (docs/metrics.md).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -46,6 +47,13 @@ UPPER = 0.90
 #: the fewest other cases the machine must have counted (each with MIN_CASE_DF degrees of freedom or more)
 MIN_CASES = 3
 MIN_CASE_DF = 2
+
+
+@functools.cache
+def upper_bound(variance: float, df: int) -> float:
+    """The upper UPPER confidence bound of a spread measured as `variance` on `df` degrees of freedom (cached: a
+    suite's every case asks it of every other case)."""
+    return math.sqrt(variance * df / float(sps.chi2.ppf(1 - UPPER, df)))
 
 
 @dataclass(frozen=True)
@@ -67,8 +75,7 @@ class MachineSpread:
         kept = [(v, df) for v, df in spreads if df >= MIN_CASE_DF and v > 0 and math.isfinite(v)]
         if len(kept) < MIN_CASES:
             return None
-        sigmas = tuple(math.sqrt(v * df / float(sps.chi2.ppf(1 - UPPER, df))) for v, df in kept)
-        return cls(sigmas, tuple(df for _, df in kept))
+        return cls(tuple(upper_bound(v, df) for v, df in kept), tuple(df for _, df in kept))
 
     def range_text(self) -> str:
         return f"{min(self.sigmas):.3%}-{max(self.sigmas):.3%}"
