@@ -78,6 +78,7 @@ def test_the_guard_sets_the_machines_spreads_aside_for_a_case_noisier_than_any_c
     quiet = _machine([(0.0002, 16), (0.0003, 16), (0.0005, 16)])
     noisy = compare_case([[1.0], [1.02], [0.99]], [[1.01], [0.985], [1.0]], metric="instructions", machine=quiet)
     assert noisy.machine_set_aside and not noisy.machine_calibrated and noisy.verdict == Verdict.INCONCLUSIVE
+    assert "more than any case counted on this machine: judged on their own spread" in noisy.reason
 
 
 def test_a_case_with_its_own_calibration_is_judged_on_it_not_on_the_machine():

@@ -148,17 +148,18 @@ class TShift:
     def equivalence_interval(self, a: float) -> tuple[float, float]:
         """The (1 - a) interval "no change" is judged on: `interval`, or with the calibrated spread's standard error,
         or on the machine's spreads (never wider than `interval`)."""
-        if self.deterministic or (self.equivalence_se is None and self.machine is None):
+        if self.deterministic:
             return self.interval(a)
         if self.equivalence_se is not None:
             half = self.quantile(a) * self.equivalence_se
-        else:
-            assert self.machine is not None
+        elif self.machine is not None:
             # never narrower than these processes' own t-interval (their spread on their own degrees of freedom,
             # without the floor), never wider than the floor's
             own = float(sps.t.isf(a / 2, self.n1 + self.n2 - 2)) * self.observed_sigma * math.sqrt(
                 1 / self.n1 + 1 / self.n2)
             half = min(max(self.machine.half_width(a), own), self.quantile(a) * self.se)
+        else:
+            return self.interval(a)
         return (self.estimate - half, self.estimate + half)
 
 

@@ -716,7 +716,11 @@ def _test_fields(analysis: ShiftAnalysis | TShift | None, prior: NoisePrior | No
 
 
 def _prior_note(analysis: ShiftAnalysis | TShift | None, prior: NoisePrior | None) -> str:
-    """What the verdict's reason says of the spread earlier runs lent: only when the guard set it aside."""
+    """What the verdict's reason says of the spread earlier runs (or the machine's other cases) lent: only when the
+    guard set it aside."""
+    if isinstance(analysis, TShift) and analysis.machine_set_aside:
+        return (f"; these processes vary by {analysis.observed_sigma:.3%}, more than any case counted on this machine: "
+                "judged on their own spread")
     if not isinstance(analysis, TShift) or not analysis.prior_set_aside or prior is None:
         return ""
     return (f"; these processes vary by {analysis.observed_sigma:.3%}, far more than the case's earlier runs "
