@@ -1,6 +1,6 @@
 """How many counting processes a side does "no change" take, and is it still honest? (issue #46, point 3)
 
-    uv run python scripts/counts_no_change.py [--trials 2000] [--home DIR --run RUN ...]
+    uv run python scripts/counts_no_change.py [--trials 2000] [--home DIR --run RUN ...] [--machine-home DIR ...]
 
 It replays the deciding step of `run --until-decided` (and of a watch pass, which uses it) on counts drawn from a
 noise model, with colbench's own code: the first look at 2 processes a side charged FIRST_LOOK_FRACTION of the
@@ -16,6 +16,11 @@ the fixed floor was for); processes that vary k times more than the case's calib
 for); and, with `--home`/`--run`, the real per-process counts of stored A/A runs (each a case in two identical
 environments), resampled with replacement, with the prior the run itself lends (its within-environment spread).
 
+`--machine-home DIR` (several): every counting run stored in those homes on this machine, each case of each run a
+scenario of a case *never counted here*, judged twice: on the fixed floor alone (as before), and on the spreads of
+the other cases counted in those homes (`analysis/machine_noise.py`: leave-one-out, the case's own runs excluded).
+A further column counts a true +0.3% change (just beyond the 0.25% threshold) called "no change".
+
 It uses only APIs that predate the change it measures, so the "before" figures come from the same script run on the
 code before it: `PYTHONPATH=/path/to/old/checkout/src python scripts/counts_no_change.py ...`.
 """
@@ -28,6 +33,7 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -39,6 +45,8 @@ Draw = Callable[[np.random.Generator, int], np.ndarray]
 STEP = 1.025
 #: a true change twice the threshold: calling it "no change" is the equivalence test's error
 HIDDEN = 1.005
+#: a true change just beyond the threshold: the equivalence test's error where it is largest
+EDGE = 1.003
 
 
 @dataclass(frozen=True)
@@ -46,6 +54,10 @@ class Scenario:
     name: str
     draw: Draw  # n per-process counts of one side
     prior: NoisePrior | None
+    #: the machine's spreads (analysis/machine_noise.py `MachineSpread`; None: the code before it, or none)
+    machine: object | None = None
+    #: scenarios of one pair share their random draws (the same seed): a paired before/after
+    pair: int | None = None
 
 
 @dataclass(frozen=True)
@@ -56,16 +68,18 @@ class Outcome:
 
 def decide(rng: np.random.Generator, draw: Draw, prior: NoisePrior | None, *, ratio: float = 1.0,
            budget_blocks: float = 8.0, first_look: int = 2, only_first: bool = False,
-           least_share: float = 0.0) -> Outcome:
+           least_share: float = 0.0, machine: object | None = None) -> Outcome:
     """One comparison, look by look, as `run_until_decided` makes it (a block costs 1 s of a virtual clock)."""
     base = list(draw(rng, first_look))
     cont = list(draw(rng, first_look) * ratio)
     seq: SequentialCompare[str] = SequentialCompare(alpha=0.01, max_looks=None, paired=True)
 
+    extra = {"machine": machine} if machine is not None else {}  # the code before machine_noise.py has no field
+
     def case() -> dict[str, CaseInput]:
         return {"c": CaseInput([[v] for v in base], [[v] for v in cont], metric="instructions",
                                baseline_blocks=list(range(len(base))), contender_blocks=list(range(len(cont))),
-                               prior=prior)}
+                               prior=prior, **extra)}
 
     result = seq.look(case(), fraction=FIRST_LOOK_FRACTION)["c"]
     elapsed = float(first_look)
@@ -109,21 +123,30 @@ def wilson(k: int, n: int) -> tuple[float, float]:
 
 
 def run_scenario(scenario: Scenario, trials: int, budget_blocks: float, seed: int, least_share: float) -> str:
-    rng = np.random.default_rng(seed)
-    aa = [decide(rng, scenario.draw, scenario.prior, budget_blocks=budget_blocks, least_share=least_share)
-          for _ in range(trials)]
+    machine = scenario.machine
+
+    def rng(kind: int, trial: int) -> np.random.Generator:
+        # a generator per trial: two scenarios of one pair draw the same processes trial by trial
+        return np.random.default_rng([seed, kind, trial])
+
+    aa = [decide(rng(0, i), scenario.draw, scenario.prior, budget_blocks=budget_blocks, least_share=least_share,
+                 machine=machine) for i in range(trials)]
     false = sum(o.verdict in (Verdict.REGRESSION, Verdict.IMPROVEMENT) for o in aa)
     same = [float(o.processes) for o in aa if o.verdict == Verdict.NO_CHANGE]
-    step = [decide(rng, scenario.draw, scenario.prior, ratio=STEP, only_first=True) for _ in range(trials)]
+    step = [decide(rng(1, i), scenario.draw, scenario.prior, ratio=STEP, only_first=True, machine=machine)
+            for i in range(trials)]
     caught = sum(o.verdict == Verdict.REGRESSION for o in step)
-    hidden = sum(decide(rng, scenario.draw, scenario.prior, ratio=HIDDEN, budget_blocks=budget_blocks,
-                        least_share=least_share).verdict == Verdict.NO_CHANGE for _ in range(trials))
+    hidden = sum(decide(rng(2, i), scenario.draw, scenario.prior, ratio=HIDDEN, budget_blocks=budget_blocks,
+                        least_share=least_share, machine=machine).verdict == Verdict.NO_CHANGE
+                 for i in range(trials))
+    edge = sum(decide(rng(3, i), scenario.draw, scenario.prior, ratio=EDGE, budget_blocks=budget_blocks,
+                      least_share=least_share, machine=machine).verdict == Verdict.NO_CHANGE for i in range(trials))
     lo, hi = wilson(false, trials)
     spread = (f"median {np.median(same):.0f}, 90% {np.percentile(same, 90):.0f}" if same else "-")
     within4 = sum(p <= 4 for p in same)
     return (f"| {scenario.name} | {false}/{trials} ({100 * false / trials:.2f}%, [{100 * lo:.2f}, {100 * hi:.2f}]) "
             f"| {100 * len(same) / trials:.1f}% | {100 * within4 / trials:.1f}% | {spread} "
-            f"| {100 * caught / trials:.1f}% | {hidden}/{trials} |")
+            f"| {100 * caught / trials:.1f}% | {hidden}/{trials} | {edge}/{trials} |")
 
 
 def stored_scenarios(home: str, runs: list[str]) -> list[Scenario]:
@@ -156,6 +179,51 @@ def stored_scenarios(home: str, runs: list[str]) -> list[Scenario]:
     return out
 
 
+def _stored_groups(homes: list[str]) -> dict[tuple[str, str, str], list[float]]:
+    """(case id, home/run, its label) -> per-process instruction counts of each counting run's environments, one group
+    per run and environment (A/A runs: both environments the same code)."""
+    from colbench.analysis.comparison import short_labels
+    from colbench.app.stores import store_at
+    from colbench.store.base import ResultQuery
+
+    groups: dict[tuple[str, str, str], list[float]] = {}
+    for home in homes:
+        results = [r for r in store_at(str(Path(home) / "results.duckdb"), create=False).results(ResultQuery())
+                   if r.ok and r.samples.get("instructions")]
+        labels = short_labels(results)
+        for r in results:
+            key = (r.case_id, f"{Path(home).name}/{r.run_id[-6:]}/{r.env_name}", labels[r.case_id])
+            groups.setdefault(key, []).append(float(np.median(r.samples["instructions"])))
+    return groups
+
+
+def machine_scenarios(homes: list[str]) -> list[Scenario]:
+    """Each case of each stored run and environment (a resampled pool must be one level: environments apart), never
+    counted here: on the fixed floor, then on the spreads of the other cases in those homes."""
+    from colbench.analysis.machine_noise import MachineSpread
+
+    groups = _stored_groups(homes)
+    by_case: dict[str, tuple[float, int]] = {}  # every case's pooled within-group (variance, df): what the store lends
+    for (case_id, _, _), values in groups.items():
+        logs = np.log(values)
+        squares, df = by_case.get(case_id, (0.0, 0))
+        by_case[case_id] = (squares + float(((logs - logs.mean()) ** 2).sum()), df + logs.size - 1)
+    out = []
+    for (case_id, where, label), values in sorted(groups.items(), key=lambda item: item[0][1]):
+        if len(values) < 4:
+            continue
+        machine = MachineSpread.of((sq / df, df) for other, (sq, df) in by_case.items() if other != case_id and df)
+        logs = np.log(values)
+        name = f"{label} ({where}: {len(values)} real processes, spread {float(np.std(logs, ddof=1)):.3%})"
+        pool = np.asarray(values)
+        pair = 1000 + len(out)
+        out.append(Scenario(f"{name}, never counted: fixed floor", resampled(pool), None, None, pair))
+        if machine is not None:
+            out.append(Scenario(f"{name}, never counted: the machine's {len(machine.sigmas)} other cases "
+                                f"({machine.range_text()})", resampled(pool), None, machine, pair))
+    return out
+
+
 def model_scenarios() -> list[Scenario]:
     return [
         Scenario("normal 0.02%, no earlier runs", normal(0.0002), None),
@@ -181,6 +249,8 @@ def main() -> None:
     parser.add_argument("--home", help="a COLBENCH_HOME with stored A/A runs of counts")
     parser.add_argument("--run", action="append", default=[], help="an A/A run (two identical environments)")
     parser.add_argument("--no-models", action="store_true")
+    parser.add_argument("--machine-home", action="append", default=[],
+                        help="a COLBENCH_HOME whose counting runs are this machine's cases (leave-one-out)")
     parser.add_argument("--seed", type=int, default=46)
     parser.add_argument("--least-share", type=float, default=0.0,
                         help="each later look spends at least this share of the alpha left (a watch: 0.1)")
@@ -196,13 +266,16 @@ def main() -> None:
           f"{args.budget_blocks:g} blocks, least share {args.least_share:g}; "
           f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     print("| scenario | A/A false alarms | A/A no change | no change at <= 4 a side | processes a side to no change "
-          "| +2.5% a regression at 2 a side | +0.5% called no change |")
-    print("| --- | --- | ---: | ---: | --- | ---: | ---: |")
+          "| +2.5% a regression at 2 a side | +0.5% called no change | +0.3% called no change |")
+    print("| --- | --- | ---: | ---: | --- | ---: | ---: | ---: |")
     scenarios = [] if args.no_models else model_scenarios()
     if args.home:
         scenarios += stored_scenarios(args.home, args.run)
+    if args.machine_home:
+        scenarios += machine_scenarios(args.machine_home)
     for index, scenario in enumerate(scenarios):
-        print(run_scenario(scenario, args.trials, args.budget_blocks, args.seed + index, args.least_share), flush=True)
+        seed = args.seed + (index if scenario.pair is None else scenario.pair)
+        print(run_scenario(scenario, args.trials, args.budget_blocks, seed, args.least_share), flush=True)
 
 
 if __name__ == "__main__":

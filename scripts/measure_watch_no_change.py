@@ -1,6 +1,6 @@
 """How many counting processes a side does a watch pass over an unchanged release take? (issue #46, point 3)
 
-    uv run python scripts/measure_watch_no_change.py [--home DIR] [--calibrate]
+    uv run python scripts/measure_watch_no_change.py [--home DIR] [--calibrate | --machine-store results.duckdb]
 
 Everything runs through the real `colbench` command in a fresh COLBENCH_HOME, offline: a local package index
 (pypiserver on 127.0.0.1) serving releases of the watch tests' tiny library (tests/app/watch_probe.py), byte for byte
@@ -9,7 +9,8 @@ the same code under each version, and the user-written benchmark that imports it
 
 1. pass 1: 1.0.0 is the baseline, 1.1.0 the unchanged release, the case never counted on this machine before
    (with `--calibrate`: after `colbench calibrate watchprobe-crc --measure instructions --processes 6`, 1.0.0 on the
-   PYTHONPATH, which counts the case's spread first);
+   PYTHONPATH, which counts the case's spread first; with `--machine-store FILE`: the home starts with a copy of
+   that store, other cases counted on this machine, so the case has no spread of its own but the machine has some);
 2. 1.2.0 published, unchanged; pass 2: compared with 1.1.0, the case now has pass 1's processes as its history.
 
 Per pass it prints the verdict, the processes a side the run counted, the ratio and interval, the pass's wall time
@@ -21,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -58,9 +60,11 @@ def watch_pass(name: str, index: IndexServer, env: dict[str, str], home: Path) -
     seconds, done = colbench(["watch", BENCHMARK, "--package", NAME, "--index", index.url, "--measure", "instructions",
                               "--format", "json"], env)
     if done.returncode != 0:
-        print(f"{name}: rc {done.returncode}\n{done.stderr[-2000:]}")
+        print(f"{name}: rc {done.returncode}\n{done.stderr[-2000:]}", flush=True)
         return
     (package,) = json.loads(done.stdout)["packages"]
+    if not package["releases"]:
+        print(f"{name}: nothing measured: {package.get('stopped')}", flush=True)
     for release in package["releases"]:
         if release["verdict"] == "baseline":
             continue
@@ -69,13 +73,16 @@ def watch_pass(name: str, index: IndexServer, env: dict[str, str], home: Path) -
         print(f"{name}: {release['baseline']} -> {release['version']}: {release['verdict']}, processes a side "
               f"{sides}, ratio {case['ratio']:.5f} [{case['ci_low']:.5f}, {case['ci_high']:.5f}], counts "
               f"{case['baseline_median']:,.0f} -> {case['contender_median']:,.0f}; the pass {seconds:.0f} s at load "
-              f"{load:.1f}-{os.getloadavg()[0]:.1f}; notes: {release.get('notes')}", flush=True)
+              f"{load:.1f}-{os.getloadavg()[0]:.1f}; reason: {case.get('reason')}; notes: {release.get('notes')}",
+              flush=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--home", type=Path, default=None)
     parser.add_argument("--calibrate", action="store_true", help="calibrate the case before the first pass")
+    parser.add_argument("--machine-store", type=Path, help="start the home with a copy of this results.duckdb: "
+                        "other cases counted on this machine (the watched case must not be among them)")
     parser.add_argument("--colbench-src", help="run the colbench of this src folder (e.g. a checkout from before a "
                         "change, for its figures)")
     args = parser.parse_args()
@@ -89,6 +96,9 @@ def main() -> None:
     env.pop("COLBENCH_STORE", None)
     print(f"colbench at {args.colbench_src or ROOT}, home {home}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
           flush=True)
+    if args.machine_store:
+        home.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(args.machine_store, home / "results.duckdb")
     index = IndexServer(root / "wheels").start()
     try:
         if args.calibrate:

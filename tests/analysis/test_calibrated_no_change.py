@@ -10,6 +10,7 @@ import math
 import numpy as np
 import pytest
 
+from colbench.analysis.machine_noise import MachineSpread
 from colbench.analysis.sequential import FIRST_LOOK_FRACTION, SequentialCompare, plan_next_look
 from colbench.analysis.t_tests import CALIBRATED_DF, NoisePrior, pooled_t
 from colbench.analysis.verdicts import CaseInput, Verdict, compare_case
@@ -85,16 +86,18 @@ def test_a_calibrated_a_vs_a_cries_wolf_no_more_than_alpha(n):
 
 
 def _until_decided(rng: np.random.Generator, sigma: float, prior: NoisePrior | None, ratio: float = 1.0,
-                   budget_blocks: float = 120.0, least_share: float = FIRST_LOOK_FRACTION) -> tuple[Verdict, int]:
+                   budget_blocks: float = 120.0, least_share: float = FIRST_LOOK_FRACTION,
+                   machine: MachineSpread | None = None) -> tuple[Verdict, int]:
     """A watch's comparison of one case: the looks of `run_until_decided` (2 processes a side, then 1, 2, 3 more)
-    over a budget of `budget_blocks` blocks (an hour at 30 s a block), each later look spending `least_share`."""
+    over a budget of `budget_blocks` blocks (an hour at 30 s a block), each later look spending `least_share`;
+    `machine`: the spreads of the other cases counted on the machine (`machine_noise.py`)."""
     base, cont = _counts(rng, 2, sigma), _counts(rng, 2, sigma, ratio)
     seq: SequentialCompare[str] = SequentialCompare(alpha=0.01, max_looks=None, paired=True)
 
     def cases() -> dict[str, CaseInput]:
         blocks = list(range(len(base)))
         return {"c": CaseInput(base, cont, metric="instructions", prior=prior, baseline_blocks=blocks,
-                               contender_blocks=blocks)}
+                               contender_blocks=blocks, machine=machine)}
 
     result = seq.look(cases(), fraction=FIRST_LOOK_FRACTION)["c"]
     elapsed = 2.0

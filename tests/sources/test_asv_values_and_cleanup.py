@@ -53,9 +53,10 @@ def test_value_benchmarks_reach_history_report_and_dashboard_and_setup_cache_goe
 
     compared = colbench("compare", "a", "b", "--store", str(store), home=home, check=True).stdout
     assert "asv_track" in compared and "asv_mem" in compared and "asv_peakmem" in compared
+    assert "42 widgets" in compared  # a track_ value in its benchmark's own `unit`
     history = colbench("history", "bench_features.track_constant", "--metric", "asv_track", "--store", str(store),
                        home=home, check=True).stdout
-    assert "│ 42 " in history  # the value as the benchmark returns it, in no unit of colbench's
+    assert "│ 42 widgets" in history  # the value as the benchmark returns it, in its own `unit`, none of colbench's
     history = colbench("history", "bench_features.mem_list", "--metric", "asv_mem", "--store", str(store),
                        home=home, check=True).stdout
     assert "KiB" in history  # asizeof of [0] * 1000: bytes

@@ -11,8 +11,9 @@ export. So they cannot disagree: the same results, settings and evidence give th
 - **Time basis.** Wall time, or CPU time with wall time as a check where `basis.py`'s rule finds it quieter
   (paired sides only: the rule reads block spreads).
 - **Noise from history** (`t_tests.py`): for metrics of stable noise (instruction counts), earlier runs of the same
-  case on the same machine lend their within-environment spread to the t. Which results are history is the
-  store's business (`store.selection.comparison_evidence`); the sides' own runs are never part of it.
+  case on the same machine lend their within-environment spread to the t, and the other cases counted there their
+  spreads to "no change" of a case without a calibration of its own (`machine_noise.py`). Which results are history
+  is the store's business (`store.selection.comparison_evidence`); the sides' own runs are never part of it.
 - **Looks.** When the two sides are environments of a run decided by `run --until-decided`, the run's record says
   which blocks and which alpha each case's last look used; those verdicts are reproduced exactly (re-testing the
   final data at the full alpha, after stopping on the data, would no longer be valid).
@@ -28,6 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from colbench.analysis.basis import choose_basis, iteration_values
+from colbench.analysis.machine_noise import MachineSpread
 from colbench.analysis.t_tests import NoisePrior, pooled_prior
 from colbench.analysis.verdicts import CaseComparison, CaseInput, Method, compare_suite
 from colbench.model.metrics import COMPARE_METRICS, metric
@@ -180,7 +182,7 @@ def case_inputs(baseline: Side, contender: Side, metric_name: str = "time", *, a
                 notes.append(f"{label}: no successful results on one side")
             continue
         cases[label] = _case_input(base, cont, metric_name, paired=paired, basis=basis,
-                                   prior=(priors or {}).get(case_id))
+                                   prior=(priors or {}).get(case_id), machine=machine_spread(priors or {}, case_id))
     only = set(sides[0]) ^ set(sides[1])
     if only:
         notes.append(f"{plural(len(only), 'case')} ran on one side only")
@@ -195,19 +197,28 @@ def _by_case(results: Iterable[Result]) -> dict[str, list[Result]]:
 
 
 def _case_input(base: list[tuple[Result, list[float]]], cont: list[tuple[Result, list[float]]], metric_name: str, *,
-                paired: bool, basis: str, prior: NoisePrior | None) -> CaseInput:
+                paired: bool, basis: str, prior: NoisePrior | None, machine: MachineSpread | None = None,
+                ) -> CaseInput:
     """One case's values on both sides (with their blocks when paired); time on the basis chosen for it."""
     case = CaseInput(
         baseline=[v for _, v in base], contender=[v for _, v in cont], metric=metric_name,
         baseline_blocks=[int(r.block or 0) for r, _ in base] if paired else None,
         contender_blocks=[int(r.block or 0) for r, _ in cont] if paired else None,
         basis="wall" if metric_name == "time" else "value",
-        prior=prior,
+        prior=prior, machine=machine, unit=_own_unit([r for r, _ in [*base, *cont]], metric_name),
     )
     if metric_name == "time":
         chosen = basis if paired or basis != "auto" else "wall"  # the rule needs blocks
         case = _time_input(case, [r for r, _ in base], [r for r, _ in cont], chosen)
     return case
+
+
+def _own_unit(results: Sequence[Result], metric_name: str) -> str:
+    """The unit the benchmark gives its values of a metric without one of its own (an asv `track_*`'s `unit`, which
+    the worker records in `Result.units`); "" otherwise."""
+    if metric(metric_name).unit:
+        return ""
+    return next((r.units[metric_name] for r in results if r.units.get(metric_name)), "")
 
 
 def noise_priors(history: Iterable[ResultSummary], metric_name: str,
@@ -234,6 +245,12 @@ def noise_priors(history: Iterable[ResultSummary], metric_name: str,
         if prior is not None:
             priors[case_id] = prior
     return priors
+
+
+def machine_spread(priors: Mapping[str, NoisePrior], case_id: str) -> MachineSpread | None:
+    """The spreads of the other cases counted on this machine (`priors`: every case's, from `noise_priors` over the
+    machine's history), for "no change" of `case_id` without a calibration of its own (`machine_noise.py`)."""
+    return MachineSpread.of((p.variance, p.df) for other, p in priors.items() if other != case_id)
 
 
 # --------------------------------------------------------------------------------------------- comparison
@@ -266,12 +283,15 @@ def _replay(record: SequentialLooks, baseline: Side, contender: Side, settings: 
     metric_name = record.metric
     priors = {label: NoisePrior(look.prior.variance, look.prior.df, look.prior.runs, look.prior.calibrated)
               for label, look in wanted.items() if look.prior}
+    machines = {label: MachineSpread(tuple(s for s, _ in look.machine), tuple(d for _, d in look.machine))
+                for label, look in wanted.items() if look.machine}
     cases, _ = case_inputs(baseline, contender, metric_name, basis=record.basis)
     out = []
     for label, case in cases.items():
         if label not in wanted:
             continue
-        case = dataclasses.replace(truncate_blocks(case, wanted[label].blocks), prior=priors.get(label))
+        case = dataclasses.replace(truncate_blocks(case, wanted[label].blocks), prior=priors.get(label),
+                                   machine=machines.get(label))
         (comparison,) = compare_suite(
             {key_of(label, metric_name): case},
             threshold=settings.threshold or record.threshold, alpha=wanted[label].alpha,

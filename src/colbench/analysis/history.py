@@ -66,12 +66,15 @@ class History:
     python_changes: list[int] = field(default_factory=list)
     #: what the machine's calibration says of raw medians across runs
     calibration: str = ""
+    #: the benchmark's own unit of its values, for a metric without one (an asv `track_*`'s `unit`); "" else
+    unit: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {"case_id": self.case_id, "label": self.label, "env": self.env_name, "metric": self.metric,
                 "by": self.by,
                 **({"package": self.package} if self.package else {}), "machine_id": self.machine_id,
                 "machine_name": self.machine_name, "reference": self.reference,
+                **({"unit": self.unit} if self.unit else {}),
                 "reference_median": self.reference_median, "calibration": self.calibration,
                 "points": [asdict(p) for p in self.points],
                 "python_changes": [{"index": i, "at": self.points[i].label, "from": self.points[i - 1].interpreter,

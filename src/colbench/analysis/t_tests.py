@@ -35,6 +35,9 @@ Two additions, each documented where it is decided (docs/gating.md):
   noise (a zero spread, counts that land on one of two totals), so the A/A false-alarm rate and a change's
   detection are what they were. The two verdicts cannot both hold: a regression needs an estimate beyond the
   threshold, "no change" an interval inside it.
+- **a case never counted here** (`machine_noise.py`): without a calibration of its own, "no change" is judged on the
+  spreads of the other cases counted on this machine (empirical Bayes over their upper bounds, weighed by these
+  processes' likelihood), with the same guard; regressions and improvements again keep the floor.
 - **the guard**: the prior is one variance for the case; a release whose processes vary far more than the case's
   history did (a new code path, a two-valued count history never showed) must not be judged on the history's
   spread. When the observed variance is beyond the (1 - GUARD_LEVEL) quantile of F(observed df, prior df) times the
@@ -60,6 +63,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats as sps
+
+from colbench.analysis.machine_noise import MachineEquivalence, MachineSpread
 
 #: the fewest degrees of freedom earlier runs must lend before their spread takes the place of the metric's floor:
 #: a `colbench calibrate --processes 6` run gives 10 (two sides of 6), a first watch pass 2-20
@@ -116,6 +121,11 @@ class TShift:
     prior_set_aside: bool = False
     observed_sigma: float = math.nan
     prior_sigma: float = math.nan
+    #: "no change" judged on the spreads of the other cases counted on this machine (a case without a calibration of
+    #: its own: `machine_noise.py`); None: not so judged
+    machine: MachineEquivalence | None = None
+    #: these processes vary beyond the noisiest case counted here: the machine's spreads were set aside
+    machine_set_aside: bool = False
 
     def quantile(self, a: float) -> float:
         """The two-sided critical value at error level a."""
@@ -136,18 +146,29 @@ class TShift:
         return self.equivalence_se is not None
 
     def equivalence_interval(self, a: float) -> tuple[float, float]:
-        """The (1 - a) interval "no change" is judged on: `interval`, or with the calibrated spread's standard error."""
-        if self.equivalence_se is None or self.deterministic:
+        """The (1 - a) interval "no change" is judged on: `interval`, or with the calibrated spread's standard error,
+        or on the machine's spreads (never wider than `interval`)."""
+        if self.deterministic:
             return self.interval(a)
-        half = self.quantile(a) * self.equivalence_se
+        if self.equivalence_se is not None:
+            half = self.quantile(a) * self.equivalence_se
+        elif self.machine is not None:
+            # never narrower than these processes' own t-interval (their spread on their own degrees of freedom,
+            # without the floor), never wider than the floor's
+            own = float(sps.t.isf(a / 2, self.n1 + self.n2 - 2)) * self.observed_sigma * math.sqrt(
+                1 / self.n1 + 1 / self.n2)
+            half = min(max(self.machine.half_width(a), own), self.quantile(a) * self.se)
+        else:
+            return self.interval(a)
         return (self.estimate - half, self.estimate + half)
 
 
 def pooled_t(log_baseline: np.ndarray, log_contender: np.ndarray, *, floor: float = 0.0,
-             prior: NoisePrior | None = None) -> TShift:
+             prior: NoisePrior | None = None, machine: MachineSpread | None = None) -> TShift:
     """The pooled two-sample t of log_contender - log_baseline (at least 2 values a side); `prior`: the noise earlier
     runs of the case lend (the module docstring: pooled; "no change" judged on it when it is a calibration; set
-    aside when these processes vary far more)."""
+    aside when these processes vary far more); `machine`: the spreads of the other cases counted on this machine,
+    for "no change" when the case has no calibration of its own (`machine_noise.py`)."""
     x = np.asarray(log_baseline, dtype=float)
     y = np.asarray(log_contender, dtype=float)
     n1, n2 = int(x.size), int(y.size)
@@ -177,10 +198,25 @@ def pooled_t(log_baseline: np.ndarray, log_contender: np.ndarray, *, floor: floa
     se = sigma * scale
     p = float(2 * sps.t.sf(abs(estimate) / se, df))
     # never wider than the interval of the fixed floor: the calibrated spread takes the floor's place, nothing more
-    equivalence_se = min(se, max(pooled, math.sqrt(lent.variance)) * scale) \
-        if lent is not None and lent.calibrated else None
+    case_calibrated = lent is not None and lent.calibrated
+    equivalence_se = min(se, max(pooled, math.sqrt(lent.variance)) * scale) if lent is not None and case_calibrated \
+        else None
+    on_machine, machine_set_aside = _on_machine(machine, None if case_calibrated or set_aside else observed,
+                                                n1 + n2 - 2, squares, df, scale)
     return TShift(estimate, p, n1, n2, se, df, sigma, False, floored, prior_df, equivalence_se=equivalence_se,
-                  prior_set_aside=set_aside, observed_sigma=observed, prior_sigma=prior_sigma)
+                  prior_set_aside=set_aside, observed_sigma=observed, prior_sigma=prior_sigma, machine=on_machine,
+                  machine_set_aside=machine_set_aside)
+
+
+def _on_machine(machine: MachineSpread | None, observed: float | None, own_df: int, squares: float, df: int,
+                scale: float) -> tuple[MachineEquivalence | None, bool]:
+    """(the mixture "no change" is judged on, whether the guard set the machine's spreads aside); (None, False) without
+    them or when `observed` is None (the case has its own calibration, or its own history was set aside)."""
+    if machine is None or observed is None:
+        return None, False
+    if machine.set_aside(observed ** 2, own_df, GUARD_LEVEL):
+        return None, True
+    return machine.equivalence(squares, df, math.sqrt(squares / df), scale), False
 
 
 def _lent(observed: float, df: int, prior: NoisePrior | None) -> tuple[NoisePrior | None, bool]:

@@ -58,6 +58,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from colbench.analysis.machine_noise import MachineSpread
 from colbench.analysis.power import HL_VARIANCE_FACTOR, mde_from_se
 from colbench.analysis.rank_tests import (
     ShiftAnalysis,
@@ -113,6 +114,11 @@ class CaseInput:
     test: Test | None = None
     #: earlier runs' noise for the t (metrics of stable noise only; `t_tests.py`)
     prior: NoisePrior | None = None
+    #: the spreads of the other cases counted on this machine, for "no change" of a case without a calibration of its
+    #: own (`machine_noise.py`)
+    machine: MachineSpread | None = None
+    #: the unit of a value metric whose unit is the benchmark's own (an asv `track_*`'s `unit` attribute); "" else
+    unit: str = ""
 
     @property
     def resolved_direction(self) -> Direction:
@@ -185,6 +191,12 @@ class CaseComparison:
     #: processes varied far more than it says and it was set aside (t_tests.py: the guard)
     calibrated: bool = False
     prior_set_aside: bool = False
+    #: "no change" was judged on the spreads of the other cases counted on this machine (`machine_noise.py`); or these
+    #: processes varied beyond the noisiest of them and they were set aside
+    machine_calibrated: bool = False
+    machine_set_aside: bool = False
+    #: the benchmark's own unit of its values (an asv `track_*`'s `unit`); "" when the metric has its own
+    unit: str = ""
 
     @property
     def label(self) -> str:
@@ -333,7 +345,8 @@ def _prepare_t(key: Hashable, case: CaseInput, paired: bool | None = None) -> _P
     if reason:
         return _Prepared(key, case, locs_b, locs_c, None, False, 0, reason)
     if case.resolved_test == "t":
-        analysis = pooled_t(np.log(locs_b), np.log(locs_c), floor=case.noise_floor, prior=case.prior)
+        analysis = pooled_t(np.log(locs_b), np.log(locs_c), floor=case.noise_floor, prior=case.prior,
+                            machine=case.machine)
         return _Prepared(key, case, locs_b, locs_c, analysis, False, 0, None)
     d = block_log_ratios(case)
     if d.size < 2:
@@ -461,11 +474,15 @@ def _calibrated_no_change(prep: _Prepared, level: float, threshold: float) -> tu
     """(low, high, what the reason adds) when the equivalence interval on the case's calibrated spread lies within the
     band (t_tests.py: "no change" on the calibrated spread); None otherwise."""
     analysis = prep.analysis
-    if not isinstance(analysis, TShift) or not analysis.calibrated:
+    if not isinstance(analysis, TShift) or not (analysis.calibrated or analysis.machine is not None):
         return None
     low, high = analysis.equivalence_interval(level)
     if not within_band(low, high, threshold):
         return None
+    if analysis.machine is not None:
+        spreads = prep.case.machine.range_text() if prep.case.machine is not None else ""
+        return low, high, (f" (on this machine's spreads of counts: {analysis.machine.cases} cases counted here, "
+                           f"{spreads}, weighed by these processes)")
     runs = prep.case.prior.runs if prep.case.prior is not None else 0
     return low, high, f" (on the case's calibrated spread, {analysis.prior_sigma:.3%} over {runs} earlier runs)"
 
@@ -671,6 +688,7 @@ def _compare_case(prep: _Prepared, p: float, pa: float, level: float, settings: 
         sigma_log=sigma,
         mde_80=mde_80,
         mde_95=mde_95,
+        unit=prep.case.unit,
         **_test_fields(prep.analysis, prep.case.prior),
     )
 
@@ -692,12 +710,17 @@ def _test_fields(analysis: ShiftAnalysis | TShift | None, prior: NoisePrior | No
     if isinstance(analysis, TShift):
         return {"test": analysis.kind, "df": analysis.df, "prior_df": analysis.prior_df,
                 "prior_runs": prior.runs if prior is not None and analysis.prior_df else 0,
-                "calibrated": analysis.calibrated, "prior_set_aside": analysis.prior_set_aside}
+                "calibrated": analysis.calibrated, "prior_set_aside": analysis.prior_set_aside,
+                "machine_calibrated": analysis.machine is not None, "machine_set_aside": analysis.machine_set_aside}
     return {"test": "rank"}
 
 
 def _prior_note(analysis: ShiftAnalysis | TShift | None, prior: NoisePrior | None) -> str:
-    """What the verdict's reason says of the spread earlier runs lent: only when the guard set it aside."""
+    """What the verdict's reason says of the spread earlier runs (or the machine's other cases) lent: only when the
+    guard set it aside."""
+    if isinstance(analysis, TShift) and analysis.machine_set_aside:
+        return (f"; these processes vary by {analysis.observed_sigma:.3%}, more than any case counted on this machine: "
+                "judged on their own spread")
     if not isinstance(analysis, TShift) or not analysis.prior_set_aside or prior is None:
         return ""
     return (f"; these processes vary by {analysis.observed_sigma:.3%}, far more than the case's earlier runs "
@@ -718,6 +741,7 @@ def compare_case(
     key: Hashable = "case",
     test: Test | None = None,
     prior: NoisePrior | None = None,
+    machine: MachineSpread | None = None,
 ) -> CaseComparison:
     """Compare one case on its own (a family of one: interval at 1 - alpha).
 
@@ -725,7 +749,7 @@ def compare_case(
     a whole suite, which is what a CI gate should use.
     """
     case = CaseInput(baseline, contender, direction, metric, baseline_blocks, contender_blocks, test=test,
-                     prior=prior)
+                     prior=prior, machine=machine)
     return compare_suite({key: case}, threshold=threshold, alpha=alpha, method="holm", paired=paired)[0]
 
 

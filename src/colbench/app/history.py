@@ -75,6 +75,7 @@ def history(store: Store, request: HistoryRequest) -> HistoryOutcome:
                  for run in store.list_runs() if run.run_id in {r.run_id for r in found} for env in run.envs}
         histories = case_histories(found, machine_id, filters, min_size=request.min_size, metric=request.metric,
                                    env_specs=specs)
+    _own_units(store, histories, request.metric, machine_id)
     if not histories:
         measured = "" if request.metric == "time" else \
             " with instructions measured (`run --measure instructions`)" if request.metric == "instructions" else \
@@ -83,6 +84,20 @@ def history(store: Store, request: HistoryRequest) -> HistoryOutcome:
         raise UsageError(f"no successful results of {benchmark} on machine {machine_id} match those "
                          f"params{ran}{measured}")
     return HistoryOutcome(machine_id, histories, watched_releases(store, package, machine_id) if package else [])
+
+
+def _own_units(store: Store, histories: list[History], metric_name: str, machine_id: str) -> None:
+    """Each history's unit when its metric has none of its own (an asv `track_*`'s `unit`, which the worker records
+    in `Result.units`, not in the summaries the history is made of): from one of its results."""
+    from colbench.model.metrics import metric_or_none
+    from colbench.store.base import ResultQuery
+
+    known = metric_or_none(metric_name)
+    if known is None or known.unit:
+        return
+    for h in histories:
+        found = store.results(ResultQuery(case_id=h.case_id, machine_id=machine_id, status="ok"))
+        h.unit = next((r.units[metric_name] for r in found if r.units.get(metric_name)), "")
 
 
 def watched_releases(store: Store, package: str, machine_id: str) -> list[WatchedRelease]:

@@ -38,8 +38,8 @@ if TYPE_CHECKING:
     from colbench.runner.plan import Execution as Execution
     from colbench.runner.plan import Plan
     from colbench.runner.plan import PlannedCase as PlannedCase
+    from colbench.runner.session import GateSettings, SessionResult
     from colbench.runner.session import Look as Look
-    from colbench.runner.session import SessionResult
     from colbench.runner.sweep import Sweep
     from colbench.store.base import Store
 
@@ -378,15 +378,24 @@ def run_and_store(db: Store, config: RunConfig, plan: Plan, envs: list[EnvChoice
     return execute_run(db, run_doc, plan, envs, config, observer, only_cases=only_cases)
 
 
+def gate_settings(request: RunRequest, budget_s: float) -> GateSettings:
+    """How a run of several environments decides: the request's threshold, alpha and looks within `budget_s`; each
+    look after the first spends at least a tenth of the alpha left (`GateSettings.least_share`, as a watch pass does),
+    so a long `--budget` does not leave the later looks with nothing to spend."""
+    from colbench.runner.session import GateSettings
+
+    return GateSettings(threshold=request.threshold, alpha=request.alpha, budget_s=budget_s,
+                        max_looks=request.max_looks, until_decided=request.stops_once_decided)
+
+
 def compare_run_envs(db: Store, config: RunConfig, plan: Plan, envs: list[EnvChoice],
                      run_doc: Run | None, request: RunRequest, observer: RunObserver,
                      budget_s: float) -> SessionResult:
     """Run several environments and compare each against the first, paired by block. Unless `until_decided` is
     False, inconclusive cases get more blocks while the time budget lasts (runner/session.py)."""
-    from colbench.runner.session import GateSettings, run_until_decided
+    from colbench.runner.session import run_until_decided
 
-    settings = GateSettings(threshold=request.threshold, alpha=request.alpha, budget_s=budget_s,
-                            max_looks=request.max_looks, until_decided=request.stops_once_decided)
+    settings = gate_settings(request, budget_s)
 
     def on_look(look: Look, next_look: LookPlan | None) -> None:
         observer.looked(look, next_look, budget_s)

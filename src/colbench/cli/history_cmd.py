@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated
@@ -63,13 +64,17 @@ def history(
 
 
 def _print_tables(found: HistoryOutcome, metric: str, package: str | None) -> None:
-    show = (lambda v: f"{v * 1e3:.3f} ms") if metric == "time" else \
-        (lambda v: fmt_instructions(v) + " instr") if metric == "instructions" else \
-        fmt_bytes if getattr(metric_or_none(metric), "unit", None) == "B" else \
-        (lambda v: fmt_metric(v, metric))  # a value in its own unit (an asv track_ benchmark's)
     for h in found.histories:
+        show = (lambda v: f"{v * 1e3:.3f} ms") if metric == "time" else \
+            (lambda v: fmt_instructions(v) + " instr") if metric == "instructions" else \
+            fmt_bytes if getattr(metric_or_none(metric), "unit", None) == "B" else \
+            functools.partial(_own_unit, metric=metric, unit=h.unit)  # an asv track_ benchmark's own unit
         console.print(_history_table(h, show, package))
         _print_notes(h, package)
+
+
+def _own_unit(value: float, metric: str, unit: str) -> str:
+    return fmt_metric(value, metric, unit=unit)
 
 
 def _history_table(h: History, show: Callable[[float], str], package: str | None) -> Table:

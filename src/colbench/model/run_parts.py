@@ -102,6 +102,9 @@ class CaseLook:
     blocks: int
     alpha: float
     prior: NoisePriorRecord | None = None
+    #: the spreads of the other cases counted on the machine it was judged with ((sigma, df) of each: analysis/
+    #: machine_noise.py `MachineSpread`); absent from runs recorded before that
+    machine: tuple[tuple[float, int], ...] | None = None
 
     def to_json(self) -> Json:
         doc: Json = {"blocks": self.blocks, "alpha": self.alpha}
@@ -109,14 +112,18 @@ class CaseLook:
             doc["prior"] = {"variance": self.prior.variance, "df": self.prior.df, "runs": self.prior.runs}
             if self.prior.calibrated:
                 doc["prior"]["calibrated"] = True
+        if self.machine is not None:
+            doc["machine"] = [[sigma, df] for sigma, df in self.machine]
         return doc
 
     @classmethod
     def from_json(cls, doc: Mapping[str, Any]) -> CaseLook:
         prior = doc.get("prior")
+        machine = doc.get("machine")
         return cls(doc["blocks"], doc["alpha"],
                    NoisePriorRecord(prior["variance"], prior["df"], prior["runs"], bool(prior.get("calibrated")))
-                   if prior else None)
+                   if prior else None,
+                   tuple((float(sigma), int(df)) for sigma, df in machine) if machine else None)
 
 
 @dataclass(frozen=True)

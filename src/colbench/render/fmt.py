@@ -69,14 +69,15 @@ def instructions_cell(summary: CaseSummary) -> str:
     return fmt_instructions(counted.get("median")) + ("" if cv is None else f" ±{cv * 100:.2f}%")
 
 
-def fmt_metric(value: float | None, metric_name: str = "time", ascii_only: bool = False) -> str:
-    """A value of a metric in its unit (model/metrics.py): seconds, bytes, an instruction count, or the number."""
+def fmt_metric(value: float | None, metric_name: str = "time", ascii_only: bool = False, unit: str = "") -> str:
+    """A value of a metric in its unit (model/metrics.py): seconds, bytes, an instruction count, or the number with
+    `unit`, the benchmark's own for a metric without one (an asv `track_*`'s `unit` attribute)."""
     if value is None or value != value or value in (float("inf"), float("-inf")):
         return "-"
     known = metric_or_none(metric_name)
     if known is None:
         return f"{value:.4g}"
-    unit = known.unit
+    unit = known.unit or unit
     if unit == "s":
         return fmt_seconds(value, ascii_only)
     if unit == "B":

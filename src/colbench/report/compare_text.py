@@ -27,9 +27,10 @@ TABLE_COLUMNS: tuple[str, ...] = (
 _METHOD_NAMES = {"holm": "Holm", "bh": "Benjamini-Hochberg", "bonferroni": "Bonferroni", "none": "no adjustment"}
 
 
-def format_value(value: float, metric: str = "time") -> str:
-    """A value in its metric's unit (`render.fmt.fmt_metric`), in ASCII."""
-    return fmt_metric(value, metric, ascii_only=True)
+def format_value(value: float, metric: str = "time", unit: str = "") -> str:
+    """A value in its metric's unit (`render.fmt.fmt_metric`; `unit`: the benchmark's own, for a metric without
+    one), in ASCII."""
+    return fmt_metric(value, metric, ascii_only=True, unit=unit)
 
 
 def format_ratio(c: CaseComparison) -> str:
@@ -59,7 +60,7 @@ def format_metric(c: CaseComparison) -> str:
 
 def _value(c: CaseComparison, value: float) -> str:
     """A side's median as the verdict compared it: a CPU time says so, beside results tables of wall time."""
-    shown = format_value(value, c.metric)
+    shown = format_value(value, c.metric, c.unit)
     return f"{shown} CPU" if c.metric == "time" and c.basis == "cpu" and shown != "-" else shown
 
 

@@ -56,11 +56,11 @@ class GateSettings:
     basis: str = "auto"
     until_decided: bool = True
     #: each look after the first spends at least this share of the alpha-spending time left (0: by the time used
-    #: alone). A budget far longer than the comparison (a watch pass gives a release what is left of its hour) would
-    #: otherwise leave the looks after the first, which is charged FIRST_LOOK_FRACTION, nothing to spend until the
-    #: time used passes that share: an unchanged release took 11 processes a side (#46). Data-independent, so the
-    #: looks' alphas still sum to alpha.
-    least_share: float = 0.0
+    #: alone). A budget far longer than the comparison (a watch pass gives a release what is left of its hour, `run
+    #: --until-decided --budget 1h` the same) would otherwise leave the looks after the first, which is charged
+    #: FIRST_LOOK_FRACTION, nothing to spend until the time used passes that share: an unchanged release took 11
+    #: processes a side (#46). Data-independent, so the looks' alphas still sum to alpha.
+    least_share: float = FIRST_LOOK_FRACTION
 
 
 @dataclass(frozen=True)
@@ -322,11 +322,14 @@ def _by_env(results: Mapping[Key, CaseComparison], contenders: list[str]) -> dic
 
 def _look_record(blocks: int, comparison: CaseComparison, case: CaseInput | None) -> CaseLook:
     """What `analysis.comparison` needs to reproduce a case's last look: its blocks, its alpha and the noise earlier
-    runs lent it (history grows after the run; the verdict must not)."""
+    runs lent it, and the spreads of the machine's other counted cases (history grows after the run; the verdict must
+    not)."""
     prior = None
     if case is not None and case.prior is not None and comparison.prior_df:
         prior = NoisePriorRecord(case.prior.variance, case.prior.df, case.prior.runs, comparison.calibrated)
-    return CaseLook(blocks, comparison.alpha, prior)
+    machine = case.machine if case is not None else None
+    return CaseLook(blocks, comparison.alpha, prior,
+                    tuple(zip(machine.sigmas, machine.dfs, strict=True)) if machine is not None else None)
 
 
 def _relabel(comparison: CaseComparison, label: Hashable) -> CaseComparison:

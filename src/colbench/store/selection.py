@@ -120,18 +120,15 @@ def latest_run_of_suite(store: Store, suite: str) -> str:
 
 
 def comparison_evidence(store: Store, baseline: Side, contender: Side, metrics: tuple[str, ...]) -> dict[str, Any]:
-    """What `analysis.comparison.compare_sides` needs of the store beyond the two sides: the history of their cases on
+    """What `analysis.comparison.compare_sides` needs of the store beyond the two sides: the history of the cases on
     their machine (for metrics whose noise earlier runs may lend; only queried when one is compared), and the record
     of `run --until-decided` looks when both sides are environments of one run."""
     history: list[ResultSummary] = []
     if any(metric(m).stable_noise for m in metrics):
-        machines = {m for m in (*baseline.machine_ids, *contender.machine_ids) if m}
-        results = [*baseline.results, *contender.results]
-        case_ids = {r.case_id for r in results}
-        for benchmark in sorted({r.benchmark for r in results}):
-            for machine_id in sorted(machines):
-                found = store.summaries(ResultQuery(benchmark=benchmark, machine_id=machine_id, status="ok"))
-                history.extend(s for s in found if s.case_id in case_ids)
+        # every case on the machine: the compared cases' earlier runs lend their noise, the others their spreads
+        # (analysis/machine_noise.py)
+        for machine_id in sorted({m for m in (*baseline.machine_ids, *contender.machine_ids) if m}):
+            history.extend(store.summaries(ResultQuery(machine_id=machine_id, status="ok")))
     sequential = None
     if baseline.run_id == contender.run_id:
         sequential = store.get_run(baseline.run_id).sequential

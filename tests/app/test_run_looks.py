@@ -1,0 +1,31 @@
+"""`run --until-decided --budget <long>`: the looks after the first spend alpha as a watch pass's do (#46).
+
+Before, only the watch set `GateSettings.least_share`; a run given an hour charged its first look a tenth of the
+budget up front and left the looks after it nothing to spend until the time used passed that tenth, so an unchanged
+case took as many processes as the budget's first tenth holds. Seeded, no processes: the looks of
+`run_until_decided` replayed with the settings `colbench run` builds."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from colbench.analysis.sequential import FIRST_LOOK_FRACTION
+from colbench.analysis.verdicts import Verdict
+from colbench.app.run import RunRequest, gate_settings
+from colbench.model.run_config import RunConfig
+from colbench.runner.session import look_fraction
+from tests.analysis.test_calibrated_no_change import _until_decided
+
+
+def test_a_runs_later_looks_spend_a_share_of_the_alpha_left_as_a_watch_does():
+    settings = gate_settings(RunRequest(config=RunConfig(targets=["placebo"]), budget_s=3600.0), 3600.0)
+    assert settings.least_share == FIRST_LOOK_FRACTION and settings.budget_s == 3600.0
+    # the second look, at 2% of an hour used: charged 19% of the spending time, not the first look's 10% again
+    assert look_fraction(0.02, FIRST_LOOK_FRACTION, settings.least_share) > FIRST_LOOK_FRACTION
+    rng = np.random.default_rng(432)
+    # an hour at 30 s a block: 120 blocks; counts at 0.05% between processes, no calibration of the case
+    stalled = [_until_decided(rng, 0.0005, None, budget_blocks=120.0, least_share=0.0) for _ in range(10)]
+    alive = [_until_decided(rng, 0.0005, None, budget_blocks=120.0, least_share=settings.least_share)
+             for _ in range(10)]
+    assert all(v == Verdict.NO_CHANGE for v, _ in stalled + alive)
+    assert max(n for _, n in alive) < min(n for _, n in stalled)
