@@ -490,8 +490,8 @@ def _measured_costs(request: RunRequest, plan: Plan) -> Costs:
     from colbench.runner.estimate import Costs, builds_here, history_costs
     from colbench.store.base import StoreError
 
-    try:
-        return history_costs(store_at(request.store, create=False), plan, machine_info()["machine_id"])
+    try:  # an estimate does not wait for a store another process holds: the run itself waits, in the spool
+        return history_costs(store_at(request.store, create=False, wait_s=0.0), plan, machine_info()["machine_id"])
     except StoreError:
         history = Costs()
         history.env_build_s, history.java_build_s = builds_here()
