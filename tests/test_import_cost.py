@@ -5,8 +5,11 @@ scipy.stats comes with the first statistic (analysis/scipy_stats.py), matplotlib
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+
+import pytest
 
 ANALYSIS = ("claims", "chain", "sequential", "t_tests", "rank_tests", "power", "verdicts", "comparison", "history")
 #: what `colbench run` imports before it measures and to print its results and claims (cli/common.py show_claims)
@@ -35,3 +38,18 @@ def test_the_first_statistic_imports_scipy_stats_and_the_claims_figure_matplotli
             "import colbench.report.claims_figure\n"
             "print('matplotlib' in sys.modules)\n")
     assert _python(code) == ["1.96", "True", "True"]
+
+
+@pytest.mark.slow
+def test_a_run_of_placebo_imports_none_of_scipy_stats_matplotlib_or_pyarrow(tmp_path):
+    """The whole command, as a user runs it: a plan without input files does not import the data cache either (its
+    pyarrow), and the run's results and claims print without a statistic of scipy's or a figure."""
+    env = {**os.environ, "COLBENCH_HOME": str(tmp_path / "home")}
+    env.pop("COLBENCH_STORE", None)
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "colbench", "run", "placebo", "--param",
+                           "duration=0", "--processes", "2", "--iterations", "1", "--warmup", "0"],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    assert "colbench.app.run" in imported and "colbench.cli.common" in imported  # the importtime lines are there
+    assert not {"scipy.stats", "matplotlib", "pyarrow"} & imported

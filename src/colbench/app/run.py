@@ -503,12 +503,14 @@ def _missing_data_files(plan: Plan) -> tuple[list[PlannedFile], str | None]:
     planned."""
     import json
 
-    from colbench.data.cache import plan_prepare
-
     requests = list({json.dumps(r.to_json(), sort_keys=True): r for c in plan.cases for r in c.inputs.values()}
                     .values())
+    if not requests:  # nothing to read: no need of the data cache, whose import (pyarrow) is a third of a second
+        return [], None
+    from colbench.data.cache import plan_prepare
+
     try:
-        files = plan_prepare(requests).files if requests else []
+        files = plan_prepare(requests).files
     except Exception as exc:  # an estimate is advice: a data set that cannot be planned is said, not fatal
         return [], str(exc)
     return [f for f in files if not f.present], None
