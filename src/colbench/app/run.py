@@ -483,6 +483,10 @@ def _planned_sweep(request: RunRequest) -> Sweep | None:
     return plan_sweep(versions)
 
 
+#: how long the start line's estimate waits for a store another process holds before it goes without its history
+ESTIMATE_STORE_WAIT_S = 0.5
+
+
 def _measured_costs(request: RunRequest, plan: Plan) -> Costs:
     """What the plan's cases (or this machine's similar ones) cost when they ran here; without a store, only the
     builds this machine made."""
@@ -490,8 +494,10 @@ def _measured_costs(request: RunRequest, plan: Plan) -> Costs:
     from colbench.runner.estimate import Costs, builds_here, history_costs
     from colbench.store.base import StoreError
 
-    try:  # an estimate does not wait for a store another process holds: the run itself waits, in the spool
-        return history_costs(store_at(request.store, create=False, wait_s=0.0), plan, machine_info()["machine_id"])
+    try:  # an estimate does not wait for a store another process holds (the run itself waits, in the spool), but
+        # for a write of a few milliseconds another run makes
+        return history_costs(store_at(request.store, create=False, wait_s=ESTIMATE_STORE_WAIT_S), plan,
+                             machine_info()["machine_id"])
     except StoreError:
         history = Costs()
         history.env_build_s, history.java_build_s = builds_here()
