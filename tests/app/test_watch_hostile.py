@@ -26,9 +26,11 @@ SECRET = "Pw-hostile-7f3a9c"
 CHEAP = ("--param", "rounds=8", "--iterations", "3", "--warmup", "1", "--processes", "2", "--measure", "wall")
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return install_benchmark(tmp_path_factory.mktemp("site"))
+@pytest.fixture
+def site(tmp_path: Path) -> Path:
+    """Per test (two small files): a module-scoped one would take this module's tests that need no timing into the
+    serial group of its two timed ones (tests/xdist_plan.py), to run alone at the suite's end."""
+    return install_benchmark(tmp_path / "site")
 
 
 @pytest.fixture

@@ -130,7 +130,7 @@ def test_a_lone_chosen_case_is_labelled_by_its_params_not_defaults():
 
 def test_the_claims_plot_numbers_its_points_and_names_each_claim_by_its_text():
     from colbench.analysis.claims import ClaimStatus, ClaimVerdict
-    from colbench.report.claims import claims_figure
+    from colbench.report.claims_figure import claims_figure
 
     verdicts = [ClaimVerdict(f"e1-internal-id-{i}", "e1", f"claim number {i}: reader {i} beats reader {i + 1}",
                              ClaimStatus.HOLDS, ratio=1.5 + i / 10, ci_low=1.2, ci_high=2.0 + i / 10,

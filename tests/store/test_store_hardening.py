@@ -20,10 +20,11 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from colbench.app.stores import store_at
 from colbench.model.records import Result
 from colbench.model.summary import summary_of
 from colbench.store import open_store
-from colbench.store.base import STORE_SCHEMA_VERSION, ResultQuery, StoreError
+from colbench.store.base import STORE_SCHEMA_VERSION, ResultQuery, StoreError, StoreLocked
 from tests.conftest import colbench
 from tests.store.helpers import store_cli, synthetic_result, synthetic_result_doc, synthetic_run
 
@@ -289,12 +290,14 @@ def test_a_store_locked_through_the_whole_run_keeps_every_result_in_the_spool(go
 
 
 def test_a_lock_released_during_the_run_loses_nothing_and_writes_nothing_twice(good_store, tmp_path, holder):
+    """The run measures while the store is held (its start-line estimate does not wait for the store either: with a
+    wait window past the test's timeout, a run that waited for it before measuring would fail here)."""
     path = _copy(good_store, tmp_path / "store")
     locker = holder(path)
     command = [*RUN[:4], "--processes", "4", *RUN[6:], "--run-name", "freed"]
     run = subprocess.Popen([sys.executable, "-m", "colbench", *command,
                             "--store", str(path)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                           env={**os.environ, "COLBENCH_HOME": str(tmp_path / "home"), "COLBENCH_STORE_WAIT_S": "60"})
+                           env={**os.environ, "COLBENCH_HOME": str(tmp_path / "home"), "COLBENCH_STORE_WAIT_S": "900"})
     first = run.stderr.readline()
     assert f"store locked by PID {locker.pid}" in first, first
     _release(locker)  # the run goes on meanwhile; its next write finds the store free
@@ -303,6 +306,18 @@ def test_a_lock_released_during_the_run_loses_nothing_and_writes_nothing_twice(g
     assert "is free again" in rest and "Traceback" not in rest
     stored = _stored(path, "freed")
     assert len(stored) == 4 and not _spool_of(path, tmp_path / "home").exists()
+
+
+@pytest.mark.timeout(60)
+def test_a_reader_that_can_do_without_the_store_does_not_wait_for_its_lock(good_store, tmp_path, holder, monkeypatch):
+    """`wait_s=0` (a run's estimate): StoreLocked at once, naming the holder, whatever COLBENCH_STORE_WAIT_S says."""
+    path = _copy(good_store, tmp_path / "store")
+    locker = holder(path)
+    monkeypatch.setenv("COLBENCH_STORE_WAIT_S", "900")
+    with pytest.raises(StoreLocked, match=f"locked by PID {locker.pid}"):
+        store_at(str(path), create=False, wait_s=0.0)
+    _release(locker)
+    assert store_at(str(path), create=False, wait_s=0.0).find_runs("first")  # free: read at once
 
 
 def test_store_sync_writes_what_an_earlier_process_left_in_the_spool(tmp_path, monkeypatch):

@@ -28,8 +28,8 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import stats
 
+from colbench.analysis.scipy_stats import stats
 from colbench.analysis.verdicts import CaseInput, compare_suite
 from colbench.model.metrics import DEFAULT_THRESHOLD
 

@@ -23,9 +23,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from scipy import stats as sps
-
 from colbench.analysis.rank_tests import pairs_needed
+from colbench.analysis.scipy_stats import stats as sps
 from colbench.model.metrics import DEFAULT_THRESHOLD
 
 #: Variance of the Hodges–Lehmann estimate relative to the mean's, under normal noise.

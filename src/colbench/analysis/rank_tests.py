@@ -28,7 +28,8 @@ from functools import lru_cache
 from typing import Literal
 
 import numpy as np
-from scipy import stats as sps
+
+from colbench.analysis.scipy_stats import stats as sps
 
 _EXACT_MAX_PAIRS = 300
 _EXACT_MAX_PRODUCT = 2500

@@ -25,8 +25,7 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from typing import Generic, Literal, TypeVar
 
-from scipy import stats as sps
-
+from colbench.analysis.scipy_stats import stats as sps
 from colbench.analysis.verdicts import CaseComparison, CaseInput, CaseTuple, Method, Verdict, compare_suite
 
 Spending = Literal["uniform", "pocock", "obrien-fleming"]

@@ -62,7 +62,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats as sps
+
+from colbench.analysis.scipy_stats import stats as sps
 
 from colbench.analysis.machine_noise import MachineEquivalence, MachineSpread
 

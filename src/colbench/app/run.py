@@ -492,6 +492,10 @@ def _planned_sweep(request: RunRequest) -> Sweep | None:
     return plan_sweep(versions)
 
 
+#: how long the start line's estimate waits for a store another process holds before it goes without its history
+ESTIMATE_STORE_WAIT_S = 0.5
+
+
 def _measured_costs(request: RunRequest, plan: Plan) -> Costs:
     """What the plan's cases (or this machine's similar ones) cost when they ran here; without a store, only the
     builds this machine made."""
@@ -499,8 +503,10 @@ def _measured_costs(request: RunRequest, plan: Plan) -> Costs:
     from colbench.runner.estimate import Costs, builds_here, history_costs
     from colbench.store.base import StoreError
 
-    try:
-        return history_costs(store_at(request.store, create=False), plan, machine_info()["machine_id"])
+    try:  # an estimate does not wait for a store another process holds (the run itself waits, in the spool), but
+        # for a write of a few milliseconds another run makes
+        return history_costs(store_at(request.store, create=False, wait_s=ESTIMATE_STORE_WAIT_S), plan,
+                             machine_info()["machine_id"])
     except StoreError:
         history = Costs()
         history.env_build_s, history.java_build_s = builds_here()
@@ -512,12 +518,14 @@ def _missing_data_files(plan: Plan) -> tuple[list[PlannedFile], str | None]:
     planned."""
     import json
 
-    from colbench.data.cache import plan_prepare
-
     requests = list({json.dumps(r.to_json(), sort_keys=True): r for c in plan.cases for r in c.inputs.values()}
                     .values())
+    if not requests:  # nothing to read: no need of the data cache, whose import (pyarrow) is a third of a second
+        return [], None
+    from colbench.data.cache import plan_prepare
+
     try:
-        files = plan_prepare(requests).files if requests else []
+        files = plan_prepare(requests).files
     except Exception as exc:  # an estimate is advice: a data set that cannot be planned is said, not fatal
         return [], str(exc)
     return [f for f in files if not f.present], None

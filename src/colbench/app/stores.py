@@ -21,10 +21,11 @@ def store_to_plan(url: str | None) -> Store | None:
     return open_store(target, create=False, read_only=True)
 
 
-def store_at(url: str | None, create: bool = True) -> Store:
+def store_at(url: str | None, create: bool = True, wait_s: float | None = None) -> Store:
     """The store at `url` (None: the default). `create=False` is for reading only: the store must exist and a DuckDB
-    file is opened read-only, so reading never changes it."""
-    return open_store(url or default_store_url(), create=create, read_only=not create)
+    file is opened read-only, so reading never changes it; `wait_s` bounds how long that opening waits for a file
+    another process holds (None: COLBENCH_STORE_WAIT_S)."""
+    return open_store(url or default_store_url(), create=create, read_only=not create, wait_s=wait_s)
 
 
 def existing_store(url: str | None) -> Store:

@@ -17,7 +17,8 @@ from colbench.model.run_parts import MachineBandwidth
 from colbench.redact import redact_argv
 from colbench.render.figures import Plot
 from colbench.render.fmt import fmt_bytes, params_label, varying_params
-from colbench.report.claims import claims_figure, claims_table, evaluate_results, experiments_of_run
+from colbench.report.claims import claims_table, evaluate_results, experiments_of_run
+from colbench.report.claims_figure import claims_figure
 from colbench.report.compare_page import CompareView, env_compares
 from colbench.report.history_page import HistoryView, run_histories
 from colbench.report.plots import make_plots

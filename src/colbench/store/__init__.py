@@ -79,12 +79,15 @@ def check_store_url(url: str) -> None:
                          f"{_WHAT_A_STORE_IS}")
 
 
-def open_store(url: str, *, create: bool = True, read_only: bool = False, salvage: bool = False) -> Store:
+def open_store(url: str, *, create: bool = True, read_only: bool = False, salvage: bool = False,
+               wait_s: float | None = None) -> Store:
     """A DuckDB file path (the default) or a postgresql:// URL.
 
     `create`: make the store when it does not exist. `read_only`: for commands that only read: a DuckDB file is
     opened read-only (never created, upgraded or changed, except to write results a run left in its spool).
-    `salvage`: open a damaged DuckDB file anyway, to report what is readable (`colbench store info`)."""
+    `salvage`: open a damaged DuckDB file anyway, to report what is readable (`colbench store info`).
+    `wait_s`: how long a read-only opening waits for a DuckDB file another process holds before StoreLocked
+    (None: COLBENCH_STORE_WAIT_S), for a read the caller can do without (a run's estimate)."""
     check_store_url(url)
     if is_postgres_url(url):
         try:
@@ -96,4 +99,4 @@ def open_store(url: str, *, create: bool = True, read_only: bool = False, salvag
         return PostgresStore(url, create=create and not read_only, read_only=read_only)
     from colbench.store.duckdb_store import DuckDBStore
 
-    return DuckDBStore(url, create=create and not read_only, read_only=read_only, salvage=salvage)
+    return DuckDBStore(url, create=create and not read_only, read_only=read_only, salvage=salvage, wait_s=wait_s)

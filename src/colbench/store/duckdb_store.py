@@ -148,8 +148,9 @@ def _count(con: Any, sql: str, params: Sequence[Any] = ()) -> int:
 
 class DuckDBStore:
     def __init__(self, path: str | Path, *, create: bool = True, read_only: bool = False,
-                 salvage: bool = False) -> None:
-        """`salvage` (for `colbench store info`): open a damaged file anyway, noting the damage in `self.damage`."""
+                 salvage: bool = False, wait_s: float | None = None) -> None:
+        """`salvage` (for `colbench store info`): open a damaged file anyway, noting the damage in `self.damage`.
+        `wait_s`: how long opening read-only waits for a lock another process holds (None: COLBENCH_STORE_WAIT_S)."""
         try:
             self.path = expand_user(path, "--store")
         except UnsafePath as exc:
@@ -170,7 +171,7 @@ class DuckDBStore:
             if in_tree(self.path, colbench_home()):  # a store in the home: no level of its path may lead out of it
                 owned(self.path, "store file")
         try:
-            with self._connect(wait_s=None if read_only else min(WRITE_WAIT_S, wait_window())):
+            with self._connect(wait_s=wait_s if read_only else min(WRITE_WAIT_S, wait_window())):
                 pass
         except StoreLocked as exc:
             if read_only:
