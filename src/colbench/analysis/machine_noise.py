@@ -39,8 +39,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import optimize
-from scipy import stats as sps
+
+from colbench.analysis.scipy_stats import stats as sps
 
 #: each case's spread enters at this upper confidence bound of it
 UPPER = 0.90
@@ -120,6 +120,8 @@ class MachineEquivalence:
         high = float(sps.norm.isf(a / 2) * ses.max())  # the widest candidate alone reaches a there
         if high <= 0:
             return 0.0
+        from scipy import optimize  # at a statistic's first use, as scipy.stats (analysis/scipy_stats.py)
+
         return float(optimize.brentq(excess, 0.0, high * 1.000001, xtol=1e-12))
 
     @property

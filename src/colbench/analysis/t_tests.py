@@ -63,9 +63,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from colbench.analysis.scipy_stats import stats as sps
-
 from colbench.analysis.machine_noise import MachineEquivalence, MachineSpread
+from colbench.analysis.scipy_stats import stats as sps
 
 #: the fewest degrees of freedom earlier runs must lend before their spread takes the place of the metric's floor:
 #: a `colbench calibrate --processes 6` run gives 10 (two sides of 6), a first watch pass 2-20
