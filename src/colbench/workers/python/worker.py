@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from colbench.model.benchmark import Benchmark, CheckFailed, Context, OutputCheck, Unsupported
 from colbench.model.params import ParamError
 from colbench.model.worker_records import PROTOCOL, AllocatorUsed, CaseSpec, MemoryUse, RuntimeInfo, WorkerReport
+from colbench.workers.python.count_stop import settled
 from colbench.workers.python.pagecache import evict, read_through
 
 if TYPE_CHECKING:  # imported only by the cases that use them: most workers never load ctypes
@@ -200,11 +201,9 @@ def _first_count(bench: Benchmark, ctx: Context, probe: CallgrindProbe, extra: E
 
 
 def _repeated(samples: list[float | None], within: float | None) -> bool:
-    """Two timed values in a row agree within `within` (relative): the metric's spread is reached, more calls would
-    only repeat it."""
-    if within is None or len(samples) < 2 or not samples[-1] or not samples[-2]:
-        return False
-    return abs(samples[-1] / samples[-2] - 1.0) <= within
+    """The timed values repeat within `within` (relative): two in a row agree, or a short cycle of them repeated
+    (workers/python/count_stop.py): the metric's spread is reached, more calls would only repeat them."""
+    return settled(samples, within) is not None
 
 
 def _sampler() -> Any:
@@ -634,6 +633,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     faulthandler.enable()  # a segfault leaves a Python traceback on stderr for the error result
     case_path, result_path = Path(argv[0]), Path(argv[1])
+    suite = os.environ.get("COLBENCH_SUITE_SERVER")
+    if suite:  # a suite server (workers/python/suite_server.py): returns in each forked process, with its case
+        from colbench.workers.python.suite_server import serve
+
+        case_path, result_path = serve(suite, case_path)
+        _FORKED_RESULT.append(result_path)
     try:
         spec = json.loads(case_path.read_text())
     except (OSError, ValueError) as exc:

@@ -1,0 +1,106 @@
+"""The suite server: one counting worker under Valgrind that imports a suite once and forks one fresh counting
+process per (case, process) request (runner/suite_server.py starts it with `COLBENCH_SUITE_SERVER`).
+
+A fresh counting process of an asv case pays Valgrind's and the interpreter's start and the suite's imports (the
+library under test with them) before its case's setup: 5-14.5 s of CPU a process on pyarrow's suite, more than its
+counted calls. asv's own `forkserver` launch method (asv_runner/server.py) imports the whole suite once ("preimport":
+every module, import errors ignored) and forks one process per benchmark. This is that, under callgrind: the server
+is `python -m colbench.worker PRELOAD.json -` started exactly as a counting worker is (the same command, variables
+and callgrind options), it imports what PRELOAD.json names and answers ready; then per request line
+`{"case": CASE_JSON, "result": RESULT_JSON}` it forks, and the forked process goes on as `python -m colbench.worker
+CASE_JSON RESULT_JSON` would, from reading its case on: the benchmark's lookup (its module imported already), its
+setup, warm-ups, warm-up count and counted calls, its own result file. Its CPU is its own (`wait4`, in the reply).
+
+Forking before the case's setup, not after it (as the case-level counting server, count_server.py, does), keeps a
+process's path from its setup on a fresh worker's: the state of CPython's small-object pools at the counted call is
+the path the process took to it (docs/metrics.md, "A counting server").
+
+Only the standard library and the worker's own modules are imported here, Python 3.8-compatible: this runs in the
+environment under test.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import IO, Any
+
+#: the variable that makes a counting worker a suite server: the file descriptors of its request and reply pipes
+SUITE_VAR = "COLBENCH_SUITE_SERVER"
+
+
+def _send(out: IO[str], message: dict[str, Any]) -> None:
+    out.write(json.dumps(message, default=str) + "\n")
+    out.flush()
+
+
+def preload(doc: dict[str, Any]) -> list[str]:
+    """Import what the suite's cases need before the fork: an asv suite's every module (as asv's forkserver and
+    discovery import them, a failing one left to its cases to report), colbench benchmarks by name, and the
+    counting probe's module. Returns the import errors, one line each (each case whose module failed reports its
+    own error, as a fresh worker would)."""
+    errors: list[str] = []
+    for root in doc.get("asv_roots") or []:
+        from colbench.benchmarks.asv_discover import _modules
+        from colbench.benchmarks.asv_lookup import benchmark_type, put_on_path
+
+        put_on_path(str(root))
+        for kind in doc.get("asv_kinds") or ["time"]:
+            benchmark_type(str(kind))
+        found: list[dict[str, str]] = []
+        for _ in _modules(str(root), found):
+            pass
+        errors.extend(f"{e['module']}: {e['error']}" for e in found)
+    for name in doc.get("benchmarks") or []:
+        from colbench.benchmarks.registry import get_benchmark
+
+        try:
+            get_benchmark(str(name))
+        except Exception as exc:  # noqa: BLE001 - the case reports its own lookup error
+            errors.append(f"{name}: {type(exc).__name__}: {exc}")
+    import colbench.workers.python.callgrind_probe  # noqa: F401 - every counting process opens the probe
+
+    return errors
+
+
+def serve(fds: str, preload_path: Path) -> tuple[Path, Path]:
+    """Import the suite, answer ready, then fork one process per request. Returns only in a forked process, with its
+    case and result paths; the server itself ends with SystemExit once the requests end."""
+    requests_fd, replies_fd = (int(fd) for fd in fds.split(","))
+    requests, replies = os.fdopen(requests_fd, "r"), os.fdopen(replies_fd, "w")
+    errors = preload(json.loads(preload_path.read_text()))
+    user, system = os.times()[:2]
+    _send(replies, {"ready": True, "pid": os.getpid(), "hash_seed": os.environ.get("PYTHONHASHSEED"),
+                    "setup_cpu_s": round(user + system, 3), "import_errors": errors[:20]})
+    dumps = os.environ.get("COLBENCH_CALLGRIND_DIR")
+    for line in requests:
+        request = json.loads(line)
+        pid = os.fork()
+        if pid == 0:  # the measured process: a fresh counting worker from its case on
+            requests.close()
+            replies.close()
+            os.environ.pop(SUITE_VAR, None)  # what the case starts is not a server
+            return Path(request["case"]), Path(request["result"])
+        _, status, usage = os.wait4(pid, 0)
+        code = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+        if dumps:  # callgrind's own dump at the process's exit (the counts were read from numbered ones)
+            for leftover in (Path(dumps) / f"callgrind.out.{pid}",):
+                if leftover.exists():
+                    leftover.unlink()
+        _send(replies, {"exit_code": code, "user_s": usage.ru_utime, "sys_s": usage.ru_stime,
+                        "maxrss_bytes": usage.ru_maxrss * 1024})
+    sys.stdout.flush()
+    raise SystemExit(0)
+
+
+def main(argv: list[str]) -> int:
+    """`python -m colbench.workers.python.suite_server PRELOAD.json`: import what a suite server would, natively, and
+    exit (runner/suite_server.py `compile_first`: the bytecode is compiled before a server runs under Valgrind)."""
+    preload(json.loads(Path(argv[0]).read_text()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
