@@ -66,7 +66,7 @@ def preload_of(spec: CaseSpec) -> dict[str, Any]:
     return {"benchmarks": [spec.benchmark]}
 
 
-def suite_key(spec: CaseSpec, launch: WorkerLaunch, side: str) -> str:
+def suite_key(spec: CaseSpec, launch: WorkerLaunch, side: str = "") -> str:
     """What makes two counting processes the same suite server's: the side, the command, the variables (less what
     differs per process) and the working folder, and what the server imports (the suite's folder, not the case)."""
     env = {k: v for k, v in launch.env.items() if k not in ("COLBENCH_ENV_OFFSET", DUMP_DIR_VAR)}
