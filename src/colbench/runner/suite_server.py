@@ -6,8 +6,9 @@ library under test among them) before its case's own setup: on pyarrow's asv sui
 process. The case-level counting server (runner/count_server.py) pays a case's whole setup once, but one server per
 (case, side, slot): for a suite of 94 cases that is 376 servers, as many fresh processes as without it. A suite
 server (workers/python/suite_server.py) is started exactly as a counting worker is (the same command, variables and
-callgrind options), imports the suite once (as asv's `forkserver` preimports it, asv_runner/server.py) and forks one
-process per (case, process) request; each forked process is a fresh counting worker from its case on (setup,
+callgrind options), imports one module of the suite once, as a fresh worker of its cases would (asv's `forkserver`
+preimports every module, asv_runner/server.py: `import_group` says why not here), and forks one process per (case,
+process) request; each forked process is a fresh counting worker from its case on (setup,
 warm-ups, warm-up count, counted calls, its own result), its CPU its own (`wait4`).
 
 Honesty, as for the case-level servers: what a fork shares with its server (hash seed, address-space layout, the
@@ -55,26 +56,33 @@ MAX_SUITE_SERVERS = 8
 
 
 def preload_of(spec: CaseSpec) -> dict[str, Any]:
-    """What a suite server imports before it forks, for the cases of `spec`'s source: an asv suite's every module
-    (as asv's forkserver does); a pytest file's nothing (pytest collects per case); a colbench benchmark's module."""
+    """What a suite server imports before it forks: the benchmark of the first case it serves, looked up as a fresh
+    worker looks it up (workers/python/suite_server.py `preload`)."""
+    return {"case": spec.to_json()}
+
+
+def import_group(spec: CaseSpec) -> str:
+    """The cases one suite server serves: an asv suite's module (the file a benchmark's name leads to, as asv's
+    `get_benchmark_from_name` finds it), a pytest file, or colbench's own benchmarks. Not the whole suite, as asv's
+    forkserver imports it: a process forked after every module's imports reaches its case with modules a fresh
+    process lacks (pandas, for a case of pyarrow alone), and a pyarrow case's counts then followed another sequence
+    call to call than fresh processes' (docs/metrics.md, "A suite server")."""
     source = spec.source or {}
-    if source.get("kind") == "asv":
-        kinds = sorted({"time", str(source.get("type") or "time")})
-        return {"asv_roots": [str(source["root"])], "asv_kinds": kinds}
-    if source:
-        return {"source": {k: str(v) for k, v in source.items() if k in ("kind", "root")}}
-    return {"benchmarks": [spec.benchmark]}
+    if source.get("kind") != "asv":
+        return json.dumps({k: str(v) for k, v in sorted(source.items()) if k in ("kind", "root")})
+    root, parts = Path(str(source.get("root"))), spec.benchmark.split(".")
+    for depth in (1, 2):
+        if len(parts) > depth and root.joinpath(*parts[:-depth]).with_suffix(".py").is_file():
+            return f"asv:{root}:{'.'.join(parts[:-depth])}"
+    return f"asv:{root}:{spec.benchmark}"
 
 
 def suite_key(spec: CaseSpec, launch: WorkerLaunch, side: str = "") -> str:
     """What makes two counting processes the same suite server's: the side, the command, the variables (less what
-    differs per process) and the working folder, and what the server imports (the suite's folder, not the case)."""
+    differs per process), the working folder, and the cases' import group (`import_group`)."""
     env = {k: v for k, v in launch.env.items() if k not in ("COLBENCH_ENV_OFFSET", DUMP_DIR_VAR)}
-    preload = preload_of(spec)
-    if "benchmarks" in preload:  # colbench's own benchmarks: one server a side for all of them
-        preload = {"benchmarks": []}
-    text = json.dumps([side, launch.command, env, preload, launch.cwd and str(launch.cwd)], sort_keys=True,
-                      default=str)
+    text = json.dumps([side, launch.command, env, import_group(spec), launch.cwd and str(launch.cwd)],
+                      sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:20]
 
 

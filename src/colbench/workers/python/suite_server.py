@@ -1,12 +1,13 @@
-"""The suite server: one counting worker under Valgrind that imports a suite once and forks one fresh counting
-process per (case, process) request (runner/suite_server.py starts it with `COLBENCH_SUITE_SERVER`).
+"""The suite server: one counting worker under Valgrind that imports a part of a suite once and forks one fresh
+counting process per (case, process) request (runner/suite_server.py starts it with `COLBENCH_SUITE_SERVER`).
 
 A fresh counting process of an asv case pays Valgrind's and the interpreter's start and the suite's imports (the
 library under test with them) before its case's setup: 5-14.5 s of CPU a process on pyarrow's suite, more than its
 counted calls. asv's own `forkserver` launch method (asv_runner/server.py) imports the whole suite once ("preimport":
-every module, import errors ignored) and forks one process per benchmark. This is that, under callgrind: the server
-is `python -m colbench.worker PRELOAD.json -` started exactly as a counting worker is (the same command, variables
-and callgrind options), it imports what PRELOAD.json names and answers ready; then per request line
+every module, import errors ignored) and forks one process per benchmark. This is that, under callgrind, for the cases
+of one module: the server is `python -m colbench.worker PRELOAD.json -` started exactly as a counting worker is (the
+same command, variables and callgrind options), it looks its first case's benchmark up as a fresh worker does and
+answers ready; then per request line
 `{"case": CASE_JSON, "result": RESULT_JSON}` it forks, and the forked process goes on as `python -m colbench.worker
 CASE_JSON RESULT_JSON` would, from reading its case on: the benchmark's lookup (its module imported already), its
 setup, warm-ups, warm-up count and counted calls, its own result file. Its CPU is its own (`wait4`, in the reply).
@@ -37,31 +38,22 @@ def _send(out: IO[str], message: dict[str, Any]) -> None:
 
 
 def preload(doc: dict[str, Any]) -> list[str]:
-    """Import what the suite's cases need before the fork: an asv suite's every module (as asv's forkserver and
-    discovery import them, a failing one left to its cases to report), colbench benchmarks by name, and the
-    counting probe's module. Returns the import errors, one line each (each case whose module failed reports its
-    own error, as a fresh worker would)."""
+    """Import what the server's cases need before the fork, the way a fresh worker imports it: the benchmark of
+    the server's first case looked up as the worker looks it up (`worker.benchmark_lookup`: an asv case's module with
+    its imports, the library under test among them; a colbench benchmark's module), and nothing else, so that a
+    forked process reaches its case with a fresh worker's modules. Returns the lookup's error, if any (the case
+    reports its own, as a fresh worker would)."""
+    from colbench.model.worker_records import CaseSpec
+    from colbench.workers.python.worker import benchmark_lookup
+
     errors: list[str] = []
-    for root in doc.get("asv_roots") or []:
-        from colbench.benchmarks.asv_discover import _modules
-        from colbench.benchmarks.asv_lookup import benchmark_type, put_on_path
-
-        put_on_path(str(root))
-        for kind in doc.get("asv_kinds") or ["time"]:
-            benchmark_type(str(kind))
-        found: list[dict[str, str]] = []
-        for _ in _modules(str(root), found):
-            pass
-        errors.extend(f"{e['module']}: {e['error']}" for e in found)
-    for name in doc.get("benchmarks") or []:
-        from colbench.benchmarks.registry import get_benchmark
-
+    case = doc.get("case")
+    if case:
+        spec = CaseSpec.from_json(case)
         try:
-            get_benchmark(str(name))
+            benchmark_lookup(spec)(spec.benchmark)
         except Exception as exc:  # noqa: BLE001 - the case reports its own lookup error
-            errors.append(f"{name}: {type(exc).__name__}: {exc}")
-    import colbench.workers.python.callgrind_probe  # noqa: F401 - every counting process opens the probe
-
+            errors.append(f"{spec.benchmark}: {type(exc).__name__}: {exc}")
     return errors
 
 
