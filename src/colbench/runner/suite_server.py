@@ -48,6 +48,7 @@ from colbench.runner.count_server import (
 from colbench.runner.isolate import STDERR_TAIL_LINES, WorkerLaunch, WorkerOutcome, _read_result, _tail
 from colbench.runner.lifeline import die_with_parent_hook, exec_dir_prefix
 from colbench.workers.python.callgrind_probe import DUMP_DIR_VAR, LIB_VAR
+from colbench.workers.python.suite_server import COMPILE_ONLY
 
 #: the variable that makes a counting worker a suite server (workers/python/suite_server.py SUITE_VAR)
 SUITE_VAR = "COLBENCH_SUITE_SERVER"
@@ -95,8 +96,8 @@ def compile_first(python: list[str], preload: Path, launch: WorkerLaunch) -> Non
     every process it forks. Best effort: a failure here is the server's to report."""
     if "PYTHONPYCACHEPREFIX" not in launch.env or len(python) < 2 or python[-2:] != ["-m", "colbench.worker"]:
         return
-    env = {k: v for k, v in launch.env.items() if k != SUITE_VAR}
-    command = [*python[:-2], "-m", "colbench.workers.python.suite_server", str(preload)]
+    env = {**launch.env, SUITE_VAR: COMPILE_ONLY}
+    command = [*python, str(preload), "-"]
     with contextlib.suppress(OSError, subprocess.SubprocessError):
         subprocess.run(command, env=env, cwd=launch.cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL, timeout=launch.timeout_s, check=False,

@@ -26,7 +26,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Callable
 
 #: the variable that makes a counting worker a suite server: the file descriptors of its request and reply pipes
 SUITE_VAR = "COLBENCH_SUITE_SERVER"
@@ -37,32 +37,23 @@ def _send(out: IO[str], message: dict[str, Any]) -> None:
     out.flush()
 
 
-def preload(doc: dict[str, Any]) -> list[str]:
-    """Import what the server's cases need before the fork, the way a fresh worker imports it: the benchmark of
-    the server's first case looked up as the worker looks it up (`worker.benchmark_lookup`: an asv case's module with
-    its imports, the library under test among them; a colbench benchmark's module), and nothing else, so that a
-    forked process reaches its case with a fresh worker's modules. Returns the lookup's error, if any (the case
-    reports its own, as a fresh worker would)."""
-    from colbench.model.worker_records import CaseSpec
-    from colbench.workers.python.worker import benchmark_lookup
-
-    errors: list[str] = []
-    case = doc.get("case")
-    if case:
-        spec = CaseSpec.from_json(case)
-        try:
-            benchmark_lookup(spec)(spec.benchmark)
-        except Exception as exc:  # noqa: BLE001 - the case reports its own lookup error
-            errors.append(f"{spec.benchmark}: {type(exc).__name__}: {exc}")
-    return errors
+#: the value of SUITE_VAR that asks only for the imports, natively, then exit (runner/suite_server.py compile_first)
+COMPILE_ONLY = "compile"
 
 
-def serve(fds: str, preload_path: Path) -> tuple[Path, Path]:
-    """Import the suite, answer ready, then fork one process per request. Returns only in a forked process, with its
-    case and result paths; the server itself ends with SystemExit once the requests end."""
+def serve(fds: str, preload_path: Path, preload: Callable[[dict[str, Any]], list[str]]) -> tuple[Path, Path] | None:
+    """Import what the server's cases need (`preload`, the worker's: its first case's benchmark looked up as a fresh
+    worker looks it up, and nothing else, so that a forked process reaches its case with a fresh worker's modules),
+    answer ready, then fork one process per request. Returns only in a forked process, with its case and result
+    paths (or None at once when `fds` is COMPILE_ONLY); the server itself ends with SystemExit once the requests
+    end."""
+    doc = json.loads(preload_path.read_text())
+    if fds == COMPILE_ONLY:
+        preload(doc)
+        return None
     requests_fd, replies_fd = (int(fd) for fd in fds.split(","))
     requests, replies = os.fdopen(requests_fd, "r"), os.fdopen(replies_fd, "w")
-    errors = preload(json.loads(preload_path.read_text()))
+    errors = preload(doc)
     user, system = os.times()[:2]
     _send(replies, {"ready": True, "pid": os.getpid(), "hash_seed": os.environ.get("PYTHONHASHSEED"),
                     "setup_cpu_s": round(user + system, 3), "import_errors": errors[:20]})
@@ -86,13 +77,3 @@ def serve(fds: str, preload_path: Path) -> tuple[Path, Path]:
     sys.stdout.flush()
     raise SystemExit(0)
 
-
-def main(argv: list[str]) -> int:
-    """`python -m colbench.workers.python.suite_server PRELOAD.json`: import what a suite server would, natively, and
-    exit (runner/suite_server.py `compile_first`: the bytecode is compiled before a server runs under Valgrind)."""
-    preload(json.loads(Path(argv[0]).read_text()))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

@@ -626,6 +626,20 @@ def write_atomically(path: Path, document: dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
+def _preload(doc: dict[str, Any]) -> list[str]:
+    """A suite server's imports (workers/python/suite_server.py): the benchmark of its first case (`doc["case"]`)
+    looked up as `measure_case` looks it up; the lookup's error, if any (the case reports its own, as a fresh worker
+    would)."""
+    if not doc.get("case"):
+        return []
+    spec = CaseSpec.from_json(doc["case"])
+    try:
+        benchmark_lookup(spec)(spec.benchmark)
+    except Exception as exc:  # noqa: BLE001 - each process of the case reports it
+        return [f"{spec.benchmark}: {type(exc).__name__}: {exc}"]
+    return []
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 2:
@@ -637,7 +651,10 @@ def main(argv: list[str] | None = None) -> int:
     if suite:  # a suite server (workers/python/suite_server.py): returns in each forked process, with its case
         from colbench.workers.python.suite_server import serve
 
-        case_path, result_path = serve(suite, case_path)
+        served = serve(suite, case_path, _preload)
+        if served is None:  # its imports only (compiled natively before a server starts)
+            return 0
+        case_path, result_path = served
         _FORKED_RESULT.append(result_path)
     try:
         spec = json.loads(case_path.read_text())
