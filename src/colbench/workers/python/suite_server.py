@@ -48,8 +48,10 @@ def serve(fds: str, preload_path: Path, preload: Callable[[dict[str, Any]], list
     paths (or None at once when `fds` is COMPILE_ONLY); the server itself ends with SystemExit once the requests
     end."""
     doc = json.loads(preload_path.read_text())
-    if fds == COMPILE_ONLY:
+    if fds == COMPILE_ONLY:  # natively: the modules a forked process imports too (the probe opens after setup)
         preload(doc)
+        import colbench.workers.python.callgrind_probe  # noqa: F401
+
         return None
     requests_fd, replies_fd = (int(fd) for fd in fds.split(","))
     requests, replies = os.fdopen(requests_fd, "r"), os.fdopen(replies_fd, "w")
