@@ -53,22 +53,19 @@ def test_a_suite_of_many_cases_is_counted_by_suite_servers_and_few_cases_by_case
     assert not servers_pay(cases=1, sides=2, processes=2)
 
 
-def test_the_cases_of_one_suite_module_share_a_server_and_sides_do_not(tmp_path: Path):
-    (tmp_path / "io.py").write_text("")
-    (tmp_path / "parquet.py").write_text("")
-    source = {"kind": "asv", "root": str(tmp_path), "type": "time", "param_names": []}
+def test_the_cases_of_one_suite_share_a_server_and_sides_do_not():
+    source = {"kind": "asv", "root": "/suite/benchmarks", "type": "time", "param_names": []}
     spec = CaseSpec(benchmark="io.Read.time_read", case_id="c1", params={}, iterations=2, warmup=1, threads=1,
                     measure="instructions", source=source)
     launch = WorkerLaunch(["python", "-m", "colbench.worker"], {"A": "1", "COLBENCH_CALLGRIND_DIR": "/tmp/x1"})
-    same_module = dataclasses.replace(spec, benchmark="io.time_write", case_id="c2", seed=43)
-    assert suite_key(same_module, WorkerLaunch(launch.command, {"A": "1"})) == suite_key(spec, launch)
+    other_case = dataclasses.replace(spec, benchmark="parquet.Write.time_write", case_id="c2", seed=43)
+    assert suite_key(other_case, WorkerLaunch(launch.command, {"A": "1"})) == suite_key(spec, launch)
     assert suite_key(spec, launch, "old") != suite_key(spec, launch, "new")
     assert suite_key(spec, WorkerLaunch(launch.command, {"A": "2"})) != suite_key(spec, launch)
-    # another module of the suite: its own server, importing only what a fresh process of its cases imports
-    other_module = dataclasses.replace(spec, benchmark="parquet.Write.time_write")
-    assert suite_key(other_module, launch) != suite_key(spec, launch)
+    other_suite = dataclasses.replace(spec, source={**source, "root": "/elsewhere/benchmarks"})
+    assert suite_key(other_suite, launch) != suite_key(spec, launch)
+    # the server looks its first case up as a fresh worker does: the suite's modules are each process's to import
     assert preload_of(spec) == {"case": spec.to_json()}
-    # colbench's own benchmarks share one server a side
     placebo = dataclasses.replace(spec, benchmark="placebo", source=None)
     assert suite_key(placebo, launch) == suite_key(dataclasses.replace(placebo, benchmark="csv-read"), launch)
 

@@ -6,8 +6,8 @@ library under test among them) before its case's own setup: on pyarrow's asv sui
 process. The case-level counting server (runner/count_server.py) pays a case's whole setup once, but one server per
 (case, side, slot): for a suite of 94 cases that is 376 servers, as many fresh processes as without it. A suite
 server (workers/python/suite_server.py) is started exactly as a counting worker is (the same command, variables and
-callgrind options), imports one module of the suite once, as a fresh worker of its cases would (asv's `forkserver`
-preimports every module, asv_runner/server.py: `import_group` says why not here), and forks one process per (case,
+callgrind options), makes the imports a fresh worker makes before its case's setup once (not the suite's modules, as
+asv's `forkserver` preimports them, asv_runner/server.py: `import_group` says why), and forks one process per (case,
 process) request; each forked process is a fresh counting worker from its case on (setup,
 warm-ups, warm-up count, counted calls, its own result), its CPU its own (`wait4`).
 
@@ -57,25 +57,23 @@ MAX_SUITE_SERVERS = 8
 
 
 def preload_of(spec: CaseSpec) -> dict[str, Any]:
-    """What a suite server imports before it forks: the benchmark of the first case it serves, looked up as a fresh
-    worker looks it up (workers/python/suite_server.py `preload`)."""
+    """What a suite server does before it forks: look the benchmark of the first case it serves up as a fresh worker
+    looks it up (`worker._preload`: colbench's module of the source, not the suite's own modules)."""
     return {"case": spec.to_json()}
 
 
 def import_group(spec: CaseSpec) -> str:
-    """The cases one suite server serves: an asv suite's module (the file a benchmark's name leads to, as asv's
-    `get_benchmark_from_name` finds it), a pytest file, or colbench's own benchmarks. Not the whole suite, as asv's
-    forkserver imports it: a process forked after every module's imports reaches its case with modules a fresh
-    process lacks (pandas, for a case of pyarrow alone), and a pyarrow case's counts then followed another sequence
-    call to call than fresh processes' (docs/metrics.md, "A suite server")."""
+    """The cases one suite server serves: one source (an asv suite's folder, a pytest file) or colbench's own
+    benchmarks. The server imports only what the worker imports before a case's setup (the source's colbench module
+    and asv_runner's benchmark type): the suite's module and the library under test are imported by each forked
+    process in its case's setup, as in a fresh process, for two reasons measured or read here. Imported before the
+    fork, the whole suite (as asv's forkserver imports it) made pyarrow 17's `ScalarAccess.time_as_py` count another
+    call-to-call sequence than fresh processes (pandas imported, which that module never imports: another GC and
+    heap state), where processes that import in their setup count fresh processes' sequence call for call
+    (docs/metrics.md, "A suite server"); and an asv case seeds `random` with its own benchmark's seed before its
+    module is imported (benchmarks/asv_suite.py), so module-level random data would be one case's for all."""
     source = spec.source or {}
-    if source.get("kind") != "asv":
-        return json.dumps({k: str(v) for k, v in sorted(source.items()) if k in ("kind", "root")})
-    root, parts = Path(str(source.get("root"))), spec.benchmark.split(".")
-    for depth in (1, 2):
-        if len(parts) > depth and root.joinpath(*parts[:-depth]).with_suffix(".py").is_file():
-            return f"asv:{root}:{'.'.join(parts[:-depth])}"
-    return f"asv:{root}:{spec.benchmark}"
+    return json.dumps({k: str(v) for k, v in sorted(source.items()) if k in ("kind", "root")})
 
 
 def suite_key(spec: CaseSpec, launch: WorkerLaunch, side: str = "") -> str:

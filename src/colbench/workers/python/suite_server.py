@@ -1,13 +1,15 @@
-"""The suite server: one counting worker under Valgrind that imports a part of a suite once and forks one fresh
+"""The suite server: one counting worker under Valgrind, started once per suite and side, that forks one fresh
 counting process per (case, process) request (runner/suite_server.py starts it with `COLBENCH_SUITE_SERVER`).
 
 A fresh counting process of an asv case pays Valgrind's and the interpreter's start and the suite's imports (the
 library under test with them) before its case's setup: 5-14.5 s of CPU a process on pyarrow's suite, more than its
 counted calls. asv's own `forkserver` launch method (asv_runner/server.py) imports the whole suite once ("preimport":
-every module, import errors ignored) and forks one process per benchmark. This is that, under callgrind, for the cases
-of one module: the server is `python -m colbench.worker PRELOAD.json -` started exactly as a counting worker is (the
-same command, variables and callgrind options), it looks its first case's benchmark up as a fresh worker does and
-answers ready; then per request line
+every module, import errors ignored) and forks one process per benchmark. This is that, under callgrind, with less
+imported before the fork: the server is `python -m colbench.worker PRELOAD.json -` started exactly as a counting
+worker is (the same command, variables and callgrind options), it looks its first case's benchmark up as a fresh
+worker does (colbench's module of the source, asv_runner's benchmark type: not the suite's modules nor the library,
+which each process imports in its case's setup as a fresh one does; runner/suite_server.py `import_group` says why)
+and answers ready; then per request line
 `{"case": CASE_JSON, "result": RESULT_JSON}` it forks, and the forked process goes on as `python -m colbench.worker
 CASE_JSON RESULT_JSON` would, from reading its case on: the benchmark's lookup (its module imported already), its
 setup, warm-ups, warm-up count and counted calls, its own result file. Its CPU is its own (`wait4`, in the reply).
@@ -42,8 +44,9 @@ COMPILE_ONLY = "compile"
 
 
 def serve(fds: str, preload_path: Path, preload: Callable[[dict[str, Any]], list[str]]) -> tuple[Path, Path] | None:
-    """Import what the server's cases need (`preload`, the worker's: its first case's benchmark looked up as a fresh
-    worker looks it up, and nothing else, so that a forked process reaches its case with a fresh worker's modules),
+    """Import what a fresh worker imports before its case's setup (`preload`, the worker's: its first case's
+    benchmark looked up as a fresh worker looks it up, and nothing else, so that a forked process reaches its case's
+    setup with a fresh worker's modules),
     answer ready, then fork one process per request. Returns only in a forked process, with its case and result
     paths (or None at once when `fds` is COMPILE_ONLY); the server itself ends with SystemExit once the requests
     end."""
