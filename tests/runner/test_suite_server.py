@@ -6,7 +6,10 @@ few processes."""
 from __future__ import annotations
 
 import dataclasses
+import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -139,3 +142,15 @@ def test_an_asv_suite_is_counted_by_suite_servers_as_in_fresh_processes(tmp_path
     for call in range(2):
         counts = [r["samples"]["instructions"][call] for r in function + fresh]
         assert max(counts) / min(counts) < 1.001, counts
+
+
+@pytest.mark.slow
+@needs_valgrind
+def test_the_suite_count_script_reads_a_runs_processes_and_servers(placebo_runs: Path):
+    script = Path(__file__).resolve().parents[2] / "scripts" / "measure_asv_suite_count.py"
+    done = subprocess.run([sys.executable, str(script), "unused", "--home", str(placebo_runs), "--from-run", "served"],
+                          capture_output=True, text=True, timeout=120, check=True)
+    assert "counting processes: 10; counted by: suite server 10" in done.stdout, done.stdout
+    assert "servers: 2," in done.stdout
+    median = re.search(r"CPU per process: median ([\d.]+) s \(min ([\d.]+), max ([\d.]+)\)", done.stdout)
+    assert median and 0 < float(median[2]) <= float(median[1]) <= float(median[3]), done.stdout
