@@ -54,6 +54,8 @@ def test_a_suite_of_many_cases_is_counted_by_suite_servers_and_few_cases_by_case
     assert servers_pay(cases=94, sides=2, processes=2)
     assert servers_pay(cases=5, sides=1, processes=2)
     assert not servers_pay(cases=1, sides=2, processes=2)
+    # each suite server forks at least 3 processes, or fresh ones cost less: a sweep of 2 cases, 1 process a release
+    assert not servers_pay(cases=2, sides=3, processes=1)
 
 
 def test_the_cases_of_one_suite_share_a_server_and_sides_do_not():

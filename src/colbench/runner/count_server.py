@@ -61,8 +61,10 @@ def servers_pay(cases: int, sides: int, processes: int | None) -> bool:
     pays once it forks more than one process (more than SERVERS_PER_SIDE processes a side: fixed by `--processes`,
     or added by later looks) and only if every server of the run stays alive between looks (MAX_SERVERS). A run of
     more cases than that is counted by suite servers (`server_scope`), which pay from two cases on."""
-    if server_scope(cases, sides) == "suite":  # a suite server a side and slot forks every case's processes
-        return True
+    if server_scope(cases, sides) == "suite":  # a suite server a side and slot forks every case's processes: it pays
+        # where each forks at least 3 (its own start is about one fresh process's; a sweep of 2 cases at 1 process a
+        # release stays fresh)
+        return cases * (processes or SERVERS_PER_SIDE) >= 3 * SERVERS_PER_SIDE
     return processes is None or processes > SERVERS_PER_SIDE
 
 
