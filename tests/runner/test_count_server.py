@@ -133,10 +133,10 @@ def test_servers_are_the_default_only_where_they_cost_less():
     assert servers_pay(cases=1, sides=2, processes=None)
     assert servers_pay(cases=1, sides=2, processes=6)
     assert not servers_pay(cases=1, sides=2, processes=2)  # one process a server: a server costs more than fresh
-    # every server of the run alive between looks (MAX_SERVERS): a suite of cases is counted fresh
+    # every server of the run alive between looks (MAX_SERVERS); a suite of more cases is counted by suite servers
+    # (runner/suite_server.py, tests/runner/test_suite_server.py)
     assert servers_pay(cases=2, sides=2, processes=None)
-    assert not servers_pay(cases=3, sides=2, processes=None)
-    assert not servers_pay(cases=94, sides=2, processes=4)
+    assert servers_pay(cases=94, sides=2, processes=4)
 
 
 def test_a_server_forks_at_most_four_processes_of_a_side():

@@ -99,8 +99,8 @@ def run(
                                                  "for `colbench explain --metric memory`")] = False,
     counting_server: Annotated[bool | None, typer.Option(
         "--counting-server/--fresh-counts", help="count instructions in processes forked from a set-up process "
-        "under Valgrind per case (2 a side), or in fresh ones (default: servers where each would fork more than one "
-        "process and every server of the run stays alive between looks; see docs/metrics.md)")] = None,
+        "under Valgrind per case (2 a side; for a run of more than 4 case-sides, one per suite and side), or in "
+        "fresh ones (default: servers where each would fork more than one process; see docs/metrics.md)")] = None,
     cluster: ClusterOption = None,
 ) -> None:
     """Run benchmarks, each case in fresh worker processes, storing every result as it completes.

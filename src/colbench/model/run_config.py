@@ -73,6 +73,10 @@ class RunConfig:
     #: case and server (runner/count_server.py; `run --counting-server`), rather than in fresh processes
     #: (`--fresh-counts`); None: where servers cost less (runner/count_server.py `servers_pay`)
     counting_server: bool | None = None
+    #: what a counting server holds, decided per run from its plan (runner/count_server.py `server_scope`, not
+    #: stored): "case" (one set-up case per side and server) or "suite" (the suite imported once per side and
+    #: server, one fresh case a forked process: runner/suite_server.py); None: "case"
+    counting_scope: str | None = field(default=None, compare=False)
     #: the suite a stored run's counts came from (None: a run of benchmarks, or a config not yet started)
     suite: str | None = None
     #: read from a stored config: the keys it had, and what it held beyond this type's fields, so a record an

@@ -170,8 +170,8 @@ def _counted_n_note(summaries: Sequence[CaseSummary]) -> str:
     if not any("instructions" in s.metrics for s in summaries):
         return ""
     within = metric("instructions").repeat_within or 0
-    return (f"; a counting process stops once two counted calls in a row agree within {within:.1%} "
-            "(--iterations is the most), so n differs between cases and sides of one run")
+    return (f"; a counting process stops once two counted calls in a row agree within {within:.1%}, or a cycle of "
+            "up to 3 calls repeats (--iterations is the most), so n differs between cases and sides of one run")
 
 
 def file_cell(summary: CaseSummary) -> str:

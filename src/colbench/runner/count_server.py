@@ -60,10 +60,20 @@ def servers_pay(cases: int, sides: int, processes: int | None) -> bool:
     """Whether counting servers cost less than fresh processes for a run (`run`'s default): a server costs a fresh
     process and a forked trial call, and each process it forks one instrumented call more than its timed ones, so it
     pays once it forks more than one process (more than SERVERS_PER_SIDE processes a side: fixed by `--processes`,
-    or added by later looks) and only if every server of the run stays alive between looks (MAX_SERVERS)."""
-    if processes is not None and processes <= SERVERS_PER_SIDE:
-        return False
-    return cases * max(1, sides) * SERVERS_PER_SIDE <= MAX_SERVERS
+    or added by later looks) and only if every server of the run stays alive between looks (MAX_SERVERS). A run of
+    more cases than that is counted by suite servers (`server_scope`), which pay from two cases on."""
+    if server_scope(cases, sides) == "suite":  # a suite server a side and slot forks every case's processes: it pays
+        # where each forks at least 3 (its own start is about one fresh process's; a sweep of 2 cases at 1 process a
+        # release stays fresh)
+        return cases * (processes or SERVERS_PER_SIDE) >= 3 * SERVERS_PER_SIDE
+    return processes is None or processes > SERVERS_PER_SIDE
+
+
+def server_scope(cases: int, sides: int) -> str:
+    """What a run's counting servers hold: its cases, one server each per side and slot, where all of them stay alive
+    between looks (MAX_SERVERS); else the suite (runner/suite_server.py: imported once per side and slot, one
+    process forked per case and process, each setting its case up as a fresh process does)."""
+    return "case" if cases * max(1, sides) * SERVERS_PER_SIDE <= MAX_SERVERS else "suite"
 
 
 class ServerUnavailable(RuntimeError):

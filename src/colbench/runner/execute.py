@@ -300,12 +300,16 @@ def execute_run(store: Store, run: Run, plan: Plan, envs: Sequence[EnvChoice], c
 
 
 def _counting_servers_decided(config: RunConfig, plan: Plan, envs: Sequence[EnvChoice]) -> RunConfig:
-    """The config with `counting_server` decided where the user left it open: servers where they cost less."""
-    if config.counting_server is not None or "instructions" not in config.measure:
+    """The config with `counting_server` decided where the user left it open (servers where they cost less), and what
+    the servers hold (a case each, or the suite: `server_scope`)."""
+    if "instructions" not in config.measure:
         return config
-    from colbench.runner.count_server import servers_pay
+    from colbench.runner.count_server import server_scope, servers_pay
 
-    return replace(config, counting_server=servers_pay(len(plan.cases), len(envs), config.processes))
+    served = config.counting_server
+    if served is None:
+        served = servers_pay(len(plan.cases), len(envs), config.processes)
+    return replace(config, counting_server=served, counting_scope=server_scope(len(plan.cases), len(envs)))
 
 
 def _mark_running(store: Store, run: Run) -> None:
@@ -471,7 +475,8 @@ def execute_one(run: Run, execution: Execution, inputs: dict[str, InputFile], it
             from colbench.runner.instructions import run_measures
 
             done = run_measures(spec, launch, case.runtime, config.measure, toolchain,
-                                (env.name, execution.process_index) if config.counting_server else None)
+                                (env.name, execution.process_index) if config.counting_server else None,
+                                scope=config.counting_scope or "case")
     report = done.report
     bad = invalid_number(report, config.timeout_s)
     if bad:

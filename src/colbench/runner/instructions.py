@@ -222,10 +222,12 @@ def counting_launch(launch: WorkerLaunch, toolchain: Toolchain, options: Sequenc
 
 
 def run_measures(spec: CaseSpec, launch: WorkerLaunch, runtime: str, measure: Sequence[str],
-                 toolchain: Toolchain | None, server: tuple[str, int] | None = None) -> WorkerOutcome:
+                 toolchain: Toolchain | None, server: tuple[str, int] | None = None,
+                 scope: str = "case") -> WorkerOutcome:
     """One execution: the wall-time worker and/or the counting worker, folded into one outcome. With `server` (the
     side's name and the process's index) the counting process is forked from one of that side's counting servers
-    (runner/count_server.py) rather than started fresh."""
+    (runner/count_server.py; with `scope` "suite" from the side's suite servers, runner/suite_server.py) rather than
+    started fresh."""
     wall = run_worker(spec, launch) if "wall" in measure else None
     if METRIC not in measure:
         assert wall is not None
@@ -241,23 +243,38 @@ def run_measures(spec: CaseSpec, launch: WorkerLaunch, runtime: str, measure: Se
     counting_spec = dataclasses.replace(spec, measure=METRIC, repeat_within=metric(METRIC).repeat_within)
     with counting_launch(launch, toolchain) as counting:
         compile_before_counting(counting_spec, counting, [toolchain.valgrind, *VALGRIND_OPTIONS])
-        counted, fallback = _counted(counting_spec, counting, toolchain, server)
+        counted, fallback = _counted(counting_spec, counting, toolchain, server, scope)
     if fallback:
         counted.report.warn(f"counted in a fresh process: {fallback}")
     return merge(wall, counted, toolchain)
 
 
 def _counted(spec: CaseSpec, launch: WorkerLaunch, toolchain: Toolchain,
-             server: tuple[str, int] | None) -> tuple[WorkerOutcome, str | None]:
+             server: tuple[str, int] | None, scope: str = "case") -> tuple[WorkerOutcome, str | None]:
     """The counting process: forked from a server when asked (and possible), else fresh; and why it was fresh."""
     if server is None:
         return run_worker(spec, launch), None
     from colbench.runner.count_server import ServerUnavailable, count_in_server
 
+    valgrind = [toolchain.valgrind, *VALGRIND_OPTIONS]
     try:
-        return count_in_server(spec, launch, [toolchain.valgrind, *VALGRIND_OPTIONS], *server), None
+        if scope == "suite":
+            from colbench.runner.suite_server import count_in_suite_server
+
+            return count_in_suite_server(spec, launch, valgrind, *server), None
+        return count_in_server(spec, launch, valgrind, *server), None
     except ServerUnavailable as exc:
         return run_worker(spec, launch), str(exc)
+
+
+def _stopped_by(counts: WorkerReport) -> dict[str, str]:
+    """Which rule ended the process's counted calls (workers/python/count_stop.py), or "iterations" (its budget)."""
+    samples = counts.samples.get(METRIC)
+    if counts.status != "ok" or not samples:
+        return {}
+    from colbench.workers.python.count_stop import settled
+
+    return {"stopped_by": settled(samples, metric(METRIC).repeat_within) or "iterations"}
 
 
 def merge(wall: WorkerOutcome | None, counted: WorkerOutcome, toolchain: Toolchain) -> WorkerOutcome:
@@ -269,7 +286,7 @@ def merge(wall: WorkerOutcome | None, counted: WorkerOutcome, toolchain: Toolcha
     process = dict(counted.process)
     server = process.pop("server", None)
     info = {**toolchain.settings(), "separate_process": wall is not None, "process": process,
-            **({"server": server} if server else {}),
+            **({"server": server} if server else {}), **_stopped_by(counts),
             "memory": dict(counts.memory), "status": counts.status,
             **({"phases": counts.phases} if counts.phases else {})}
     if wall is None:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from colbench.model.benchmark import Benchmark, CheckFailed, Context, OutputCheck, Unsupported
 from colbench.model.params import ParamError
 from colbench.model.worker_records import PROTOCOL, AllocatorUsed, CaseSpec, MemoryUse, RuntimeInfo, WorkerReport
+from colbench.workers.python.count_stop import settled
 from colbench.workers.python.pagecache import evict, read_through
 
 if TYPE_CHECKING:  # imported only by the cases that use them: most workers never load ctypes
@@ -200,11 +201,9 @@ def _first_count(bench: Benchmark, ctx: Context, probe: CallgrindProbe, extra: E
 
 
 def _repeated(samples: list[float | None], within: float | None) -> bool:
-    """Two timed values in a row agree within `within` (relative): the metric's spread is reached, more calls would
-    only repeat it."""
-    if within is None or len(samples) < 2 or not samples[-1] or not samples[-2]:
-        return False
-    return abs(samples[-1] / samples[-2] - 1.0) <= within
+    """The timed values repeat within `within` (relative): two in a row agree, or a short cycle of them repeated
+    (workers/python/count_stop.py): the metric's spread is reached, more calls would only repeat them."""
+    return settled(samples, within) is not None
 
 
 def _sampler() -> Any:
@@ -525,6 +524,10 @@ def _iteration(report: WorkerReport, case: CaseState, bench: Benchmark, ctx: Con
         serving = os.environ.get("COLBENCH_COUNT_SERVER")
         if serving:  # a counting server: its measured processes are forked here, where a fresh worker goes on
             _serve_forks(report, case, serving)
+            # in a forked process: its own warm-up count, in place of the server's, on the path a fresh process
+            # takes from its warm-up count to its first timed call
+            report.warmup_samples.pop("instructions", None)
+            start_counting(report, case)
     return _counted(bench, ctx, probe, extra, measured)
 
 
@@ -533,10 +536,13 @@ _FORKED_RESULT: list[Path] = []
 
 
 def _serve_forks(report: WorkerReport, case: CaseState, fds: str) -> None:
-    """Turn into a counting server (workers/python/count_server.py); returns in each forked process, after its own
-    warm-up count (kept in place of the server's): the first call after the fork counted 0.8-1.0% more than the calls
-    after it on the placebo (2,000 int allocations: the request's few objects in the small-object pools), where the
-    second agreed with fresh processes' timed calls within 0.02%."""
+    """Turn into a counting server (workers/python/count_server.py); returns in each forked process, which then makes
+    its own warm-up count (kept in place of the server's, `_iteration`): the first call after the fork counted
+    0.8-1.0% more than the calls after it on the placebo (2,000 int allocations: the request's few objects in the
+    small-object pools), where the second agreed with fresh processes' timed calls within 0.02%. The warm-up count is
+    made by `start_counting` as a fresh process makes it, so the path from it to the first timed call is a fresh
+    process's: made inside the fork's callback, that first timed call counted +0.05-0.4% over the second, by what
+    else the worker module held (measured while merging the suite servers: +0.36% with the cycle stopping rule)."""
     from colbench.workers.python.count_server import serve_here
 
     def forked(seed: int) -> None:
@@ -546,9 +552,6 @@ def _serve_forks(report: WorkerReport, case: CaseState, fds: str) -> None:
         case.set_up = False  # the server owns the case's setup and tears it down once
         case.phases = _Phases(True)
         case.phases.seconds.pop("start", None)  # the fork: nothing; start, setup and warm-ups are the server's
-        sample, output = _counted(case.bench, case.ctx, case.probe, case.extra, 0)
-        del output
-        report.warmup_samples["instructions"] = [sample["instructions"]]
 
     _FORKED_RESULT.append(serve_here(case, fds, forked))
 
@@ -632,6 +635,20 @@ def write_atomically(path: Path, document: dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
+def _preload(doc: dict[str, Any]) -> list[str]:
+    """A suite server's imports (workers/python/suite_server.py): the benchmark of its first case (`doc["case"]`)
+    looked up as `measure_case` looks it up; the lookup's error, if any (the case reports its own, as a fresh worker
+    would)."""
+    if not doc.get("case"):
+        return []
+    spec = CaseSpec.from_json(doc["case"])
+    try:
+        benchmark_lookup(spec)(spec.benchmark)
+    except Exception as exc:  # noqa: BLE001 - each process of the case reports it
+        return [f"{spec.benchmark}: {type(exc).__name__}: {exc}"]
+    return []
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 2:
@@ -639,6 +656,15 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     faulthandler.enable()  # a segfault leaves a Python traceback on stderr for the error result
     case_path, result_path = Path(argv[0]), Path(argv[1])
+    suite = os.environ.get("COLBENCH_SUITE_SERVER")
+    if suite:  # a suite server (workers/python/suite_server.py): returns in each forked process, with its case
+        from colbench.workers.python.suite_server import serve
+
+        served = serve(suite, case_path, _preload)
+        if served is None:  # its imports only (compiled natively before a server starts)
+            return 0
+        case_path, result_path = served
+        _FORKED_RESULT.append(result_path)
     try:
         spec = json.loads(case_path.read_text())
     except (OSError, ValueError) as exc:

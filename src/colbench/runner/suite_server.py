@@ -1,0 +1,214 @@
+"""Suite servers: the counting processes of a run of many cases forked from one set-up interpreter per side and
+server, not started fresh.
+
+A fresh counting process of an asv case pays Valgrind's and the interpreter's start and the suite's imports (the
+library under test among them) before its case's own setup: on pyarrow's asv suite 5-14.5 s of a 11.5-26.8 s
+process. The case-level counting server (runner/count_server.py) pays a case's whole setup once, but one server per
+(case, side, slot): for a suite of 94 cases that is 376 servers, as many fresh processes as without it. A suite
+server (workers/python/suite_server.py) is started exactly as a counting worker is (the same command, variables and
+callgrind options), makes the imports a fresh worker makes before its case's setup once (not the suite's modules, as
+asv's `forkserver` preimports them, asv_runner/server.py: `import_group` says why), and forks one process per (case,
+process) request; each forked process is a fresh counting worker from its case on (setup,
+warm-ups, warm-up count, counted calls, its own result), its CPU its own (`wait4`).
+
+Honesty, as for the case-level servers: what a fork shares with its server (hash seed, address-space layout, the
+heap of the imports) is spread over `SERVERS_PER_SIDE` servers a side, each started with its own `PYTHONHASHSEED`
+and layout; process i of a case goes to server `server_slot(i)` (i mod that, a new pair every PROCESSES_PER_SERVER
+processes of a case each, as for case servers), two sides never share one, and each counted process's
+record names its server (`measure.instructions.server`, `scope: "suite"`). The servers live for the orchestrator's
+life (a session's looks reuse them) and die with it.
+
+A server that dies, or a process that times out (its server is killed with it: the next request starts another),
+is an error or a fresh process, never a wrong count: a request the server cannot take is counted fresh with a
+warning (`ServerUnavailable`).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import hashlib
+import json
+import os
+import random
+import subprocess
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from colbench.model.records import CaseSpec, WorkerReport
+from colbench.runner.count_server import (
+    CountServers,
+    ServerUnavailable,
+    _Server,
+    server_command,
+    server_slot,
+)
+from colbench.runner.isolate import STDERR_TAIL_LINES, WorkerLaunch, WorkerOutcome, _read_result, _tail
+from colbench.runner.lifeline import die_with_parent_hook, exec_dir_prefix
+from colbench.workers.python.callgrind_probe import DUMP_DIR_VAR, LIB_VAR
+from colbench.workers.python.suite_server import COMPILE_ONLY
+
+#: the variable that makes a counting worker a suite server (workers/python/suite_server.py SUITE_VAR)
+SUITE_VAR = "COLBENCH_SUITE_SERVER"
+#: suite servers alive at once: SERVERS_PER_SIDE for each of up to 4 sides (a bisect's or sweep's points more)
+MAX_SUITE_SERVERS = 8
+
+
+def preload_of(spec: CaseSpec) -> dict[str, Any]:
+    """What a suite server does before it forks: look the benchmark of the first case it serves up as a fresh worker
+    looks it up (`worker._preload`: colbench's module of the source, not the suite's own modules)."""
+    return {"case": spec.to_json()}
+
+
+def import_group(spec: CaseSpec) -> str:
+    """The cases one suite server serves: one source (an asv suite's folder, a pytest file) or colbench's own
+    benchmarks. The server imports only what the worker imports before a case's setup (the source's colbench module
+    and asv_runner's benchmark type): the suite's module and the library under test are imported by each forked
+    process in its case's setup, as in a fresh process, for two reasons measured or read here. Imported before the
+    fork, the whole suite (as asv's forkserver imports it) made pyarrow 17's `ScalarAccess.time_as_py` count another
+    call-to-call sequence than fresh processes (pandas imported, which that module never imports: another GC and
+    heap state), where processes that import in their setup count fresh processes' sequence call for call
+    (docs/metrics.md, "A suite server"); and an asv case seeds `random` with its own benchmark's seed before its
+    module is imported (benchmarks/asv_suite.py), so module-level random data would be one case's for all."""
+    source = spec.source or {}
+    return json.dumps({k: str(v) for k, v in sorted(source.items()) if k in ("kind", "root")})
+
+
+def suite_key(spec: CaseSpec, launch: WorkerLaunch, side: str = "") -> str:
+    """What makes two counting processes the same suite server's: the side, the command, the variables (less what
+    differs per process), the working folder, and the cases' import group (`import_group`)."""
+    env = {k: v for k, v in launch.env.items() if k not in ("COLBENCH_ENV_OFFSET", DUMP_DIR_VAR)}
+    text = json.dumps([side, launch.command, env, import_group(spec), launch.cwd and str(launch.cwd)],
+                      sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+def compile_first(python: list[str], preload: Path, launch: WorkerLaunch) -> None:
+    """Where the counting workers keep their bytecode under colbench's home (PYTHONPYCACHEPREFIX, runner/instructions.py
+    `bytecode_cache`: an environment without bytecode), import what the server will import once, natively, before the
+    server does under Valgrind. A process that compiles modules reaches its counted call with another heap: on the
+    placebo (2,000 int allocations), the first counting process of a new home, fresh or a server, counted 1,676,572
+    instructions where every later one counted 1,645,520-1,646,310 (+1.9%), and a server's compiling passes it to
+    every process it forks. Best effort: a failure here is the server's to report."""
+    if "PYTHONPYCACHEPREFIX" not in launch.env or len(python) < 2 or python[-2:] != ["-m", "colbench.worker"]:
+        return
+    env = {**launch.env, SUITE_VAR: COMPILE_ONLY}
+    command = [*python, str(preload), "-"]
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        subprocess.run(command, env=env, cwd=launch.cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, timeout=launch.timeout_s, check=False,
+                       preexec_fn=die_with_parent_hook())
+
+
+class SuiteServers(CountServers):
+    """The live suite servers of this orchestrator, by (suite, side) and slot."""
+
+    def __init__(self, max_servers: int = MAX_SUITE_SERVERS) -> None:
+        super().__init__(max_servers)
+        self._compiled: set[str] = set()
+
+    def count(self, spec: CaseSpec, launch: WorkerLaunch, valgrind: list[str], slot: int,
+              side: str = "") -> WorkerOutcome:
+        """One counting process of `spec`, forked from its suite's server number `slot` on `side` (started if need
+        be); ServerUnavailable when it must be counted fresh."""
+        key = suite_key(spec, launch, side)
+        server = self._live.get((key, slot))
+        if server is None or server.popen.poll() is not None:
+            server = self._start_suite(key, slot, spec, launch, valgrind)
+        self._live.move_to_end((key, slot))
+        return self._fork_case(server, spec, launch)
+
+    def _start_suite(self, key: str, slot: int, spec: CaseSpec, launch: WorkerLaunch,
+                     valgrind: list[str]) -> _Server:
+        self._drop((key, slot))
+        while len(self._live) >= self.max_servers:
+            self._stop(self._live.popitem(last=False)[1])
+        python = server_command(launch.command[len(valgrind):])
+        folder = tempfile.TemporaryDirectory(prefix=exec_dir_prefix())
+        base = Path(folder.name)
+        (base / "dumps").mkdir()
+        preload = base / "preload.json"
+        preload.write_text(json.dumps(preload_of(spec)))
+        if key not in self._compiled:
+            self._compiled.add(key)
+            compile_first(python, preload, launch)
+        hash_seed = random.SystemRandom().randrange(1, 2**32)
+        req_r, req_w = os.pipe()
+        rep_r, rep_w = os.pipe()
+        env = {**launch.env, "PYTHONHASHSEED": str(hash_seed), DUMP_DIR_VAR: str(base / "dumps"),
+               "COLBENCH_ENV_OFFSET": "x" * random.randrange(0, 4096), SUITE_VAR: f"{req_r},{rep_w}"}
+        assert LIB_VAR in env, "a counting launch names the callgrind helper"
+        started = time.perf_counter()
+        try:
+            with open(base / "stdout.log", "wb") as out, open(base / "stderr.log", "wb") as err:
+                popen = subprocess.Popen([*valgrind, *python, str(preload), "-"], stdout=out, stderr=err,
+                                         stdin=subprocess.DEVNULL, env=env, cwd=launch.cwd, start_new_session=True,
+                                         preexec_fn=die_with_parent_hook(), pass_fds=(req_r, rep_w))
+        except (OSError, subprocess.SubprocessError) as exc:
+            os.close(req_w)
+            os.close(rep_r)
+            folder.cleanup()
+            raise ServerUnavailable(f"cannot start a suite server: {exc}") from None
+        finally:
+            os.close(req_r)
+            os.close(rep_w)
+        server = _Server(key, slot, popen, os.fdopen(req_w, "w"), os.fdopen(rep_r, "r"), folder, hash_seed, started)
+        self._live[(key, slot)] = server
+        ready = self._reply(server, launch)
+        if not ready.get("ready"):
+            self._drop((key, slot))
+            raise ServerUnavailable(f"the suite server did not start: {ready.get('error', 'no reply')}")
+        server.user_s = float(ready.get("setup_cpu_s") or 0.0)
+        server.phases = {"start_and_imports": server.user_s}
+        server.ready_s = time.perf_counter() - started
+        return server
+
+    def _fork_case(self, server: _Server, spec: CaseSpec, launch: WorkerLaunch) -> WorkerOutcome:
+        """The request: the case file written as a fresh worker's is (its own scratch folder), the process forked,
+        its result read as a fresh worker's is."""
+        with tempfile.TemporaryDirectory(prefix=exec_dir_prefix()) as tmp:
+            case_path, result_path = Path(tmp) / "case.json", Path(tmp) / "result.json"
+            (Path(tmp) / "scratch").mkdir()
+            case_path.write_text(json.dumps(replace(spec, scratch_dir=str(Path(tmp) / "scratch")).to_json(),
+                                            default=str))
+            started, wall_started = time.perf_counter(), time.time()
+            try:
+                server.requests.write(json.dumps({"case": str(case_path), "result": str(result_path)}) + "\n")
+                server.requests.flush()
+            except OSError as exc:
+                self._drop((server.key, server.slot))
+                raise ServerUnavailable(f"the suite server went away: {exc}") from None
+            reply = self._reply(server, launch)
+            elapsed = time.perf_counter() - started
+            index = server.children
+            server.children += 1
+            if "exit_code" not in reply:  # killed for its timeout or memory, or died: the next request starts anew
+                self._drop((server.key, server.slot))
+                report = WorkerReport.failure(reply.get("kind", "crash"), reply.get("error", "the suite server "
+                                              "died"), stderr_tail=_tail(server.stderr_path, STDERR_TAIL_LINES))
+                return WorkerOutcome(report, {"spawn_to_result_s": elapsed, "started_at": wall_started})
+            code = int(reply["exit_code"])
+            report = _read_result(result_path, code, _tail(server.stderr_path)) if code >= 0 else \
+                WorkerReport.failure("crash", f"counted process killed by signal {-code}",
+                                     stderr_tail=_tail(server.stderr_path))
+            process = {"spawn_to_result_s": elapsed, "started_at": wall_started, "exit_code": code,
+                       "child_user_s": float(reply["user_s"]), "child_sys_s": float(reply["sys_s"]),
+                       "child_maxrss_bytes": int(reply.get("maxrss_bytes") or 0), "cpus": None,
+                       "server": {**server.info(index), "scope": "suite"}}
+            return WorkerOutcome(report, process)  # type: ignore[arg-type]
+
+
+#: one set per orchestrator, closed when it exits
+SUITE_SERVERS = SuiteServers()
+atexit.register(SUITE_SERVERS.close)
+
+
+def count_in_suite_server(spec: CaseSpec, launch: WorkerLaunch, valgrind: list[str], side: str,
+                          process_index: int) -> WorkerOutcome:
+    """A counted process of `spec` on `side` from this orchestrator's suite servers (process i from the side's
+    server `server_slot(i)`: as a case's servers, one forks at most PROCESSES_PER_SERVER of a case's processes);
+    ServerUnavailable when it must be fresh."""
+    return SUITE_SERVERS.count(spec, launch, valgrind, server_slot(process_index), side)
