@@ -104,6 +104,17 @@ def test_profiles_on_a_cluster_are_refused_in_one_line_before_anything_runs(flag
     assert "\n" not in str(e.value) and f"--{flag.replace('_', '-')}" in str(e.value)
 
 
+def test_a_run_the_cluster_refuses_leaves_no_run_behind(tmp_path: Path) -> None:
+    """Refused before its first execution (here: a profile on a local Dask cluster of one worker), a new run is
+    deleted: `show` has nothing (it listed an empty run before)."""
+    done = colbench("run", "placebo", "--param", "duration=0", "--measure", "instructions", "--profile",
+                    "--cluster", "local:1", home=tmp_path, timeout=180)
+    assert done.returncode == 2 and "takes its profiles on this machine" in done.stderr, done.stderr[-2000:]
+    from colbench.store import open_store
+
+    assert open_store(str(tmp_path / "results.duckdb"), create=False).list_runs() == []
+
+
 def test_a_lock_gives_its_pins_only() -> None:
     lock = "# via uv\nnumpy==1.26.4\n    # via pyarrow\npyarrow==14.0.2\n--index-url https://x\n\n"
     assert lock_requirements(lock) == ("numpy==1.26.4", "pyarrow==14.0.2")

@@ -244,6 +244,7 @@ def execute_run(store: Store, run: Run, plan: Plan, envs: Sequence[EnvChoice], c
     executions: list[Execution] = []
     stored = 0
     executor = current_executor() or LocalExecutor()
+    refused = False
     with stop_on_signals() as stop:
         try:
             observer.preparing("preparing the input data (a file the cache lacks is built or downloaded)")
@@ -251,7 +252,11 @@ def execute_run(store: Store, run: Run, plan: Plan, envs: Sequence[EnvChoice], c
             executions = _missing_executions(store, run, plan, envs, config, processes, only_cases)
             counts = _CaseCounts(executions, stop_failing)
             job = Job(run, config, iterations, warmup, toolchain, inputs, store, skip=counts.skipped)
-            executor.check(job, executions)
+            try:
+                executor.check(job, executions)
+            except PlanError:  # refused before any execution (a cluster that cannot run it): nothing of it is left
+                refused = _refused(store, run)
+                raise
             observer.start(run, counts.cases, len(executions))
 
             def started(execution: Execution) -> None:
@@ -290,9 +295,10 @@ def execute_run(store: Store, run: Run, plan: Plan, envs: Sequence[EnvChoice], c
                              f"--resume {run.run_id}` runs the rest") from None
         finally:
             run.finished_at = datetime.now(UTC).isoformat()
-            with stop.deferred():
-                _store_run_record(store, run)
-            observer.finish(run)
+            if not refused:
+                with stop.deferred():
+                    _store_run_record(store, run)
+                observer.finish(run)
     # Every result is durable already (in the store, or in its spool while another process held it): wait for the
     # store to take what waits, or stop with a message that says where the results are.
     store.finish_writes()
@@ -310,6 +316,16 @@ def _counting_servers_decided(config: RunConfig, plan: Plan, envs: Sequence[EnvC
     if served is None:
         served = servers_pay(len(plan.cases), len(envs), config.processes)
     return replace(config, counting_server=served, counting_scope=server_scope(len(plan.cases), len(envs)))
+
+
+def _refused(store: Store, run: Run) -> bool:
+    """A run refused before its first execution: a new one (nothing stored) is deleted, so a refused `run
+    --cluster` leaves no run behind; one with results stays, `interrupted`, for `--resume` (True when deleted)."""
+    if store.completed(run.run_id):
+        run.status = "interrupted"
+        return False
+    store.delete_run(run.run_id, force=True)
+    return True
 
 
 def _mark_running(store: Store, run: Run) -> None:
