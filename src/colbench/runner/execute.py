@@ -26,8 +26,8 @@ from colbench.model.run_config import EnvChoice, RunConfig
 from colbench.redact import redact
 from colbench.runner.bytecode import cache_own_bytecode
 from colbench.runner.collect import build_result, invalid_number
-from colbench.runner.executor import Job, Started, current_executor
-from colbench.runner.interrupt import Interrupted, signal_name, stop_on_signals
+from colbench.runner.executor import Executor, Job, Started, current_executor
+from colbench.runner.interrupt import Interrupted, StopSignals, signal_name, stop_on_signals
 from colbench.runner.isolate import (
     DEFAULT_ENV,
     WorkerLaunch,
@@ -244,7 +244,6 @@ def execute_run(store: Store, run: Run, plan: Plan, envs: Sequence[EnvChoice], c
     executions: list[Execution] = []
     stored = 0
     executor = current_executor() or LocalExecutor()
-    refused = False
     with stop_on_signals() as stop:
         try:
             observer.preparing("preparing the input data (a file the cache lacks is built or downloaded)")
@@ -252,11 +251,7 @@ def execute_run(store: Store, run: Run, plan: Plan, envs: Sequence[EnvChoice], c
             executions = _missing_executions(store, run, plan, envs, config, processes, only_cases)
             counts = _CaseCounts(executions, stop_failing)
             job = Job(run, config, iterations, warmup, toolchain, inputs, store, skip=counts.skipped)
-            try:
-                executor.check(job, executions)
-            except PlanError:  # refused before any execution (a cluster that cannot run it): nothing of it is left
-                refused = _refused(store, run)
-                raise
+            _check(executor, job, executions, store, run)
             observer.start(run, counts.cases, len(executions))
 
             def started(execution: Execution) -> None:
@@ -294,11 +289,7 @@ def execute_run(store: Store, run: Run, plan: Plan, envs: Sequence[EnvChoice], c
                              f"{_reason(exc)}; every result before it is stored: fix that, then `colbench run "
                              f"--resume {run.run_id}` runs the rest") from None
         finally:
-            run.finished_at = datetime.now(UTC).isoformat()
-            if not refused:
-                with stop.deferred():
-                    _store_run_record(store, run)
-                observer.finish(run)
+            _close_run(store, run, stop, observer)
     # Every result is durable already (in the store, or in its spool while another process held it): wait for the
     # store to take what waits, or stop with a message that says where the results are.
     store.finish_writes()
@@ -318,14 +309,29 @@ def _counting_servers_decided(config: RunConfig, plan: Plan, envs: Sequence[EnvC
     return replace(config, counting_server=served, counting_scope=server_scope(len(plan.cases), len(envs)))
 
 
-def _refused(store: Store, run: Run) -> bool:
-    """A run refused before its first execution: a new one (nothing stored) is deleted, so a refused `run
-    --cluster` leaves no run behind; one with results stays, `interrupted`, for `--resume` (True when deleted)."""
-    if store.completed(run.run_id):
-        run.status = "interrupted"
-        return False
-    store.delete_run(run.run_id, force=True)
-    return True
+def _close_run(store: Store, run: Run, stop: StopSignals, observer: ExecutionHooks) -> None:
+    """The run record stored as it ended (a signal waits for it), unless the run was refused and deleted."""
+    run.finished_at = datetime.now(UTC).isoformat()
+    if run.status == "refused":  # deleted (`_check`): nothing of it is left to store
+        return
+    with stop.deferred():
+        _store_run_record(store, run)
+    observer.finish(run)
+
+
+def _check(executor: Executor, job: Job, executions: list[Execution], store: Store, run: Run) -> None:
+    """The executor's check before the first execution (a cluster that cannot run the plan raises PlanError). A run
+    it refuses is deleted when new (nothing stored: `run --cluster` refused leaves no run behind, its status
+    "refused" in memory only); one with results stays, `interrupted`, for `--resume`."""
+    try:
+        executor.check(job, executions)
+    except PlanError:
+        if store.completed(run.run_id):
+            run.status = "interrupted"
+        else:
+            store.delete_run(run.run_id, force=True)
+            run.status = "refused"
+        raise
 
 
 def _mark_running(store: Store, run: Run) -> None:
