@@ -116,9 +116,9 @@ def test_suite_server_counts_equal_fresh_counts(placebo_runs: Path):
     served = [r for r in results_of(placebo_runs, "served") if r["params"]["work"] == 2000]
     fresh = results_of(placebo_runs, "fresh")
     assert "server" not in fresh[0]["measure"]["instructions"]
-    low, high = min(_medians(fresh)), max(_medians(fresh))
-    for median in _medians(served):
-        assert low * 0.999 <= median <= high * 1.001, (_medians(served), _medians(fresh))
+    fresh_median = sorted(_medians(fresh))[len(fresh) // 2]
+    for median in _medians(served):  # within the metric's noise (`repeat_within`, 0.2%), as #46 asks
+        assert median == pytest.approx(fresh_median, rel=0.002), (_medians(served), _medians(fresh))
 
 
 @pytest.mark.slow
