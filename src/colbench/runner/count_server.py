@@ -154,9 +154,6 @@ class CountServers:
         self._live.clear()
 
     def _start(self, key: str, slot: int, spec: CaseSpec, launch: WorkerLaunch, valgrind: list[str]) -> _Server:
-        self._drop((key, slot))
-        while len(self._live) >= self.max_servers:
-            self._stop(self._live.popitem(last=False)[1])
         python = server_command(launch.command[len(valgrind):])
         folder = tempfile.TemporaryDirectory(prefix=exec_dir_prefix())
         base = Path(folder.name)
@@ -165,34 +162,13 @@ class CountServers:
         case_path = base / "case.json"
         case_path.write_text(json.dumps(dataclasses.replace(spec, scratch_dir=str(base / "scratch")).to_json(),
                                         default=str))
-        hash_seed = random.SystemRandom().randrange(1, 2**32)
-        req_r, req_w = os.pipe()
-        rep_r, rep_w = os.pipe()
-        env = {**launch.env, "PYTHONHASHSEED": str(hash_seed), DUMP_DIR_VAR: str(base / "dumps"),
-               "COLBENCH_ENV_OFFSET": "x" * random.randrange(0, 4096), SERVE_VAR: f"{req_r},{rep_w}"}
-        assert LIB_VAR in env, "a counting launch names the callgrind helper"
-        started = time.perf_counter()
-        try:
-            with open(base / "stdout.log", "wb") as out, open(base / "stderr.log", "wb") as err:
-                popen = subprocess.Popen([*valgrind, *python, str(case_path), str(base / "result.json")],
-                                         stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env, cwd=launch.cwd,
-                                         start_new_session=True, preexec_fn=die_with_parent_hook(),
-                                         pass_fds=(req_r, rep_w))
-        except (OSError, subprocess.SubprocessError) as exc:
-            os.close(req_w)
-            os.close(rep_r)
-            folder.cleanup()
-            raise ServerUnavailable(f"cannot start a counting server: {exc}") from None
-        finally:
-            os.close(req_r)
-            os.close(rep_w)
-        server = _Server(key, slot, popen, os.fdopen(req_w, "w"), os.fdopen(rep_r, "r"), folder, hash_seed, started)
-        self._live[(key, slot)] = server
+        server = self._spawn(key, slot, [*valgrind, *python, str(case_path), str(base / "result.json")], launch,
+                             folder, SERVE_VAR, "counting server")
         ready = self._reply(server, launch)
         if ready.get("ready"):
             server.phases = {k: float(v) for k, v in (ready.get("phases") or {}).items()}
             server.user_s = sum(server.phases.values())
-            server.ready_s = time.perf_counter() - started
+            server.ready_s = time.perf_counter() - server.started_at
             return server
         failed = base / "result.json"
         report = _read_result(failed, 0, _tail(base / "stderr.log")) if failed.exists() else None
@@ -207,31 +183,71 @@ class CountServers:
     def _fork(self, server: _Server, spec: CaseSpec, launch: WorkerLaunch) -> WorkerOutcome:
         with tempfile.TemporaryDirectory(prefix=exec_dir_prefix()) as tmp:
             result_path = Path(tmp) / "result.json"
-            started, wall_started = time.perf_counter(), time.time()
-            try:
-                server.requests.write(json.dumps({"result": str(result_path), "seed": spec.seed}) + "\n")
-                server.requests.flush()
-            except OSError as exc:
-                self._drop((server.key, server.slot))
-                raise ServerUnavailable(f"the counting server went away: {exc}") from None
-            reply = self._reply(server, launch)
-            elapsed = time.perf_counter() - started
-            index = server.children
-            server.children += 1
-            if "exit_code" not in reply:  # killed for its timeout or memory, or died
-                self._drop((server.key, server.slot))
-                report = WorkerReport.failure(reply.get("kind", "crash"), reply.get("error", "the counting server "
-                                              "died"), stderr_tail=_tail(server.stderr_path, STDERR_TAIL_LINES))
-                return WorkerOutcome(report, {"spawn_to_result_s": elapsed, "started_at": wall_started})
-            code = int(reply["exit_code"])
-            report = _read_result(result_path, code, _tail(server.stderr_path)) if code >= 0 else \
-                WorkerReport.failure("crash", f"counted process killed by signal {-code}",
-                                     stderr_tail=_tail(server.stderr_path))
-            process = {"spawn_to_result_s": elapsed, "started_at": wall_started, "exit_code": code,
-                       "child_user_s": float(reply["user_s"]), "child_sys_s": float(reply["sys_s"]),
-                       "child_maxrss_bytes": int(reply.get("maxrss_bytes") or 0), "cpus": None,
-                       "server": server.info(index)}
-            return WorkerOutcome(report, process)  # type: ignore[arg-type]
+            return self._request(server, {"result": str(result_path), "seed": spec.seed}, result_path, launch,
+                                 "counting server")
+
+    def _spawn(self, key: str, slot: int, command: list[str], launch: WorkerLaunch,
+               folder: tempfile.TemporaryDirectory[str], var: str, what: str) -> _Server:
+        """A server process started under `command` with its own hash seed and layout, its request and reply pipes
+        named in `var` (a case's counting server, or a suite server: runner/suite_server.py), and kept live (the
+        least recently used closed first when `max_servers` are)."""
+        self._drop((key, slot))
+        while len(self._live) >= self.max_servers:
+            self._stop(self._live.popitem(last=False)[1])
+        base = Path(folder.name)
+        hash_seed = random.SystemRandom().randrange(1, 2**32)
+        req_r, req_w = os.pipe()
+        rep_r, rep_w = os.pipe()
+        env = {**launch.env, "PYTHONHASHSEED": str(hash_seed), DUMP_DIR_VAR: str(base / "dumps"),
+               "COLBENCH_ENV_OFFSET": "x" * random.randrange(0, 4096), var: f"{req_r},{rep_w}"}
+        assert LIB_VAR in env, "a counting launch names the callgrind helper"
+        started = time.perf_counter()
+        try:
+            with open(base / "stdout.log", "wb") as out, open(base / "stderr.log", "wb") as err:
+                popen = subprocess.Popen(command, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env,
+                                         cwd=launch.cwd, start_new_session=True, preexec_fn=die_with_parent_hook(),
+                                         pass_fds=(req_r, rep_w))
+        except (OSError, subprocess.SubprocessError) as exc:
+            os.close(req_w)
+            os.close(rep_r)
+            folder.cleanup()
+            raise ServerUnavailable(f"cannot start a {what}: {exc}") from None
+        finally:
+            os.close(req_r)
+            os.close(rep_w)
+        server = _Server(key, slot, popen, os.fdopen(req_w, "w"), os.fdopen(rep_r, "r"), folder, hash_seed, started)
+        self._live[(key, slot)] = server
+        return server
+
+    def _request(self, server: _Server, request: dict[str, Any], result_path: Path, launch: WorkerLaunch,
+                 what: str, **info: Any) -> WorkerOutcome:
+        """One forked process: the request sent, the orchestrator asleep on the reply, the child's result read as a
+        fresh worker's is, its CPU its own (the server's `wait4`); `info` added to the record's `server`."""
+        started, wall_started = time.perf_counter(), time.time()
+        try:
+            server.requests.write(json.dumps(request) + "\n")
+            server.requests.flush()
+        except OSError as exc:
+            self._drop((server.key, server.slot))
+            raise ServerUnavailable(f"the {what} went away: {exc}") from None
+        reply = self._reply(server, launch)
+        elapsed = time.perf_counter() - started
+        index = server.children
+        server.children += 1
+        if "exit_code" not in reply:  # killed for its timeout or memory, or died: the next request starts anew
+            self._drop((server.key, server.slot))
+            report = WorkerReport.failure(reply.get("kind", "crash"), reply.get("error", f"the {what} died"),
+                                          stderr_tail=_tail(server.stderr_path, STDERR_TAIL_LINES))
+            return WorkerOutcome(report, {"spawn_to_result_s": elapsed, "started_at": wall_started})
+        code = int(reply["exit_code"])
+        report = _read_result(result_path, code, _tail(server.stderr_path)) if code >= 0 else \
+            WorkerReport.failure("crash", f"counted process killed by signal {-code}",
+                                 stderr_tail=_tail(server.stderr_path))
+        process = {"spawn_to_result_s": elapsed, "started_at": wall_started, "exit_code": code,
+                   "child_user_s": float(reply["user_s"]), "child_sys_s": float(reply["sys_s"]),
+                   "child_maxrss_bytes": int(reply.get("maxrss_bytes") or 0), "cpus": None,
+                   "server": {**server.info(index), **info}}
+        return WorkerOutcome(report, process)  # type: ignore[arg-type]
 
     def _reply(self, server: _Server, launch: WorkerLaunch) -> dict[str, Any]:
         """The server's next reply line; sleeps on its pipe until then, waking for the memory watch. A timeout or the

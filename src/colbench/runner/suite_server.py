@@ -29,8 +29,6 @@ import atexit
 import contextlib
 import hashlib
 import json
-import os
-import random
 import subprocess
 import tempfile
 import time
@@ -38,7 +36,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from colbench.model.records import CaseSpec, WorkerReport
+from colbench.model.records import CaseSpec
 from colbench.runner.count_server import (
     CountServers,
     ServerUnavailable,
@@ -46,9 +44,9 @@ from colbench.runner.count_server import (
     server_command,
     server_slot,
 )
-from colbench.runner.isolate import STDERR_TAIL_LINES, WorkerLaunch, WorkerOutcome, _read_result, _tail
+from colbench.runner.isolate import WorkerLaunch, WorkerOutcome
 from colbench.runner.lifeline import die_with_parent_hook, exec_dir_prefix
-from colbench.workers.python.callgrind_probe import DUMP_DIR_VAR, LIB_VAR
+from colbench.workers.python.callgrind_probe import DUMP_DIR_VAR
 from colbench.workers.python.suite_server import COMPILE_ONLY
 
 #: the variable that makes a counting worker a suite server (workers/python/suite_server.py SUITE_VAR)
@@ -123,9 +121,6 @@ class SuiteServers(CountServers):
 
     def _start_suite(self, key: str, slot: int, spec: CaseSpec, launch: WorkerLaunch,
                      valgrind: list[str]) -> _Server:
-        self._drop((key, slot))
-        while len(self._live) >= self.max_servers:
-            self._stop(self._live.popitem(last=False)[1])
         python = server_command(launch.command[len(valgrind):])
         folder = tempfile.TemporaryDirectory(prefix=exec_dir_prefix())
         base = Path(folder.name)
@@ -135,35 +130,15 @@ class SuiteServers(CountServers):
         if key not in self._compiled:
             self._compiled.add(key)
             compile_first(python, preload, launch)
-        hash_seed = random.SystemRandom().randrange(1, 2**32)
-        req_r, req_w = os.pipe()
-        rep_r, rep_w = os.pipe()
-        env = {**launch.env, "PYTHONHASHSEED": str(hash_seed), DUMP_DIR_VAR: str(base / "dumps"),
-               "COLBENCH_ENV_OFFSET": "x" * random.randrange(0, 4096), SUITE_VAR: f"{req_r},{rep_w}"}
-        assert LIB_VAR in env, "a counting launch names the callgrind helper"
-        started = time.perf_counter()
-        try:
-            with open(base / "stdout.log", "wb") as out, open(base / "stderr.log", "wb") as err:
-                popen = subprocess.Popen([*valgrind, *python, str(preload), "-"], stdout=out, stderr=err,
-                                         stdin=subprocess.DEVNULL, env=env, cwd=launch.cwd, start_new_session=True,
-                                         preexec_fn=die_with_parent_hook(), pass_fds=(req_r, rep_w))
-        except (OSError, subprocess.SubprocessError) as exc:
-            os.close(req_w)
-            os.close(rep_r)
-            folder.cleanup()
-            raise ServerUnavailable(f"cannot start a suite server: {exc}") from None
-        finally:
-            os.close(req_r)
-            os.close(rep_w)
-        server = _Server(key, slot, popen, os.fdopen(req_w, "w"), os.fdopen(rep_r, "r"), folder, hash_seed, started)
-        self._live[(key, slot)] = server
+        server = self._spawn(key, slot, [*valgrind, *python, str(preload), "-"], launch, folder, SUITE_VAR,
+                             "suite server")
         ready = self._reply(server, launch)
         if not ready.get("ready"):
             self._drop((key, slot))
             raise ServerUnavailable(f"the suite server did not start: {ready.get('error', 'no reply')}")
         server.user_s = float(ready.get("setup_cpu_s") or 0.0)
         server.phases = {"start_and_imports": server.user_s}
-        server.ready_s = time.perf_counter() - started
+        server.ready_s = time.perf_counter() - server.started_at
         return server
 
     def _fork_case(self, server: _Server, spec: CaseSpec, launch: WorkerLaunch) -> WorkerOutcome:
@@ -174,31 +149,8 @@ class SuiteServers(CountServers):
             (Path(tmp) / "scratch").mkdir()
             case_path.write_text(json.dumps(replace(spec, scratch_dir=str(Path(tmp) / "scratch")).to_json(),
                                             default=str))
-            started, wall_started = time.perf_counter(), time.time()
-            try:
-                server.requests.write(json.dumps({"case": str(case_path), "result": str(result_path)}) + "\n")
-                server.requests.flush()
-            except OSError as exc:
-                self._drop((server.key, server.slot))
-                raise ServerUnavailable(f"the suite server went away: {exc}") from None
-            reply = self._reply(server, launch)
-            elapsed = time.perf_counter() - started
-            index = server.children
-            server.children += 1
-            if "exit_code" not in reply:  # killed for its timeout or memory, or died: the next request starts anew
-                self._drop((server.key, server.slot))
-                report = WorkerReport.failure(reply.get("kind", "crash"), reply.get("error", "the suite server "
-                                              "died"), stderr_tail=_tail(server.stderr_path, STDERR_TAIL_LINES))
-                return WorkerOutcome(report, {"spawn_to_result_s": elapsed, "started_at": wall_started})
-            code = int(reply["exit_code"])
-            report = _read_result(result_path, code, _tail(server.stderr_path)) if code >= 0 else \
-                WorkerReport.failure("crash", f"counted process killed by signal {-code}",
-                                     stderr_tail=_tail(server.stderr_path))
-            process = {"spawn_to_result_s": elapsed, "started_at": wall_started, "exit_code": code,
-                       "child_user_s": float(reply["user_s"]), "child_sys_s": float(reply["sys_s"]),
-                       "child_maxrss_bytes": int(reply.get("maxrss_bytes") or 0), "cpus": None,
-                       "server": {**server.info(index), "scope": "suite"}}
-            return WorkerOutcome(report, process)  # type: ignore[arg-type]
+            return self._request(server, {"case": str(case_path), "result": str(result_path)}, result_path, launch,
+                                 "suite server", scope="suite")
 
 
 #: one set per orchestrator, closed when it exits
