@@ -35,6 +35,7 @@ SUITE_VAR = "COLBENCH_SUITE_SERVER"
 
 
 def _send(out: IO[str], message: dict[str, Any]) -> None:
+    # as count_server.py's, not imported from it: a forked process must hold only the modules a fresh worker holds
     out.write(json.dumps(message, default=str) + "\n")
     out.flush()
 
@@ -43,7 +44,7 @@ def _send(out: IO[str], message: dict[str, Any]) -> None:
 COMPILE_ONLY = "compile"
 
 
-def serve(fds: str, preload_path: Path, preload: Callable[[dict[str, Any]], list[str]]) -> tuple[Path, Path] | None:
+def serve(fds: str, preload_path: Path, preload: Callable[[dict[str, Any]], None]) -> tuple[Path, Path] | None:
     """Import what a fresh worker imports before its case's setup (`preload`, the worker's: its first case's
     benchmark looked up as a fresh worker looks it up, and nothing else, so that a forked process reaches its case's
     setup with a fresh worker's modules),
@@ -58,10 +59,10 @@ def serve(fds: str, preload_path: Path, preload: Callable[[dict[str, Any]], list
         return None
     requests_fd, replies_fd = (int(fd) for fd in fds.split(","))
     requests, replies = os.fdopen(requests_fd, "r"), os.fdopen(replies_fd, "w")
-    errors = preload(doc)
+    preload(doc)
     user, system = os.times()[:2]
     _send(replies, {"ready": True, "pid": os.getpid(), "hash_seed": os.environ.get("PYTHONHASHSEED"),
-                    "setup_cpu_s": round(user + system, 3), "import_errors": errors[:20]})
+                    "setup_cpu_s": round(user + system, 3)})
     dumps = os.environ.get("COLBENCH_CALLGRIND_DIR")
     for line in requests:
         request = json.loads(line)
@@ -74,9 +75,7 @@ def serve(fds: str, preload_path: Path, preload: Callable[[dict[str, Any]], list
         _, status, usage = os.wait4(pid, 0)
         code = -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
         if dumps:  # callgrind's own dump at the process's exit (the counts were read from numbered ones)
-            for leftover in (Path(dumps) / f"callgrind.out.{pid}",):
-                if leftover.exists():
-                    leftover.unlink()
+            Path(dumps, f"callgrind.out.{pid}").unlink(missing_ok=True)
         _send(replies, {"exit_code": code, "user_s": usage.ru_utime, "sys_s": usage.ru_stime,
                         "maxrss_bytes": usage.ru_maxrss * 1024})
     sys.stdout.flush()

@@ -635,18 +635,15 @@ def write_atomically(path: Path, document: dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
-def _preload(doc: dict[str, Any]) -> list[str]:
+def _preload(doc: dict[str, Any]) -> None:
     """A suite server's imports (workers/python/suite_server.py): the benchmark of its first case (`doc["case"]`)
-    looked up as `measure_case` looks it up; the lookup's error, if any (the case reports its own, as a fresh worker
-    would)."""
+    looked up as `measure_case` looks it up. A lookup that fails is left to each process of the case, which reports
+    it as a fresh worker would."""
     if not doc.get("case"):
-        return []
+        return
     spec = CaseSpec.from_json(doc["case"])
-    try:
+    with contextlib.suppress(Exception):
         benchmark_lookup(spec)(spec.benchmark)
-    except Exception as exc:  # noqa: BLE001 - each process of the case reports it
-        return [f"{spec.benchmark}: {type(exc).__name__}: {exc}"]
-    return []
 
 
 def main(argv: list[str] | None = None) -> int:
