@@ -11,7 +11,7 @@ import json
 import os
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from packaging.version import Version
 
@@ -152,6 +152,8 @@ def test_a_callgrind_file_is_a_profile_or_one_line(tmp_path: Path, data: bytes, 
 
 @FAST
 @given(st.one_of(PERF_LINES, st.binary(max_size=200)), st.booleans(), st.booleans())
+@example("¹".encode(), False, False)  # found by a fresh clone's run: str.isdigit() takes it, float() does not
+@example("main 12 cycles:\n\t1 f (/x)\n\nmain 13 ² cycles:\n\t1 g (/x)\n".encode(), False, False)
 def test_perf_samples_are_a_profile_or_one_line(tmp_path: Path, data: bytes, packed: bool, cut: bool) -> None:
     path = _written(tmp_path, "profile.perf", data, packed, cut)
     try:

@@ -339,7 +339,7 @@ def _read_answer(call: _Call, response: Any) -> Answer:
     answer_headers: Message = response.headers
     final_url = response.geturl() if hasattr(response, "geturl") else url
     length = answer_headers.get("Content-Length")
-    call.total = total = int(length) if length and length.strip().isdigit() else None
+    call.total = total = int(length) if length and length.strip().isascii() and length.strip().isdigit() else None
     if total is not None and total > call.max_bytes:
         raise NetError("too-large", f"{host_of(url)} announced {_sizes(total)} for {url}, more than the "
                                     f"{_sizes(call.max_bytes)} colbench takes from it")

@@ -108,7 +108,7 @@ class _Sides:
 
 def _threads(condition: tuple[tuple[str, str], ...]) -> int:
     value = dict(condition).get("threads", "0")
-    return int(value) if value.isdigit() else 0
+    return int(value) if value.isascii() and value.isdigit() else 0
 
 
 _Grouped = dict[tuple[tuple[str, str], ...], tuple[list[Result], list[Result]]]

@@ -223,7 +223,7 @@ def clean_setup_caches(base: Path, keep: Path | None = None) -> int:
     freed = 0
     for entry in base.iterdir():
         pid = entry.name.split("-", 1)[0]
-        if entry == keep or (pid.isdigit() and _running(int(pid))):
+        if entry == keep or (pid.isascii() and pid.isdigit() and _running(int(pid))):
             continue
         freed += remove(entry, within=base)
     return freed

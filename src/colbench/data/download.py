@@ -154,7 +154,7 @@ def _fetch(url: str, headers: dict[str, str], part: Path, offset: int, timeout: 
             else:  # no range support: start again from zero
                 start = 0
             length = answer_headers.get("Content-Length")
-            total = start + int(length) if length is not None and length.isdigit() else None
+            total = start + int(length) if length is not None and length.isascii() and length.isdigit() else None
             advance[0] = stack.enter_context(_progress(show, label, total, start))
             return stack.enter_context(_open_part(part, append=bool(start)))
 

@@ -97,7 +97,7 @@ def split_chain(name: str) -> list[str]:
     parts = name.split(CHAIN_SEPARATOR)
     chain = [parts[0]]
     for part in parts[1:]:
-        if part.isdigit():  # f'2: a recursion level of the name before it
+        if part.isascii() and part.isdigit():  # f'2: a recursion level of the name before it
             continue
         chain.append(part)
     return chain
@@ -120,7 +120,7 @@ def parse_lines(lines: Iterable[str], source: str = "profile") -> CallgrindProfi
         if not line or line.startswith("#"):
             continue
         first = line[0]
-        if first.isdigit() or first in "+-*":
+        if first in "0123456789+-*":  # ASCII digits only: str.isdigit() takes "¹"
             parser.cost_line(line, line_no)
             continue
         key, sep, value = line.partition("=")

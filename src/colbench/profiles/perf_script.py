@@ -90,7 +90,7 @@ def parse_samples(lines: list[str], perf_map: PerfMap | None = None) -> tuple[Fo
             rest = line[found.end():].split() + line[:found.start()].split()[-1:]
         else:
             rest = line.split()[-1:]
-        period = next((float(t) for t in rest if t.isdigit()), None)
+        period = next((float(t) for t in rest if t.isascii() and t.isdigit()), None)
     flush()
     if samples == 0:
         raise ProfileError("no samples: the timed call ran too briefly for perf to sample it, or perf recorded "

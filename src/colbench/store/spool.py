@@ -205,7 +205,7 @@ class Spool:
                 continue
             if _CLAIM in name:
                 pid = name.rsplit(_CLAIM, 1)[1]
-                if pid.isdigit() and _pid_alive(int(pid)) and int(pid) != os.getpid():
+                if pid.isascii() and pid.isdigit() and _pid_alive(int(pid)) and int(pid) != os.getpid():
                     continue  # another process is uploading it right now
             yield path
 
