@@ -233,6 +233,11 @@ def _prepare(request: RunRequest, observer: RunObserver, dry_run: bool) -> _Prep
         mark_resumed(run_doc)
     else:
         config = _config(request)
+    if request.config.jobs is not None:  # how this machine runs it, a resumed run's too; refused before anything
+        from colbench.runner.local_jobs import local_jobs  # is built where it would measure wall time side by side
+
+        config = replace(config, jobs=request.config.jobs)
+        local_jobs(config)
     plan = make_plan(config.targets, config.overrides, config.scale)
     if "instructions" in config.measure or config.profile:
         from colbench.runner.execute import counting_toolchain
@@ -337,6 +342,7 @@ def _planned_costs(db: Store | None, config: RunConfig, plan: Plan, envs: int) -
     """The processes about to run, at this machine's measured costs (for the progress view and the budget)."""
     from colbench.machine.facts import machine_info
     from colbench.runner.estimate import Costs, estimate_plan, history_costs, load_factor
+    from colbench.runner.local_jobs import local_jobs
     from colbench.store.base import StoreError
 
     iterations, warmup, processes = config.resolved(plan)
@@ -346,7 +352,7 @@ def _planned_costs(db: Store | None, config: RunConfig, plan: Plan, envs: int) -
         history = Costs()
     return estimate_plan(plan, iterations, warmup, lambda case: config.processes_of(case, processes), history,
                          envs=envs, measure=config.measure, load_factor=load_factor(),
-                         served=_served(config, plan, envs))
+                         served=_served(config, plan, envs), jobs=local_jobs(config))
 
 
 def _served(config: RunConfig, plan: Plan, envs: int, *, looks_add: bool = False) -> bool:
@@ -433,6 +439,7 @@ def estimate(request: RunRequest, observer: RunObserver | None = None, *, resolv
     exist is an EnvError."""
     from colbench.paths import data_dir
     from colbench.runner.estimate import build_rates, current_load_factor, estimate_plan, local_manifests
+    from colbench.runner.local_jobs import local_jobs
     from colbench.runtimes import env_options
 
     prepared = _prepare(request, observer or RunObserver(), dry_run=True)
@@ -466,7 +473,8 @@ def estimate(request: RunRequest, observer: RunObserver | None = None, *, resolv
                         new_data=[(f.format, f.size_bytes) for f in missing if f.format != "download"],
                         build_rates_here=build_rates(local_manifests(data_dir())), measure=config.measure,
                         env_builds=env_builds, worker_builds=worker_builds,
-                        load_factor=current_load_factor(load), served=_served(config, plan, sides))
+                        load_factor=current_load_factor(load), served=_served(config, plan, sides),
+                        jobs=local_jobs(config))
     budget = request.budget_s
     if first_look and budget is None:
         budget = default_budget(config, est, sides)

@@ -101,6 +101,10 @@ def run(
         "--counting-server/--fresh-counts", help="count instructions in processes forked from a set-up process "
         "under Valgrind per case (2 a side; for a run of more than 4 case-sides, one per suite and side), or in "
         "fresh ones (default: servers where each would fork more than one process; see docs/metrics.md)")] = None,
+    jobs: Annotated[int | None, typer.Option(
+        min=1, help="processes run at once on this machine; only for --measure instructions, whose counts do not "
+        "depend on what runs beside them (default: one per CPU for a run that counts instructions only, else 1: "
+        "wall times are measured one process at a time)")] = None,
     cluster: ClusterOption = None,
 ) -> None:
     """Run benchmarks, each case in fresh worker processes, storing every result as it completes.
@@ -117,7 +121,7 @@ def run(
         processes=processes, timeout_s=timeout,
         memory_limit_bytes=parse_memory_limit(memory_limit) if memory_limit is not None else None,
         run_name=run_name, machine_name=machine, seed=seed, scale=scale, measure=parse_measure_option(measure),
-        profile=profile, profile_memory=profile_memory, counting_server=counting_server)
+        profile=profile, profile_memory=profile_memory, counting_server=counting_server, jobs=jobs)
     request = RunRequest(
         config=config,
         threads=tuple(split_values("--threads", threads)) if threads is not None else None,
@@ -232,7 +236,8 @@ def _estimate_parts(planned: RunEstimate) -> list[str]:
     """What the estimated time is made of: the worker processes, what is built first, the command itself."""
     est = planned.estimate
     kind = "counting (Valgrind) " if planned.counts_instructions and "wall" not in (planned.measure or ()) else ""
-    parts = [f"{plural(est.processes, kind + 'worker process')} {fmt_duration(est.process_seconds)}"]
+    at_once = f" ({est.jobs} at once)" if est.jobs > 1 else ""
+    parts = [f"{plural(est.processes, kind + 'worker process')}{at_once} {fmt_duration(est.process_seconds)}"]
     if est.envs_fresh or est.envs_cached:
         parts.append(f"uv environments {fmt_duration(est.env_seconds)} ({est.envs_fresh} to build, "
                      f"{est.envs_cached} cached)")

@@ -77,6 +77,9 @@ class RunConfig:
     #: stored): "case" (one set-up case per side and server) or "suite" (the suite imported once per side and
     #: server, one fresh case a forked process: runner/suite_server.py); None: "case"
     counting_scope: str | None = field(default=None, compare=False)
+    #: executions run at once on this machine (`run --jobs`; runner/local_jobs.py), not stored: how a run was
+    #: executed, not what it measured; None: one per CPU for a run that counts instructions only, else 1
+    jobs: int | None = field(default=None, compare=False)
     #: the suite a stored run's counts came from (None: a run of benchmarks, or a config not yet started)
     suite: str | None = None
     #: read from a stored config: the keys it had, and what it held beyond this type's fields, so a record an
@@ -118,7 +121,8 @@ class RunConfig:
                   commit: CommitInfo | None = None) -> RunConfig:
         """A stored config (any version's); `run_name` and `commit` are the run record's own."""
         saved = doc or {}
-        known = {f.name for f in fields(cls)} - {"run_name", "commit", "machine_name", "stored_keys", "stored_extra"}
+        known = {f.name for f in fields(cls)} - {"run_name", "commit", "machine_name", "stored_keys", "stored_extra",
+                                                 "jobs"}
         return cls(stored_keys=tuple(saved), stored_extra={k: v for k, v in saved.items() if k not in known},
                    targets=list(saved.get("targets") or []), overrides=dict(saved.get("overrides") or {}),
                    iterations=saved.get("iterations"), warmup=saved.get("warmup"), processes=saved.get("processes"),

@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import threading
 
 from colbench.model.records import CaseSpec
 from colbench.runner.isolate import WorkerLaunch, run_worker
@@ -30,6 +31,8 @@ COMPILE_VAR = "COLBENCH_COMPILE_PASS"
 _PER_PROCESS_VARS = ("COLBENCH_ENV_OFFSET", "COLBENCH_CALLGRIND_DIR")
 
 _compiled: set[str] = set()
+_guard = threading.Lock()
+_locks: dict[str, threading.Lock] = {}
 
 
 def compile_key(spec: CaseSpec, launch: WorkerLaunch) -> str:
@@ -47,9 +50,12 @@ def compile_before_counting(spec: CaseSpec, launch: WorkerLaunch, valgrind: list
     if python[-2:] != ["-m", "colbench.worker"]:
         return False
     key = compile_key(spec, launch)
-    if key in _compiled:
-        return False
-    _compiled.add(key)
-    native = dataclasses.replace(launch, command=python, env={**launch.env, COMPILE_VAR: "1"})
-    run_worker(dataclasses.replace(spec, iterations=1, warmup=min(spec.warmup, 1)), native)
+    with _guard:
+        lock = _locks.setdefault(key, threading.Lock())
+    with lock:  # a process counted beside it waits for the pass, rather than compiling under Valgrind itself
+        if key in _compiled:
+            return False
+        native = dataclasses.replace(launch, command=python, env={**launch.env, COMPILE_VAR: "1"})
+        run_worker(dataclasses.replace(spec, iterations=1, warmup=min(spec.warmup, 1)), native)
+        _compiled.add(key)
     return True

@@ -33,8 +33,10 @@ import select
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from collections import OrderedDict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -125,13 +127,17 @@ def server_key(spec: CaseSpec, launch: WorkerLaunch, side: str = "") -> str:
 
 
 class CountServers:
-    """The live servers of this orchestrator, by case and slot."""
+    """The live servers of this orchestrator, by case and slot. Safe for processes counted side by side
+    (runner/local_jobs.py): a server serves one request at a time (its slot's lock, held from its start to the
+    forked process's reply), and a server busy in another thread is never the one closed to make room."""
 
     def __init__(self, max_servers: int = MAX_SERVERS) -> None:
         self.max_servers = max_servers
         self._live: OrderedDict[tuple[str, int], _Server] = OrderedDict()
         #: cases found not to survive a fork: counted fresh from then on, with the reason
         self.unforkable: dict[str, str] = {}
+        self._guard = threading.RLock()
+        self._locks: dict[tuple[str, int], threading.Lock] = {}
 
     def count(self, spec: CaseSpec, launch: WorkerLaunch, valgrind: list[str], slot: int,
               side: str = "") -> WorkerOutcome:
@@ -140,18 +146,44 @@ class CountServers:
         variables, timeout and memory limit; `valgrind` the Valgrind part of its command. ServerUnavailable when
         this case must be counted fresh."""
         key = server_key(spec, launch, side)
-        if key in self.unforkable:
-            raise ServerUnavailable(self.unforkable[key])
-        server = self._live.get((key, slot))
-        if server is None or server.popen.poll() is not None:
-            server = self._start(key, slot, spec, launch, valgrind)
-        self._live.move_to_end((key, slot))
-        return self._fork(server, spec, launch)
+        with self.serving(key, slot):
+            if key in self.unforkable:
+                raise ServerUnavailable(self.unforkable[key])
+            server = self._live_server(key, slot)
+            if server is None:
+                server = self._start(key, slot, spec, launch, valgrind)
+            return self._fork(server, spec, launch)
+
+    @contextlib.contextmanager
+    def serving(self, key: str, slot: int) -> Iterator[None]:
+        """Held while a request of server (`key`, `slot`) is made: one at a time."""
+        with self._guard:
+            lock = self._locks.setdefault((key, slot), threading.Lock())
+        with lock:
+            yield
+
+    def _live_server(self, key: str, slot: int) -> _Server | None:
+        """The server of (`key`, `slot`) if it is alive, made the most recently used."""
+        with self._guard:
+            server = self._live.get((key, slot))
+            if server is None or server.popen.poll() is not None:
+                return None
+            self._live.move_to_end((key, slot))
+            return server
 
     def close(self) -> None:
-        for server in list(self._live.values()):
+        with self._guard:
+            servers = list(self._live.values())
+            self._live.clear()
+        for server in servers:
             self._stop(server)
-        self._live.clear()
+
+    def kill_all(self) -> None:
+        """Every live server's group killed now (a stop signal while processes are counted side by side): a
+        thread waiting on a server's reply wakes to its end."""
+        with self._guard:
+            for server in self._live.values():
+                self._kill_group(server)
 
     def _start(self, key: str, slot: int, spec: CaseSpec, launch: WorkerLaunch, valgrind: list[str]) -> _Server:
         python = server_command(launch.command[len(valgrind):])
@@ -192,8 +224,7 @@ class CountServers:
         named in `var` (a case's counting server, or a suite server: runner/suite_server.py), and kept live (the
         least recently used closed first when `max_servers` are)."""
         self._drop((key, slot))
-        while len(self._live) >= self.max_servers:
-            self._stop(self._live.popitem(last=False)[1])
+        self._make_room()
         base = Path(folder.name)
         hash_seed = random.SystemRandom().randrange(1, 2**32)
         req_r, req_w = os.pipe()
@@ -216,8 +247,22 @@ class CountServers:
             os.close(req_r)
             os.close(rep_w)
         server = _Server(key, slot, popen, os.fdopen(req_w, "w"), os.fdopen(rep_r, "r"), folder, hash_seed, started)
-        self._live[(key, slot)] = server
+        with self._guard:
+            self._live[(key, slot)] = server
         return server
+
+    def _make_room(self) -> None:
+        """Close the least recently used idle servers while `max_servers` are alive (a busy one is left: more may
+        live for a moment than the cap when every one is busy)."""
+        while True:
+            with self._guard:
+                if len(self._live) < self.max_servers:
+                    return
+                idle = [k for k in self._live if not (self._locks.get(k) and self._locks[k].locked())]
+                if not idle:
+                    return
+                server = self._live.pop(idle[0])
+            self._stop(server)
 
     def _request(self, server: _Server, request: dict[str, Any], result_path: Path, launch: WorkerLaunch,
                  what: str, **info: Any) -> WorkerOutcome:
@@ -279,7 +324,8 @@ class CountServers:
         return dict(json.loads(line))
 
     def _drop(self, key: tuple[str, int]) -> None:
-        server = self._live.pop(key, None)
+        with self._guard:
+            server = self._live.pop(key, None)
         if server is not None:
             self._stop(server)
 
@@ -295,12 +341,17 @@ class CountServers:
             server.replies.close()
         server.folder.cleanup()
 
-    @staticmethod
-    def _kill(server: _Server) -> None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(server.popen.pid, signal.SIGKILL)
+    @classmethod
+    def _kill(cls, server: _Server) -> None:
+        cls._kill_group(server)
         with contextlib.suppress(ChildProcessError):
             server.popen.wait()
+
+    @staticmethod
+    def _kill_group(server: _Server) -> None:
+        if server.popen.returncode is None:  # unreaped: its group id is still its own
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(server.popen.pid, signal.SIGKILL)
 
 
 class _SetupFailed(ServerUnavailable):

@@ -324,6 +324,8 @@ class Estimate:
     run_seconds: float = 0.0
     #: processes take this many times longer than measured because the machine is busy (1: it is not)
     load_factor: float = 1.0
+    #: processes run at once (`process_seconds` is their wall time: the sum of their times divided by it)
+    jobs: int = 1
 
     @property
     def unknown_cases(self) -> int:
@@ -396,18 +398,19 @@ def estimate_plan(plan: Plan, iterations: int, warmup: int, processes: Callable[
                   new_data: Sequence[tuple[str, int]] = (), build_rates_here: Mapping[str, float] | None = None,
                   *, measure: Sequence[str] = ("wall",), env_builds: Sequence[bool] = (),
                   worker_builds: Sequence[bool] = (),
-                  load_factor: float = 1.0, served: bool = False) -> Estimate:
+                  load_factor: float = 1.0, served: bool = False, jobs: int = 1) -> Estimate:
     """Every case's processes at its estimated cost, for each environment, plus what is made first: the data still
     to build (`new_data`: (format, bytes) of each file the cache lacks), the uv environments (`env_builds`: True
     for each that must be built, False for each found in the cache) and the Java worker builds (`worker_builds`:
     True for each that downloads Arrow Java, False for each that Maven's repository serves).
-    `load_factor` stretches the processes for a busy machine; `served`: counting processes forked from servers."""
+    `load_factor` stretches the processes for a busy machine; `served`: counting processes forked from servers;
+    `jobs`: processes run at once (runner/local_jobs.py), which divides their wall time."""
     reference = reference if reference is not None else reference_costs()
     cases = [estimate_case(case, iterations, warmup, history, reference) for case in plan.cases]
     if "instructions" in measure:
         cases = [with_counting(c, history, reference, served) for c in cases]
     count = sum(processes(c.case) * envs for c in cases)
-    process_seconds = load_factor * sum(processes(c.case) * envs * c.execution_s(measure) for c in cases)
+    process_seconds = load_factor * sum(processes(c.case) * envs * c.execution_s(measure) for c in cases) / jobs
     rates = {**reference.build_s_per_byte, **(build_rates_here or {})}
     fallback = statistics.median(rates.values()) if rates else 0.0
     data_seconds = sum(size * rates.get(fmt, fallback) for fmt, size in new_data)
@@ -423,7 +426,7 @@ def estimate_plan(plan: Plan, iterations: int, warmup: int, processes: Callable[
     return Estimate(total, cases, data_seconds, sum(size for _, size in new_data), processes=count,
                     process_seconds=process_seconds, envs_fresh=fresh, envs_cached=len(env_builds) - fresh,
                     env_seconds=env_seconds, worker_builds=len(worker_builds), worker_build_seconds=worker_seconds,
-                    run_seconds=reference.run_s, load_factor=load_factor)
+                    run_seconds=reference.run_s, load_factor=load_factor, jobs=jobs)
 
 
 def _build_s(name: str, history: Costs, reference: Costs, load_factor: float) -> float:

@@ -37,6 +37,7 @@ from colbench.runner.isolate import (
     worker_cpus,
 )
 from colbench.runner.lifeline import sweep_stale_exec_dirs
+from colbench.runner.local_jobs import local_jobs
 from colbench.runner.observer import ExecutionHooks
 from colbench.runner.plan import Execution, Plan, PlanError, PlannedCase
 from colbench.runtimes import RuntimeUnavailable, get_runtime
@@ -242,8 +243,9 @@ def execute_run(store: Store, run: Run, plan: Plan, envs: Sequence[EnvChoice], c
     tracer = memory_tracer(config)
     by_case: dict[str, list[Result]] = {}
     executions: list[Execution] = []
+    results: Iterator[tuple[Execution, Result]] = iter(())
     stored = 0
-    executor = current_executor() or LocalExecutor()
+    executor = current_executor() or LocalExecutor(local_jobs(config))
     with stop_on_signals() as stop:
         try:
             observer.preparing("preparing the input data (a file the cache lacks is built or downloaded)")
@@ -260,7 +262,8 @@ def execute_run(store: Store, run: Run, plan: Plan, envs: Sequence[EnvChoice], c
                     observer.case_started(execution.case)
                 observer.execution_started(execution)
 
-            for execution, result in executor.results(executions, job, started):
+            results = executor.results(executions, job, started)
+            for execution, result in results:
                 case = execution.case
                 with stop.deferred():  # a completed result is stored whole before a signal takes effect
                     stored += _store_result(store, run, result, stored, len(executions))
@@ -289,6 +292,8 @@ def execute_run(store: Store, run: Run, plan: Plan, envs: Sequence[EnvChoice], c
                              f"{_reason(exc)}; every result before it is stored: fix that, then `colbench run "
                              f"--resume {run.run_id}` runs the rest") from None
         finally:
+            # executions side by side (runner/local_jobs.py) stop with the loop: their workers are killed now
+            getattr(results, "close", lambda: None)()
             _close_run(store, run, stop, observer)
     # Every result is durable already (in the store, or in its spool while another process held it): wait for the
     # store to take what waits, or stop with a message that says where the results are.
@@ -453,25 +458,49 @@ def _keep_memory_profile(store: Store, run: Run, execution: Execution, inputs: d
 
 
 class LocalExecutor:
-    """Today's runner: each execution in a fresh worker process on this machine, one after another, in the
-    scheduled order (runner/executor.py)."""
+    """Today's runner: each execution in a fresh worker process on this machine, in the scheduled order
+    (runner/executor.py): one after another, or `jobs` at once for a run that counts instructions only
+    (runner/local_jobs.py)."""
 
     label = "local"
+
+    def __init__(self, jobs: int = 1) -> None:
+        self.jobs = jobs
 
     def check(self, job: Job, executions: Sequence[Execution]) -> None:
         """Nothing to refuse: one machine measures everything."""
 
     def slots(self) -> int:
-        return 1
+        return self.jobs
 
     def results(self, executions: Sequence[Execution], job: Job, started: Started,
                 ) -> Iterator[tuple[Execution, Result]]:
+        if self.jobs > 1:
+            from colbench.runner.local_jobs import side_by_side
+
+            yield from side_by_side(executions, job, started, self.jobs, lambda e: self._one(e, job), _stop_all)
+            return
         for execution in executions:
             if job.skip(execution):
                 continue
             started(execution)
-            yield execution, execute_one(job.run, execution, job.inputs[execution.case.case_id], job.iterations,
-                                         job.warmup, job.config, job.toolchain)
+            yield execution, self._one(execution, job)
+
+    @staticmethod
+    def _one(execution: Execution, job: Job) -> Result:
+        return execute_one(job.run, execution, job.inputs[execution.case.case_id], job.iterations, job.warmup,
+                           job.config, job.toolchain)
+
+
+def _stop_all() -> None:
+    """Every worker and counting server of this orchestrator killed (executions side by side that must stop)."""
+    from colbench.runner.count_server import SERVERS
+    from colbench.runner.isolate import RUNNING
+    from colbench.runner.suite_server import SUITE_SERVERS
+
+    RUNNING.kill_all()
+    SERVERS.kill_all()
+    SUITE_SERVERS.kill_all()
 
 
 class _Broken(Exception):

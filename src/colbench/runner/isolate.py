@@ -174,16 +174,17 @@ def run_worker(case_spec: CaseSpec, launch: WorkerLaunch) -> WorkerOutcome:
             except (OSError, subprocess.SubprocessError) as exc:
                 report = WorkerReport.failure("crash", f"cannot start worker {launch.command[0]!r}: {exc}")
                 return WorkerOutcome(report, {"spawn_to_result_s": time.perf_counter() - started})
+        RUNNING.add(popen.pid)
         try:
             killed_for, watched = _watch(popen.pid, started + launch.timeout_s, launch.memory_limit_bytes)
         except BaseException:
-            _kill_group(popen.pid)
+            RUNNING.reaping(popen.pid)
             os.wait4(popen.pid, 0)
             popen.returncode = -signal.SIGKILL
             raise
         # Whatever the worker left in its process group goes too. Done before reaping, while the unreaped
         # worker still holds its pid, so the group id cannot belong to anyone else yet.
-        _kill_group(popen.pid)
+        RUNNING.reaping(popen.pid)
         _, status, usage = os.wait4(popen.pid, 0)
         popen.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait again
         elapsed = time.perf_counter() - started
@@ -308,6 +309,34 @@ def _watch(pid: int, deadline: float, memory_limit: int | None) -> tuple[str | N
     if stops.count:
         watched["stopped"] = stops.count
     return killed_for, watched
+
+
+class RunningWorkers:
+    """The process groups of this orchestrator's live workers, so that a run whose workers run side by side
+    (runner/local_jobs.py) kills every one when it stops. A worker leaves the set, its group killed, before it is
+    reaped: a group in the set is never one whose pid could have been reused."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._groups: set[int] = set()
+
+    def add(self, pgid: int) -> None:
+        with self._lock:
+            self._groups.add(pgid)
+
+    def reaping(self, pgid: int) -> None:
+        """The worker exited or must go: its group killed and out of the set, before the caller reaps it."""
+        with self._lock:
+            self._groups.discard(pgid)
+            _kill_group(pgid)
+
+    def kill_all(self) -> None:
+        with self._lock:
+            for pgid in self._groups:
+                _kill_group(pgid)
+
+
+RUNNING = RunningWorkers()
 
 
 def _kill_group(pgid: int) -> None:

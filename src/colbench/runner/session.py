@@ -209,7 +209,7 @@ def run_until_decided(
         pending = list(seq.pending)
         next_look = _next_look(seq, settings, lambda: clock() - started,
                                functools.partial(_seconds_per_block, timing, pending, ids, results_seconds,
-                                                 _slots(), "wall" in config.measure),
+                                                 _slots(config), "wall" in config.measure),
                                blocks_so_far=blocks, min_step=min_step)
         if isinstance(next_look, str):
             stopped = next_look
@@ -251,10 +251,14 @@ def _sequential(settings: GateSettings) -> SequentialCompare[Key]:
         method=settings.method, spending=settings.spending, paired=True)
 
 
-def _slots() -> int:
-    """Tasks the run's executor runs at once (1: the local runner)."""
+def _slots(config: RunConfig) -> int:
+    """Tasks the run's executor runs at once (the local runner: its jobs, runner/local_jobs.py)."""
     executor = current_executor()
-    return executor.slots() if executor is not None else 1
+    if executor is not None:
+        return executor.slots()
+    from colbench.runner.local_jobs import local_jobs
+
+    return local_jobs(config)
 
 
 def _seconds_per_block(timing: _Timing, pending: list[Key], ids: Mapping[Key, str],

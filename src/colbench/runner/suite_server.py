@@ -113,11 +113,11 @@ class SuiteServers(CountServers):
         """One counting process of `spec`, forked from its suite's server number `slot` on `side` (started if need
         be); ServerUnavailable when it must be counted fresh."""
         key = suite_key(spec, launch, side)
-        server = self._live.get((key, slot))
-        if server is None or server.popen.poll() is not None:
-            server = self._start_suite(key, slot, spec, launch, valgrind)
-        self._live.move_to_end((key, slot))
-        return self._fork_case(server, spec, launch)
+        with self.serving(key, slot):
+            server = self._live_server(key, slot)
+            if server is None:
+                server = self._start_suite(key, slot, spec, launch, valgrind)
+            return self._fork_case(server, spec, launch)
 
     def _start_suite(self, key: str, slot: int, spec: CaseSpec, launch: WorkerLaunch,
                      valgrind: list[str]) -> _Server:
@@ -127,9 +127,10 @@ class SuiteServers(CountServers):
         (base / "dumps").mkdir()
         preload = base / "preload.json"
         preload.write_text(json.dumps(preload_of(spec)))
-        if key not in self._compiled:
-            self._compiled.add(key)
-            compile_first(python, preload, launch)
+        with self.serving(key, -1):  # once per suite and side: its other slot's start waits for it
+            if key not in self._compiled:
+                compile_first(python, preload, launch)
+                self._compiled.add(key)
         server = self._spawn(key, slot, [*valgrind, *python, str(preload), "-"], launch, folder, SUITE_VAR,
                              "suite server")
         ready = self._reply(server, launch)
