@@ -61,15 +61,19 @@ def sweep(processes: int) -> dict[int, tuple[float, int, float]]:
               "--warmup", "0", "--no-until-decided")
     _colbench(home, *common, "--processes", "1", "--run-name", "builds")  # environments built, data made
     figures = {}
-    for workers in (1, 2):
-        name = f"workers-{workers}"
+    # the local runner one process at a time and two side by side (`--jobs`, runner/local_jobs.py), beside the
+    # cluster of 1 and 2 workers: the same sweep, one after the other
+    for label, option in (("local runner, --jobs 1", ("--jobs", "1")), ("Dask, 1 worker", ("--cluster", "local:1")),
+                          ("Dask, 2 workers", ("--cluster", "local:2")), ("local runner, --jobs 2", ("--jobs", "2"))):
+        name = "-".join(option).strip("-").replace(":", "")
         before = os.getloadavg()[0]
-        _colbench(home, *common, "--processes", str(processes), "--run-name", name, "--cluster", f"local:{workers}")
+        _colbench(home, *common, "--processes", str(processes), "--run-name", name, *option)
         took, done = _span(home, name)
-        figures[workers] = (took, done, os.getloadavg()[0])
-        print(f"counting sweep on {workers} worker(s): {done} processes in {took:.0f} s "
-              f"({took / done:.1f} s each; load {before:.1f} before, {figures[workers][2]:.1f} after, on "
-              f"{os.cpu_count()} CPUs)", flush=True)
+        after = os.getloadavg()[0]
+        if option[0] == "--cluster":
+            figures[int(option[1].split(":")[1])] = (took, done, after)
+        print(f"counting sweep, {label}: {done} processes in {took:.0f} s ({took / done:.1f} s each; load "
+              f"{before:.1f} before, {after:.1f} after, on {os.cpu_count()} CPUs)", flush=True)
     return figures
 
 
