@@ -46,6 +46,13 @@ def test_jobs_with_wall_time_is_refused_in_one_line_before_a_run_exists(home: Pa
     assert not (home / "results.duckdb").exists() or not open_store(str(home / "results.duckdb")).list_runs()
 
 
+def test_jobs_with_a_cluster_is_refused_in_one_line(home: Path):
+    done = colbench("run", "placebo", "--measure", "instructions", "--jobs", "2", "--cluster", "local:1", home=home)
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert done.returncode == 2 and len(lines) == 1, done.stderr
+    assert "--jobs 2" in lines[0] and "--cluster" in lines[0]
+
+
 @pytest.mark.slow
 @needs_valgrind
 def test_processes_counted_side_by_side_count_what_one_at_a_time_counts(home: Path):

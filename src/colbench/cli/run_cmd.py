@@ -111,6 +111,9 @@ def run(
 
     Exit codes: 0 when the run finished (some cases may have errors, shown in the table), 2 for bad input,
     3 when every case of the run ended in an error, 1 when `--env` comparisons found a regression."""
+    if jobs is not None and cluster:
+        raise UsageError(f"--jobs {jobs} is how many processes this machine runs at once; with --cluster the "
+                         "cluster's workers run them: leave one of the two out")
     overrides: dict[str, list[str]] = {}
     for option in param or []:
         name, values = parse_param_option(option)
