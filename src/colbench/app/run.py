@@ -61,9 +61,11 @@ class RunObserver(runner_observer.ExecutionHooks):
         """Before anything is built: the whole run's estimate, what it builds first (data, environments, the Java
         worker) included."""
 
-    def blocks_chosen(self, envs: int, blocks: int, decider: str | None, budget_s: float | None = None) -> None:
+    def blocks_chosen(self, envs: int, blocks: int, decider: str | None, budget_s: float | None = None,
+                      per_first_look: float | None = None) -> None:
         """Several environments and no `processes`: `blocks` interleaved blocks per case; `decider` (the metric
-        that decides) when these are only the first look of `until_decided`, with its time `budget_s`."""
+        that decides) when these are only the first look of `until_decided`, with its time `budget_s` (or
+        `per_first_look` times the first look's, where the run's cost could not be estimated)."""
 
     def looked(self, look: Look, next_look: LookPlan | None, budget_s: float) -> None:
         """`until_decided`: a look at the verdicts is done; `next_look` None when no more blocks follow."""
@@ -169,6 +171,10 @@ class RunEstimate:
     #: range it would skip, with why
     releases: tuple[str, ...] = ()
     skipped: dict[str, str] = field(default_factory=dict)
+    #: the `--budget` given (None: the default, which for cases never run here is `budget_per_first_look` times the
+    #: first look's measured time)
+    budget_given: float | None = None
+    budget_per_first_look: float = 1.0
 
 
 @dataclass
@@ -277,15 +283,18 @@ def run(request: RunRequest, observer: RunObserver | None = None) -> RunOutcome:
         config.processes = decider.first_look if until else decider.fixed_blocks
         config.counting_server = _served(config, plan, len(envs), looks_add=until)
     costs = _planned_costs(db, config, plan, len(envs))
-    budget = request.budget_s
+    budget, per_first_look = request.budget_s, None
     if len(envs) > 1 and until and budget is None:
         budget = default_budget(config, costs, len(envs))
+        if costs.unknown_cases:  # what the looks cost is measured by the first: the budget is sized on it
+            per_first_look = decider_of(config).budget_blocks / max(1, int(config.processes or 1))
     if len(envs) > 1 and request.config.processes is None and not run_doc:
         observer.blocks_chosen(len(envs), int(config.processes or 0), decider_of(config).name if until else None,
-                               budget if until else None)
-    observer.expecting(costs.process_seconds if costs.cases else None, costs.processes)
+                               budget if until else None, per_first_look)
+    observer.expecting(costs.process_seconds if costs.cases and not costs.unknown_cases else None, costs.processes)
     if len(envs) > 1:
-        session = compare_run_envs(db, config, plan, envs, run_doc, request, observer, budget or 0.0)
+        session = compare_run_envs(db, config, plan, envs, run_doc, request, observer, budget or 0.0,
+                                   per_first_look)
         return RunOutcome(session.run, *case_counts(db, session.run.run_id), session=session)
     finished = run_and_store(db, config, plan, envs, run_doc, observer=observer, argv=request.argv)
     return RunOutcome(finished, *case_counts(db, finished.run_id))
@@ -396,15 +405,16 @@ def gate_settings(request: RunRequest, budget_s: float) -> GateSettings:
 
 def compare_run_envs(db: Store, config: RunConfig, plan: Plan, envs: list[EnvChoice],
                      run_doc: Run | None, request: RunRequest, observer: RunObserver,
-                     budget_s: float) -> SessionResult:
+                     budget_s: float, per_first_look: float | None = None) -> SessionResult:
     """Run several environments and compare each against the first, paired by block. Unless `until_decided` is
-    False, inconclusive cases get more blocks while the time budget lasts (runner/session.py)."""
+    False, inconclusive cases get more blocks while the time budget lasts (runner/session.py); `per_first_look`:
+    the budget is that many times the first look's time (a run whose cost could not be estimated)."""
     from colbench.runner.session import run_until_decided
 
-    settings = gate_settings(request, budget_s)
+    settings = replace(gate_settings(request, budget_s), budget_per_first_look=per_first_look)
 
     def on_look(look: Look, next_look: LookPlan | None) -> None:
-        observer.looked(look, next_look, budget_s)
+        observer.looked(look, next_look, look.budget_s or budget_s)
 
     return run_until_decided(db, config, plan, envs, settings, observer=observer, run=run_doc, on_look=on_look)
 
@@ -486,7 +496,8 @@ def estimate(request: RunRequest, observer: RunObserver | None = None, *, resolv
                        load_average=load, measure=tuple(config.measure),
                        expected_blocks=expected if request.config.processes is None else None,
                        releases=tuple(p.label for p in sweep.points) if sweep else (),
-                       skipped=dict(sweep.skipped) if sweep else {})
+                       skipped=dict(sweep.skipped) if sweep else {}, budget_given=request.budget_s,
+                       budget_per_first_look=decider_of(config).budget_blocks / max(1, processes))
 
 
 def _planned_sweep(request: RunRequest) -> Sweep | None:

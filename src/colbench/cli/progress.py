@@ -208,8 +208,11 @@ class LiveView(RunObserver):
             builds.append(f"{est.envs_fresh} uv environment{'s' if est.envs_fresh != 1 else ''} to build "
                           f"{fmt_duration(est.env_seconds)}")
         if builds:
-            self._print(f"expected: about {fmt_duration(est.seconds)} in all, {escape(', '.join(builds))} first "
-                        "(from measured costs, as `run --dry-run`)", highlight=False)
+            about = "at least" if est.unknown_cases else "about"
+            unknown = (f"; {est.unknown_cases} of {len(est.cases)} cases have no estimate yet (never run here) and are "
+                       "left out" if est.unknown_cases else "")
+            self._print(f"expected: {about} {fmt_duration(est.seconds)} in all, {escape(', '.join(builds))} first "
+                        f"(from measured costs, as `run --dry-run`{unknown})", highlight=False)
 
     def start(self, run: Run, cases: int, executions: int) -> None:
         self.bandwidth = bandwidth_of(run)
@@ -311,9 +314,13 @@ class LiveView(RunObserver):
         if not self._in_execution:
             self._doing(text, since_line=True)
 
-    def blocks_chosen(self, envs: int, blocks: int, decider: str | None, budget_s: float | None = None) -> None:
+    def blocks_chosen(self, envs: int, blocks: int, decider: str | None, budget_s: float | None = None,
+                      per_first_look: float | None = None) -> None:
         if decider is not None:
             budget = f" within {fmt_duration(budget_s)} in all (--budget to change)" if budget_s else ""
+            if per_first_look:
+                budget = (f" within {per_first_look:g}x the first look's time in all (what a case costs here is not "
+                          "known yet; --budget to change)")
             self._print(f"{envs} environments: a first look after {blocks} interleaved "
                         f"block{'s' if blocks != 1 else ''} per case ({decider} decides), more blocks only for the "
                         f"cases still undecided{budget}")

@@ -229,9 +229,11 @@ def plan_lines(planned: RunEstimate) -> list[str]:
         counting = ", ".join(f"{n} from {source}" for source, n in sorted(est.counting_sources().items()))
         lines.append(f"counting processes: {counting or 'no estimate (no measured case, no factor)'}")
     if planned.first_look and planned.budget_s:
+        budget = fmt_duration(planned.budget_s)
+        if planned.estimate.unknown_cases and planned.budget_given is None:
+            budget = f"{planned.budget_per_first_look:g}x the first look's time (what a case costs is not known yet)"
         lines.append(f"the first look takes {planned.processes[0]} blocks a case; cases still undecided get more, "
-                     f"within a budget of {fmt_duration(planned.budget_s)} for the whole run (--budget; "
-                     "--no-until-decided for one look)")
+                     f"within a budget of {budget} for the whole run (--budget; --no-until-decided for one look)")
     return lines + _estimate_caveats(planned)
 
 

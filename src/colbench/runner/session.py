@@ -61,6 +61,9 @@ class GateSettings:
     #: FIRST_LOOK_FRACTION, nothing to spend until the time used passes that share: an unchanged release took 11
     #: processes a side (#46). Data-independent, so the looks' alphas still sum to alpha.
     least_share: float = FIRST_LOOK_FRACTION
+    #: where the run's cost could not be estimated (cases never run here, with no model: an asv suite's first run),
+    #: the budget is this many times the first look's measured time (at least `budget_s`), set once that look is done
+    budget_per_first_look: float | None = None
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,8 @@ class Look:
     blocks_added: int
     #: blocks per case once this look's data were in
     blocks: int = 0
+    #: the budget in effect at this look (`GateSettings.budget_per_first_look` sets it after the first)
+    budget_s: float = 0.0
     #: on the last look: why no more followed ("decided", "budget", "looks", "fixed": one look was asked for, or
     #: "none": not one case had results on both sides to compare, so nothing was decided)
     ended: str | None = None
@@ -202,7 +207,9 @@ def run_until_decided(
     results = seq.look(cases, fraction=first_fraction)
     blocks = config.resolved(plan)[2]
     used: dict[Key, int] = {k: blocks for k in cases}
-    looks = [Look(1, clock() - started, seq.fraction, seq.spent_alphas[-1], len(seq.pending), blocks, blocks)]
+    settings = _budget_after_first_look(settings, clock() - started)
+    looks = [Look(1, clock() - started, seq.fraction, seq.spent_alphas[-1], len(seq.pending), blocks, blocks,
+                  settings.budget_s)]
     min_step = settings.min_step or metric(metric_name).look_step
     stopped = "decided" if settings.until_decided or not seq.pending else "fixed"
     while seq.pending and settings.until_decided:
@@ -225,7 +232,7 @@ def run_until_decided(
         results = seq.look({k: v for k, v in cases.items() if k in results},
                            fraction=look_fraction(next_look.fraction, seq.fraction, settings.least_share))
         looks.append(Look(len(looks) + 1, clock() - started, seq.fraction, seq.spent_alphas[-1],
-                          len(seq.pending), next_look.blocks, blocks))
+                          len(seq.pending), next_look.blocks, blocks, settings.budget_s))
     if not seq.pending:
         stopped = "decided" if results else "none"
     looks[-1] = dataclasses.replace(looks[-1], ended=stopped)
@@ -236,6 +243,14 @@ def run_until_decided(
         store.update_run(run)
     return SessionResult(run, baseline, _by_env(results, contenders), list(dict.fromkeys(notes)), looks,
                          clock() - started, stopped)
+
+
+def _budget_after_first_look(settings: GateSettings, first_look_s: float) -> GateSettings:
+    """The settings with their budget sized on the first look's time where it was to be (`budget_per_first_look`)."""
+    if settings.budget_per_first_look is None:
+        return settings
+    return dataclasses.replace(settings, budget_s=max(settings.budget_s,
+                                                      settings.budget_per_first_look * first_look_s))
 
 
 def look_fraction(planned: float, spent: float, least_share: float = 0.0) -> float:
