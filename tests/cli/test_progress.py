@@ -53,6 +53,32 @@ def test_piped_every_finished_process_is_a_line_with_the_time_so_far_and_what_is
     assert "(20 s since the start), ETA 20 s" in lines[-1]  # the one left, at the mean of those finished
 
 
+def test_processes_side_by_side_each_take_their_own_time_and_the_eta_counts_them_at_once():
+    """`run --jobs 2`: two processes start together; each line says the time of its own process, and what is left
+    is counted two at a time."""
+    progress, out, clock = view()
+    case = make_plan(["placebo"], {"duration": ["0.01"]}).cases[0]
+    executions = [Execution(case, EnvChoice(name=name), i, i) for i in range(3) for name in ("old", "new")]
+    progress.start(run_record(), 1, 6)
+    progress.execution_started(executions[0])
+    clock.now += 2
+    progress.execution_started(executions[1])
+    clock.now += 18
+    progress.execution_done(executions[0], make_result(case_id=case.case_id, status="ok"))
+    progress.execution_started(executions[2])
+    clock.now += 2
+    progress.execution_done(executions[1], make_result(case_id=case.case_id, status="ok"))
+    lines = out.getvalue().splitlines()
+    assert "process 1/6" in lines[-2] and "[old]: ok in 20 s" in lines[-2]
+    assert "process 2/6" in lines[-1] and "[new]: ok in 20 s" in lines[-1]
+    # 4 left at 20 s each, two at a time, the one running for 2 s already: (4 * 20 - 2) / 2
+    assert lines[-1].endswith("ETA 39 s"), lines[-1]
+    clock.now += 10
+    progress._tick()
+    assert "… process 3 of 6" in out.getvalue().splitlines()[-1]  # the one still running, from its own start
+    assert "12 s so far" in out.getvalue().splitlines()[-1]
+
+
 def test_no_silence_longer_than_quiet_s_while_a_process_runs():
     progress, out, clock = view()
     case = make_plan(["placebo"], {"duration": ["0.01"]}).cases[0]

@@ -82,6 +82,10 @@ class Heartbeat:
             self._thread = None
 
 
+def _key(execution: Execution) -> tuple[str, str, int]:
+    return execution.case.case_id, execution.env.name, execution.process_index
+
+
 def _label(case: PlannedCase) -> str:
     shown = {k: v for k, v in case.params.items() if k not in ("allocator", "cache") or v not in ("default", "warm")}
     return f"{case.benchmark.name} " + " ".join(f"{k}={v}" for k, v in shown.items())
@@ -124,6 +128,9 @@ class LiveView(RunObserver):
         self._running: tuple[str, float] | None = None  # what is going on, since when
         self._since_line = False  # `_running` is a line said (which may tell of something done), not an activity
         self._in_execution = False  # a worker process runs: what the heartbeat names until it ends
+        #: the executions running, since when, and what the heartbeat says of each (`run --jobs`: several at once)
+        self._executing: dict[tuple[str, str, int], tuple[str, float]] = {}
+        self._most_at_once = 1
         self._last_line = clock()
         self._lock = threading.RLock()
         self.heartbeat = Heartbeat(self._tick)
@@ -182,7 +189,7 @@ class LiveView(RunObserver):
         if per is None:
             return None
         running = self.clock() - self._running[1] if self._running else 0.0
-        return max(0.0, left * per - min(running, per))
+        return max(0.0, left * per - min(running, per)) / self._most_at_once
 
     def _eta_text(self) -> str:
         eta = self._eta()
@@ -243,17 +250,24 @@ class LiveView(RunObserver):
 
     def execution_started(self, execution: Execution) -> None:
         env = f" [{execution.env.name}]" if execution.env.name != "default" else ""
-        self._doing(f"process {self._done + 1} of {self._planned}: {_label(execution.case)[:70]}{env}")
+        with self._lock:
+            number = self._done + len(self._executing) + 1
+            what = f"process {number} of {self._planned}: {_label(execution.case)[:70]}{env}"
+            self._executing[_key(execution)] = (what, self.clock())
+            self._most_at_once = max(self._most_at_once, len(self._executing))
+        self._doing(what)
         self._in_execution = True
 
     def execution_done(self, execution: Execution, result: Result) -> None:
         with self._lock:
-            took = self.clock() - self._running[1] if self._running else None
+            started = self._executing.pop(_key(execution), None)
+            took = self.clock() - started[1] if started else None
             if took is not None:
                 self._durations.append(took)
             self._done += 1
-            self._running = None
-            self._in_execution = False
+            # processes side by side (`run --jobs`): the heartbeat names one still running, from its own start
+            self._running = next(reversed(self._executing.values())) if self._executing else None
+            self._in_execution = bool(self._executing)
         if self.live and self.task is not None:
             self.progress.update(self.task, completed=self._done, eta=self._eta_text())
             self.progress.refresh()
