@@ -37,6 +37,7 @@ import random
 import sys
 import time
 import zlib
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from colbench.benchmarks.asv_lookup import find, put_on_path
@@ -156,10 +157,9 @@ class AsvBenchmark(Benchmark):
         if bench._setups:
             if number > 1:
                 ctx.warn(f"asv number={number} with setup hooks: each call is timed alone, setup re-run between")
+            _warm_up(bench, _warmup_time(bench), lambda: self.before_each(ctx))
             return 1
-        warmup_time = getattr(bench, "warmup_time", -1)  # asv's -1: not declared; colbench's --warmup warms up
-        if isinstance(warmup_time, (int, float)) and warmup_time > 0:
-            _warm_up(bench, float(warmup_time))
+        _warm_up(bench, _warmup_time(bench))
         return number if number > 0 else _calibrate(bench, float(getattr(bench, "sample_time", SAMPLE_TIME_S)))
 
     def before_each(self, ctx: Context) -> None:
@@ -252,12 +252,29 @@ def _param_index(bench: Any, names: list[str], params: dict[str, Any]) -> int:
     return index
 
 
-def _warm_up(bench: Any, warmup_time: float) -> None:
-    """asv's warm-up before sampling, where the benchmark declares its `warmup_time`: untimed calls for so long."""
+def _warmup_time(bench: Any) -> float:
+    """asv's warm-up before sampling: the benchmark's `warmup_time`, else asv_runner's default for this interpreter
+    (0.1 s on CPython: "transient effects exist also on CPython"; 1 s on PyPy). Without it a sub-millisecond call
+    of pyarrow's suite, its first few calls timed cold, took 1.35-1.65x asv's figure (docs/asv.md)."""
+    declared = getattr(bench, "warmup_time", -1)
+    if isinstance(declared, (int, float)) and declared >= 0:
+        return float(declared)
+    return 1.0 if "__pypy__" in sys.modules else 0.1
+
+
+def _warm_up(bench: Any, warmup_time: float, before: Callable[[], None] | None = None) -> None:
+    """asv's warm-up: untimed calls for `warmup_time`, at least one when it is positive, each after `before` (asv
+    re-runs a benchmark's setup hooks before every call, warm-up calls too)."""
+    if warmup_time <= 0:
+        return
     deadline = time.perf_counter() + warmup_time
     args = _call_args(bench)
-    while time.perf_counter() < deadline:
+    while True:
+        if before is not None:
+            before()
         bench.func(*args)
+        if time.perf_counter() >= deadline:
+            return
 
 
 def _calibrate(bench: Any, sample_time: float) -> int:
