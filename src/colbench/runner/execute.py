@@ -278,6 +278,7 @@ def execute_run(store: Store, run: Run, plan: Plan, envs: Sequence[EnvChoice], c
                     observer.case_done(case, by_case[case.case_id])
             run.status = "interrupted" if run.stopped else "finished"  # not all run: `--resume` runs the rest
         except Interrupted as exc:
+            _stop_all()  # the servers too, now: their orderly end (a case's teardown under Valgrind) is not awaited
             run.status = "interrupted"
             exc.detail = (f"run {run.run_id} interrupted by {signal_name(exc.signum)}: {stored} of "
                           f"{len(executions)} executions stored; `colbench run --resume {run.run_id}` runs the rest")
