@@ -40,20 +40,85 @@ def _cpu_times() -> tuple[float, float]:
     return usage.ru_utime, usage.ru_stime
 
 
-def _run_delay_ns() -> int | None:
-    """Nanoseconds this process's threads have spent runnable but waiting for a CPU (Linux schedstat)."""
-    total = 0
-    try:
-        tasks = os.listdir("/proc/self/task")
-    except OSError:
-        return None
-    for task in tasks:
+class _RunDelay:
+    """Nanoseconds this process's threads spend runnable but waiting for a CPU (Linux schedstat), read around each
+    timed call from files kept open: listing /proc/self/task and opening each thread's file around every call made a
+    0.19 ms pandas conversion of pyarrow's asv suite 30 us (15%) slower, listing it after the call still 18 us (the
+    call after it ran slower), a pread of open files 4 us. So the threads are listed again only when their number
+    (read from /proc/self/stat, open too) changed, after the call."""
+
+    def __init__(self) -> None:
+        self._files: dict[str, int] = {}
+        self.available = True
         try:
-            with open(f"/proc/self/task/{task}/schedstat", "rb") as f:
-                total += int(f.read().split()[1])
+            self._stat: int | None = os.open("/proc/self/stat", os.O_RDONLY)
+        except OSError:
+            self._stat = None
+        self.refresh(force=True)
+
+    def _threads(self) -> int | None:
+        """The process's number of threads (field 20 of /proc/self/stat, after the command's closing parenthesis)."""
+        if self._stat is None:
+            return None
+        try:
+            return int(os.pread(self._stat, 1024, 0).rsplit(b")", 1)[1].split()[17])
         except (OSError, ValueError, IndexError):
-            continue  # a thread that ended meanwhile
-    return total
+            return None
+
+    def refresh(self, force: bool = False) -> None:
+        """Open the files of threads that appeared, close those of threads that ended (when their number changed)."""
+        if not force and self._threads() == len(self._files):
+            return
+        try:
+            tasks = set(os.listdir("/proc/self/task"))
+        except OSError:
+            self.available = False
+            return
+        for task in [t for t in self._files if t not in tasks]:
+            os.close(self._files.pop(task))
+        for task in tasks.difference(self._files):
+            try:
+                self._files[task] = os.open(f"/proc/self/task/{task}/schedstat", os.O_RDONLY)
+            except OSError:
+                continue  # a thread that ended meanwhile
+
+    def read(self) -> dict[str, int]:
+        delays = {}
+        for task, fd in self._files.items():
+            try:
+                delays[task] = int(os.pread(fd, 128, 0).split()[1])
+            except (OSError, ValueError, IndexError):
+                continue  # a thread that ended meanwhile
+        return delays
+
+    def since(self, before: dict[str, int]) -> int:
+        """The delay since `before` (`read()` before the call): threads started during the call count whole."""
+        self.refresh()
+        return sum(max(0, ns - before.get(task, 0)) for task, ns in self.read().items())
+
+
+_DELAY: _RunDelay | None = None
+#: a call shorter than this is timed without run-delay reads around it: any /proc read between two calls (even one
+#: pread of /proc/self/stat after the clock stopped) slowed the next 0.2 ms call by 10-15 us, 5-8%, where asv and a
+#: plain loop read nothing. Its process records no run delay, and the choice of basis falls back to CPU / wall time
+#: (analysis/basis.py). Decided once a process, at its first timed iteration, from the call before it.
+DELAY_READS_FROM_S = 0.01
+_last_wall_s: list[float] = []
+_reads_delay: list[bool] = []
+
+
+def _run_delay(measured: int) -> _RunDelay | None:
+    """The run-delay reader for this iteration (`measured` < 0: a warm-up, which records none), or None."""
+    global _DELAY
+    if measured < 0:
+        return None
+    if not _reads_delay:
+        _reads_delay.append(not _last_wall_s or _last_wall_s[-1] >= DELAY_READS_FROM_S)
+    if not _reads_delay[0]:
+        return None
+    if _DELAY is None:
+        _DELAY = _RunDelay()
+    return _DELAY if _DELAY.available else None
 
 
 def memory_size(output: Any) -> int | None:
@@ -81,9 +146,11 @@ def memory_size(output: Any) -> int | None:
     return sum(known) if known and len(known) == len(parts) else None
 
 
-def _timed(bench: Benchmark, ctx: Context, extra: ExtraWork | None = None) -> tuple[dict[str, float], Any]:
+def _timed(bench: Benchmark, ctx: Context, extra: ExtraWork | None = None, measured: int = 0,
+           ) -> tuple[dict[str, float], Any]:
     bench.before_each(ctx)
-    delay0 = _run_delay_ns()
+    delay = _run_delay(measured)
+    delay0 = delay.read() if delay is not None else None
     user0, sys0 = _cpu_times()
     t0 = time.perf_counter_ns()
     output = bench.run(ctx)
@@ -91,15 +158,16 @@ def _timed(bench: Benchmark, ctx: Context, extra: ExtraWork | None = None) -> tu
         extra.run()
     t1 = time.perf_counter_ns()
     user1, sys1 = _cpu_times()
-    delay1 = _run_delay_ns()
+    delay_ns = delay.since(delay0) if delay is not None and delay0 is not None else None
     calls = max(1, ctx.calls)  # an asv benchmark's `number`: the sample is one call's
     wall = (t1 - t0) / 1e9 if ctx.timed_s is None else ctx.timed_s  # asv's timeraw_: timed by the benchmark itself
     ctx.timed_s = None
     sample = {"wall_s": wall / calls, "cpu_user_s": (user1 - user0) / calls, "cpu_sys_s": (sys1 - sys0) / calls}
-    if delay0 is not None and delay1 is not None:
+    _last_wall_s[:] = [(t1 - t0) / 1e9]  # the iteration's: a batch of asv's `number` calls is disturbed once
+    if delay_ns is not None:
         # time the worker was ready to run but another job held the CPU: tells waiting for a CPU (a busy
         # machine) from waiting for I/O (the case itself); see analysis/basis.py
-        sample["run_delay_s"] = max(0, delay1 - delay0) / 1e9
+        sample["run_delay_s"] = delay_ns / 1e9
     sample.update(ctx.iteration_metrics)
     ctx.iteration_metrics.clear()
     return sample, output
@@ -518,7 +586,7 @@ def _iteration(report: WorkerReport, case: CaseState, bench: Benchmark, ctx: Con
             _see_arrow_pool(report)
         return _traced(bench, ctx, case.window, extra)
     if probe is None:
-        return _timed(bench, ctx, extra)
+        return _timed(bench, ctx, extra, measured)
     if measured == 0 and not case.counting:
         start_counting(report, case)
         serving = os.environ.get("COLBENCH_COUNT_SERVER")
