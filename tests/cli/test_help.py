@@ -103,8 +103,6 @@ def _memory_fraction() -> float:
 def test_every_default_printed_in_help_is_the_one_the_code_applies():
     from colbench.app.bisect import DEFAULT_THRESHOLD
     from colbench.bounded_http import DEFAULT_DEADLINE_S
-    from colbench.model.run_config import RunConfig
-    from colbench.runner.local_jobs import local_jobs
 
     thresholds = {name: fmt_percent(metric(name).threshold) for name in COMPARE_METRICS}
     expected = {
@@ -113,7 +111,6 @@ def test_every_default_printed_in_help_is_the_one_the_code_applies():
         ("bisect", "--processes"): [f"{metric('time').bisect_first_look} for time",
                                     f"{metric('instructions').bisect_first_look} for instructions"],
         ("run", "--memory-limit"): [f"{_memory_fraction():.0%} of RAM"],
-        ("run", "--jobs"): [f"else {local_jobs(RunConfig(targets=['placebo']))}: wall times"],
         **{(command, "--net-deadline"): [f"(default {DEFAULT_DEADLINE_S:g})"]
            for command in ("bisect", "data get", "publish", "watch")},
     }

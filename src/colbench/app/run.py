@@ -236,14 +236,16 @@ def _prepare(request: RunRequest, observer: RunObserver, dry_run: bool) -> _Prep
         db = store_at(request.store, create=False)
         run_doc = db.get_run(resolve_run_id(db, request.resume))
         config = config_from_run(run_doc)
+        asked_jobs, run_jobs = request.config.jobs or 1, config.jobs or 1
+        if request.config.jobs is not None and asked_jobs != run_jobs:
+            raise UsageError(f"--jobs {asked_jobs}: run {run_doc.run_id} was counted {run_jobs} at a time, and counts "
+                             "made otherwise would not compare with its own: resume it without --jobs")
         mark_resumed(run_doc)
     else:
         config = _config(request)
-    if request.config.jobs is not None:  # how this machine runs it, a resumed run's too; refused before anything
-        from colbench.runner.local_jobs import local_jobs  # is built where it would measure wall time side by side
+    from colbench.runner.local_jobs import local_jobs
 
-        config = replace(config, jobs=request.config.jobs)
-        local_jobs(config)
+    local_jobs(config)  # refused before anything is built: side by side with wall time, or more than fit here
     plan = make_plan(config.targets, config.overrides, config.scale)
     if "instructions" in config.measure or config.profile:
         from colbench.runner.execute import counting_toolchain

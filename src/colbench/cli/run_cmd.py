@@ -102,9 +102,9 @@ def run(
         "under Valgrind per case (2 a side; for a run of more than 4 case-sides, one per suite and side), or in "
         "fresh ones (default: servers where each would fork more than one process; see docs/metrics.md)")] = None,
     jobs: Annotated[int | None, typer.Option(
-        min=1, help="processes run at once on this machine; only for --measure instructions, whose counts do not "
-        "depend on what runs beside them (default: one per CPU for a run that counts instructions only, else 1: "
-        "wall times are measured one process at a time)")] = None,
+        min=1, help="counting processes run at once on this machine, for --measure instructions only (default: "
+        "one at a time); the counts of multi-threaded cases shift by up to 0.3% beside another counting process, "
+        "so compare runs counted with the same --jobs (see docs/metrics.md)")] = None,
     cluster: ClusterOption = None,
 ) -> None:
     """Run benchmarks, each case in fresh worker processes, storing every result as it completes.

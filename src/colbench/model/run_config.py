@@ -77,8 +77,9 @@ class RunConfig:
     #: stored): "case" (one set-up case per side and server) or "suite" (the suite imported once per side and
     #: server, one fresh case a forked process: runner/suite_server.py); None: "case"
     counting_scope: str | None = field(default=None, compare=False)
-    #: executions run at once on this machine (`run --jobs`; runner/local_jobs.py), not stored: how a run was
-    #: executed, not what it measured; None: one per CPU for a run that counts instructions only, else 1
+    #: counting processes run at once on this machine (`run --jobs`; runner/local_jobs.py), stored when more than
+    #: one (the counts of multi-threaded cases shift beside another counting process: runs counted with different
+    #: jobs are not comparable); None: one at a time
     jobs: int | None = field(default=None, compare=False)
     #: the suite a stored run's counts came from (None: a run of benchmarks, or a config not yet started)
     suite: str | None = None
@@ -112,6 +113,8 @@ class RunConfig:
                "profile_memory": self.profile_memory}
         if self.counting_server is not None:  # written when set: the configs of runs before it had no such key
             doc["counting_server"] = self.counting_server
+        if self.jobs is not None and self.jobs > 1:
+            doc["jobs"] = self.jobs
         if self.stored_keys is None:
             return doc
         return {key: doc[key] if key in doc else self.stored_extra[key] for key in self.stored_keys}
@@ -121,8 +124,7 @@ class RunConfig:
                   commit: CommitInfo | None = None) -> RunConfig:
         """A stored config (any version's); `run_name` and `commit` are the run record's own."""
         saved = doc or {}
-        known = {f.name for f in fields(cls)} - {"run_name", "commit", "machine_name", "stored_keys", "stored_extra",
-                                                 "jobs"}
+        known = {f.name for f in fields(cls)} - {"run_name", "commit", "machine_name", "stored_keys", "stored_extra"}
         return cls(stored_keys=tuple(saved), stored_extra={k: v for k, v in saved.items() if k not in known},
                    targets=list(saved.get("targets") or []), overrides=dict(saved.get("overrides") or {}),
                    iterations=saved.get("iterations"), warmup=saved.get("warmup"), processes=saved.get("processes"),
@@ -130,7 +132,7 @@ class RunConfig:
                    run_name=run_name, seed=saved.get("seed", 42), scale=saved.get("scale", 1.0), commit=commit,
                    measure=measure_from_json(saved.get("measure")), profile=bool(saved.get("profile")),
                    profile_memory=bool(saved.get("profile_memory")), suite=saved.get("suite"),
-                   counting_server=saved.get("counting_server"))
+                   counting_server=saved.get("counting_server"), jobs=saved.get("jobs"))
 
 
 @dataclass
