@@ -34,13 +34,16 @@ def test_only_a_run_that_counts_instructions_alone_runs_processes_side_by_side_a
     assert local_jobs(RunConfig(targets=["placebo"], jobs=1)) == 1
     cpus = len(psutil.Process().cpu_affinity())
     assert local_jobs(RunConfig(targets=["placebo"], measure=("instructions",), jobs=cpus)) == cpus
+    too_many = RunConfig(targets=["placebo"], measure=("instructions",), jobs=cpus + 1)
     with pytest.raises(PlanError, match="at most"):
-        local_jobs(RunConfig(targets=["placebo"], measure=("instructions",), jobs=cpus + 1))
+        local_jobs(too_many, check=True)
+    assert local_jobs(too_many) == cpus  # a later look of a run: fewer at once, never an error
     for refused in (RunConfig(targets=["placebo"], jobs=2),
                     RunConfig(targets=["placebo"], measure=("wall", "instructions"), jobs=2),
                     RunConfig(targets=["placebo"], measure=("instructions",), profile=True, jobs=2)):
         with pytest.raises(PlanError, match="--measure instructions"):
-            local_jobs(refused)
+            local_jobs(refused, check=True)
+        assert local_jobs(refused) == 1
 
 
 def test_the_jobs_a_run_was_counted_with_are_kept_with_it():

@@ -245,7 +245,7 @@ def _prepare(request: RunRequest, observer: RunObserver, dry_run: bool) -> _Prep
         config = _config(request)
     from colbench.runner.local_jobs import local_jobs
 
-    local_jobs(config)  # refused before anything is built: side by side with wall time, or more than fit here
+    local_jobs(config, check=True)  # refused before anything is built: side by side with wall time, more than fit
     plan = make_plan(config.targets, config.overrides, config.scale)
     if "instructions" in config.measure or config.profile:
         from colbench.runner.execute import counting_toolchain

@@ -37,22 +37,25 @@ if TYPE_CHECKING:
 MEMORY_PER_JOB = 2 * 2**30
 
 
-def local_jobs(config: RunConfig) -> int:
+def local_jobs(config: RunConfig, *, check: bool = False) -> int:
     """How many executions of a run this machine runs at once: 1, or `config.jobs` for a run that counts
-    instructions only (PlanError when it asks for more than one with wall time measured or profiles kept, or for
-    more than the CPUs this process may use, or than the available memory holds at MEMORY_PER_JOB each)."""
+    instructions only, at most as many as the CPUs this process may use and the available memory (MEMORY_PER_JOB
+    each) allow. `check` (before a run starts): PlanError instead, for jobs with wall time or profiles, or more
+    than fit; later (a look of a long run, when memory is shorter) fewer run at once, never an error."""
     if config.jobs is None or config.jobs == 1:
         return 1
     if config.measure != ("instructions",) or config.profile or config.profile_memory:
+        if not check:
+            return 1
         raise PlanError(f"--jobs {config.jobs} runs processes side by side, which only instruction counts "
                         "allow (wall times of side-by-side workers disturb each other, and profiles are made "
                         "one at a time): use --measure instructions, or leave --jobs out")
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     room = max(1, int(psutil.virtual_memory().available // MEMORY_PER_JOB))
-    if config.jobs > min(cpus, room):
+    if check and config.jobs > min(cpus, room):
         raise PlanError(f"--jobs {config.jobs}: this machine runs at most {min(cpus, room)} counting processes at "
                         f"once ({cpus} CPUs this process may use, memory for {room} at 2 GiB each)")
-    return config.jobs
+    return min(config.jobs, cpus, room)
 
 
 def side_by_side(executions: Sequence[Execution], job: Job, started: Started, jobs: int,
