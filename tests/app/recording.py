@@ -40,7 +40,8 @@ class Recorder(RunObserver):
     def said(self, text: str) -> None:
         self.events.append(("said", text))
 
-    def blocks_chosen(self, envs: int, blocks: int, decider: str | None, budget_s: float | None = None) -> None:
+    def blocks_chosen(self, envs: int, blocks: int, decider: str | None, budget_s: float | None = None,
+                      per_first_look: float | None = None) -> None:
         self.events.append(("blocks_chosen", envs, blocks, decider, budget_s))
 
     def looked(self, look: Any, next_look: Any, budget_s: float) -> None:
