@@ -203,7 +203,7 @@ def test_peak_rss_is_the_workers_own_not_the_forking_parents():
 
 
 def test_a_short_call_is_timed_without_run_delay_reads_around_it(cli, home):
-    """/proc reads between two calls slowed a 0.2 ms call by 5-8% (workers/python/worker.py DELAY_READS_FROM_S): a
+    """/proc reads between two calls slowed a 170 µs call by 9-20% (workers/python/worker.py `_RunDelay`): a
     process whose calls are shorter than 10 ms records no run delay; one of longer calls records it per iteration."""
     proc = cli("run", "placebo", "--param", "duration=0.0005,0.011", "--processes", "1", "--iterations", "3",
                "--warmup", "1")

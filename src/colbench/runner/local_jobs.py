@@ -5,7 +5,7 @@ Why counts only: a count is the process's own, and wall times of side-by-side wo
 memory bandwidth, the CPU's clock), so a run that measures wall time runs one worker at a time (hyperfine and pyperf
 never run two measured commands at once either). Why not by default: a count is its own only where the code does
 not depend on time. A Feather read of pyarrow (zstd and lz4, 100,000 rows), counted two at a time, counted
-+0.05% to +0.26% more than one at a time, in every process and the same in a Dask cluster of 2 workers on one
++0.04% to +0.26% more than one at a time, in every process and the same in a Dask cluster of 2 workers on one
 machine; the placebo (pure Python) counted the same. Multi-threaded libraries wait on each other for as long as the
 other core lets them, and that moves a count across the 0.25% threshold. The two sides of a run are counted the same
 way, so a run's verdicts hold; runs counted with different `--jobs` must not be compared (the run record keeps its

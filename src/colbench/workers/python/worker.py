@@ -41,11 +41,12 @@ def _cpu_times() -> tuple[float, float]:
 
 
 class _RunDelay:
-    """Nanoseconds this process's threads spend runnable but waiting for a CPU (Linux schedstat), read around each
-    timed call from files kept open: listing /proc/self/task and opening each thread's file around every call made a
-    0.19 ms pandas conversion of pyarrow's asv suite 30 us (15%) slower, listing it after the call still 18 us (the
-    call after it ran slower), a pread of open files 4 us. So the threads are listed again only when their number
-    (read from /proc/self/stat, open too) changed, after the call."""
+    """Nanoseconds this process's threads spend runnable but waiting for a CPU (Linux schedstat), read around a timed
+    call from files kept open, the threads listed again only when their number (read from /proc/self/stat, open too)
+    changed, after the call. Any /proc read between two calls slows the next one: on a 170 µs call
+    (`scripts/measure_timed_call_disturbance.py`, idle VM) listing and opening each thread's file around it cost
+    +20.5%, these reads +9.3% (16 µs), getrusage +0.3%; so calls under DELAY_READS_FROM_S are timed without them
+    (`_DelayReads`)."""
 
     def __init__(self) -> None:
         self._files: dict[str, int] = {}
@@ -97,28 +98,35 @@ class _RunDelay:
         return sum(max(0, ns - before.get(task, 0)) for task, ns in self.read().items())
 
 
-_DELAY: _RunDelay | None = None
-#: a call shorter than this is timed without run-delay reads around it: any /proc read between two calls (even one
-#: pread of /proc/self/stat after the clock stopped) slowed the next 0.2 ms call by 10-15 us, 5-8%, where asv and a
-#: plain loop read nothing. Its process records no run delay, and the choice of basis falls back to CPU / wall time
-#: (analysis/basis.py). Decided once a process, at its first timed iteration, from the call before it.
+#: a call shorter than this is timed without run-delay reads around it (`_RunDelay`: 16 µs on the call after them,
+#: 0.16% of this): its process records no run delay, and the choice of basis falls back to CPU / wall time
+#: (analysis/basis.py), as for R and Java workers
 DELAY_READS_FROM_S = 0.01
-_last_wall_s: list[float] = []
-_reads_delay: list[bool] = []
 
 
-def _run_delay(measured: int) -> _RunDelay | None:
-    """The run-delay reader for this iteration (`measured` < 0: a warm-up, which records none), or None."""
-    global _DELAY
-    if measured < 0:
-        return None
-    if not _reads_delay:
-        _reads_delay.append(not _last_wall_s or _last_wall_s[-1] >= DELAY_READS_FROM_S)
-    if not _reads_delay[0]:
-        return None
-    if _DELAY is None:
-        _DELAY = _RunDelay()
-    return _DELAY if _DELAY.available else None
+class _DelayReads:
+    """Whether this process reads its run delay around its timed calls: decided once, at its first timed iteration,
+    from the iteration before it (a warm-up), so that every timed sample of a process has it or none does."""
+
+    def __init__(self) -> None:
+        self.last_iteration_s: float | None = None
+        self.decided: bool | None = None
+        self.reader: _RunDelay | None = None
+
+    def for_iteration(self, measured: int) -> _RunDelay | None:
+        """The reader for this iteration (`measured` < 0: a warm-up, which records none), or None."""
+        if measured < 0:
+            return None
+        if self.decided is None:
+            self.decided = self.last_iteration_s is None or self.last_iteration_s >= DELAY_READS_FROM_S
+        if not self.decided:
+            return None
+        if self.reader is None:
+            self.reader = _RunDelay()
+        return self.reader if self.reader.available else None
+
+
+_DELAY_READS = _DelayReads()
 
 
 def memory_size(output: Any) -> int | None:
@@ -149,7 +157,7 @@ def memory_size(output: Any) -> int | None:
 def _timed(bench: Benchmark, ctx: Context, extra: ExtraWork | None = None, measured: int = 0,
            ) -> tuple[dict[str, float], Any]:
     bench.before_each(ctx)
-    delay = _run_delay(measured)
+    delay = _DELAY_READS.for_iteration(measured)
     delay0 = delay.read() if delay is not None else None
     user0, sys0 = _cpu_times()
     t0 = time.perf_counter_ns()
@@ -163,7 +171,8 @@ def _timed(bench: Benchmark, ctx: Context, extra: ExtraWork | None = None, measu
     wall = (t1 - t0) / 1e9 if ctx.timed_s is None else ctx.timed_s  # asv's timeraw_: timed by the benchmark itself
     ctx.timed_s = None
     sample = {"wall_s": wall / calls, "cpu_user_s": (user1 - user0) / calls, "cpu_sys_s": (sys1 - sys0) / calls}
-    _last_wall_s[:] = [(t1 - t0) / 1e9]  # the iteration's: a batch of asv's `number` calls is disturbed once
+    # the whole iteration's time: a batch of asv's `number` calls is disturbed once, not once a call
+    _DELAY_READS.last_iteration_s = (t1 - t0) / 1e9
     if delay_ns is not None:
         # time the worker was ready to run but another job held the CPU: tells waiting for a CPU (a busy
         # machine) from waiting for I/O (the case itself); see analysis/basis.py
