@@ -2,7 +2,7 @@
 releases, <= 15 minutes of wall time on 2 cores)
 
     uv run python scripts/measure_asv_suite_count.py SUITE_DIR [--old pyarrow==17.0.0] [--new pyarrow==21.0.0]
-        [--bench REGEX] [--home DIR] [--fresh-counts] [--from-run NAME] [--jobs N]
+        [--bench REGEX] [--home DIR] [--fresh-counts] [--from-run NAME] [--jobs N] [--budget 2h]
 
 SUITE_DIR is an asv benchmark folder, e.g. apache/arrow's `python/benchmarks` (fetched into a temporary folder: it is
 Apache's code, never part of this repository). The script runs the real command
@@ -138,7 +138,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--home", type=Path, default=None)
     parser.add_argument("--fresh-counts", action="store_true", help="count in fresh processes (the old way)")
     parser.add_argument("--from-run", default=None, help="print the figures of this run in --home")
-    parser.add_argument("--jobs", default=None, help="processes counted at once (run --jobs; default: one per CPU)")
+    parser.add_argument("--jobs", default=None, help="processes counted at once (run --jobs; default: one at a time)")
+    parser.add_argument("--budget", default=None, help="run --budget: time for the looks after the first, e.g. 2h")
     args = parser.parse_args(argv)
     home = args.home or Path(tempfile.mkdtemp(prefix="colbench-suite-count-"))
     home.mkdir(parents=True, exist_ok=True)
@@ -153,7 +154,8 @@ def main(argv: list[str] | None = None) -> int:
              "1", "--warmup", "0", "--run-name", "prepare")
     name = f"suite-count-{int(time.time())}"
     command = ["run", target, *bench, *envs, "--measure", "instructions", "--run-name", name,
-               *(["--fresh-counts"] if args.fresh_counts else []), *(["--jobs", args.jobs] if args.jobs else [])]
+               *(["--fresh-counts"] if args.fresh_counts else []), *(["--jobs", args.jobs] if args.jobs else []),
+               *(["--budget", args.budget] if args.budget else [])]
     print("colbench " + " ".join(command), flush=True)
     with LoadSampler() as load:
         started = time.perf_counter()

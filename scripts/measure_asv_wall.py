@@ -1,7 +1,7 @@
 """Do colbench's wall times of an asv suite agree with asv's own? (issue #43: the same suite's wall-time medians, run
 by asv itself and by colbench on one pyarrow, within ±10% for the cases both time, side by side in one sitting)
 
-    uv run python scripts/measure_asv_wall.py SUITE_DIR --asv VENV/bin/asv [--bench REGEX] [--work DIR]
+    uv run python scripts/measure_asv_wall.py SUITE_DIR --asv VENV/bin/asv [--bench REGEX] [--work DIR] [--alternate]
 
 SUITE_DIR is an asv benchmark folder, e.g. apache/arrow's `python/benchmarks` (fetched into a temporary folder: it is
 Apache's code, never part of this repository). VENV is a virtual environment holding asv (from the package index)
@@ -18,6 +18,11 @@ interpreter), and asv again. Each is timed from outside with the load average sa
 that both timed: asv's median of each run (asv's `result`), colbench's median (of its processes' medians), the ratio
 of colbench's to the mean of asv's, and asv's second run over its first (the machine's own repeatability); then how
 many cases agree within ±10% and each tool's whole wall time.
+
+`--alternate` runs the three one benchmark at a time instead (asv, colbench, asv on `-b '^NAME$'`, then the next
+benchmark): on a VM whose CPU switches between two speeds for minutes at a time (docs/gating.md), three whole-suite
+runs one after the other see different speeds, while the three runs of one benchmark, a minute or two apart, mostly
+see the same one. The whole wall times are then the sums of the per-benchmark runs (asv starts once per benchmark).
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import re
 import shutil
 import statistics
 import subprocess
@@ -32,6 +38,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from measure_asv_suite_count import LoadSampler, colbench, results_of  # noqa: E402
@@ -110,6 +117,45 @@ def colbench_medians(home: Path, run_name: str) -> dict[tuple[str, tuple[str, ..
     return {key: statistics.median(medians) for key, medians in per_case.items()}
 
 
+def benchmark_names(home: Path, suite: Path, bench: str | None) -> list[str]:
+    """The suite's benchmark names as `colbench list` discovers them (asv's discovery, in the worker)."""
+    done = colbench(home, "list", f"asv:{suite}", *(["-b", bench] if bench else []), "-f", "json")
+    if done.returncode != 0:
+        raise SystemExit(f"colbench list failed: {done.stderr.strip()[-500:]}")
+    return list(json.loads(done.stdout)["benchmarks"])
+
+
+def run_colbench(home: Path, suite: Path, bench: str | None, name: str) -> tuple[dict[tuple[str, tuple[str, ...]],
+                                                                                        float], float, list[float]]:
+    command = ["run", f"asv:{suite}", *(["-b", bench] if bench else []), "--run-name", name]
+    print("colbench " + " ".join(command), flush=True)
+    with LoadSampler() as load:
+        started = time.perf_counter()
+        done = colbench(home, *command)
+        wall = time.perf_counter() - started
+    if done.returncode not in (0, 1):
+        print(done.stdout[-2000:], done.stderr[-2000:], file=sys.stderr)
+    return colbench_medians(home, name), wall, load.samples
+
+
+def alternated(asv: Path, project: Path, home: Path, bench: str | None) -> tuple[list[Any], list[float], list[Any]]:
+    """asv, colbench, asv one benchmark at a time; the medians of each, the three whole wall times, and the loads."""
+    suite = project / "benchmarks"
+    found: list[Any] = [{}, {}, {}]
+    walls = [0.0, 0.0, 0.0]
+    loads: list[Any] = [[], [], []]
+    for name in benchmark_names(home, suite, bench):
+        only = f"^{re.escape(name)}$"
+        runs = [run_asv(asv, project, only)]
+        runs.append(run_colbench(home, suite, only, f"asv-wall-{int(time.time())}-{name}"))
+        runs.append(run_asv(asv, project, only))
+        for slot, (medians, wall, load) in enumerate(runs):
+            found[slot].update(medians)
+            walls[slot] += wall
+            loads[slot] += load
+    return found, walls, loads
+
+
 def load_text(loads: list[float]) -> str:
     return f"load {min(loads):.1f}-{max(loads):.1f}, median {statistics.median(loads):.1f}" if loads else "load ?"
 
@@ -124,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--asv", type=Path, required=True, help="the asv executable of a venv with the library")
     parser.add_argument("--bench", default=None, help="asv's -b: a regular expression of benchmark names")
     parser.add_argument("--work", type=Path, default=None, help="a folder for the project and colbench's home")
+    parser.add_argument("--alternate", action="store_true", help="asv, colbench, asv one benchmark at a time")
     args = parser.parse_args(argv)
     work = args.work or Path(tempfile.mkdtemp(prefix="colbench-asv-wall-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -131,24 +178,20 @@ def main(argv: list[str] | None = None) -> int:
     home = work / "home"
     print(f"project {project}; colbench home {home}; started {time.strftime('%Y-%m-%d %H:%M:%S %Z')}", flush=True)
 
-    first, first_wall, first_load = run_asv(args.asv, project, args.bench)
-    print(f"asv run 1: {len(first)} cases, {first_wall:.0f} s, {load_text(first_load)}", flush=True)
-
-    name = f"asv-wall-{int(time.time())}"
-    command = ["run", f"asv:{project / 'benchmarks'}", *(["-b", args.bench] if args.bench else []),
-               "--run-name", name]
-    print("colbench " + " ".join(command), flush=True)
-    with LoadSampler() as load:
-        started = time.perf_counter()
-        done = colbench(home, *command)
-        ours_wall = time.perf_counter() - started
-    if done.returncode not in (0, 1):
-        print(done.stdout[-2000:], done.stderr[-2000:], file=sys.stderr)
-    ours = colbench_medians(home, name)
-    print(f"colbench: {len(ours)} cases, {ours_wall:.0f} s, {load_text(load.samples)}", flush=True)
-
-    second, second_wall, second_load = run_asv(args.asv, project, args.bench)
-    print(f"asv run 2: {len(second)} cases, {second_wall:.0f} s, {load_text(second_load)}", flush=True)
+    if args.alternate:
+        (first, ours, second), (first_wall, ours_wall, second_wall), loads = alternated(args.asv, project, home,
+                                                                                        args.bench)
+        for label, found, wall, load in zip(("asv run 1", "colbench", "asv run 2"), (first, ours, second),
+                                            (first_wall, ours_wall, second_wall), loads, strict=True):
+            print(f"{label}: {len(found)} cases, {wall:.0f} s (sum of its runs), {load_text(load)}", flush=True)
+    else:
+        first, first_wall, first_load = run_asv(args.asv, project, args.bench)
+        print(f"asv run 1: {len(first)} cases, {first_wall:.0f} s, {load_text(first_load)}", flush=True)
+        ours, ours_wall, ours_load = run_colbench(home, project / "benchmarks", args.bench,
+                                                  f"asv-wall-{int(time.time())}")
+        print(f"colbench: {len(ours)} cases, {ours_wall:.0f} s, {load_text(ours_load)}", flush=True)
+        second, second_wall, second_load = run_asv(args.asv, project, args.bench)
+        print(f"asv run 2: {len(second)} cases, {second_wall:.0f} s, {load_text(second_load)}", flush=True)
 
     both = sorted(set(first) & set(second) & set(ours))
     print("\n| case | asv run 1 | colbench | asv run 2 | colbench / mean of asv's | asv run 2 / run 1 |")
