@@ -247,6 +247,26 @@ def test_a_wall_time_comparison_runs_each_case_whole_on_one_worker(cluster: Clus
         by_case.setdefault(r.case_id, set()).add(executor["worker"])
         assert r.machine_id and r.machine["hostname"]
     assert len(by_case) == 2 and all(len(workers) == 1 for workers in by_case.values())
+    # the fixture's scheduler runs with Dask's default worker-saturation (1.1): said once, with what to start it with
+    said = proc.stdout + proc.stderr
+    assert said.count("DASK_DISTRIBUTED__SCHEDULER__WORKER_SATURATION=1.0") == 1, said[-3000:]
+
+
+@pytest.mark.slow
+@CLUSTER
+def test_a_local_cluster_hands_a_worker_its_next_task_only_when_it_is_free() -> None:
+    """`local:N`'s scheduler keeps the queued tasks (worker-saturation 1.0): with Dask's 1.1 each one-thread worker
+    held a second task while its first ran, and the last of a sweep waited there while the other worker idled."""
+    from colbench.runner.executor import current_executor
+
+    said: list[str] = []
+    with cluster_session("local:1", said.append):
+        executor = current_executor()
+        assert executor is not None
+        client = executor.client  # type: ignore[attr-defined]
+        assert client.run_on_scheduler(lambda dask_scheduler: dask_scheduler.WORKER_SATURATION) == 1.0
+        executor._say_saturation([])  # type: ignore[attr-defined]
+    assert not [line for line in said if "WORKER_SATURATION" in line], said
 
 
 @contextlib.contextmanager

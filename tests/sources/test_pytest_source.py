@@ -93,3 +93,34 @@ def test_counts_are_the_benchmark_call_only(lab):
     # work(2000) in the fixture's call, work(2500) as the marked test's body: counts in that proportion
     ratio = min(flat["bench_codspeed.py::test_marked"]) / min(flat["bench_pytest_benchmark.py::test_plain"])
     assert 1.1 < ratio < 1.4, ratio
+
+
+#: a project's pytest settings as they come: its benchmarks kept out of its own test runs (`-m "not benchmark"`),
+#: the turned-off plugins' options in addopts (xdist's `-n`, pytest-benchmark's), their ini keys under
+#: --strict-config (pytest-timeout's `timeout`)
+PROJECT_INI = """[tool.pytest.ini_options]
+addopts = "-ra -n 2 --dist loadgroup --benchmark-min-rounds=5 --strict-config --strict-markers -m 'not benchmark'"
+timeout = 300
+markers = ["benchmark: a benchmark"]
+"""
+
+
+@pytest.mark.slow
+def test_a_projects_addopts_and_ini_for_the_plugins_colbench_turns_off_do_not_stop_it(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    shutil.copytree(FILES, project / "benches")
+    (project / "pyproject.toml").write_text(PROJECT_INI)
+    files = [f"pytest:{project / 'benches' / name}" for name in ("bench_pytest_benchmark.py", "bench_codspeed.py")]
+    listed = colbench("list", *files, "-b", "test_plain|test_marked$", "--format", "json", home=tmp_path / "home")
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    # named from the project's rootdir, as its own pytest names them
+    assert set(json.loads(listed.stdout)["benchmarks"]) == {"benches/bench_pytest_benchmark.py::test_plain",
+                                                            "benches/bench_codspeed.py::test_marked"}
+    store = tmp_path / "wall.duckdb"
+    done = colbench("run", *files, "-b", "test_plain|test_marked$", "--processes", "1", "--iterations", "2",
+                    "--store", str(store), home=tmp_path / "home", timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    found = rows(tmp_path, store)
+    assert sorted(r["benchmark"] for r in found) == ["benches/bench_codspeed.py::test_marked",
+                                                     "benches/bench_pytest_benchmark.py::test_plain"]
+    assert all(r["status"] == "ok" and len(r["samples"]["wall_s"]) == 2 for r in found), found

@@ -63,15 +63,26 @@ def cluster_session(given: str | None, say: Callable[[str], None] = lambda _: No
         target: Any = address
         if workers is not None:
             say(f"cluster: starting {workers} local worker process{'es' if workers != 1 else ''} on 127.0.0.1")
-            target = stack.enter_context(distributed.LocalCluster(
-                n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                dashboard_address=None, silence_logs=40))
+            target = stack.enter_context(_local_cluster(distributed, workers))
         client = stack.enter_context(_connect(distributed, target, address))
         label = client.scheduler.address if workers is not None else redact(address)
         executor = DaskExecutor(client, label, say)
         say(f"cluster: {executor.label}, {len(client.scheduler_info().get('workers', {}))} workers")
         with using_executor(executor):
             yield executor.label
+
+
+def _local_cluster(distributed: Any, workers: int) -> Any:
+    """N one-thread worker processes on 127.0.0.1, whose scheduler hands a worker its next task only when it is free
+    (worker-saturation 1.0, not Dask's 1.1, which queues a second task on each one-thread worker: at the end of a
+    sweep of 12 ten-second tasks that left one worker idle while the other ran its last two)."""
+    import dask
+
+    from colbench.runner.cluster import SATURATION_KEY
+
+    with dask.config.set({SATURATION_KEY: 1.0}):
+        return distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                        dashboard_address=None, silence_logs=40)
 
 
 def _connect(distributed: Any, target: Any, address: str) -> Any:

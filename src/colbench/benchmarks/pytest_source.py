@@ -32,6 +32,11 @@ from colbench.model.params import Grid, Param
 
 PLUGIN_OFF = ("-p", "no:benchmark", "-p", "no:codspeed", "-p", "no:cacheprovider", "-p", "no:xdist",
               "-p", "no:randomly", "-p", "no:timeout")
+#: the names PLUGIN_OFF turns off, as pytest11 entry points (cacheprovider is pytest's own)
+OFF_ENTRY_POINTS = ("benchmark", "codspeed", "xdist", "randomly", "timeout")
+#: every test colbench names runs, whatever the project's `-m`/`-k` in addopts selects for its own test runs (a
+#: project often keeps its benchmarks out of `pytest` with `-m "not benchmark"`)
+SELECT_ALL = ("-m", "", "-k", "")
 WAIT_S = 3600.0
 
 
@@ -262,12 +267,55 @@ class _Session:
 
         try:
             self.exit_code = int(pytest.main([self.node, "-q", "--no-header", "-s", "--rootdir", self.rootdir,
-                                              "-W", "ignore::pytest.PytestUnknownMarkWarning", *PLUGIN_OFF],
-                                             plugins=[self._plugin()]))
+                                              "-W", "ignore::pytest.PytestUnknownMarkWarning", *PLUGIN_OFF,
+                                              *SELECT_ALL], plugins=[self._plugin(), _OffPluginsOptions()]))
         except BaseException as exc:  # noqa: BLE001 - pytest's own failure must reach the worker's thread
             self.failure = self.failure or f"{type(exc).__name__}: {exc}"
         finally:
             self.called.set()
+
+
+class _OffPluginsOptions:
+    """The command-line options and ini keys of the plugins colbench turns off, known to pytest but acted on by none.
+
+    A project's `addopts` (or `PYTEST_ADDOPTS`) often names them (`-n auto --dist loadgroup` for pytest-xdist,
+    `--benchmark-skip` or `--benchmark-min-rounds=5` for pytest-benchmark) and its ini sets theirs (`timeout = 300`):
+    with the plugin turned off (`-p no:xdist`), pytest stops at "unrecognized arguments", or at "unknown config
+    option" under `--strict-config`. Each plugin installed here declares its own options, as it would when loaded."""
+
+    def pytest_addoption(self, parser: Any, pluginmanager: Any) -> None:
+        import inspect
+
+        import _pytest.cacheprovider
+
+        declares = [_pytest.cacheprovider.pytest_addoption]
+        for module in _off_plugin_modules():
+            hook = getattr(module, "pytest_addoption", None)
+            if callable(hook):
+                declares.append(hook)
+        for declare in declares:
+            given = {"parser": parser, "pluginmanager": pluginmanager}
+            try:
+                wanted = inspect.signature(declare).parameters
+                declare(**{name: value for name, value in given.items() if name in wanted})
+            except Exception:  # noqa: BLE001 - a plugin's options that clash or fail: pytest says what is missing
+                continue
+
+
+def _off_plugin_modules() -> list[Any]:
+    """The modules of the turned-off plugins installed in this interpreter (their pytest11 entry points)."""
+    from importlib import metadata
+
+    found = metadata.entry_points()
+    points = found.select(group="pytest11") if hasattr(found, "select") else found.get("pytest11", [])
+    modules = []
+    for point in points:
+        if point.name in OFF_ENTRY_POINTS:
+            try:
+                modules.append(point.load())
+            except Exception:  # noqa: BLE001 - a plugin that does not import is not one whose options are given
+                continue
+    return modules
 
 
 # --- collection, in a fresh interpreter ------------------------------------------------------------------------
@@ -301,7 +349,7 @@ def _collect_main(path: str, out: str) -> int:
                     doc["combos"].append(params)
 
     code = pytest.main([path, "--collect-only", "-q", "-W", "ignore::pytest.PytestUnknownMarkWarning",
-                        *PLUGIN_OFF], plugins=[Collector()])
+                        *PLUGIN_OFF, *SELECT_ALL], plugins=[Collector(), _OffPluginsOptions()])
     if code not in (0, 2, 5) and not tests:  # 2: interrupted by collection errors, 5: nothing collected
         return int(code)
     rootdir = info.get("rootdir") or (os.path.dirname(path) if os.path.isfile(path) else path)

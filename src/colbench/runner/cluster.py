@@ -17,6 +17,7 @@ task returns once, so the store holds each process's result once.
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import time
 from collections import Counter
@@ -39,6 +40,9 @@ KINDS_ENV = "COLBENCH_CLUSTER_KINDS"
 RETRIES = 1
 #: the progress line's running tasks are the scheduler's view at most this old (asking is a round trip)
 RUNNING_EVERY_S = 2.0
+#: Dask's setting that decides how many queued tasks the scheduler hands a worker beyond its threads
+SATURATION_KEY = "distributed.scheduler.worker-saturation"
+SATURATION_ENV = "DASK_DISTRIBUTED__SCHEDULER__WORKER_SATURATION"
 
 
 @dataclass
@@ -72,6 +76,7 @@ class DaskExecutor:
         self._kinds: dict[str, list[WorkerFacts]] = {}
         self._asked_running = -RUNNING_EVERY_S
         self._processing: dict[str, int] = {}
+        self._saturation_said = False
 
     def workers(self) -> list[WorkerFacts]:
         """Every worker's identity and CPU kind, asked of the workers themselves."""
@@ -95,6 +100,7 @@ class DaskExecutor:
         for fact in facts:
             kinds.setdefault(fact.kind, []).append(fact)
         self._kinds = kinds
+        self._say_saturation(facts)
         if counts_only(job) and len(kinds) > 1 and os.environ.get(KINDS_ENV) != "split":
             listed = "; ".join(f"{len(ws)}× {kind}" for kind, ws in kinds.items())
             raise PlanError(f"{self.label}: workers of {len(kinds)} CPU kinds ({listed}): instruction counts differ "
@@ -106,6 +112,25 @@ class DaskExecutor:
                 name, n = next(iter(busy.items()))
                 raise PlanError(f"{self.label}: worker {name} runs {n} tasks at once: wall times need one at a time; "
                                 "start workers with `dask worker ADDRESS --nthreads 1` (counting runs may share)")
+
+    def _say_saturation(self, facts: Sequence[WorkerFacts]) -> None:
+        """One line, once, where the scheduler hands a one-thread worker a second task while the first runs (Dask's
+        default worker-saturation 1.1: ceil(1.1 × 1) = 2): at the end of a run that task waits behind the other
+        while another worker idles. A sweep of 12 ten-second counting tasks on 2 workers took 72 s for 60 s of
+        work on each (docs/scale.md)."""
+        if self._saturation_said:
+            return
+        self._saturation_said = True
+        try:
+            saturation = self.client.run_on_scheduler(lambda dask_scheduler: dask_scheduler.WORKER_SATURATION)
+        except Exception:  # noqa: BLE001 - an older scheduler without the setting: nothing to say
+            return
+        threads = self._threads()
+        if isinstance(saturation, (int, float)) and threads and any(
+                math.ceil(saturation * n) > n for n in threads.values()):
+            self.say(f"cluster: the scheduler queues {saturation} tasks a worker thread ({SATURATION_KEY}), so "
+                     "the last tasks may wait on a busy worker while another idles; start it with "
+                     f"{SATURATION_ENV}=1.0 for runs of long tasks")
 
     def slots(self) -> int:
         """Tasks the cluster runs at once: its workers' threads (one each for wall time: `check`)."""
