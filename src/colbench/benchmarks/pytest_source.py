@@ -38,6 +38,8 @@ OFF_ENTRY_POINTS = ("benchmark", "codspeed", "xdist", "randomly", "timeout")
 #: project often keeps its benchmarks out of `pytest` with `-m "not benchmark"`)
 SELECT_ALL = ("-m", "", "-k", "")
 WAIT_S = 3600.0
+#: pytest's exit code for options it does not know (argparse's "unrecognized arguments")
+USAGE_ERROR = 4
 
 
 class PytestSourceError(RuntimeError):
@@ -192,6 +194,26 @@ class _Fixture:
     name = None
 
 
+class _Tail:
+    """A stream that passes everything through and keeps its last few thousand characters."""
+
+    KEEP = 4000
+
+    def __init__(self, through: Any) -> None:
+        self.through = through
+        self._kept = ""
+
+    def write(self, text: str) -> int:
+        self._kept = (self._kept + text)[-self.KEEP:]
+        return int(self.through.write(text) or 0)
+
+    def text(self) -> str:
+        return self._kept
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.through, name)
+
+
 class _Session:
     """pytest running one test in a thread. The test's benchmark call runs once, untimed, and the test goes on to its
     end (its asserts); then its teardown waits (`pytest_runtest_teardown`) while the worker times the call, so the
@@ -205,6 +227,7 @@ class _Session:
         self.exit_code: int | None = None
         self.failure = ""
         self.thread = threading.Thread(target=self._run, name="colbench-pytest", daemon=True)
+        self.stderr = _Tail(sys.stderr)
 
     def start(self) -> None:
         self.thread.start()
@@ -221,6 +244,11 @@ class _Session:
         if self.failure:
             raise PytestSourceError(f"{self.node} failed: {self.failure}")
         if self.target is None:
+            if self.exit_code == USAGE_ERROR:
+                said = " | ".join(line.strip() for line in self.stderr.text().splitlines() if line.strip())[-400:]
+                raise PytestSourceError(f"pytest refused its options for {self.node} ({said or 'a usage error'}): "
+                                        "an option in the project's addopts or PYTEST_ADDOPTS needs a plugin this "
+                                        "environment lacks; add it to the environment (--env NAME='… pytest-xdist')")
             raise PytestSourceError(f"{self.node} ended without calling its benchmark (pytest exit code "
                                     f"{self.exit_code})")
         return self.target
@@ -265,6 +293,7 @@ class _Session:
     def _run(self) -> None:
         import pytest
 
+        sys.stderr = self.stderr  # pytest says why it refused its options there; the test's own lines go on through
         try:
             self.exit_code = int(pytest.main([self.node, "-q", "--no-header", "-s", "--rootdir", self.rootdir,
                                               "-W", "ignore::pytest.PytestUnknownMarkWarning", *PLUGIN_OFF,
@@ -272,6 +301,7 @@ class _Session:
         except BaseException as exc:  # noqa: BLE001 - pytest's own failure must reach the worker's thread
             self.failure = self.failure or f"{type(exc).__name__}: {exc}"
         finally:
+            sys.stderr = self.stderr.through
             self.called.set()
 
 
