@@ -124,3 +124,18 @@ def test_a_projects_addopts_and_ini_for_the_plugins_colbench_turns_off_do_not_st
     assert sorted(r["benchmark"] for r in found) == ["benches/bench_codspeed.py::test_marked",
                                                      "benches/bench_pytest_benchmark.py::test_plain"]
     assert all(r["status"] == "ok" and len(r["samples"]["wall_s"]) == 2 for r in found), found
+
+
+def test_options_pytest_does_not_know_are_one_error_in_pytests_words_with_what_to_install(tmp_path: Path) -> None:
+    from colbench.benchmarks.pytest_source import PytestSourceError, _Session
+
+    (tmp_path / "pyproject.toml").write_text('[tool.pytest.ini_options]\naddopts = "--from-a-missing-plugin=3"\n')
+    (tmp_path / "bench_one.py").write_text("def test_one(benchmark):\n    benchmark(sum, [1, 2])\n")
+    session = _Session(f"{tmp_path / 'bench_one.py'}::test_one", str(tmp_path))
+    session.start()
+    with pytest.raises(PytestSourceError) as refused:
+        session.wait_for_target()
+    session.finish()
+    message = str(refused.value)
+    assert "unrecognized arguments: --from-a-missing-plugin=3" in message, message
+    assert "add it to the environment" in message and "\n" not in message
