@@ -160,3 +160,17 @@ def test_a_setup_rerun_between_counted_calls_draws_the_same_data_and_is_not_inst
                         measure="instructions")
     plain.setup(plain_ctx)
     assert plain.sets_up_each_call(plain_ctx) is bool(plain_ctx.state["asv"]._setups)
+
+
+def test_an_asv_config_file_names_its_suite_as_asvs_config_option_does(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / "bench" / "suite").mkdir(parents=True)
+    (project / "bench" / "suite" / "__init__.py").write_text("")
+    conf = project / "bench" / "asv.conf.json"
+    conf.write_text('// asv lets a config hold comments\n{"version": 1, "benchmark_dir": "suite", "repo": ".."}\n')
+    target = sources.parse_target(f"asv:{conf}")
+    assert target is not None and target.kind == "asv"
+    assert target.path == (project / "bench" / "suite").resolve() and target.repo == ".."
+    conf.write_text('{"version": 1, "benchmark_dir": "elsewhere"}')
+    with pytest.raises(sources.SourceError, match="names benchmark_dir 'elsewhere', which is not a folder"):
+        sources.parse_target(f"asv:{conf}")

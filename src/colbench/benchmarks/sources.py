@@ -85,10 +85,13 @@ def parse_target(target: str) -> SourceTarget | None:
 
 
 def _asv_target(path: Path, bench: str | None) -> SourceTarget:
-    """The benchmark folder: `path` itself, or the `benchmark_dir` of an asv.conf.json in it or above it."""
+    """The benchmark folder: `path` itself, or the `benchmark_dir` of an asv.conf.json in it or above it, or of the
+    asv config file `path` names (asv's `--config FILE`)."""
+    if path.is_file() and path.suffix in (".json", ".jsonc"):
+        return _asv_config_target(path.resolve(), bench)
     if not path.is_dir():
         raise SourceError(f"asv: {path} is not a folder: give the suite's benchmark folder (or the project with "
-                          "its asv.conf.json)")
+                          "its asv.conf.json, or that file)")
     path = path.resolve()
     for folder in (path, *path.parents):
         conf = folder / "asv.conf.json"
@@ -104,6 +107,17 @@ def _asv_target(path: Path, bench: str | None) -> SourceTarget:
     if not (path / "__init__.py").is_file() and (path / "benchmarks" / "__init__.py").is_file():
         return SourceTarget("asv", path / "benchmarks", bench)  # a project without asv.conf.json: asv's default
     return SourceTarget("asv", path, bench)
+
+
+def _asv_config_target(conf: Path, bench: str | None) -> SourceTarget:
+    """The suite an asv config file names: its `benchmark_dir`, relative to the file's folder as asv reads it."""
+    settings = _read_conf(conf)
+    bench_dir = (conf.parent / str(settings.get("benchmark_dir") or "benchmarks")).resolve()
+    if not bench_dir.is_dir():
+        raise SourceError(f"asv: {conf} names benchmark_dir {str(settings.get('benchmark_dir') or 'benchmarks')!r}, "
+                          f"which is not a folder ({bench_dir}): fix it, or give the benchmark folder itself")
+    repo = settings.get("repo")
+    return SourceTarget("asv", bench_dir, bench, conf, str(repo) if repo else None)
 
 
 def _read_conf(conf: Path) -> dict[str, Any]:
