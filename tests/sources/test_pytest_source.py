@@ -95,13 +95,15 @@ def test_counts_are_the_benchmark_call_only(lab):
     assert 1.1 < ratio < 1.4, ratio
 
 
-#: a project's pytest settings as they come: its benchmarks kept out of its own test runs (`-m "not benchmark"`),
-#: the turned-off plugins' options in addopts (xdist's `-n`, pytest-benchmark's), their ini keys under
-#: --strict-config (pytest-timeout's `timeout`)
+#: a project's pytest settings as they come (polars' py-polars/pyproject.toml has most of them): its benchmarks kept
+#: out of its own test runs (`-m "not benchmark"`), the turned-off plugins' options in addopts (xdist's `-n` and
+#: `--dist`, pytest-benchmark's), their ini keys under --strict-config (pytest-timeout's `timeout`), every warning an
+#: error (pytest warns of a plugin module imported before its assertion rewriter is in place)
 PROJECT_INI = """[tool.pytest.ini_options]
 addopts = "-ra -n 2 --dist loadgroup --benchmark-min-rounds=5 --strict-config --strict-markers -m 'not benchmark'"
 timeout = 300
 markers = ["benchmark: a benchmark"]
+filterwarnings = ["error", "ignore::pytest.PytestUnknownMarkWarning"]
 """
 
 
