@@ -174,3 +174,22 @@ def test_an_asv_config_file_names_its_suite_as_asvs_config_option_does(tmp_path:
     conf.write_text('{"version": 1, "benchmark_dir": "elsewhere"}')
     with pytest.raises(sources.SourceError, match="names benchmark_dir 'elsewhere', which is not a folder"):
         sources.parse_target(f"asv:{conf}")
+
+
+def test_a_package_of_pytest_files_without_the_prefix_is_pytests_not_an_asv_suite(tmp_path: Path) -> None:
+    tests_dir = tmp_path / "tests" / "benchmark"  # polars' layout: a package, with a conftest
+    tests_dir.mkdir(parents=True)
+    (tests_dir / "__init__.py").write_text("")
+    (tests_dir / "conftest.py").write_text("")
+    found = sources.parse_target(str(tests_dir))
+    assert found is not None and found.kind == "pytest"
+    (tests_dir / "conftest.py").unlink()
+    (tests_dir / "test_io.py").write_text("")
+    found = sources.parse_target(str(tests_dir))
+    assert found is not None and found.kind == "pytest"
+    suite = tmp_path / "bench"
+    suite.mkdir()
+    (suite / "__init__.py").write_text("")
+    (suite / "bench_io.py").write_text("def time_read():\n    pass\n")
+    found = sources.parse_target(str(suite))
+    assert found is not None and found.kind == "asv"

@@ -64,8 +64,8 @@ def with_bench(target: str, bench: list[str] | None) -> str:
 
 
 def parse_target(target: str) -> SourceTarget | None:
-    """`asv:DIR`, `pytest:PATH`, or a path that is an asv folder (or project with asv.conf.json) or a test file; None
-    for anything else (a benchmark or suite name)."""
+    """`asv:DIR`, `pytest:PATH`, or a path that is an asv folder (or project with asv.conf.json), a test file or a
+    folder of them; None for anything else (a benchmark or suite name)."""
     text, _, bench = target.partition(BENCH_SEPARATOR)
     if text.startswith(ASV_PREFIX):
         return _asv_target(Path(text[len(ASV_PREFIX):]).expanduser(), bench or None)
@@ -79,9 +79,18 @@ def parse_target(target: str) -> SourceTarget | None:
         return None
     if path.is_file() and path.suffix == ".py" and (path.name.startswith("test_") or path.stem.endswith("_test")):
         return SourceTarget("pytest", path.resolve(), bench or None)
+    if path.is_dir() and not (path / "asv.conf.json").is_file() and _holds_pytest_files(path):
+        return SourceTarget("pytest", path.resolve(), bench or None)
     if path.is_dir() and ((path / "asv.conf.json").is_file() or (path / "__init__.py").is_file()):
         return _asv_target(path, bench or None)
     return None
+
+
+def _holds_pytest_files(path: Path) -> bool:
+    """A folder of pytest files (a conftest.py, or test_*.py / *_test.py files), which is also a package more often
+    than not (polars' tests/benchmark): an asv suite holds neither."""
+    return (path / "conftest.py").is_file() or any(
+        p.name.startswith("test_") or p.stem.endswith("_test") for p in path.glob("*.py"))
 
 
 def _asv_target(path: Path, bench: str | None) -> SourceTarget:
