@@ -98,9 +98,10 @@ def run(
                                                  "who owns the timed call's peak) of each case and environment, "
                                                  "for `colbench explain --metric memory`")] = False,
     counting_server: Annotated[bool | None, typer.Option(
-        "--counting-server/--fresh-counts", help="count instructions in processes forked from a set-up process "
-        "under Valgrind per case (2 a side; for a run of more than 4 case-sides, one per suite and side), or in "
-        "fresh ones (default: servers where each would fork more than one process; see docs/metrics.md)")] = None,
+        "--counting-server/--fresh-counts", help="count instructions in processes forked from set-up interpreters "
+        "under Valgrind, one process of a case and side each (for 3 cases or more, one per suite, side and "
+        "process index; for fewer, a case each), or in fresh ones (default: suite servers from 3 cases on; see "
+        "docs/metrics.md)")] = None,
     jobs: Annotated[int | None, typer.Option(
         min=1, help="counting processes run at once on this machine, for --measure instructions only (default: "
         "one at a time); the counts of multi-threaded cases shift by up to 0.3% beside another counting process, "

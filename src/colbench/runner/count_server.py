@@ -7,14 +7,16 @@ warm-ups and Valgrind's instrumented translation of the code before it counts a 
 forks one process per measured process; each forked process makes only the counted calls.
 
 Honesty of the counts: what a fresh process varies (hash seed, address-space layout, heap state) a forked one
-shares with its server. So a side's processes are spread over `SERVERS_PER_SIDE` servers (process i goes to server
-i mod that), each started fresh with its own `PYTHONHASHSEED` (drawn here, recorded in the result) and layout, and a
-server forks at most `PROCESSES_PER_SERVER` of them (later processes get new servers): a run's comparison thus sees
-more than one draw of what a process varies, and more of them as it counts more, and the record of every counted
-process names its server (`measure.instructions.server`). Why the cap: two processes of one server agree within
-0.003-0.012% where fresh processes spread 0.04% (the placebo; docs/metrics.md): a server is one draw of what a process
-varies, and uncapped a side's 16 processes would be 2 such draws, not 16.
-
+shares with its server: two processes of one server agree within 0.003-0.012% where fresh processes spread 0.04%
+(the placebo), and where a case's counts sit on two levels (pyarrow 17's Parquet read, 187.4 M or 188.6 M) each
+server's processes all sit on its one (docs/metrics.md). A server is one draw of what a process varies, and the
+statistics count processes (analysis/verdicts.py: the process is the unit of replication). So a server forks at most
+one process of a case on a side (`PROCESSES_PER_SERVER`): process i of a side comes from its server `server_slot(i)`,
+started fresh with its own `PYTHONHASHSEED` (drawn here, recorded in the result) and layout, and every counted
+process names its server (`measure.instructions.server`). A side's processes are as many draws as fresh processes
+would be. What a server then saves is what its processes share across cases: a suite server (runner/suite_server.py)
+forks process i of every case of the suite; a case's own server, one process, costs more than a fresh one
+(`servers_pay`), and serves only when asked (`--counting-server`).
 A case's bytecode is compiled natively before its first counting process (runner/compile_pass.py): a server that
 compiled what it imported reached its first timed call with another heap, and passed that to every process it forked
 (+1.9% on the placebo, the first server of each new home).
@@ -47,10 +49,12 @@ from colbench.runner.lifeline import die_with_parent_hook, exec_dir_prefix
 from colbench.runner.worker_wait import MemoryWatch
 from colbench.workers.python.callgrind_probe import DUMP_DIR_VAR, LIB_VAR
 
-#: servers a side's processes are spread over: each its own hash seed and address-space layout
+#: servers of a side at the first look (2 processes a side): each its own hash seed and address-space layout
 SERVERS_PER_SIDE = 2
-#: processes one server forks at most: a side's processes 0-7 come from its first two servers, 8-15 from two more
-PROCESSES_PER_SERVER = 4
+#: processes of one case and side that one server forks at most: processes of a server share what a process varies
+#: (an A/A of 5 cases, 3 processes a server: `to_pandas` sat 0.23% apart by server, its processes 0.02-0.1% apart
+#: within one), so each is its own server's, as each fresh process is its own draw
+PROCESSES_PER_SERVER = 1
 #: servers alive at once (each a set-up case under Valgrind: 0.3-1 GB of memory for a pyarrow read)
 MAX_SERVERS = 8
 WORKER_MODULE = "colbench.worker"
@@ -59,23 +63,22 @@ SERVE_VAR = "COLBENCH_COUNT_SERVER"
 
 
 def servers_pay(cases: int, sides: int, processes: int | None) -> bool:
-    """Whether counting servers cost less than fresh processes for a run (`run`'s default): a server costs a fresh
-    process and a forked trial call, and each process it forks one instrumented call more than its timed ones, so it
-    pays once it forks more than one process (more than SERVERS_PER_SIDE processes a side: fixed by `--processes`,
-    or added by later looks) and only if every server of the run stays alive between looks (MAX_SERVERS). A run of
-    more cases than that is counted by suite servers (`server_scope`), which pay from two cases on."""
-    if server_scope(cases, sides) == "suite":  # a suite server a side and slot forks every case's processes: it pays
-        # where each forks at least 3 (its own start is about one fresh process's; a sweep of 2 cases at 1 process a
-        # release stays fresh)
-        return cases * (processes or SERVERS_PER_SIDE) >= 3 * SERVERS_PER_SIDE
-    return processes is None or processes > SERVERS_PER_SIDE
+    """Whether counting servers cost less than fresh processes for a run (`run`'s default). A server forks at most
+    one process of a case and side (`PROCESSES_PER_SERVER`), so what it saves is shared across cases: a suite
+    server forks process i of every case (runner/suite_server.py) and pays from 3 cases on (its own start is about
+    one fresh process's); a case's own server forks one process and costs a fresh process and a forked trial call
+    more, so it never pays (`--counting-server` still asks for it)."""
+    if server_scope(cases, sides) == "suite":
+        return cases >= 3
+    return False
 
 
 def server_scope(cases: int, sides: int) -> str:
-    """What a run's counting servers hold: its cases, one server each per side and slot, where all of them stay alive
-    between looks (MAX_SERVERS); else the suite (runner/suite_server.py: imported once per side and slot, one
-    process forked per case and process, each setting its case up as a fresh process does)."""
-    return "case" if cases * max(1, sides) * SERVERS_PER_SIDE <= MAX_SERVERS else "suite"
+    """What a run's counting servers hold: from 3 cases on the suite (runner/suite_server.py: imported once per side
+    and slot, one process forked per case and process, each setting its case up as a fresh process does), where a
+    server's forks are spread over the cases; for fewer, a case each (forked after its setup, one process a server:
+    only when asked, `servers_pay`)."""
+    return "case" if cases < 3 else "suite"
 
 
 class ServerUnavailable(RuntimeError):
@@ -152,7 +155,14 @@ class CountServers:
             server = self._live_server(key, slot)
             if server is None:
                 server = self._start(key, slot, spec, launch, valgrind)
-            return self._fork(server, spec, launch)
+            try:
+                return self._fork(server, spec, launch)
+            finally:
+                if self._one_fork_each:  # a case's server forks one process (PROCESSES_PER_SERVER): its work is done
+                    self._drop((key, slot))
+
+    #: whether a server is done after one fork: a case's own (`PROCESSES_PER_SERVER`), not a suite's (SuiteServers)
+    _one_fork_each = PROCESSES_PER_SERVER == 1
 
     @contextlib.contextmanager
     def serving(self, key: str, slot: int) -> Iterator[None]:
@@ -368,10 +378,9 @@ atexit.register(SERVERS.close)
 
 
 def server_slot(process_index: int) -> int:
-    """The server of a side's process i: i mod SERVERS_PER_SIDE among the side's current servers, which are replaced
-    by new ones every PROCESSES_PER_SERVER processes each."""
-    generation = process_index // (SERVERS_PER_SIDE * PROCESSES_PER_SERVER)
-    return generation * SERVERS_PER_SIDE + process_index % SERVERS_PER_SIDE
+    """The server of a side's process i: server i (`PROCESSES_PER_SERVER`: one process of a case a server), the
+    first look's processes 0 and 1 from the first two."""
+    return process_index // PROCESSES_PER_SERVER
 
 
 def count_in_server(spec: CaseSpec, launch: WorkerLaunch, valgrind: list[str], side: str,

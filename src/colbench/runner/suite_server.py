@@ -12,11 +12,12 @@ process) request; each forked process is a fresh counting worker from its case o
 warm-ups, warm-up count, counted calls, its own result), its CPU its own (`wait4`).
 
 Honesty, as for the case-level servers: what a fork shares with its server (hash seed, address-space layout, the
-heap of the imports) is spread over `SERVERS_PER_SIDE` servers a side, each started with its own `PYTHONHASHSEED`
-and layout; process i of a case goes to server `server_slot(i)` (i mod that, a new pair every PROCESSES_PER_SERVER
-processes of a case each, as for case servers), two sides never share one, and each counted process's
-record names its server (`measure.instructions.server`, `scope: "suite"`). The servers live for the orchestrator's
-life (a session's looks reuse them) and die with it.
+heap of the imports) is one draw of what a process varies, so a server forks at most one process of a case on a
+side: process i of every case goes to the side's server `server_slot(i)` = i, each started with its own
+`PYTHONHASHSEED` and layout, two sides never share one, and each counted process's record names its server
+(`measure.instructions.server`, `scope: "suite"`). The first look's 2 processes a side come from 2 servers a side;
+a later look's processes from new ones. The servers live for the orchestrator's life (a session's looks reuse them)
+and die with it.
 
 A server that dies, or a process that times out (its server is killed with it: the next request starts another),
 is an error or a fresh process, never a wrong count: a request the server cannot take is counted fresh with a
@@ -51,8 +52,9 @@ from colbench.workers.python.suite_server import COMPILE_ONLY
 
 #: the variable that makes a counting worker a suite server (workers/python/suite_server.py SUITE_VAR)
 SUITE_VAR = "COLBENCH_SUITE_SERVER"
-#: suite servers alive at once: SERVERS_PER_SIDE for each of up to 4 sides (a bisect's or sweep's points more)
-MAX_SUITE_SERVERS = 8
+#: suite servers alive at once: one per process index and side (a look of 8 processes a side on 2 sides is 16; a
+#: suite server waiting for requests is about 60 MB under Valgrind)
+MAX_SUITE_SERVERS = 32
 
 
 def preload_of(spec: CaseSpec) -> dict[str, Any]:
@@ -103,6 +105,8 @@ def compile_first(python: list[str], preload: Path, launch: WorkerLaunch) -> Non
 
 class SuiteServers(CountServers):
     """The live suite servers of this orchestrator, by (suite, side) and slot."""
+
+    _one_fork_each = False  # a suite server forks one process of every case
 
     def __init__(self, max_servers: int = MAX_SUITE_SERVERS) -> None:
         super().__init__(max_servers)
@@ -162,6 +166,5 @@ atexit.register(SUITE_SERVERS.close)
 def count_in_suite_server(spec: CaseSpec, launch: WorkerLaunch, valgrind: list[str], side: str,
                           process_index: int) -> WorkerOutcome:
     """A counted process of `spec` on `side` from this orchestrator's suite servers (process i from the side's
-    server `server_slot(i)`: as a case's servers, one forks at most PROCESSES_PER_SERVER of a case's processes);
-    ServerUnavailable when it must be fresh."""
+    server `server_slot(i)`: one process of a case a server); ServerUnavailable when it must be fresh."""
     return SUITE_SERVERS.count(spec, launch, valgrind, server_slot(process_index), side)
