@@ -99,9 +99,9 @@ def run(
                                                  "for `colbench explain --metric memory`")] = False,
     counting_server: Annotated[bool | None, typer.Option(
         "--counting-server/--fresh-counts", help="count instructions in processes forked from set-up interpreters "
-        "under Valgrind, one process of a case and side each (for 3 cases or more, one per suite, side and "
-        "process index; for fewer, a case each), or in fresh ones (default: suite servers from 3 cases on; see "
-        "docs/metrics.md)")] = None,
+        "under Valgrind, one process of a case and side each (for three cases or more, one per suite, side "
+        "and process index; for fewer, a case each), or in fresh ones (default: suite servers for a run of three "
+        "cases or more, fresh ones for fewer; see docs/metrics.md)")] = None,
     jobs: Annotated[int | None, typer.Option(
         min=1, help="counting processes run at once on this machine, for --measure instructions only (default: "
         "one at a time); the counts of multi-threaded cases shift by up to 0.3% beside another counting process, "
