@@ -345,7 +345,7 @@ def _off_plugin_modules() -> list[Any]:
     """The modules of the turned-off plugins installed in this interpreter (their pytest11 entry points)."""
     from importlib import metadata
 
-    found = metadata.entry_points()
+    found: Any = metadata.entry_points()  # Python 3.8-3.9: a dict of groups; 3.10 on: EntryPoints with select
     points = found.select(group="pytest11") if hasattr(found, "select") else found.get("pytest11", [])
     modules = []
     for point in points:
