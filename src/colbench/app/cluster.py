@@ -74,8 +74,8 @@ def cluster_session(given: str | None, say: Callable[[str], None] = lambda _: No
 
 def _local_cluster(distributed: Any, workers: int) -> Any:
     """N one-thread worker processes on 127.0.0.1, whose scheduler hands a worker its next task only when it is free
-    (worker-saturation 1.0, not Dask's 1.1, which queues a second task on each one-thread worker: at the end of a
-    sweep of 12 ten-second tasks that left one worker idle while the other ran its last two)."""
+    (worker-saturation 1.0, not Dask's 1.1, which queues a second task on each one-thread worker: at the end of a run
+    of long tasks one worker can idle while the other runs its last two; docs/scale.md)."""
     import dask
 
     from colbench.runner.cluster import SATURATION_KEY

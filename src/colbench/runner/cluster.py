@@ -115,9 +115,8 @@ class DaskExecutor:
 
     def _say_saturation(self, facts: Sequence[WorkerFacts]) -> None:
         """One line, once, where the scheduler hands a one-thread worker a second task while the first runs (Dask's
-        default worker-saturation 1.1: ceil(1.1 × 1) = 2): at the end of a run that task waits behind the other
-        while another worker idles. A sweep of 12 ten-second counting tasks on 2 workers took 72 s for 60 s of
-        work on each (docs/scale.md)."""
+        default worker-saturation 1.1: ceil(1.1 × 1) = 2): at the end of a run that task can wait behind the other
+        while another worker idles (docs/scale.md)."""
         if self._saturation_said:
             return
         self._saturation_said = True
