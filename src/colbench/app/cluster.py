@@ -75,12 +75,13 @@ def cluster_session(given: str | None, say: Callable[[str], None] = lambda _: No
 def _local_cluster(distributed: Any, workers: int) -> Any:
     """N one-thread worker processes on 127.0.0.1, whose scheduler hands a worker its next task only when it is free
     (worker-saturation 1.0, not Dask's 1.1, which queues a second task on each one-thread worker: at the end of a run
-    of long tasks one worker can idle while the other runs its last two; docs/scale.md)."""
+    of long tasks one worker can idle while the other runs its last two), and whose pollers are quiet while a task
+    waits on its measured process (QUIET_WORKER: the workers take the config they are started with)."""
     import dask
 
-    from colbench.runner.cluster import SATURATION_KEY
+    from colbench.runner.cluster import QUIET_WORKER, SATURATION_KEY
 
-    with dask.config.set({SATURATION_KEY: 1.0}):
+    with dask.config.set({SATURATION_KEY: 1.0, **QUIET_WORKER}):
         return distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
                                         dashboard_address=None, silence_logs=40)
 

@@ -43,6 +43,25 @@ RUNNING_EVERY_S = 2.0
 #: Dask's setting that decides how many queued tasks the scheduler hands a worker beyond its threads
 SATURATION_KEY = "distributed.scheduler.worker-saturation"
 SATURATION_ENV = "DASK_DISTRIBUTED__SCHEDULER__WORKER_SATURATION"
+#: Dask's pollers, quietened: a worker whose task waits on its counting or timed process sampled its threads every
+#: 10 ms (the profiler), checked its event loop every 20 ms and its memory every 100 ms: with its nanny 3.9-4.1% of
+#: a core while the task waited, 0.4-0.5% with these (docs/scale.md), on the machine that measures
+QUIET_WORKER = {"distributed.worker.profile.enabled": False, "distributed.admin.tick.interval": "1s",
+                "distributed.admin.system-monitor.interval": "5s", "distributed.worker.memory.monitor-interval": "1s"}
+
+
+def dask_env(key: str) -> str:
+    """The environment variable that sets a Dask config key (`distributed.admin.tick.interval` →
+    DASK_DISTRIBUTED__ADMIN__TICK__INTERVAL), as Dask reads them."""
+    return "DASK_" + key.upper().replace(".", "__").replace("-", "_")
+
+
+def loud_settings() -> list[str]:
+    """On a worker: the QUIET_WORKER keys this worker has at other values (Dask's own defaults: every one)."""
+    import dask
+
+    return [key for key, quiet in QUIET_WORKER.items()
+            if str(dask.config.get(key, None)).lower() != str(quiet).lower()]
 
 
 @dataclass
@@ -76,7 +95,7 @@ class DaskExecutor:
         self._kinds: dict[str, list[WorkerFacts]] = {}
         self._asked_running = -RUNNING_EVERY_S
         self._processing: dict[str, int] = {}
-        self._saturation_said = False
+        self._settings_said = False
 
     def workers(self) -> list[WorkerFacts]:
         """Every worker's identity and CPU kind, asked of the workers themselves."""
@@ -100,7 +119,7 @@ class DaskExecutor:
         for fact in facts:
             kinds.setdefault(fact.kind, []).append(fact)
         self._kinds = kinds
-        self._say_saturation(facts)
+        self._say_settings()
         if counts_only(job) and len(kinds) > 1 and os.environ.get(KINDS_ENV) != "split":
             listed = "; ".join(f"{len(ws)}× {kind}" for kind, ws in kinds.items())
             raise PlanError(f"{self.label}: workers of {len(kinds)} CPU kinds ({listed}): instruction counts differ "
@@ -113,23 +132,32 @@ class DaskExecutor:
                 raise PlanError(f"{self.label}: worker {name} runs {n} tasks at once: wall times need one at a time; "
                                 "start workers with `dask worker ADDRESS --nthreads 1` (counting runs may share)")
 
-    def _say_saturation(self, facts: Sequence[WorkerFacts]) -> None:
-        """One line, once, where the scheduler hands a one-thread worker a second task while the first runs (Dask's
-        default worker-saturation 1.1: ceil(1.1 × 1) = 2): at the end of a run that task can wait behind the other
-        while another worker idles (docs/scale.md)."""
-        if self._saturation_said:
+    def _say_settings(self) -> None:
+        """One line each, once, for Dask settings that cost colbench's runs: a scheduler that hands a one-thread worker
+        a second task while the first runs (Dask's default worker-saturation 1.1: ceil(1.1 × 1) = 2; at the end of a
+        run that task can wait behind the other while another worker idles), and workers whose pollers run while
+        their task waits on the measured process (QUIET_WORKER)."""
+        if self._settings_said:
             return
-        self._saturation_said = True
+        self._settings_said = True
         try:
             saturation = self.client.run_on_scheduler(lambda dask_scheduler: dask_scheduler.WORKER_SATURATION)
         except Exception:  # noqa: BLE001 - an older scheduler without the setting: nothing to say
-            return
+            saturation = None
         threads = self._threads()
         if isinstance(saturation, (int, float)) and threads and any(
                 math.ceil(saturation * n) > n for n in threads.values()):
             self.say(f"cluster: the scheduler queues {saturation} tasks a worker thread ({SATURATION_KEY}), so "
                      "the last tasks may wait on a busy worker while another idles; start it with "
                      f"{SATURATION_ENV}=1.0 for runs of long tasks")
+        try:
+            loud = sorted({key for keys in self.client.run(loud_settings).values() for key in keys})
+        except Exception:  # noqa: BLE001 - a worker that cannot answer: the run's own checks say more
+            loud = []
+        if loud:
+            self.say("cluster: the workers poll while their task waits on the measured process (Dask's profiler "
+                     "every 10 ms, its event-loop and memory checks: about 4% of a core each); start them with "
+                     + " ".join(f"{dask_env(key)}={QUIET_WORKER[key]}" for key in loud))
 
     def slots(self) -> int:
         """Tasks the cluster runs at once: its workers' threads (one each for wall time: `check`)."""
