@@ -145,7 +145,7 @@ def alternated(asv: Path, project: Path, home: Path, bench: str | None) -> tuple
     walls = [0.0, 0.0, 0.0]
     loads: list[Any] = [[], [], []]
     for name in benchmark_names(home, suite, bench):
-        only = f"^{re.escape(name)}$"
+        only = f"^{re.escape(name)}(\\(.*\\))?$"  # asv matches a parametrized one as `name(p1, p2)`
         runs = [run_asv(asv, project, only)]
         runs.append(run_colbench(home, suite, only, f"asv-wall-{int(time.time())}-{name}"))
         runs.append(run_asv(asv, project, only))
