@@ -323,10 +323,9 @@ class _OffPluginsOptions:
     def pytest_load_initial_conftests(self, early_config: Any, parser: Any, args: Any) -> None:
         import inspect
 
-        pluginmanager = early_config.pluginmanager
-
         import _pytest.cacheprovider
 
+        pluginmanager = early_config.pluginmanager
         declares = [_pytest.cacheprovider.pytest_addoption]
         for module in _off_plugin_modules():
             hook = getattr(module, "pytest_addoption", None)

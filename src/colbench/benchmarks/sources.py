@@ -105,13 +105,11 @@ def _asv_target(path: Path, bench: str | None) -> SourceTarget:
     for folder in (path, *path.parents):
         conf = folder / "asv.conf.json"
         if conf.is_file():
-            settings = _read_conf(conf)
-            bench_dir = (folder / str(settings.get("benchmark_dir") or "benchmarks")).resolve()
-            repo = settings.get("repo")
+            bench_dir, repo = _suite_of_conf(conf)
             if folder == path and bench_dir.is_dir():
-                return SourceTarget("asv", bench_dir, bench, conf, str(repo) if repo else None)
+                return SourceTarget("asv", bench_dir, bench, conf, repo)
             if bench_dir == path:
-                return SourceTarget("asv", path, bench, conf, str(repo) if repo else None)
+                return SourceTarget("asv", path, bench, conf, repo)
             break
     if not (path / "__init__.py").is_file() and (path / "benchmarks" / "__init__.py").is_file():
         return SourceTarget("asv", path / "benchmarks", bench)  # a project without asv.conf.json: asv's default
@@ -119,14 +117,20 @@ def _asv_target(path: Path, bench: str | None) -> SourceTarget:
 
 
 def _asv_config_target(conf: Path, bench: str | None) -> SourceTarget:
-    """The suite an asv config file names: its `benchmark_dir`, relative to the file's folder as asv reads it."""
-    settings = _read_conf(conf)
-    bench_dir = (conf.parent / str(settings.get("benchmark_dir") or "benchmarks")).resolve()
+    """The suite an asv config file names (asv's `--config FILE`)."""
+    bench_dir, repo = _suite_of_conf(conf)
     if not bench_dir.is_dir():
-        raise SourceError(f"asv: {conf} names benchmark_dir {str(settings.get('benchmark_dir') or 'benchmarks')!r}, "
-                          f"which is not a folder ({bench_dir}): fix it, or give the benchmark folder itself")
+        raise SourceError(f"asv: {conf} names benchmark_dir {bench_dir.name!r}, which is not a folder ({bench_dir}): "
+                          "fix it, or give the benchmark folder itself")
+    return SourceTarget("asv", bench_dir, bench, conf, repo)
+
+
+def _suite_of_conf(conf: Path) -> tuple[Path, str | None]:
+    """An asv config's benchmark folder (its `benchmark_dir`, relative to the file's folder, as asv reads it) and its
+    `repo`."""
+    settings = _read_conf(conf)
     repo = settings.get("repo")
-    return SourceTarget("asv", bench_dir, bench, conf, str(repo) if repo else None)
+    return (conf.parent / str(settings.get("benchmark_dir") or "benchmarks")).resolve(), str(repo) if repo else None
 
 
 def _read_conf(conf: Path) -> dict[str, Any]:
