@@ -126,13 +126,12 @@ def test_processes_of_one_case_share_a_server_key_and_other_cases_do_not():
 
 def test_servers_are_the_default_only_where_they_cost_less():
     # a case's own server forks one process of a side: it costs more than the fresh process, however many
-    assert not servers_pay(cases=1, sides=2, processes=None)
-    assert not servers_pay(cases=1, sides=2, processes=6)
-    assert not servers_pay(cases=2, sides=2, processes=None)
+    assert not servers_pay(cases=1)
+    assert not servers_pay(cases=2)
     # a suite server forks one process of every case: from 3 cases on (runner/suite_server.py,
     # tests/runner/test_suite_server.py)
-    assert servers_pay(cases=3, sides=2, processes=None)
-    assert servers_pay(cases=94, sides=2, processes=4)
+    assert servers_pay(cases=3)
+    assert servers_pay(cases=94)
 
 
 def test_a_server_forks_one_process_of_a_case_and_side():

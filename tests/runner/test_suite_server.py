@@ -47,15 +47,13 @@ def test_a_process_stops_once_its_counts_repeat_or_repeat_a_short_cycle():
 
 
 def test_a_suite_of_many_cases_is_counted_by_suite_servers_and_few_cases_by_case_servers():
-    assert server_scope(cases=2, sides=2) == "case"
-    assert server_scope(cases=3, sides=2) == "suite"
-    assert server_scope(cases=94, sides=2) == "suite"
-    # a suite server forks every case's processes: it pays at 2 processes a side too
-    assert servers_pay(cases=94, sides=2, processes=2)
-    assert servers_pay(cases=5, sides=1, processes=2)
-    assert not servers_pay(cases=1, sides=2, processes=2)
-    # each suite server forks at least 3 processes, or fresh ones cost less: a sweep of 2 cases, 1 process a release
-    assert not servers_pay(cases=2, sides=3, processes=1)
+    assert server_scope(cases=2) == "case"
+    assert server_scope(cases=3) == "suite"
+    assert server_scope(cases=94) == "suite"
+    # a suite server forks one process of every case: it pays from 3 cases on, whatever the processes a side;
+    # a case's own server (one process) never does
+    assert servers_pay(cases=94) and servers_pay(cases=5)
+    assert not servers_pay(cases=1) and not servers_pay(cases=2)
 
 
 def test_the_cases_of_one_suite_share_a_server_and_sides_do_not():

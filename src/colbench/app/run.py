@@ -283,7 +283,7 @@ def run(request: RunRequest, observer: RunObserver | None = None) -> RunOutcome:
     if len(envs) > 1 and config.processes is None:
         decider = decider_of(config)
         config.processes = decider.first_look if until else decider.fixed_blocks
-        config.counting_server = _served(config, plan, len(envs), looks_add=until)
+        config.counting_server = _served(config, plan)
     costs = _planned_costs(db, config, plan, len(envs))
     budget, per_first_look = request.budget_s, None
     if len(envs) > 1 and until and budget is None:
@@ -363,17 +363,17 @@ def _planned_costs(db: Store | None, config: RunConfig, plan: Plan, envs: int) -
         history = Costs()
     return estimate_plan(plan, iterations, warmup, lambda case: config.processes_of(case, processes), history,
                          envs=envs, measure=config.measure, load_factor=load_factor(),
-                         served=_served(config, plan, envs), jobs=local_jobs(config))
+                         served=_served(config, plan), jobs=local_jobs(config))
 
 
-def _served(config: RunConfig, plan: Plan, envs: int, *, looks_add: bool = False) -> bool:
+def _served(config: RunConfig, plan: Plan) -> bool:
     """Whether the run's counting processes are forked from counting servers (runner/count_server.py): as asked,
-    else where they cost less (`looks_add`: a session whose later looks add processes to the first look's)."""
+    else where they cost less (a suite of several cases)."""
     if config.counting_server is not None or "instructions" not in config.measure:
         return bool(config.counting_server)
     from colbench.runner.count_server import servers_pay
 
-    return servers_pay(len(plan.cases), envs, None if looks_add else config.processes)
+    return servers_pay(len(plan.cases))
 
 
 def default_budget(config: RunConfig, costs: Estimate, envs: int) -> float:
@@ -463,7 +463,7 @@ def estimate(request: RunRequest, observer: RunObserver | None = None, *, resolv
     first_look = sides > 1 and until  # the first of several looks: the run stops once decided
     if sides > 1 and config.processes is None:
         config.processes = decider_of(config).first_look if until else decider_of(config).fixed_blocks
-        config.counting_server = _served(config, plan, sides, looks_add=until)
+        config.counting_server = _served(config, plan)
     iterations, warmup, processes = config.resolved(plan)
     history = _measured_costs(request, plan)
 
@@ -485,7 +485,7 @@ def estimate(request: RunRequest, observer: RunObserver | None = None, *, resolv
                         new_data=[(f.format, f.size_bytes) for f in missing if f.format != "download"],
                         build_rates_here=build_rates(local_manifests(data_dir())), measure=config.measure,
                         env_builds=env_builds, worker_builds=worker_builds,
-                        load_factor=current_load_factor(load), served=_served(config, plan, sides),
+                        load_factor=current_load_factor(load), served=_served(config, plan),
                         jobs=local_jobs(config))
     budget = request.budget_s
     if first_look and budget is None:

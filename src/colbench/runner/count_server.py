@@ -62,23 +62,26 @@ WORKER_MODULE = "colbench.worker"
 SERVE_VAR = "COLBENCH_COUNT_SERVER"
 
 
-def servers_pay(cases: int, sides: int, processes: int | None) -> bool:
+#: the fewest cases a run's suite servers serve: each forks one process of every case, and its own start costs
+#: about one fresh process
+SUITE_FROM_CASES = 3
+
+
+def servers_pay(cases: int) -> bool:
     """Whether counting servers cost less than fresh processes for a run (`run`'s default). A server forks at most
     one process of a case and side (`PROCESSES_PER_SERVER`), so what it saves is shared across cases: a suite
-    server forks process i of every case (runner/suite_server.py) and pays from 3 cases on (its own start is about
-    one fresh process's); a case's own server forks one process and costs a fresh process and a forked trial call
-    more, so it never pays (`--counting-server` still asks for it)."""
-    if server_scope(cases, sides) == "suite":
-        return cases >= 3
-    return False
+    server forks process i of every case (runner/suite_server.py) and pays from SUITE_FROM_CASES cases on; a
+    case's own server forks one process and costs a fresh process and a forked trial call more, so it never pays
+    (`--counting-server` still asks for it)."""
+    return server_scope(cases) == "suite"
 
 
-def server_scope(cases: int, sides: int) -> str:
+def server_scope(cases: int) -> str:
     """What a run's counting servers hold: from 3 cases on the suite (runner/suite_server.py: imported once per side
     and slot, one process forked per case and process, each setting its case up as a fresh process does), where a
     server's forks are spread over the cases; for fewer, a case each (forked after its setup, one process a server:
     only when asked, `servers_pay`)."""
-    return "case" if cases < 3 else "suite"
+    return "suite" if cases >= SUITE_FROM_CASES else "case"
 
 
 class ServerUnavailable(RuntimeError):

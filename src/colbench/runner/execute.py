@@ -311,8 +311,8 @@ def _counting_servers_decided(config: RunConfig, plan: Plan, envs: Sequence[EnvC
 
     served = config.counting_server
     if served is None:
-        served = servers_pay(len(plan.cases), len(envs), config.processes)
-    return replace(config, counting_server=served, counting_scope=server_scope(len(plan.cases), len(envs)))
+        served = servers_pay(len(plan.cases))
+    return replace(config, counting_server=served, counting_scope=server_scope(len(plan.cases)))
 
 
 def _close_run(store: Store, run: Run, stop: StopSignals, observer: ExecutionHooks) -> None:
