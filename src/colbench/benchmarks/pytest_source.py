@@ -286,7 +286,8 @@ class _Session:
             @pytest.hookimpl(tryfirst=True)
             def pytest_runtest_teardown(self, item: Any) -> None:
                 # parked here, the pytest thread runs nothing while the worker times (or Valgrind counts, every
-                # thread) the call, and the fixtures are still alive
+                # thread) the call, and the fixtures are still alive; the timed calls write to the real stderr
+                sys.stderr = session.stderr.through
                 session.called.set()
                 session.released.wait(WAIT_S)
 
@@ -295,7 +296,7 @@ class _Session:
     def _run(self) -> None:
         import pytest
 
-        sys.stderr = self.stderr  # pytest says why it refused its options there; the test's own lines go on through
+        sys.stderr = self.stderr  # until the test is parked: pytest says there why it refused its options
         try:
             self.exit_code = int(pytest.main([self.node, "-q", "--no-header", "-s", "--rootdir", self.rootdir,
                                               "-W", "ignore::pytest.PytestUnknownMarkWarning", *PLUGIN_OFF,
