@@ -68,6 +68,11 @@ class Placebo(Benchmark):
         ctx.state["factor"] = float(os.environ.get("COLBENCH_PLACEBO_FACTOR", "1"))
         if ctx.state["factor"] != 1:
             ctx.warn(f"placebo duration scaled by COLBENCH_PLACEBO_FACTOR={ctx.state['factor']}")
+        duration = ctx.param_float("duration")
+        if ctx.measure == "instructions" and duration > 0:
+            # The spin runs until a wall-clock deadline, so under Valgrind its count is Valgrind's speed.
+            ctx.warn(f"placebo duration={duration:g} spins on the wall clock: its instructions measure how fast "
+                     "Valgrind ran, not work; give duration=0 (and work=N) to count")
 
     def run(self, ctx: Context) -> Any:
         error = ctx.param_str("error")
