@@ -2,6 +2,7 @@
 2 local workers, the scheduler's overhead per task, and the whole version history projected from the sample.
 
     uv run --extra cluster python scripts/cluster_figures.py [--processes 2] [--tasks 100] [--rounds 5] [--skip-sweep]
+        [--skip-overhead] [--sweep-rounds 3]
 
 Each sweep is a real `colbench run --versions … --measure instructions --cluster local:N` in a fresh home whose
 environments are built first (a local run of one process each), so the figures are the measuring, not the builds;
@@ -52,29 +53,39 @@ def _span(home: Path, name: str) -> tuple[float, int]:
     return took, len(results)
 
 
-def sweep(processes: int) -> dict[int, tuple[float, int, float]]:
-    """workers → (seconds, processes, load average at the end) of the counting sweep on `local:workers`; prints the
-    load average before and after each sweep beside its figure (on a shared machine the ratio is worth no more than
-    the load it was taken at)."""
+#: the local runner one process at a time and two side by side (`--jobs`, runner/local_jobs.py), beside the cluster
+#: of 1 and 2 workers: the same sweep, one after the other
+RUNNERS = (("local runner, --jobs 1", ("--jobs", "1")), ("Dask, 1 worker", ("--cluster", "local:1")),
+           ("Dask, 2 workers", ("--cluster", "local:2")), ("local runner, --jobs 2", ("--jobs", "2")))
+
+
+def sweep(processes: int, rounds: int = 1) -> list[dict[str, tuple[float, int]]]:
+    """Per round, runner label → (seconds, processes) of the counting sweep; prints the load average before and after
+    each sweep beside its figure (on a shared machine the ratio is worth no more than the load it was taken at).
+    Rounds alternate the runners' order (forward, then backward), so that a change of the CPU's speed within a
+    sitting (docs/gating.md) hits each runner alike over the rounds; ratios are taken within a round."""
     home = Path(tempfile.mkdtemp(prefix="colbench-scale-"))
     common = ("run", "file-read", *CASES, "--versions", RELEASES, "--measure", "instructions", "--iterations", "1",
               "--warmup", "0", "--no-until-decided")
     _colbench(home, *common, "--processes", "1", "--run-name", "builds")  # environments built, data made
-    figures = {}
-    # the local runner one process at a time and two side by side (`--jobs`, runner/local_jobs.py), beside the
-    # cluster of 1 and 2 workers: the same sweep, one after the other
-    for label, option in (("local runner, --jobs 1", ("--jobs", "1")), ("Dask, 1 worker", ("--cluster", "local:1")),
-                          ("Dask, 2 workers", ("--cluster", "local:2")), ("local runner, --jobs 2", ("--jobs", "2"))):
-        name = "-".join(option).strip("-").replace(":", "")
-        before = os.getloadavg()[0]
-        _colbench(home, *common, "--processes", str(processes), "--run-name", name, *option)
-        took, done = _span(home, name)
-        after = os.getloadavg()[0]
-        if option[0] == "--cluster":
-            figures[int(option[1].split(":")[1])] = (took, done, after)
-        print(f"counting sweep, {label}: {done} processes in {took:.0f} s ({took / done:.1f} s each; load "
-              f"{before:.1f} before, {after:.1f} after, on {os.cpu_count()} CPUs)", flush=True)
+    figures: list[dict[str, tuple[float, int]]] = []
+    for round_ in range(rounds):
+        figures.append({})
+        for label, option in RUNNERS if round_ % 2 == 0 else RUNNERS[::-1]:
+            name = f"{'-'.join(option).strip('-').replace(':', '')}-{round_}"
+            before = os.getloadavg()[0]
+            _colbench(home, *common, "--processes", str(processes), "--run-name", name, *option)
+            took, done = _span(home, name)
+            figures[-1][label] = (took, done)
+            print(f"round {round_ + 1}, counting sweep, {label}: {done} processes in {took:.0f} s "
+                  f"({took / done:.1f} s each; load {before:.1f} before, {os.getloadavg()[0]:.1f} after, on "
+                  f"{os.cpu_count()} CPUs)", flush=True)
     return figures
+
+
+def throughput_ratio(round_: dict[str, tuple[float, int]], faster: str, slower: str) -> float:
+    (fast_s, fast_n), (slow_s, slow_n) = round_[faster], round_[slower]
+    return (fast_n / fast_s) / (slow_n / slow_s)
 
 
 def _spread(values: list[float]) -> str:
@@ -153,14 +164,24 @@ def main() -> None:
     parser.add_argument("--tasks", type=int, default=100, help="tasks of a round of the overhead measurement")
     parser.add_argument("--rounds", type=int, default=5, help="rounds of the overhead measurement")
     parser.add_argument("--skip-sweep", action="store_true", help="the overhead only")
+    parser.add_argument("--skip-overhead", action="store_true", help="the sweeps only")
+    parser.add_argument("--sweep-rounds", type=int, default=1,
+                        help="rounds of the four sweeps, in alternating order; ratios within each round")
     args = parser.parse_args()
-    overhead(args.tasks, args.rounds)
+    if not args.skip_overhead:
+        overhead(args.tasks, args.rounds)
     if args.skip_sweep:
         return
-    figures = sweep(args.processes)
-    (one, n1, _), (two, n2, _) = figures[1], figures[2]
-    ratio = (n2 / two) / (n1 / one)
-    print(f"throughput with 2 workers: {ratio:.2f}× that of 1 (goal ≥ 1.7× on an idle 2-core machine)")
+    figures = sweep(args.processes, args.sweep_rounds)
+    for faster, slower, what in (("Dask, 2 workers", "Dask, 1 worker", "Dask, 2 workers against 1"),
+                                 ("local runner, --jobs 2", "local runner, --jobs 1", "local, --jobs 2 against 1"),
+                                 ("Dask, 2 workers", "local runner, --jobs 2", "Dask 2 workers against local --jobs 2"),
+                                 ("Dask, 1 worker", "local runner, --jobs 1", "Dask 1 worker against local --jobs 1")):
+        ratios = [throughput_ratio(round_, faster, slower) for round_ in figures]
+        print(f"throughput, {what}: {statistics.median(ratios):.2f}× (median of {len(ratios)} rounds: "
+              f"{', '.join(f'{r:.2f}' for r in ratios)})" + (" (goal ≥ 1.7× on an idle 2-core machine)"
+                                                              if what.startswith("Dask, 2") else ""))
+    one, n1 = figures[0]["Dask, 1 worker"]
     per_process = one / n1
     for workers in (1, 32):
         hours = projection(per_process, workers, 1.0)

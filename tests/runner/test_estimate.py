@@ -182,3 +182,27 @@ def test_a_counting_process_is_estimated_as_the_run_will_make_it_fresh_or_forked
                result(6.0, {"child": 1, "ready_s": 10.0})]
     assert _counting(results)["c"] == pytest.approx(19.0)
     assert _counting(results, served=True)["c"] == pytest.approx(11.0)
+
+
+def test_a_case_never_counted_nor_modelled_gets_a_typical_counting_process_and_says_so():
+    """An asv or pytest case never run here has no plain figure for a Valgrind factor to scale: its counting process
+    is the median of the cases counted here, else the reference VM's median; the estimate calls it rough, so the
+    looks' budget is still sized on the first look."""
+    from colbench.runner.estimate import CaseEstimate, Estimate, with_counting
+
+    (case,) = make_plan(["placebo"], {"duration": ["0.5"]}).cases
+    unmodelled = CaseEstimate(case, None, None, "none")
+    here = fit_costs([_counted("a", 2.0, 30.0), _counted("b", 1.0, 12.0), _counted("c", 1.0, 14.0)])
+    from_here = with_counting(unmodelled, here, Costs(counting_process_s=99.0))
+    assert from_here.counting_s == pytest.approx(14.0) and from_here.counting_source.startswith(
+        "the median counting process here")
+    from_reference = with_counting(unmodelled, Costs(), Costs(counting_process_s=20.0))
+    assert (from_reference.counting_s, from_reference.counting_source) == (
+        20.0, "the reference VM's median counting process (20 s)")
+    assert with_counting(unmodelled, Costs(), Costs()).counting_s is None
+    counted = Estimate(0.0, [from_reference], measure=("instructions",))
+    assert (counted.unknown_cases, counted.typical_cases, counted.rough) == (0, 1, True)
+    # with wall time too, the plain process is still missing: the case stays out of the total
+    both = Estimate(0.0, [from_reference], measure=("wall", "instructions"))
+    assert (both.unknown_cases, both.typical_cases) == (1, 1)
+    assert reference_costs().counting_process_s > 0  # a fresh machine has the reference VM's figure

@@ -35,7 +35,8 @@ def test_only_a_run_that_counts_instructions_alone_runs_processes_side_by_side_a
     cpus = len(psutil.Process().cpu_affinity())
     assert local_jobs(RunConfig(targets=["placebo"], measure=("instructions",), jobs=cpus)) == cpus
     too_many = RunConfig(targets=["placebo"], measure=("instructions",), jobs=cpus + 1)
-    with pytest.raises(PlanError, match="at most"):
+    with pytest.raises(PlanError, match=f"at most {cpus} counting process(es)? at once .*give --jobs {cpus} or "
+                       "leave it out"):
         local_jobs(too_many, check=True)
     assert local_jobs(too_many) == cpus  # a later look of a run: fewer at once, never an error
     for refused in (RunConfig(targets=["placebo"], jobs=2),

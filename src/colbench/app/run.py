@@ -288,12 +288,12 @@ def run(request: RunRequest, observer: RunObserver | None = None) -> RunOutcome:
     budget, per_first_look = request.budget_s, None
     if len(envs) > 1 and until and budget is None:
         budget = default_budget(config, costs, len(envs))
-        if costs.unknown_cases:  # what the looks cost is measured by the first: the budget is sized on it
+        if costs.rough:  # what the looks cost is measured by the first: the budget is sized on it
             per_first_look = decider_of(config).budget_blocks / max(1, int(config.processes or 1))
     if len(envs) > 1 and request.config.processes is None and not run_doc:
         observer.blocks_chosen(len(envs), int(config.processes or 0), decider_of(config).name if until else None,
                                budget if until else None, per_first_look)
-    observer.expecting(costs.process_seconds if costs.cases and not costs.unknown_cases else None, costs.processes)
+    observer.expecting(costs.process_seconds if costs.cases and not costs.rough else None, costs.processes)
     if len(envs) > 1:
         session = compare_run_envs(db, config, plan, envs, run_doc, request, observer, budget or 0.0,
                                    per_first_look)

@@ -218,6 +218,9 @@ class LiveView(RunObserver):
             about = "at least" if est.unknown_cases else "about"
             unknown = (f"; {est.unknown_cases} of {len(est.cases)} cases have no estimate yet (never run here) and are "
                        "left out" if est.unknown_cases else "")
+            if est.typical_cases:
+                unknown += (f"; {est.typical_cases} of {len(est.cases)} cases never counted here at a typical counting "
+                            "process")
             self._print(f"expected: {about} {fmt_duration(est.seconds)} in all, {escape(', '.join(builds))} first "
                         f"(from measured costs, as `run --dry-run`{unknown})", highlight=False)
 

@@ -231,7 +231,7 @@ def plan_lines(planned: RunEstimate) -> list[str]:
         lines.append(f"counting processes: {counting or 'no estimate (no measured case, no factor)'}")
     if planned.first_look and planned.budget_s:
         budget = fmt_duration(planned.budget_s)
-        if planned.estimate.unknown_cases and planned.budget_given is None:
+        if planned.estimate.rough and planned.budget_given is None:
             budget = f"{planned.budget_per_first_look:g}x the first look's time (what a case costs is not known yet)"
         lines.append(f"the first look takes {planned.processes[0]} blocks a case; cases still undecided get more, "
                      f"within a budget of {budget} for the whole run (--budget; --no-until-decided for one look)")
@@ -270,6 +270,11 @@ def _estimate_caveats(planned: RunEstimate) -> list[str]:
         lines.append(f"{est.unknown_cases} of {plural(len(planned.plan.cases), 'case')} "
                      f"{'has' if est.unknown_cases == 1 else 'have'} no estimate (no history, no model of their "
                      "benchmark): the total leaves their run time out")
+    if est.typical_cases:
+        lines.append(f"{est.typical_cases} of {plural(len(planned.plan.cases), 'case')} never counted here "
+                     f"{'is' if est.typical_cases == 1 else 'are'} taken at a typical counting process (the median "
+                     "of the cases counted here, else of pyarrow's asv suite on the reference VM): a rough figure, "
+                     "which their first processes replace")
     return lines
 
 

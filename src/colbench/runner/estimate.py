@@ -67,6 +67,8 @@ class Costs:
     counting_served: dict[str, float] = field(default_factory=dict)
     #: a counting process's seconds per second of the same case's plain process (0: not measured)
     valgrind_factor: float = 0.0
+    #: the median counting process of cases with no model (an asv or pytest case), idle (0: not measured)
+    counting_process_s: float = 0.0
     #: a fresh uv environment (resolve, install, import check), and a cached one (resolved again, found)
     env_build_s: float = 0.0
     env_cached_s: float = 0.0
@@ -74,8 +76,8 @@ class Costs:
     java_build_s: float = 0.0
     java_build_cached_s: float = 0.0
 
-    _SCALARS: ClassVar[tuple[str, ...]] = ("run_s", "valgrind_factor", "env_build_s", "env_cached_s", "java_build_s",
-                                           "java_build_cached_s")
+    _SCALARS: ClassVar[tuple[str, ...]] = ("run_s", "valgrind_factor", "counting_process_s", "env_build_s",
+                                           "env_cached_s", "java_build_s", "java_build_cached_s")
 
     def to_json(self) -> dict[str, Any]:
         return {"per_row": {k: list(v) for k, v in sorted(self.per_row.items())},
@@ -90,6 +92,12 @@ class Costs:
         for name in cls._SCALARS:
             setattr(costs, name, float(doc.get(name) or 0.0))
         return costs
+
+    def typical_counting_s(self, served: bool = False) -> float:
+        """A counting process of a case never counted here: the median of the cases that were (served or fresh, as
+        the run will count), else `counting_process_s` (0: neither)."""
+        measured = list((self.counting_served if served else self.counting).values())
+        return statistics.median(measured) if measured else self.counting_process_s
 
     def first(self, name: str, *others: Costs) -> float:
         """A scalar cost from these costs, else the first of `others` that has it (0 when none does)."""
@@ -303,6 +311,16 @@ class CaseEstimate:
         return ((self.process_s or 0.0) if "wall" in measure else 0.0) + \
             ((self.counting_s or 0.0) if "instructions" in measure else 0.0)
 
+    def unknown(self, measure: Sequence[str]) -> bool:
+        """No figure at all for a metric the run measures."""
+        return ("wall" in measure and self.process_s is None) or \
+            ("instructions" in measure and self.counting_s is None)
+
+    @property
+    def typical(self) -> bool:
+        """The counting process is another case's typical one (`TYPICAL_SOURCES`), not this case's."""
+        return self.counting_source.startswith(TYPICAL_SOURCES)
+
 
 @dataclass
 class Estimate:
@@ -326,10 +344,23 @@ class Estimate:
     load_factor: float = 1.0
     #: processes run at once (`process_seconds` is their wall time: the sum of their times divided by it)
     jobs: int = 1
+    #: what the run measures: which of a case's figures it needs
+    measure: tuple[str, ...] = ("wall",)
 
     @property
     def unknown_cases(self) -> int:
-        return sum(1 for c in self.cases if c.source == "none")
+        """Cases without a figure for a metric the run measures: the total leaves them out."""
+        return sum(1 for c in self.cases if c.unknown(self.measure))
+
+    @property
+    def typical_cases(self) -> int:
+        """Counted cases whose counting process is the typical one of other cases: in the total, but a rough figure."""
+        return sum(1 for c in self.cases if "instructions" in self.measure and c.typical)
+
+    @property
+    def rough(self) -> bool:
+        """Whether some case's figure is missing or another case's: the looks' budget is then sized on the first."""
+        return bool(self.unknown_cases or self.typical_cases)
 
     def sources(self) -> dict[str, int]:
         counts: dict[str, int] = defaultdict(int)
@@ -378,18 +409,28 @@ def estimate_case(case: PlannedCase, iterations: int, warmup: int, history: Cost
     return CaseEstimate(case, None, None, "none")
 
 
+#: the sources of a counting process that is not the case's own figure: its typical one, here or on the reference VM
+TYPICAL_SOURCES = ("the median counting process here", "the reference VM's median counting process")
+
+
 def with_counting(estimate: CaseEstimate, history: Costs, reference: Costs, served: bool = False) -> CaseEstimate:
     """The case's counting process: as measured here (forked from servers when `served`), else its plain process
-    times the Valgrind factor measured here, else the reference factor."""
+    times the Valgrind factor measured here, else the reference factor; a case with no plain figure either (an asv
+    or pytest case never run here) gets the median counting process of the cases counted here, else the reference
+    VM's (`TYPICAL_SOURCES`: a rough figure, said so)."""
     measured = history.counting_served if served else history.counting
     if estimate.case.case_id in measured:
         return dataclasses.replace(estimate, counting_s=measured[estimate.case.case_id], counting_source="history")
-    if estimate.process_s is None:
+    if estimate.process_s is not None:
+        for costs, source in ((history, "this machine's Valgrind factor"), (reference, "reference Valgrind factor")):
+            if costs.valgrind_factor > 0:
+                return dataclasses.replace(estimate, counting_s=estimate.process_s * costs.valgrind_factor,
+                                           counting_source=f"{source} ({costs.valgrind_factor:.0f}x)")
         return estimate
-    for costs, source in ((history, "this machine's Valgrind factor"), (reference, "reference Valgrind factor")):
-        if costs.valgrind_factor > 0:
-            return dataclasses.replace(estimate, counting_s=estimate.process_s * costs.valgrind_factor,
-                                       counting_source=f"{source} ({costs.valgrind_factor:.0f}x)")
+    for costs, source in zip((history, reference), TYPICAL_SOURCES, strict=True):
+        typical = costs.typical_counting_s(served)
+        if typical > 0:
+            return dataclasses.replace(estimate, counting_s=typical, counting_source=f"{source} ({typical:.0f} s)")
     return estimate
 
 
@@ -426,7 +467,7 @@ def estimate_plan(plan: Plan, iterations: int, warmup: int, processes: Callable[
     return Estimate(total, cases, data_seconds, sum(size for _, size in new_data), processes=count,
                     process_seconds=process_seconds, envs_fresh=fresh, envs_cached=len(env_builds) - fresh,
                     env_seconds=env_seconds, worker_builds=len(worker_builds), worker_build_seconds=worker_seconds,
-                    run_seconds=reference.run_s, load_factor=load_factor, jobs=jobs)
+                    run_seconds=reference.run_s, load_factor=load_factor, jobs=jobs, measure=tuple(measure))
 
 
 def _build_s(name: str, history: Costs, reference: Costs, load_factor: float) -> float:

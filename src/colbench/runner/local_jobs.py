@@ -53,8 +53,10 @@ def local_jobs(config: RunConfig, *, check: bool = False) -> int:
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     room = max(1, int(psutil.virtual_memory().available // MEMORY_PER_JOB))
     if check and config.jobs > min(cpus, room):
-        raise PlanError(f"--jobs {config.jobs}: this machine runs at most {min(cpus, room)} counting processes at "
-                        f"once ({cpus} CPUs this process may use, memory for {room} at 2 GiB each)")
+        most = min(cpus, room)
+        raise PlanError(f"--jobs {config.jobs}: this machine runs at most {most} counting "
+                        f"process{'es' if most > 1 else ''} at once ({cpus} CPU{'s' if cpus > 1 else ''} this "
+                        f"process may use, memory for {room} at 2 GiB each): give --jobs {most} or leave it out")
     return min(config.jobs, cpus, room)
 
 
