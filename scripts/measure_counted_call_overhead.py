@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -85,8 +84,6 @@ def main() -> None:
             if done.returncode != 0:
                 raise SystemExit(done.stderr[-2000:])
             print(done.stdout, end="")
-    if shutil.which("valgrind") is None:
-        print("(COLBENCH_VALGRIND named the Valgrind used)")
 
 
 if __name__ == "__main__":

@@ -305,6 +305,8 @@ class CaseEstimate:
     #: one counting process (the worker under Valgrind), when the run counts instructions, and what it is from
     counting_s: float | None = None
     counting_source: str = ""
+    #: the counting process is the typical one of other cases (`with_counting`), not this case's: a rough figure
+    counting_typical: bool = False
 
     def execution_s(self, measure: Sequence[str]) -> float:
         """One execution: the plain process when wall time is measured, the counting one when instructions are."""
@@ -315,11 +317,6 @@ class CaseEstimate:
         """No figure at all for a metric the run measures."""
         return ("wall" in measure and self.process_s is None) or \
             ("instructions" in measure and self.counting_s is None)
-
-    @property
-    def typical(self) -> bool:
-        """The counting process is another case's typical one (`TYPICAL_SOURCES`), not this case's."""
-        return self.counting_source.startswith(TYPICAL_SOURCES)
 
 
 @dataclass
@@ -355,7 +352,7 @@ class Estimate:
     @property
     def typical_cases(self) -> int:
         """Counted cases whose counting process is the typical one of other cases: in the total, but a rough figure."""
-        return sum(1 for c in self.cases if "instructions" in self.measure and c.typical)
+        return sum(1 for c in self.cases if "instructions" in self.measure and c.counting_typical)
 
     @property
     def rough(self) -> bool:
@@ -409,15 +406,11 @@ def estimate_case(case: PlannedCase, iterations: int, warmup: int, history: Cost
     return CaseEstimate(case, None, None, "none")
 
 
-#: the sources of a counting process that is not the case's own figure: its typical one, here or on the reference VM
-TYPICAL_SOURCES = ("the median counting process here", "the reference VM's median counting process")
-
-
 def with_counting(estimate: CaseEstimate, history: Costs, reference: Costs, served: bool = False) -> CaseEstimate:
     """The case's counting process: as measured here (forked from servers when `served`), else its plain process
     times the Valgrind factor measured here, else the reference factor; a case with no plain figure either (an asv
     or pytest case never run here) gets the median counting process of the cases counted here, else the reference
-    VM's (`TYPICAL_SOURCES`: a rough figure, said so)."""
+    VM's (`counting_typical`: a rough figure, said so)."""
     measured = history.counting_served if served else history.counting
     if estimate.case.case_id in measured:
         return dataclasses.replace(estimate, counting_s=measured[estimate.case.case_id], counting_source="history")
@@ -427,10 +420,12 @@ def with_counting(estimate: CaseEstimate, history: Costs, reference: Costs, serv
                 return dataclasses.replace(estimate, counting_s=estimate.process_s * costs.valgrind_factor,
                                            counting_source=f"{source} ({costs.valgrind_factor:.0f}x)")
         return estimate
-    for costs, source in zip((history, reference), TYPICAL_SOURCES, strict=True):
+    for costs, source in ((history, "the median counting process here"),
+                          (reference, "the reference VM's median counting process")):
         typical = costs.typical_counting_s(served)
         if typical > 0:
-            return dataclasses.replace(estimate, counting_s=typical, counting_source=f"{source} ({typical:.0f} s)")
+            return dataclasses.replace(estimate, counting_s=typical, counting_source=f"{source} ({typical:.0f} s)",
+                                       counting_typical=True)
     return estimate
 
 
