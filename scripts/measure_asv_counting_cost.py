@@ -12,6 +12,9 @@ cases on) and one with `--fresh-counts`, in alternating order, so the machine's 
 Prints per case and mode the median CPU of a counting process (its own: `child_user_s + child_sys_s` from
 `wait4`), its phases, the counts, and for served processes what their servers cost once (`setup_cpu_s`), spread
 over the processes each served. Compare within one run of this script: the CPU seconds move with the VM's speed.
+Then, per mode, the ratio of the asv case's median CPU a process (and counting phase) to the placebo's, with a 95%
+bootstrap interval over the processes (10,000 resamples of each side): an interval that holds 1.00 is no difference
+this many processes can see.
 """
 
 from __future__ import annotations
@@ -73,7 +76,7 @@ def cpu(row: dict) -> float:
     return process["child_user_s"] + process["child_sys_s"]
 
 
-def describe(rows: list[dict]) -> None:
+def describe(rows: list[tuple[str, dict]]) -> None:
     by_case: dict[tuple[str, str], list[dict]] = defaultdict(list)
     for mode, row in rows:
         case = "asv time_busy" if row["benchmark"] != "placebo" else "colbench placebo"
@@ -93,6 +96,30 @@ def describe(rows: list[dict]) -> None:
               f"{phases['counting']:>8.2f}s  {counts[0]}-{counts[-1]} M")
 
 
+def ratio_interval(asv: list[float], placebo: list[float], resamples: int = 10_000) -> tuple[float, float, float]:
+    """The ratio of the medians, asv over placebo, and its 95% percentile bootstrap interval."""
+    import numpy as np
+
+    rng = np.random.default_rng(43)
+    a, p = np.asarray(asv), np.asarray(placebo)
+    draws = (np.median(rng.choice(a, (resamples, a.size)), axis=1)
+             / np.median(rng.choice(p, (resamples, p.size)), axis=1))
+    low, high = np.percentile(draws, [2.5, 97.5])
+    return float(np.median(a) / np.median(p)), float(low), float(high)
+
+
+def compare(rows: list[tuple[str, dict]]) -> None:
+    for mode in MODES:
+        group = [r for m, r in rows if m == mode]
+        sides = {name: [r for r in group if (r["benchmark"] != "placebo") == is_asv]
+                 for name, is_asv in (("asv", True), ("placebo", False))}
+        for label, value in (("CPU a process", cpu),
+                             ("counting phase", lambda r: r["measure"]["instructions"]["phases"].get("counting", 0.0))):
+            ratio, low, high = ratio_interval([value(r) for r in sides["asv"]], [value(r) for r in sides["placebo"]])
+            print(f"{mode:<7} {label:<15} asv / placebo {ratio:.3f} (95% interval {low:.3f}-{high:.3f}; "
+                  f"{len(sides['asv'])} against {len(sides['placebo'])} processes)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--processes", type=int, default=4)
@@ -108,6 +135,7 @@ def main() -> None:
                 rows += [(mode, row) for row in one_run(home, suite, mode, args.processes)]
                 print(f"round {round_ + 1}: {mode} done", file=sys.stderr)
     describe(rows)
+    compare(rows)
 
 
 if __name__ == "__main__":

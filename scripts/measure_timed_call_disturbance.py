@@ -13,7 +13,11 @@ two on the reference VM, docs/gating.md) hits each alike:
 - /proc listed: the worker's run-delay reads until 29 Nov 2026, every thread's schedstat listed and opened before
   and after the call;
 - /proc kept open: the worker's reader now (`worker._RunDelay`: files kept open, listed again only when the thread
-  count changes), which the worker still uses for calls of 10 ms and more.
+  count changes), which the worker still uses for calls of 10 ms and more;
+- asv's timer: what `timeit.Timer.timeit(1)` with asv's `redo_setup` as its setup does, the garbage collector off
+  from before the setup to after the call;
+- the worker: what a sub-10-ms asv call gets from colbench's worker (`worker._timed` around `AsvBenchmark.run`):
+  the setup with the collector on, getrusage, then the collector off around the call only.
 
 Prints each variant's median call (the median over rounds of each round's median) and its excess over plain.
 """
@@ -21,6 +25,7 @@ Prints each variant's median call (the median over rounds of each round's median
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import statistics
 import time
@@ -43,6 +48,42 @@ def listed_run_delay_ns() -> int:
         except (OSError, ValueError, IndexError):
             continue
     return total
+
+
+def asv_timer(setup: Callable[[], None], call: Callable[[], None]) -> Callable[[], int]:
+    """`timeit.Timer.timeit(1)` with asv's `redo_setup` as its setup: the collector off over the setup and the call."""
+    def timed() -> int:
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            setup()
+            t0 = time.perf_counter_ns()
+            call()
+            return time.perf_counter_ns() - t0
+        finally:
+            if collecting:
+                gc.enable()
+    return timed
+
+
+def worker(setup: Callable[[], None], call: Callable[[], None]) -> Callable[[], int]:
+    """`worker._timed` around `AsvBenchmark.run`: the setup with the collector on, getrusage, the collector off
+    around the call only."""
+    def timed() -> int:
+        setup()
+        _cpu_times()
+        t0 = time.perf_counter_ns()
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            call()
+        finally:
+            if collecting:
+                gc.enable()
+        t1 = time.perf_counter_ns()
+        _cpu_times()
+        return t1 - t0
+    return timed
 
 
 def variants() -> dict[str, Callable[[], int]]:
@@ -92,7 +133,8 @@ def variants() -> dict[str, Callable[[], int]]:
         kept.since(before)
         return t1 - t0
 
-    return {"plain": plain, "getrusage": getrusage, "/proc listed": proc_listed, "/proc kept open": proc_kept_open}
+    return {"plain": plain, "getrusage": getrusage, "/proc listed": proc_listed, "/proc kept open": proc_kept_open,
+            "asv's timer": asv_timer(setup, call), "the worker": worker(setup, call)}
 
 
 def main() -> None:
