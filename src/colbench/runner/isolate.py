@@ -156,7 +156,8 @@ def run_worker(case_spec: CaseSpec, launch: WorkerLaunch) -> WorkerOutcome:
 
         env = dict(launch.env)
         # A random-size variable shifts the stack and environment layout per process, so layout luck
-        # averages out across processes instead of biasing one case (pyperf does the same).
+        # averages out across processes instead of biasing one case (pyperf leaves that to ASLR and hash
+        # randomization over its 20 processes; asv's processes all share the run's one environment).
         env["COLBENCH_ENV_OFFSET"] = "x" * random.randrange(0, 4096)
         cpus, choice = _pick(launch)
         preexec = _preexec(cpus)
