@@ -614,7 +614,7 @@ def _iteration(report: WorkerReport, case: CaseState, bench: Benchmark, ctx: Con
         first = start_counting(report, case)
         serving = os.environ.get("COLBENCH_COUNT_SERVER")
         if serving:  # a counting server: its measured processes are forked here, where a fresh worker goes on
-            del first  # the server's own: each forked process counts its own first call
+            del first  # the server's own count and output, not held across the forks: each counts its own
             _serve_forks(report, case, serving)
             # in a forked process: its own warm-up count, in place of the server's, on the path a fresh process
             # takes from its warm-up count to its first timed call
