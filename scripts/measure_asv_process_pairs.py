@@ -79,10 +79,8 @@ def case_params(home: Path, suite: Path, case: str) -> tuple[str, list[str]]:
 
 def colbench_process(home: Path, suite: Path, name: str, options: list[str], cpu: int | None) -> float:
     run_name = f"pairs-{time.time_ns()}"
-    env = {**os.environ, "COLBENCH_HOME": str(home)}
-    done = subprocess.run([*pinned(cpu), sys.executable, "-m", "colbench", "run", f"asv:{suite}", "-b", f"^{name}$",
-                           *options, "--processes", "1", "--run-name", run_name], env=env, capture_output=True,
-                          text=True, check=False)
+    done = colbench(home, "run", f"asv:{suite}", "-b", f"^{name}$", *options, "--processes", "1", "--run-name",
+                    run_name, prefix=tuple(pinned(cpu)))
     results = [r for r in results_of(home, run_name) if r["status"] == "ok"] if done.returncode == 0 else []
     if not results:
         raise SystemExit(f"colbench failed on {name}: {(done.stderr or done.stdout).strip()[-400:]}")

@@ -39,10 +39,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def colbench(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def colbench(home: Path, *args: str, prefix: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
+    """`colbench ARGS` in HOME; `prefix` goes before the interpreter (e.g. `taskset -c 0`)."""
     env = {**os.environ, "COLBENCH_HOME": str(home)}
-    return subprocess.run([sys.executable, "-m", "colbench", *args], env=env, text=True, capture_output=True,
-                          check=False)
+    return subprocess.run([*prefix, sys.executable, "-m", "colbench", *args], env=env, text=True,
+                          capture_output=True, check=False)
 
 
 class LoadSampler:
