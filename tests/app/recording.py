@@ -19,6 +19,9 @@ class Recorder(RunObserver):
     def of(self, kind: str) -> list[tuple[Any, ...]]:
         return [event for event in self.events if event[0] == kind]
 
+    def at_once(self, slots: int) -> None:
+        self.events.append(("at_once", slots))
+
     def start(self, run: Run, cases: int, executions: int) -> None:
         self.events.append(("start", run.run_id, cases, executions))
 

@@ -42,10 +42,11 @@ def test_a_run_stores_every_execution_and_tells_the_observer_each_step(home: Pat
     assert (outcome.status, outcome.cases_ok, outcome.cases_failed) == ("finished", 2, 0)
     assert not outcome.all_failed and not outcome.regression
     assert outcome.session is None and outcome.stopped is None
-    assert seen.events[0] == ("start", outcome.run_id, 2, 4)
+    # one process at a time (the view's ETA counts what is left that many at once), then the run
+    assert seen.events[:2] == [("at_once", 1), ("start", outcome.run_id, 2, 4)]
     assert seen.events[-1] == ("finish", "finished")
     # each case: started, its two processes stored, done; the next case only after
-    assert seen.kinds()[1:-1] == ["case_started", "execution_done", "execution_done", "case_done"] * 2
+    assert seen.kinds()[2:-1] == ["case_started", "execution_done", "execution_done", "case_done"] * 2
     assert [e[2] for e in seen.of("case_done")] == [2, 2]
     stored = store_at(None, create=False).results(ResultQuery(run_ids=(outcome.run_id,)))
     assert len(stored) == 4 and {r.status for r in stored} == {"ok"}
@@ -54,7 +55,7 @@ def test_a_run_stores_every_execution_and_tells_the_observer_each_step(home: Pat
     again = Recorder()  # resuming a finished run: nothing is missing, nothing runs, the resume is on record
     resumed = run(request(resume=outcome.run_id), again)
     assert resumed.run_id == outcome.run_id and resumed.cases_ok == 2
-    assert again.events == [("start", outcome.run_id, 0, 0), ("finish", "finished")]
+    assert again.events == [("at_once", 1), ("start", outcome.run_id, 0, 0), ("finish", "finished")]
     assert [r["status"] for r in resumed.run.resumes] == ["finished"]
 
 

@@ -59,6 +59,7 @@ def test_processes_side_by_side_each_take_their_own_time_and_the_eta_counts_them
     progress, out, clock = view()
     case = make_plan(["placebo"], {"duration": ["0.01"]}).cases[0]
     executions = [Execution(case, EnvChoice(name=name), i, i) for i in range(3) for name in ("old", "new")]
+    progress.at_once(2)
     progress.start(run_record(), 1, 6)
     progress.execution_started(executions[0])
     clock.now += 2
@@ -77,6 +78,43 @@ def test_processes_side_by_side_each_take_their_own_time_and_the_eta_counts_them
     progress._tick()
     assert "… process 3 of 6" in out.getvalue().splitlines()[-1]  # the one still running, from its own start
     assert "12 s so far" in out.getvalue().splitlines()[-1]
+
+
+def test_side_by_side_the_next_process_starts_before_the_last_result_and_the_eta_still_counts_two_at_a_time():
+    """runner/local_jobs.py starts the next process before it hands over the result of the one that ended (the CPU
+    stays busy), so three are briefly "running" at `--jobs 2`: the ETA divides by the two the run loop said, not by
+    the three it saw (16 processes of 14 min each read "ETA 1 h 05 min" where 1 h 37 min was left)."""
+    progress, out, clock = view()
+    case = make_plan(["placebo"], {"duration": ["0.01"]}).cases[0]
+    executions = [Execution(case, EnvChoice(name=name), i, i) for i in range(8) for name in ("old", "new")]
+    progress.at_once(2)
+    progress.start(run_record(), 1, 16)
+    progress.execution_started(executions[0])
+    progress.execution_started(executions[1])
+    clock.now += 800
+    progress.execution_started(executions[2])  # in the order of side_by_side: before the result of 0 is stored
+    progress.execution_done(executions[0], make_result(case_id=case.case_id, status="ok"))
+    clock.now += 72
+    progress.execution_started(executions[3])
+    progress.execution_done(executions[1], make_result(case_id=case.case_id, status="ok"))
+    line = out.getvalue().splitlines()[-1]
+    assert "process 2/16" in line and "ok in 14 min 32 s" in line, line
+    # 14 left at (800 + 872) / 2 s, two at a time (the one named running has just started): 14 * 836 / 2
+    assert line.endswith("ETA 1 h 37 min"), line
+
+
+def test_the_estimate_before_any_process_has_ended_is_not_divided_again_by_the_processes_side_by_side():
+    """`expecting` is the estimate's wall time of the processes, their jobs counted in already."""
+    progress, out, clock = view()
+    case = make_plan(["placebo"], {"duration": ["0.01"]}).cases[0]
+    progress.expecting(400.0, 4)  # 4 processes of 200 s, 2 at a time: 400 s of wall, 100 s a process
+    progress.at_once(2)
+    progress.start(run_record(), 1, 4)
+    progress.execution_started(Execution(case, EnvChoice(name="old"), 0, 0))
+    progress.execution_started(Execution(case, EnvChoice(name="new"), 0, 0))
+    assert progress._eta_text() == "ETA 6 min 40 s"
+    clock.now += 30
+    assert progress._eta_text() == "ETA 6 min 10 s"
 
 
 def test_no_silence_longer_than_quiet_s_while_a_process_runs():

@@ -122,11 +122,17 @@ class Counting(RunObserver):
     def __init__(self, inner: RunObserver) -> None:
         self.inner, self.executions = inner, 0
 
+    def at_once(self, slots: int) -> None:
+        self.inner.at_once(slots)
+
     def start(self, run: Run, cases: int, executions: int) -> None:
         self.inner.start(run, cases, executions)
 
     def case_started(self, case: PlannedCase) -> None:
         self.inner.case_started(case)
+
+    def execution_started(self, execution: Execution) -> None:
+        self.inner.execution_started(execution)
 
     def execution_done(self, execution: Execution, result: Result) -> None:
         self.executions += 1

@@ -4,7 +4,8 @@ mode shows the worker processes of the runs it starts with the same lines and th
 
 In a terminal, a bar counts worker processes (with the look of a run that stops once decided, or the step of a
 bisect, in front) and shows the time since the start and an ETA: the remaining processes at the mean time of those
-finished, or at the estimate before the first has finished. Piped (a CI log), there is no bar: one line per
+finished, as many at a time as the run loop says run side by side (`at_once`), or at the estimate before the first
+has finished. Piped (a CI log), there is no bar: one line per
 finished process with the elapsed time and what is left. Both print a line per finished case, and the run's other
 events (a case skipped, an environment built, the blocks chosen, a look at the verdicts).
 
@@ -130,7 +131,7 @@ class LiveView(RunObserver):
         self._in_execution = False  # a worker process runs: what the heartbeat names until it ends
         #: the executions running, since when, and what the heartbeat says of each (`run --jobs`: several at once)
         self._executing: dict[tuple[str, str, int], tuple[str, float]] = {}
-        self._most_at_once = 1
+        self._at_once = 1  # processes side by side at most, as the run loop tells (`at_once`)
         self._last_line = clock()
         self._lock = threading.RLock()
         self.heartbeat = Heartbeat(self._tick)
@@ -185,11 +186,12 @@ class LiveView(RunObserver):
         left = self._planned - self._done
         if left <= 0:
             return 0.0
-        per = sum(self._durations) / len(self._durations) if self._durations else self._expected_per
-        if per is None:
-            return None
         running = self.clock() - self._running[1] if self._running else 0.0
-        return max(0.0, left * per - min(running, per)) / self._most_at_once
+        if not self._durations:  # the estimate's wall time a process, its processes side by side counted in
+            per = self._expected_per
+            return None if per is None else max(0.0, left * per - min(running, per))
+        per = sum(self._durations) / len(self._durations)
+        return max(0.0, left * per - min(running, per)) / min(self._at_once, left)
 
     def _eta_text(self) -> str:
         eta = self._eta()
@@ -200,6 +202,9 @@ class LiveView(RunObserver):
         self.heartbeat.stop()
 
     # -- the runner's events
+
+    def at_once(self, slots: int) -> None:
+        self._at_once = max(1, slots)
 
     def expecting(self, seconds: float | None, processes: int) -> None:
         self._expected_per = seconds / processes if seconds and processes else None
@@ -257,7 +262,6 @@ class LiveView(RunObserver):
             number = self._done + len(self._executing) + 1
             what = f"process {number} of {self._planned}: {_label(execution.case)[:70]}{env}"
             self._executing[_key(execution)] = (what, self.clock())
-            self._most_at_once = max(self._most_at_once, len(self._executing))
         self._doing(what)
         self._in_execution = True
 

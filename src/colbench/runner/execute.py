@@ -254,6 +254,7 @@ def execute_run(store: Store, run: Run, plan: Plan, envs: Sequence[EnvChoice], c
             counts = _CaseCounts(executions, stop_failing)
             job = Job(run, config, iterations, warmup, toolchain, inputs, store, skip=counts.skipped)
             _check(executor, job, executions, store, run)
+            observer.at_once(executor.slots())
             observer.start(run, counts.cases, len(executions))
 
             def started(execution: Execution) -> None:

@@ -18,6 +18,10 @@ class ExecutionHooks:
     def preparing(self, what: str) -> None:
         """A step before the workers (the machine's memory bandwidth, the input data) begins: a view says it only
         if it lasts (a quiet step stays quiet; a slow one is never silence)."""
+    def at_once(self, slots: int) -> None:
+        """At most `slots` executions run side by side (`run --jobs`, a cluster's workers): a view counts what is
+        left that many at a time. Told, not inferred: the next process starts before the last one's result is
+        stored (runner/local_jobs.py), so one more than `slots` is briefly running."""
     def start(self, run: Run, cases: int, executions: int) -> None: ...
     def case_started(self, case: PlannedCase) -> None: ...
     def execution_started(self, execution: Execution) -> None: ...

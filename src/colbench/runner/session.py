@@ -109,6 +109,9 @@ class _Timing(ExecutionHooks):
         self.executions: dict[str, int] = {}
         self._started: float | None = None
 
+    def at_once(self, slots: int) -> None:
+        self.inner.at_once(slots)
+
     def start(self, run: Run, cases: int, executions: int) -> None:
         self.inner.start(run, cases, executions)
 
