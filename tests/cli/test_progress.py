@@ -10,7 +10,7 @@ from rich.console import Console
 from colbench.cli.progress import Heartbeat, LiveView
 from colbench.model.records import Run
 from colbench.model.run_config import EnvChoice, RunConfig
-from colbench.runner.plan import Execution, make_plan
+from colbench.runner.plan import Execution, PlannedCase, make_plan
 from colbench.runner.session import Look
 from tests.records import make_result
 
@@ -37,6 +37,16 @@ def run_record() -> Run:
                config=RunConfig(targets=[]))
 
 
+def two_at_once(processes: int) -> tuple[LiveView, io.StringIO, Clock, PlannedCase, list[Execution]]:
+    """A view of a run of `processes` placebo processes, old and new alternating, told two run side by side."""
+    progress, out, clock = view()
+    case = make_plan(["placebo"], {"duration": ["0.01"]}).cases[0]
+    executions = [Execution(case, EnvChoice(name=name), i, i) for i in range(processes // 2) for name in ("old", "new")]
+    progress.at_once(2)
+    progress.start(run_record(), 1, processes)
+    return progress, out, clock, case, executions
+
+
 def test_piped_every_finished_process_is_a_line_with_the_time_so_far_and_what_is_left():
     progress, out, clock = view()
     case = make_plan(["placebo"], {"duration": ["0.01"]}).cases[0]
@@ -56,11 +66,7 @@ def test_piped_every_finished_process_is_a_line_with_the_time_so_far_and_what_is
 def test_processes_side_by_side_each_take_their_own_time_and_the_eta_counts_them_at_once():
     """`run --jobs 2`: two processes start together; each line says the time of its own process, and what is left
     is counted two at a time."""
-    progress, out, clock = view()
-    case = make_plan(["placebo"], {"duration": ["0.01"]}).cases[0]
-    executions = [Execution(case, EnvChoice(name=name), i, i) for i in range(3) for name in ("old", "new")]
-    progress.at_once(2)
-    progress.start(run_record(), 1, 6)
+    progress, out, clock, case, executions = two_at_once(6)
     progress.execution_started(executions[0])
     clock.now += 2
     progress.execution_started(executions[1])
@@ -84,11 +90,7 @@ def test_side_by_side_the_next_process_starts_before_the_last_result_and_the_eta
     """runner/local_jobs.py starts the next process before it hands over the result of the one that ended (the CPU
     stays busy), so three are briefly "running" at `--jobs 2`: the ETA divides by the two the run loop said, not by
     the three it saw (16 processes of 14 min each read "ETA 1 h 05 min" where 1 h 37 min was left)."""
-    progress, out, clock = view()
-    case = make_plan(["placebo"], {"duration": ["0.01"]}).cases[0]
-    executions = [Execution(case, EnvChoice(name=name), i, i) for i in range(8) for name in ("old", "new")]
-    progress.at_once(2)
-    progress.start(run_record(), 1, 16)
+    progress, out, clock, case, executions = two_at_once(16)
     progress.execution_started(executions[0])
     progress.execution_started(executions[1])
     clock.now += 800
@@ -105,13 +107,10 @@ def test_side_by_side_the_next_process_starts_before_the_last_result_and_the_eta
 
 def test_the_estimate_before_any_process_has_ended_is_not_divided_again_by_the_processes_side_by_side():
     """`expecting` is the estimate's wall time of the processes, their jobs counted in already."""
-    progress, out, clock = view()
-    case = make_plan(["placebo"], {"duration": ["0.01"]}).cases[0]
+    progress, _, clock, _, executions = two_at_once(4)
     progress.expecting(400.0, 4)  # 4 processes of 200 s, 2 at a time: 400 s of wall, 100 s a process
-    progress.at_once(2)
-    progress.start(run_record(), 1, 4)
-    progress.execution_started(Execution(case, EnvChoice(name="old"), 0, 0))
-    progress.execution_started(Execution(case, EnvChoice(name="new"), 0, 0))
+    progress.execution_started(executions[0])
+    progress.execution_started(executions[1])
     assert progress._eta_text() == "ETA 6 min 40 s"
     clock.now += 30
     assert progress._eta_text() == "ETA 6 min 10 s"
